@@ -1,0 +1,20 @@
+//! warpath-core: the math every backend shares.
+//!
+//! Vectors and rays (`math`), colors, the sampler that makes random numbers a pure
+//! function of (pixel, sample, bounce, dimension) (`sampler`), warping functions
+//! (`warp`), discrete and 2D distributions (`distribution`), the thin-lens camera
+//! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`) and the
+//! accumulation film (`film`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
+
+pub mod bsdf;
+pub mod camera;
+pub mod color;
+pub mod distribution;
+pub mod film;
+pub mod light;
+pub mod material;
+pub mod math;
+pub mod sampler;
+pub mod warp;
+
+pub use glam::{Mat3, Mat4, UVec2, Vec2, Vec3, Vec4};

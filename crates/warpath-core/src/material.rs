@@ -1,0 +1,152 @@
+//! Materials as one flat `#[repr(C)]` record that the CPU and the GPU read alike.
+//! `kind` selects the BSDF (see [`MaterialKind`]); each kind documents which fields it
+//! reads. Emission is independent of the kind: any material may emit.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// The BSDF a material evaluates. Values are stable: the GPU switches on them.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaterialKind {
+    /// Lambertian: `base_color` (or its texture) is the albedo.
+    Diffuse = 0,
+    /// Normalized Blinn–Phong: Lambertian `base_color` plus a specular lobe of color
+    /// `specular` and exponent `exponent`; energy conserving when base + specular ≤ 1.
+    Blinn = 1,
+    /// Smooth dielectric (glass): Fresnel reflection and refraction with index `ior`,
+    /// transmission tinted by `specular`.
+    Glass = 2,
+    /// Smooth conductor (mirror, chrome): Schlick Fresnel with normal-incidence
+    /// reflectance `specular`.
+    Mirror = 3,
+    /// Car paint: a smooth clear coat of index `ior` over a layer of glossy flakes
+    /// (Blinn lobe of color `specular`, exponent `exponent`) over a diffuse base of
+    /// color `base_color`.
+    CarPaint = 4,
+    /// GGX rough conductor: normal-incidence reflectance `base_color`(Schlick), GGX
+    /// `roughness` (α = roughness²).
+    RoughConductor = 5,
+    /// GGX rough dielectric: index `ior`, GGX `roughness` (α = roughness²), transmission
+    /// tinted by `specular`.
+    RoughDielectric = 6,
+    /// No scattering (pure emitters and absorbers).
+    Black = 7,
+}
+
+impl MaterialKind {
+    pub fn from_u32(v: u32) -> Option<Self> {
+        use MaterialKind::*;
+        Some(match v {
+            0 => Diffuse,
+            1 => Blinn,
+            2 => Glass,
+            3 => Mirror,
+            4 => CarPaint,
+            5 => RoughConductor,
+            6 => RoughDielectric,
+            7 => Black,
+            _ => return None,
+        })
+    }
+}
+
+/// Material flags (`Material::flags`).
+pub mod flags {
+    /// Emit on both faces (default: only where the geometric normal faces the viewer).
+    pub const TWO_SIDED_EMISSION: u32 = 1;
+}
+
+/// One material, 64 bytes. See [`MaterialKind`] for the fields each kind reads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Material {
+    /// A [`MaterialKind`] as u32.
+    pub kind: u32,
+    /// Index into the scene's textures for `base_color`, or -1.
+    pub base_color_texture: i32,
+    /// GGX perceptual roughness in [0, 1] (rough kinds).
+    pub roughness: f32,
+    /// Index of refraction (glass, rough dielectric, car paint coat).
+    pub ior: f32,
+    /// Diffuse albedo / conductor reflectance.
+    pub base_color: Vec3,
+    /// Blinn exponent (Blinn, car-paint flakes).
+    pub exponent: f32,
+    /// Specular color (Blinn, mirror, glass tint, flakes).
+    pub specular: Vec3,
+    /// [`flags`] bits.
+    pub flags: u32,
+    /// Emitted radiance (linear RGB).
+    pub emission: Vec3,
+    pub _pad: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Material>() == 64);
+
+impl Material {
+    fn base(kind: MaterialKind) -> Self {
+        Material {
+            kind: kind as u32,
+            base_color_texture: -1,
+            roughness: 0.5,
+            ior: 1.5,
+            base_color: Vec3::ZERO,
+            exponent: 0.0,
+            specular: Vec3::ZERO,
+            flags: 0,
+            emission: Vec3::ZERO,
+            _pad: 0,
+        }
+    }
+    pub fn kind(&self) -> MaterialKind {
+        MaterialKind::from_u32(self.kind).unwrap_or(MaterialKind::Black)
+    }
+    pub fn diffuse(albedo: Vec3) -> Self {
+        Material { base_color: albedo, ..Self::base(MaterialKind::Diffuse) }
+    }
+    pub fn blinn(diffuse: Vec3, specular: Vec3, exponent: f32) -> Self {
+        Material { base_color: diffuse, specular, exponent, ..Self::base(MaterialKind::Blinn) }
+    }
+    pub fn glass(ior: f32) -> Self {
+        Material { ior, specular: Vec3::ONE, ..Self::base(MaterialKind::Glass) }
+    }
+    pub fn mirror(reflectance: Vec3) -> Self {
+        Material { specular: reflectance, ..Self::base(MaterialKind::Mirror) }
+    }
+    /// Chrome: a mirror with chromium's normal-incidence reflectance.
+    pub fn chrome() -> Self {
+        Self::mirror(Vec3::new(0.549, 0.556, 0.554))
+    }
+    pub fn car_paint(base: Vec3, flakes: Vec3, flake_exponent: f32, coat_ior: f32) -> Self {
+        Material {
+            base_color: base,
+            specular: flakes,
+            exponent: flake_exponent,
+            ior: coat_ior,
+            ..Self::base(MaterialKind::CarPaint)
+        }
+    }
+    pub fn rough_conductor(f0: Vec3, roughness: f32) -> Self {
+        Material { base_color: f0, roughness, ..Self::base(MaterialKind::RoughConductor) }
+    }
+    pub fn rough_dielectric(ior: f32, roughness: f32) -> Self {
+        Material { ior, roughness, specular: Vec3::ONE, ..Self::base(MaterialKind::RoughDielectric) }
+    }
+    pub fn black() -> Self {
+        Self::base(MaterialKind::Black)
+    }
+    pub fn emitter(radiance: Vec3) -> Self {
+        Material { emission: radiance, ..Self::base(MaterialKind::Black) }
+    }
+    pub fn with_emission(mut self, radiance: Vec3) -> Self {
+        self.emission = radiance;
+        self
+    }
+    pub fn is_emissive(&self) -> bool {
+        self.emission.max_element() > 0.0
+    }
+    pub fn two_sided_emission(&self) -> bool {
+        self.flags & flags::TWO_SIDED_EMISSION != 0
+    }
+}

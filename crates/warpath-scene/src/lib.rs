@@ -1,0 +1,40 @@
+//! warpath-scene: everything between files on disk and a [`Scene`] in memory.
+//!
+//! - [`scene`]: the in-memory scene (flattened world-space triangles, materials,
+//!   textures, environment, camera, render settings) that every backend consumes;
+//! - [`error`]: [`SceneError`], which always says what went wrong and where (file:line);
+//! - [`toml_scene`]: the native TOML scene format (`docs/scene-format.md`);
+//! - [`obj`], [`ply`], [`gltf_loader`]: mesh loaders;
+//! - [`image_io`]: HDR/LDR image loading (`.hdr`, `.exr` incl. DWAB, `.png`, `.jpg`)
+//!   for textures and environment maps;
+//! - [`builtin`]: scenes reachable by name (`cornell`, `furnace`, ...).
+
+pub mod builtin;
+pub mod error;
+pub mod gltf_loader;
+pub mod image_io;
+pub mod obj;
+pub mod ply;
+pub mod scene;
+pub mod toml_scene;
+
+pub use error::SceneError;
+pub use scene::{MeshInfo, RenderSettings, Scene, Texture};
+
+use std::path::Path;
+
+/// Resolves a scene argument: a built-in name (see [`builtin::NAMES`]) or a path to a
+/// `.toml` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
+pub fn load(name_or_path: &str) -> Result<Scene, SceneError> {
+    if let Some(scene) = builtin::by_name(name_or_path) {
+        return Ok(scene);
+    }
+    let path = Path::new(name_or_path);
+    if !path.exists() {
+        return Err(SceneError::NotFound {
+            path: path.to_path_buf(),
+            hint: format!("not a file, and not a built-in scene ({})", builtin::NAMES.join(", ")),
+        });
+    }
+    toml_scene::load_any(path)
+}

@@ -1,0 +1,150 @@
+//! The in-memory scene every backend renders: world-space triangles flattened from all
+//! meshes, one material per triangle, textures, the environment, the camera and the
+//! render settings.
+
+use glam::{Vec2, Vec3};
+use warpath_core::camera::Camera;
+use warpath_core::light::{Environment, LightSet, TriangleLight};
+use warpath_core::material::Material;
+use warpath_core::math::Aabb;
+use warpath_core::sampler::SamplerKind;
+
+/// Render settings a scene file may set; the command line overrides them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderSettings {
+    pub width: u32,
+    pub height: u32,
+    /// Samples per pixel.
+    pub spp: u32,
+    /// Maximum number of bounces (8 = Mitsuba's `max_depth` 9). Bounce 0 is the first
+    /// surface hit after the camera ray; emitted light seen directly needs 0 bounces.
+    pub max_depth: u32,
+    pub seed: u32,
+    pub sampler: SamplerKind,
+    /// Russian roulette threshold on the path weight (seed 000 §3.2: 5%).
+    pub rr_threshold: f32,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        RenderSettings {
+            width: 512,
+            height: 512,
+            spp: 64,
+            max_depth: 8,
+            seed: 0,
+            sampler: SamplerKind::PaddedHalton,
+            rr_threshold: 0.05,
+        }
+    }
+}
+
+/// An RGB texture in linear color, row-major with the top row first.
+#[derive(Clone, Debug)]
+pub struct Texture {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<Vec3>,
+}
+
+impl Texture {
+    /// Bilinear lookup with repeat wrapping; `uv` (0,0) is the bottom-left of the image
+    /// (OBJ/glTF convention differences are resolved by the loaders).
+    pub fn sample(&self, uv: Vec2) -> Vec3 {
+        let (w, h) = (self.width as i64, self.height as i64);
+        if w == 0 || h == 0 {
+            return Vec3::ZERO;
+        }
+        let x = uv.x.rem_euclid(1.0) * w as f32 - 0.5;
+        let y = (1.0 - uv.y.rem_euclid(1.0)) * h as f32 - 0.5;
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let at = |xi: i64, yi: i64| self.pixels[(yi.rem_euclid(h) * w + xi.rem_euclid(w)) as usize];
+        let (xi, yi) = (x0 as i64, y0 as i64);
+        let top = at(xi, yi).lerp(at(xi + 1, yi), fx);
+        let bottom = at(xi, yi + 1).lerp(at(xi + 1, yi + 1), fx);
+        top.lerp(bottom, fy)
+    }
+}
+
+/// A named range of triangles, for `warpath info` and error messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshInfo {
+    pub name: String,
+    pub first_triangle: u32,
+    pub triangle_count: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    pub name: String,
+    /// World-space vertex positions.
+    pub positions: Vec<Vec3>,
+    /// Per-vertex shading normals (same length as `positions`), or empty.
+    pub normals: Vec<Vec3>,
+    /// Per-vertex texture coordinates (same length as `positions`), or empty.
+    pub uvs: Vec<Vec2>,
+    /// Vertex indices of every triangle. Loaders drop degenerate triangles (and say so
+    /// in `warnings`) and reject non-finite vertices with an error.
+    pub triangles: Vec<[u32; 3]>,
+    /// Material index of every triangle.
+    pub triangle_materials: Vec<u32>,
+    pub materials: Vec<Material>,
+    pub material_names: Vec<String>,
+    pub textures: Vec<Texture>,
+    pub meshes: Vec<MeshInfo>,
+    pub environment: Environment,
+    pub camera: Camera,
+    pub settings: RenderSettings,
+    /// Things a user should know that did not stop loading (dropped triangles, ...).
+    pub warnings: Vec<String>,
+}
+
+impl Scene {
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    pub fn triangle_vertices(&self, i: usize) -> [Vec3; 3] {
+        let [a, b, c] = self.triangles[i];
+        [self.positions[a as usize], self.positions[b as usize], self.positions[c as usize]]
+    }
+
+    /// Every triangle's three world-space vertices, the layout the BVH builds over.
+    pub fn triangle_soup(&self) -> Vec<[Vec3; 3]> {
+        (0..self.triangles.len()).map(|i| self.triangle_vertices(i)).collect()
+    }
+
+    pub fn bounds(&self) -> Aabb {
+        Aabb::from_points(&self.positions)
+    }
+
+    /// The lights: every triangle whose material emits, plus the environment.
+    pub fn light_set(&self) -> LightSet {
+        let mut lights = Vec::new();
+        for (i, &m) in self.triangle_materials.iter().enumerate() {
+            let mat = &self.materials[m as usize];
+            if mat.is_emissive() {
+                let [a, b, c] = self.triangle_vertices(i);
+                let light = TriangleLight::new(a, b, c, mat.emission, mat.two_sided_emission(), i as u32);
+                if light.area > 0.0 {
+                    lights.push(light);
+                }
+            }
+        }
+        let b = self.bounds();
+        let radius = if b.is_empty() { 1.0 } else { 0.5 * b.extent().length() };
+        LightSet::new(lights, self.triangles.len(), self.environment.clone(), radius)
+    }
+
+    /// Bytes the scene's geometry and textures occupy in memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.positions.len() * 12
+            + self.normals.len() * 12
+            + self.uvs.len() * 8
+            + self.triangles.len() * 16
+            + self.materials.len() * std::mem::size_of::<Material>()
+            + self.textures.iter().map(|t| t.pixels.len() * 12).sum::<usize>()
+    }
+}
