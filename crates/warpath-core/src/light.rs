@@ -77,6 +77,8 @@ pub struct EnvMap {
     pub to_world: Mat3,
     /// Radiance multiplier.
     pub scale: f32,
+    /// How many pixels were NaN or infinite in the input (they are stored as black).
+    pub nonfinite_pixels: usize,
 }
 
 /// What lights rays that leave the scene.
@@ -123,7 +125,9 @@ impl LightSet {
     ) -> Self {
         let mut triangle_to_light = vec![-1; num_scene_triangles];
         for (i, t) in triangles.iter().enumerate() {
-            triangle_to_light[t.triangle as usize] = i as i32;
+            if let Some(slot) = triangle_to_light.get_mut(t.triangle as usize) {
+                *slot = i as i32;
+            }
         }
         let mut weights: Vec<f32> = triangles.iter().map(|t| t.power()).collect();
         let env_mean = match &environment {
@@ -183,11 +187,14 @@ impl LightSet {
     }
 
     /// Solid-angle pdf with which [`sample`](Self::sample) from `p` picks triangle light
-    /// `light` at the point `p + wi · distance`.
+    /// `light` at the point `p + wi · distance`. Zero where `sample` never returns a
+    /// sample: the unlit back of a one-sided light, or an index that is not a light.
     pub fn pdf_triangle(&self, light: usize, wi: Vec3, distance: f32) -> f32 {
-        let l = &self.triangles[light];
+        let Some(l) = self.triangles.get(light) else {
+            return 0.0;
+        };
         let cos_l = l.normal().dot(wi).abs();
-        if cos_l <= 0.0 || l.area <= 0.0 {
+        if cos_l <= 0.0 || l.area <= 0.0 || l.radiance(-wi) == Vec3::ZERO {
             return 0.0;
         }
         self.selection.discrete_pdf(light) * distance * distance / (cos_l * l.area)
@@ -229,27 +236,118 @@ impl LightSet {
 
 impl EnvMap {
     /// Builds the map and its luminance × sin θ sampling distribution.
-    pub fn new(width: u32, height: u32, pixels: Vec<Vec3>, to_world: Mat3, scale: f32) -> Self {
-        let _ = (width, height, pixels, to_world, scale);
-        todo!("EnvMap::new")
+    ///
+    /// Non-finite pixels become black and are counted in
+    /// [`nonfinite_pixels`](Self::nonfinite_pixels) (so a loader can warn); negative
+    /// components are clamped to 0. A pixel vector of the wrong length is padded with black
+    /// or truncated, and a zero-sized map becomes a 1×1 black map. `to_world` must be a
+    /// rotation; a non-finite or negative `scale` is treated as 0.
+    pub fn new(width: u32, height: u32, mut pixels: Vec<Vec3>, to_world: Mat3, scale: f32) -> Self {
+        let (width, height) = if width == 0 || height == 0 {
+            pixels.clear();
+            (1, 1)
+        } else {
+            (width, height)
+        };
+        let (w, h) = (width as usize, height as usize);
+        pixels.resize(w * h, Vec3::ZERO);
+        let mut nonfinite_pixels = 0;
+        for p in pixels.iter_mut() {
+            if p.is_finite() {
+                *p = p.max(Vec3::ZERO);
+            } else {
+                *p = Vec3::ZERO;
+                nonfinite_pixels += 1;
+            }
+        }
+        let mut weights = Vec::with_capacity(w * h);
+        for row in 0..h {
+            let sin_theta = (PI * (row as f32 + 0.5) / h as f32).sin();
+            weights.extend(pixels[row * w..(row + 1) * w].iter().map(|&p| luminance(p) * sin_theta));
+        }
+        let distribution = Distribution2D::new(&weights, w, h);
+        let scale = if scale.is_finite() && scale > 0.0 { scale } else { 0.0 };
+        EnvMap { width, height, pixels, distribution, to_world, scale, nonfinite_pixels }
     }
+
+    /// Map coordinates (u, v) ∈ [0,1]² of world direction `wi` (need not be normalized).
+    pub fn direction_to_uv(&self, wi: Vec3) -> Vec2 {
+        let d = (self.to_world.transpose() * wi).normalize_or_zero();
+        let u = d.x.atan2(-d.z) * (0.5 / PI);
+        let u = u - u.floor();
+        let v = d.y.clamp(-1.0, 1.0).acos() / PI;
+        Vec2::new(if u < 1.0 { u } else { 0.0 }, v)
+    }
+
+    /// World direction of map coordinates (u, v); inverse of [`direction_to_uv`](Self::direction_to_uv).
+    pub fn uv_to_direction(&self, uv: Vec2) -> Vec3 {
+        let (sin_phi, cos_phi) = (2.0 * PI * uv.x).sin_cos();
+        let (sin_theta, cos_theta) = (PI * uv.y).sin_cos();
+        self.to_world * Vec3::new(sin_theta * sin_phi, cos_theta, -sin_theta * cos_phi)
+    }
+
+    /// Nearest-pixel lookup (no filtering), so the map is piecewise constant per pixel and
+    /// the luminance × sin θ distribution is exactly proportional to what is returned.
+    fn pixel_at(&self, uv: Vec2) -> Vec3 {
+        let (column, row) = self.distribution.cell(uv);
+        self.pixels[row * self.width as usize + column]
+    }
+
+    /// `true` when the map is black everywhere and sampling falls back to uniform directions.
+    fn is_black(&self) -> bool {
+        self.distribution.total() <= 0.0
+    }
+
     /// Radiance seen looking along world direction `wi`.
     pub fn radiance(&self, wi: Vec3) -> Vec3 {
-        let _ = wi;
-        todo!("EnvMap::radiance")
+        self.scale * self.pixel_at(self.direction_to_uv(wi))
     }
-    /// Samples a world direction; returns it with its solid-angle pdf.
+
+    /// Samples a world direction; returns it with its solid-angle pdf
+    /// (`pdf_uv / (2π² sin θ)`, uniform `1/4π` for an all-black map).
     pub fn sample(&self, u: Vec2) -> Option<(Vec3, f32)> {
-        let _ = u;
-        todo!("EnvMap::sample")
+        if self.is_black() {
+            return Some((warp::square_to_uniform_sphere(u), warp::UNIFORM_SPHERE_PDF));
+        }
+        let (uv, pdf_uv) = self.distribution.sample_continuous(u);
+        let sin_theta = (PI * uv.y).sin();
+        if pdf_uv <= 0.0 || sin_theta <= 0.0 {
+            return None;
+        }
+        Some((self.uv_to_direction(uv), pdf_uv / (2.0 * PI * PI * sin_theta)))
     }
-    /// Solid-angle pdf of [`sample`](Self::sample) producing `wi`.
+
+    /// Solid-angle pdf of [`sample`](Self::sample) producing `wi` (0 exactly at the poles,
+    /// a set of measure zero that `sample` never returns).
     pub fn pdf(&self, wi: Vec3) -> f32 {
-        let _ = wi;
-        todo!("EnvMap::pdf")
+        if self.is_black() {
+            return warp::UNIFORM_SPHERE_PDF;
+        }
+        let d = (self.to_world.transpose() * wi).normalize_or_zero();
+        let sin_theta = (d.x * d.x + d.z * d.z).sqrt();
+        if sin_theta <= 0.0 {
+            return 0.0;
+        }
+        self.distribution.pdf(self.direction_to_uv(wi)) / (2.0 * PI * PI * sin_theta)
     }
+
     /// Mean luminance over the sphere (solid-angle weighted), times `scale`.
     pub fn mean_luminance(&self) -> f32 {
-        todo!("EnvMap::mean_luminance")
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut sum = 0.0f64;
+        for row in 0..h {
+            let solid_angle = pixel_solid_angle(row, w, h);
+            let row_sum: f64 = self.pixels[row * w..(row + 1) * w].iter().map(|&p| luminance(p) as f64).sum();
+            sum += row_sum * solid_angle;
+        }
+        (sum / (4.0 * std::f64::consts::PI)) as f32 * self.scale
     }
+}
+
+/// Exact solid angle of one pixel of row `row` of a `width × height` equirectangular map.
+pub fn pixel_solid_angle(row: usize, width: usize, height: usize) -> f64 {
+    use std::f64::consts::PI;
+    let theta0 = PI * row as f64 / height as f64;
+    let theta1 = PI * (row + 1) as f64 / height as f64;
+    2.0 * PI / width as f64 * (theta0.cos() - theta1.cos())
 }
