@@ -98,97 +98,133 @@ def cornell_scene(width, height, bounces):
     return scene
 
 
-def look_at(origin, target, up):
-    return mi.ScalarTransform4f().look_at(origin=origin, target=target, up=up)
+DEFAULT_ALBEDO = 0.8  # warpath's material for shapes that name none (toml_scene.rs)
 
 
-def scene_from_toml(path, width, height, bounces):
-    """Translate a warpath TOML scene (docs/scene-format.md) into a Mitsuba scene dict."""
+def triple(value):
+    """A warpath color/scale: a number or a list of three."""
+    return [float(value)] * 3 if isinstance(value, (int, float)) else [float(v) for v in value]
+
+
+def scene_from_toml(path, width, height, bounces, env_upsample=1):
+    """Translate a warpath TOML scene (docs/scene-format.md) into a Mitsuba scene dict.
+
+    Translated: [render] width/height/max_depth; [camera] look_at or to_world, fov,
+    fov_axis, aperture_radius/focus_distance; [[material]] of type diffuse (others
+    stop with a message); [[shape]] mesh (.ply/.obj), rectangle, cube, sphere with
+    to_world or translate/rotate/scale, emission (one-sided); [environment] none,
+    constant, map (with scale and rotate_y). Meshes use face normals, as warpath does
+    for meshes without normals."""
     import tomllib
 
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     base = os.path.dirname(os.path.abspath(path))
     where = lambda rel: os.path.normpath(os.path.join(base, rel))
+    T = mi.ScalarTransform4f
 
-    cam = doc.get("camera", {})
     render = doc.get("render", {})
     width = width or render.get("width", 512)
     height = height or render.get("height", 512)
-    # warpath's vertical field of view; Mitsuba's fov_axis "y" matches it.
+    if bounces is None:
+        bounces = render.get("max_depth", 8)
+
+    cam = doc.get("camera", {})
+    if "look_at" in cam:
+        la = cam["look_at"]
+        to_world = T().look_at(origin=la["origin"], target=la["target"], up=la.get("up", [0, 1, 0]))
+    else:
+        to_world = T(cam["to_world"])
     sensor = {
         "type": "perspective",
-        "fov_axis": "y",
-        "fov": float(cam.get("fov", 45.0)),
-        "to_world": look_at(cam["position"], cam["look_at"], cam.get("up", [0, 1, 0])),
-        "film": {
-            "type": "hdrfilm", "width": width, "height": height,
-            "rfilter": {"type": "box"}, "pixel_format": "rgb", "component_format": "float32",
-        },
+        "fov_axis": cam.get("fov_axis", "smaller"),
+        "fov": float(cam.get("fov", 40.0)),
+        "to_world": to_world,
+        "film": {"type": "hdrfilm", "width": width, "height": height, "rfilter": {"type": "box"},
+                 "pixel_format": "rgb", "component_format": "float32"},
         "sampler": {"type": "independent"},
     }
     if cam.get("aperture_radius", 0.0) > 0.0:
         sensor["type"] = "thinlens"
-        sensor["aperture_radius"] = cam["aperture_radius"]
-        sensor["focus_distance"] = cam["focus_distance"]
+        sensor["aperture_radius"] = float(cam["aperture_radius"])
+        sensor["focus_distance"] = float(cam["focus_distance"])
 
-    scene = {
-        "type": "scene",
-        "integrator": {"type": "path", "max_depth": bounces + 1 if bounces is not None
-                       else render.get("max_depth", 8) + 1},
-        "sensor": sensor,
-    }
+    scene = {"type": "scene", "integrator": {"type": "path", "max_depth": bounces + 1}, "sensor": sensor}
 
     materials = {}
-    for name, m in doc.get("materials", {}).items():
-        materials[name] = bsdf_from_toml(name, m)
+    for m in doc.get("material", []):
+        kind = m.get("type")
+        if kind != "diffuse":
+            sys.exit(f"mitsuba-render: {path}: material {m.get('name')!r}: type {kind!r} is not translated "
+                     "to Mitsuba here (only diffuse)")
+        if "base_color_texture" in m:
+            sys.exit(f"mitsuba-render: {path}: material {m['name']!r}: textures are not translated")
+        materials[m["name"]] = (
+            {"type": "diffuse", "reflectance": {"type": "rgb", "value": triple(m.get("base_color", DEFAULT_ALBEDO))}},
+            m.get("emission"),
+        )
+    default = ({"type": "diffuse", "reflectance": {"type": "rgb", "value": [DEFAULT_ALBEDO] * 3}}, None)
 
-    for i, shape in enumerate(doc.get("shapes", [])):
-        entry = shape_from_toml(shape, where)
-        mat = shape.get("material")
-        if mat is not None:
-            if mat not in materials:
-                sys.exit(f"mitsuba-render: {path}: shape {i} uses unknown material {mat!r}")
-            entry["bsdf"] = materials[mat]
-        if "emission" in shape:
-            entry["emitter"] = {"type": "area", "radiance": {"type": "rgb", "value": shape["emission"]}}
-        scene[f"shape{i}"] = entry
+    for i, shape in enumerate(doc.get("shape", [])):
+        kind = shape["type"]
+        if kind == "mesh":
+            filename = where(shape["file"])
+            ext = os.path.splitext(filename)[1].lower()
+            if ext not in (".ply", ".obj"):
+                sys.exit(f"mitsuba-render: {path}: {filename}: only .ply and .obj meshes are translated")
+            entry = {"type": ext[1:], "filename": filename, "face_normals": True}
+        elif kind in ("rectangle", "cube", "sphere"):
+            entry = {"type": kind}
+        else:
+            sys.exit(f"mitsuba-render: {path}: shape type {kind!r} is not translated")
+        if "to_world" in shape:
+            entry["to_world"] = T(shape["to_world"])
+        else:
+            m = T()
+            if "translate" in shape:
+                m = m.translate(shape["translate"])
+            if "rotate" in shape:
+                m = m @ T().rotate(shape["rotate"]["axis"], shape["rotate"]["angle"])
+            if "scale" in shape:
+                m = m @ T().scale(triple(shape["scale"]))
+            entry["to_world"] = m
+        name = shape.get("material")
+        if name is not None and name not in materials:
+            sys.exit(f"mitsuba-render: {path}: shape {i} uses unknown material {name!r}")
+        bsdf, emission = materials.get(name, default)
+        entry["bsdf"] = bsdf
+        emission = shape.get("emission", emission)
+        if emission is not None and max(triple(emission)) > 0:
+            if shape.get("two_sided_emission"):
+                print(f"mitsuba-render: warning: shape {i}: two-sided emission is one-sided in Mitsuba")
+            entry["emitter"] = {"type": "area", "radiance": {"type": "rgb", "value": triple(emission)}}
+        scene[f"shape-{i}-{shape.get('name', kind)}"] = entry
 
-    env = doc.get("environment")
-    if env is not None:
-        if "file" in env:
-            # Mitsuba's envmap maps the image with +y up and u=0 at -x... warpath's
-            # convention is documented in docs/scene-format.md; the rotation below
-            # aligns the two (see docs/mitsuba.md).
-            emitter = {"type": "envmap", "filename": where(env["file"]),
-                       "scale": float(env.get("scale", 1.0))}
-            rotation = float(env.get("rotation", 0.0))
-            emitter["to_world"] = mi.ScalarTransform4f().rotate([0, 1, 0], rotation)
-            scene["environment"] = emitter
-        elif "color" in env:
-            scene["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": env["color"]}}
+    env = doc.get("environment", {"type": "none"})
+    scale = float(env.get("scale", 1.0))
+    if env["type"] == "constant":
+        radiance = [scale * v for v in triple(env.get("radiance", 1.0))]
+        scene["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": radiance}}
+    elif env["type"] == "map":
+        # Both map a direction d (in the map's frame) to u = atan2(d.x, -d.z) / 2pi,
+        # v = acos(d.y) / pi, and rotate_y is a rotation about +y, as Mitsuba's rotate.
+        # The Blender maps hold small negative values (DWAB source data, down to -0.004);
+        # Mitsuba would drop every sample that carries one ("Invalid sample value"), so
+        # they are clamped to zero here. warpath should do the same when it loads a map.
+        # warpath looks the map up per pixel (nearest); Mitsuba interpolates bilinearly, with
+        # columns centred at (c + 0.5)/w like warpath but rows at v = r/(h - 1). Repeating
+        # each pixel n x n times (--env-upsample n) brings Mitsuba's lookup within 1/n pixel
+        # of warpath's piecewise-constant map.
+        pixels = np.array(mi.Bitmap(where(env["file"])), dtype=np.float32)[:, :, :3]
+        if env_upsample > 1:
+            pixels = np.repeat(np.repeat(pixels, env_upsample, axis=0), env_upsample, axis=1)
+        scene["environment"] = {
+            "type": "envmap", "bitmap": mi.Bitmap(np.maximum(pixels, 0.0)), "scale": scale,
+            "to_world": T().rotate([0, 1, 0], float(env.get("rotate_y", 0.0))),
+        }
+    elif env["type"] != "none":
+        sys.exit(f"mitsuba-render: {path}: environment type {env['type']!r} is not translated")
     return scene, width, height
-
-
-def bsdf_from_toml(name, m):
-    kind = m.get("type", "diffuse")
-    if kind == "diffuse":
-        return {"type": "diffuse", "reflectance": {"type": "rgb", "value": m.get("albedo", [0.5, 0.5, 0.5])}}
-    sys.exit(f"mitsuba-render: material {name!r}: type {kind!r} has no Mitsuba translation here yet")
-
-
-def shape_from_toml(shape, where):
-    kind = shape.get("type")
-    if kind == "mesh":
-        filename = where(shape["file"])
-        ext = os.path.splitext(filename)[1].lower()
-        if ext not in (".ply", ".obj"):
-            sys.exit(f"mitsuba-render: {filename}: only .ply and .obj meshes are translated")
-        entry = {"type": ext[1:], "filename": filename, "face_normals": True}
-        if "transform" in shape:
-            entry["to_world"] = mi.ScalarTransform4f(shape["transform"])
-        return entry
-    sys.exit(f"mitsuba-render: shape type {kind!r} has no Mitsuba translation here yet")
 
 
 def write_image(path, image):
@@ -209,6 +245,8 @@ def main():
                     help="maximum bounces; Mitsuba max_depth = bounces + 1 (default 8, or the scene's)")
     ap.add_argument("--variant", default="scalar_rgb", help="scalar_rgb (default) or llvm_ad_rgb")
     ap.add_argument("--threads", type=int, default=0, help="worker threads (default: all cores)")
+    ap.add_argument("--env-upsample", type=int, default=1,
+                    help="repeat each environment-map pixel n x n times (closer to warpath's nearest lookup)")
     ap.add_argument("-o", "--output", required=True, help=".exr or .npy")
     args = ap.parse_args()
 
@@ -224,7 +262,7 @@ def main():
         scene_dict = cornell_scene(width or 256, height or 256, bounces)
         width, height = scene_dict["sensor"]["film"]["width"], scene_dict["sensor"]["film"]["height"]
     else:
-        scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces)
+        scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces, args.env_upsample)
 
     t0 = time.perf_counter()
     scene = mi.load_dict(scene_dict)
