@@ -21,7 +21,8 @@ error from the spread across renders: the most sensitive test of an overall bias
 
 It fails (exit 1) when  mean z^2 > expected * --z2-ratio (default 1.5),  or the global
 mean luminances differ by more than --sigma (default 4) standard errors, or an image
-holds NaN/inf. Exit 0 when they agree, 2 on bad input.
+holds NaN/inf. Exit 0 when they agree, 2 on bad input. --zmap FILE writes the per-block
+z as an image (where do they differ?).
 """
 import argparse
 import math
@@ -90,6 +91,7 @@ def main():
     ap.add_argument("--block", type=int, default=4, help="block size in pixels (default 4)")
     ap.add_argument("--z2-ratio", type=float, default=1.5, help="fail if mean z^2 > expected * this")
     ap.add_argument("--sigma", type=float, default=4.0, help="fail if global means differ by more SEs")
+    ap.add_argument("--zmap", help="write the per-block z (blocks x blocks x channels) to this .exr or .npy")
     args = ap.parse_args()
     name_a, name_b = args.names.split(",")
 
@@ -129,13 +131,23 @@ def main():
     expected_z2 = float(np.mean(nu_c / (nu_c - 2)))
     expected_frac3 = t_tail(3.0, nu_typ)
 
+    if args.zmap:
+        zmap = np.zeros(usable.shape)
+        zmap[usable] = z
+        zmap = zmap.reshape(h // args.block, w // args.block, c).astype(np.float32)
+        if args.zmap.endswith(".npy"):
+            np.save(args.zmap, zmap)
+        else:
+            import mitsuba as mi
+            mi.Bitmap(zmap, pixel_format=mi.Bitmap.PixelFormat.RGB).write(args.zmap)
+
     # Whole image, mean luminance per render.
     lum_a = (a.mean(axis=(1, 2)) @ LUMINANCE) if c == 3 else a.mean(axis=(1, 2, 3))
     lum_b = (b.mean(axis=(1, 2)) @ LUMINANCE) if c == 3 else b.mean(axis=(1, 2, 3))
     ga, gsa = float(lum_a.mean()), float(lum_a.std(ddof=1) / math.sqrt(ka))
     gb, gsb = float(lum_b.mean()), float(lum_b.std(ddof=1) / math.sqrt(kb))
     gse = math.hypot(gsa, gsb)
-    gz = (ga - gb) / gse if gse > 0 else (0.0 if ga == gb else math.inf)
+    gz = (gb - ga) / gse if gse > 0 else (0.0 if ga == gb else math.inf)
     rel = gb / ga - 1 if ga != 0 else math.inf
     rel_se = abs(gb / ga) * math.hypot(gsa / ga, gsb / gb) if ga and gb else math.inf
 
