@@ -1,1 +1,383 @@
-//! (in progress)
+//! glTF 2.0 (`.gltf` with external or embedded buffers, `.glb`) through the `gltf` crate.
+//!
+//! Walks the default scene's node hierarchy (or every root node when the file has no
+//! scene), placing each TRIANGLES primitive (indexed or not) with its node's world
+//! transform; other primitive modes are skipped with a warning. Reads normals and
+//! texture coordinates 0 (v is flipped: glTF's uv origin is the image's top-left, ours
+//! the bottom-left).
+//!
+//! Materials (also in `docs/scene-format.md`): metallic ≥ 0.5 → rough conductor
+//! (base color, roughness); else `KHR_materials_transmission` > 0 → rough dielectric
+//! (ior from `KHR_materials_ior`, default 1.5; glass when roughness < 0.01); else
+//! diffuse (base color). Emission = emissive factor × `KHR_materials_emissive_strength`,
+//! two-sided for double-sided materials. A base color texture (external file, data URI
+//! or buffer view) is decoded and multiplied by the base color factor. Primitives without
+//! a material get the default diffuse gray. The first camera met in the hierarchy
+//! becomes the scene camera.
+
+use crate::toml_scene::{AssetMaterial, MeshAsset, TriangleMesh, load_texture};
+use crate::{SceneError, Texture};
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use std::path::{Path, PathBuf};
+use warpath_core::camera::{Camera, FovAxis};
+use warpath_core::material::{Material, flags};
+
+/// Deepest node hierarchy followed (guards against cyclic files).
+const MAX_NODE_DEPTH: usize = 256;
+
+/// Loads a `.gltf` or `.glb` file.
+pub fn load_gltf(path: &Path) -> Result<MeshAsset, SceneError> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            SceneError::NotFound { path: path.to_path_buf(), hint: "glTF file not found".into() }
+        }
+        _ => SceneError::Io { path: path.to_path_buf(), source: e },
+    })?;
+    parse_gltf(&bytes, path)
+}
+
+fn invalid(path: &Path, message: String) -> SceneError {
+    SceneError::Invalid { path: path.to_path_buf(), message }
+}
+
+/// Parses glTF/GLB bytes; `path` names the file and locates external buffers and images.
+pub fn parse_gltf(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
+    let is_glb = bytes.starts_with(b"glTF");
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| match e {
+        gltf::Error::Deserialize(json) if !is_glb && json.line() > 0 => {
+            SceneError::Parse { path: path.to_path_buf(), line: json.line(), message: format!("glTF JSON: {json}") }
+        }
+        gltf::Error::Validation(errors) => {
+            let list: Vec<String> = errors.iter().take(5).map(|(p, e)| format!("{}: {e}", p.as_str())).collect();
+            invalid(path, format!("invalid glTF: {}", list.join("; ")))
+        }
+        other => invalid(path, format!("invalid glTF: {other}")),
+    })?;
+    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let document = gltf.document;
+    for buffer in document.buffers() {
+        if let gltf::buffer::Source::Uri(uri) = buffer.source()
+            && !uri.starts_with("data:")
+        {
+            let file = folder.join(percent_decode(uri));
+            if !file.is_file() {
+                return Err(SceneError::NotFound {
+                    path: file,
+                    hint: format!("buffer {} of {} not found", buffer.index(), path.display()),
+                });
+            }
+        }
+    }
+    let buffers = gltf::import_buffers(&document, Some(&folder), gltf.blob)
+        .map_err(|e| invalid(path, format!("cannot read buffers: {e}")))?;
+
+    let mut asset = MeshAsset::default();
+    for material in document.materials() {
+        let converted = convert_material(&material, &buffers, &folder, path)?;
+        asset.materials.push(converted);
+    }
+
+    // Root nodes: the scene's, or every node that is nobody's child.
+    let roots: Vec<gltf::Node> = match document.default_scene().or_else(|| document.scenes().next()) {
+        Some(scene) => scene.nodes().collect(),
+        None => {
+            let mut is_child = vec![false; document.nodes().len()];
+            for node in document.nodes() {
+                for child in node.children() {
+                    is_child[child.index()] = true;
+                }
+            }
+            document.nodes().filter(|n| !is_child[n.index()]).collect()
+        }
+    };
+    let mut stack: Vec<(gltf::Node, Mat4, usize)> = roots.into_iter().rev().map(|n| (n, Mat4::IDENTITY, 0)).collect();
+    let mut skipped_modes = 0usize;
+    while let Some((node, parent, depth)) = stack.pop() {
+        if depth > MAX_NODE_DEPTH {
+            return Err(invalid(path, format!("the node hierarchy is deeper than {MAX_NODE_DEPTH} (a cycle?)")));
+        }
+        let local = Mat4::from_cols_array_2d(&node.transform().matrix());
+        let world = parent * local;
+        if asset.camera.is_none()
+            && let Some(camera) = node.camera()
+        {
+            match camera.projection() {
+                gltf::camera::Projection::Perspective(p) => {
+                    asset.camera = Some((gltf_camera(world, p.yfov()), p.aspect_ratio()));
+                }
+                gltf::camera::Projection::Orthographic(_) => {
+                    asset.warnings.push(format!("{}: orthographic camera ignored", path.display()));
+                }
+            }
+        }
+        if let Some(mesh) = node.mesh() {
+            for primitive in mesh.primitives() {
+                if primitive.mode() != gltf::mesh::Mode::Triangles {
+                    skipped_modes += 1;
+                    continue;
+                }
+                let name = match mesh.name() {
+                    Some(n) => format!("{n}#{}", primitive.index()),
+                    None => format!("mesh{}#{}", mesh.index(), primitive.index()),
+                };
+                let mut triangle_mesh = read_primitive(&primitive, &buffers, path, &name)?;
+                bake_transform(&mut triangle_mesh, world);
+                asset.meshes.push(triangle_mesh);
+            }
+        }
+        for child in node.children() {
+            stack.push((child, world, depth + 1));
+        }
+    }
+    if skipped_modes > 0 {
+        asset.warnings.push(format!(
+            "{}: skipped {skipped_modes} primitive(s) that are not TRIANGLES (points, lines, strips, fans)",
+            path.display()
+        ));
+    }
+    Ok(asset)
+}
+
+/// Our camera looks down +z with +x to the left; glTF's looks down -z with +x right: the
+/// same frame turned half a turn about y. Scale is removed from the node transform.
+fn gltf_camera(world: Mat4, yfov_radians: f32) -> Camera {
+    let x = world.x_axis.truncate().normalize_or_zero();
+    let y = world.y_axis.truncate().normalize_or_zero();
+    let z = world.z_axis.truncate().normalize_or_zero();
+    let to_world = Mat4::from_cols((-x).extend(0.0), y.extend(0.0), (-z).extend(0.0), world.w_axis);
+    Camera {
+        to_world,
+        fov_degrees: yfov_radians.to_degrees().clamp(1e-3, 179.0),
+        fov_axis: FovAxis::Y,
+        aperture_radius: 0.0,
+        focus_distance: 1.0,
+    }
+}
+
+/// glTF positions are placed in world space at load time (a mesh file has no transform of
+/// its own in our scenes); normals follow the inverse transpose, winding flips for mirrors.
+fn bake_transform(mesh: &mut TriangleMesh, world: Mat4) {
+    if world == Mat4::IDENTITY {
+        return;
+    }
+    let linear = glam::Mat3::from_mat4(world);
+    let det = linear.determinant();
+    for p in &mut mesh.positions {
+        *p = world.transform_point3(*p);
+    }
+    if det != 0.0 && det.is_finite() {
+        let normal_matrix = linear.inverse().transpose();
+        for n in &mut mesh.normals {
+            *n = (normal_matrix * *n).normalize_or_zero();
+        }
+    }
+    if det < 0.0 {
+        for t in &mut mesh.triangles {
+            t.swap(1, 2);
+        }
+    }
+}
+
+fn read_primitive(
+    primitive: &gltf::Primitive,
+    buffers: &[gltf::buffer::Data],
+    path: &Path,
+    name: &str,
+) -> Result<TriangleMesh, SceneError> {
+    let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| d.0.as_slice()));
+    let position_accessor = primitive
+        .get(&gltf::Semantic::Positions)
+        .ok_or_else(|| invalid(path, format!("primitive '{name}' has no POSITION")))?;
+    let positions: Vec<Vec3> = reader
+        .read_positions()
+        .ok_or_else(|| invalid(path, format!("primitive '{name}': POSITION data cannot be read")))?
+        .map(Vec3::from_array)
+        .collect();
+    if positions.len() != position_accessor.count() {
+        return Err(invalid(
+            path,
+            format!(
+                "primitive '{name}': POSITION has {} of {} vertices (buffer too short)",
+                positions.len(),
+                position_accessor.count()
+            ),
+        ));
+    }
+    if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
+        return Err(invalid(path, format!("primitive '{name}': vertex {i} is not finite ({})", positions[i])));
+    }
+    let normals: Vec<Vec3> = reader.read_normals().map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default();
+    let uvs: Vec<Vec2> = reader
+        .read_tex_coords(0)
+        .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
+        .unwrap_or_default();
+    let indices: Vec<u32> = match reader.read_indices() {
+        Some(it) => it.into_u32().collect(),
+        None => (0..positions.len() as u32).collect(),
+    };
+    if let Some(accessor) = primitive.indices()
+        && indices.len() != accessor.count()
+    {
+        return Err(invalid(path, format!("primitive '{name}': indices buffer too short")));
+    }
+    if let Some(&bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
+        return Err(invalid(
+            path,
+            format!("primitive '{name}': index {bad} is out of range ({} vertices)", positions.len()),
+        ));
+    }
+    let triangles = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    Ok(TriangleMesh {
+        name: name.to_string(),
+        normals: if normals.len() == positions.len() { normals } else { Vec::new() },
+        uvs: if uvs.len() == positions.len() { uvs } else { Vec::new() },
+        positions,
+        triangles,
+        material: primitive.material().index(),
+    })
+}
+
+fn convert_material(
+    material: &gltf::Material,
+    buffers: &[gltf::buffer::Data],
+    folder: &Path,
+    path: &Path,
+) -> Result<AssetMaterial, SceneError> {
+    let name =
+        material.name().map(str::to_string).unwrap_or_else(|| format!("material{}", material.index().unwrap_or(0)));
+    let pbr = material.pbr_metallic_roughness();
+    let factor = Vec4::from_array(pbr.base_color_factor());
+    let base_color = factor.truncate().clamp(Vec3::ZERO, Vec3::ONE);
+    let roughness = pbr.roughness_factor().clamp(0.0, 1.0);
+    let transmission = material.transmission().map(|t| t.transmission_factor()).unwrap_or(0.0);
+    let ior = material.ior().filter(|i| i.is_finite() && *i > 0.0).unwrap_or(1.5);
+    let mut converted = if pbr.metallic_factor() >= 0.5 {
+        Material::rough_conductor(base_color, roughness)
+    } else if transmission > 0.0 {
+        if roughness < 0.01 { Material::glass(ior) } else { Material::rough_dielectric(ior, roughness) }
+    } else {
+        Material::diffuse(base_color)
+    };
+    let strength = material.emissive_strength().unwrap_or(1.0);
+    let emission = Vec3::from_array(material.emissive_factor()) * strength;
+    if emission.is_finite() && emission.min_element() >= 0.0 {
+        converted.emission = emission;
+    }
+    if material.double_sided() {
+        converted.flags |= flags::TWO_SIDED_EMISSION;
+    }
+    let texture = match pbr.base_color_texture() {
+        Some(info) => {
+            let mut texture = read_image(&info.texture().source(), buffers, folder, path, &name)?;
+            if factor.truncate() != Vec3::ONE {
+                for p in &mut texture.pixels {
+                    *p *= base_color;
+                }
+            }
+            Some(texture)
+        }
+        None => None,
+    };
+    Ok(AssetMaterial { name, material: converted, base_color_texture: texture })
+}
+
+fn read_image(
+    image: &gltf::Image,
+    buffers: &[gltf::buffer::Data],
+    folder: &Path,
+    path: &Path,
+    material: &str,
+) -> Result<Texture, SceneError> {
+    let label = format!("base color texture of material '{material}'");
+    match image.source() {
+        gltf::image::Source::View { view, .. } => {
+            let data = buffers.get(view.buffer().index()).map(|d| d.0.as_slice()).unwrap_or(&[]);
+            let bytes = data
+                .get(view.offset()..view.offset() + view.length())
+                .ok_or_else(|| invalid(path, format!("{label}: buffer view out of range")))?;
+            decode_image_bytes(bytes, &label).map_err(|m| invalid(path, m))
+        }
+        gltf::image::Source::Uri { uri, .. } => {
+            if let Some(rest) = uri.strip_prefix("data:") {
+                let encoded = rest.split_once(',').map(|(_, d)| d).unwrap_or("");
+                let bytes = decode_base64(encoded).ok_or_else(|| invalid(path, format!("{label}: bad base64 data")))?;
+                return decode_image_bytes(&bytes, &label).map_err(|m| invalid(path, m));
+            }
+            let file: PathBuf = folder.join(percent_decode(uri));
+            if !file.is_file() {
+                return Err(SceneError::NotFound {
+                    path: file,
+                    hint: format!("{label} in {} not found", path.display()),
+                });
+            }
+            load_texture(&file)
+        }
+    }
+}
+
+/// Decodes an in-memory PNG/JPEG/HDR/EXR image to linear RGB (8- and 16-bit images are
+/// sRGB-decoded; float images are taken as linear).
+pub fn decode_image_bytes(bytes: &[u8], label: &str) -> Result<Texture, String> {
+    let image = image::load_from_memory(bytes).map_err(|e| format!("{label}: cannot decode image: {e}"))?;
+    let is_float = matches!(image.color(), image::ColorType::Rgb32F | image::ColorType::Rgba32F);
+    let rgb = image.to_rgb32f();
+    let (width, height) = rgb.dimensions();
+    let pixels = rgb
+        .pixels()
+        .map(|p| {
+            let c = Vec3::new(p[0], p[1], p[2]);
+            if is_float { c } else { Vec3::new(srgb_to_linear(c.x), srgb_to_linear(c.y), srgb_to_linear(c.z)) }
+        })
+        .collect();
+    Ok(Texture { name: label.to_string(), width, height, pixels })
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+/// Standard or URL-safe base64, padding and whitespace ignored; `None` on bad input.
+pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut accumulator = 0u32;
+    let mut bits = 0u32;
+    for c in text.bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        accumulator = (accumulator << 6) | value as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((accumulator >> bits) as u8);
+            accumulator &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Decodes `%XX` escapes in a URI path.
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(v) = u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,1 +1,202 @@
-//! (in progress)
+//! Wavefront OBJ + MTL through `tobj` (triangulated, single index).
+//!
+//! tobj reports errors without line numbers, so the file is pre-scanned first: every
+//! `v`/`vt`/`vn`/`f` line is checked (numbers parse, vertices are finite, face indices
+//! exist), and a malformed line is reported as `file:line`.
+//!
+//! MTL mapping (also in `docs/scene-format.md`):
+//! - `illum 5` → mirror (reflectance `Ks`, or 1);
+//! - `illum 7`, or `Ni` with `d < 1` / `Tr > 0` → glass (index `Ni`, default 1.5);
+//! - `Ks` > 0 with `Ns` > 0 → Blinn (diffuse `Kd`, specular `Ks`, exponent `Ns`);
+//! - otherwise diffuse `Kd` (0.8 gray when absent);
+//! - `Ke` → emission; `map_Kd` → base color texture (resolved against the OBJ's folder).
+//!
+//! A missing `.mtl` file is a warning (in `Scene::warnings`; the meshes get the default
+//! material); a malformed `.mtl` or a missing texture is an error naming the file (and
+//! the material).
+
+use crate::SceneError;
+use crate::toml_scene::{AssetMaterial, DEFAULT_ALBEDO, MeshAsset, TriangleMesh, load_texture};
+use glam::{Vec2, Vec3};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use warpath_core::material::Material;
+
+/// Loads an OBJ file and the MTL files it names.
+pub fn load_obj(path: &Path) -> Result<MeshAsset, SceneError> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            SceneError::NotFound { path: path.to_path_buf(), hint: "OBJ file not found".into() }
+        }
+        _ => SceneError::Io { path: path.to_path_buf(), source: e },
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    parse_obj(&text, path)
+}
+
+/// Parses OBJ text; `path` names the file in errors and locates MTL files and textures.
+pub fn parse_obj(text: &str, path: &Path) -> Result<MeshAsset, SceneError> {
+    prescan(text, path)?;
+    let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let missing_mtl: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
+    let broken_mtl: RefCell<Option<(PathBuf, String)>> = RefCell::new(None);
+    let options = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
+    let mut reader = std::io::BufReader::new(text.as_bytes());
+    let (models, materials) = tobj::load_obj_buf(&mut reader, &options, |mtl: &Path| {
+        let mtl_path = folder.join(mtl);
+        if !mtl_path.is_file() {
+            missing_mtl.borrow_mut().push(mtl_path);
+            return Err(tobj::LoadError::OpenFileFailed);
+        }
+        let result = tobj::load_mtl(&mtl_path);
+        if let Err(e) = &result {
+            broken_mtl.borrow_mut().get_or_insert((mtl_path, e.to_string()));
+        }
+        result
+    })
+    .map_err(|e| SceneError::Invalid { path: path.to_path_buf(), message: format!("malformed OBJ: {e}") })?;
+
+    if let Some((mtl_path, message)) = broken_mtl.into_inner() {
+        return Err(SceneError::Invalid { path: mtl_path, message: format!("malformed MTL file: {message}") });
+    }
+    let mut asset = MeshAsset::default();
+    for mtl_path in missing_mtl.into_inner() {
+        asset.warnings.push(format!(
+            "{}: material library '{}' not found; using the default material",
+            path.display(),
+            mtl_path.display()
+        ));
+    }
+    let materials = materials.unwrap_or_default();
+    for m in &materials {
+        asset.materials.push(convert_material(m, &folder, path)?);
+    }
+    for model in models {
+        let mesh = model.mesh;
+        let positions: Vec<Vec3> = mesh.positions.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
+        let normals: Vec<Vec3> = mesh.normals.chunks_exact(3).map(|n| Vec3::new(n[0], n[1], n[2])).collect();
+        let uvs: Vec<Vec2> = mesh.texcoords.chunks_exact(2).map(|t| Vec2::new(t[0], t[1])).collect();
+        let triangles: Vec<[u32; 3]> = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+        if triangles.is_empty() {
+            continue;
+        }
+        let normals = if normals.len() == positions.len() { normals } else { Vec::new() };
+        let uvs = if uvs.len() == positions.len() { uvs } else { Vec::new() };
+        let material = mesh.material_id.filter(|&i| i < asset.materials.len());
+        let name = if model.name.is_empty() { "obj".to_string() } else { model.name };
+        asset.meshes.push(TriangleMesh { name, positions, normals, uvs, triangles, material });
+    }
+    Ok(asset)
+}
+
+fn convert_material(m: &tobj::Material, folder: &Path, obj_path: &Path) -> Result<AssetMaterial, SceneError> {
+    let v3 = |c: Option<[f32; 3]>| c.map(Vec3::from_array);
+    let diffuse = v3(m.diffuse).unwrap_or(Vec3::splat(DEFAULT_ALBEDO)).clamp(Vec3::ZERO, Vec3::ONE);
+    let specular = v3(m.specular).unwrap_or(Vec3::ZERO).clamp(Vec3::ZERO, Vec3::ONE);
+    let shininess = m.shininess.unwrap_or(0.0);
+    let transparency = m
+        .unknown_param
+        .get("Tr")
+        .and_then(|t| t.trim().parse::<f32>().ok())
+        .or(m.dissolve.map(|d| 1.0 - d))
+        .unwrap_or(0.0);
+    let ior = m.optical_density.filter(|n| n.is_finite() && *n > 0.0);
+    let mut material = match m.illumination_model {
+        Some(5) => Material::mirror(if specular.max_element() > 0.0 { specular } else { Vec3::ONE }),
+        Some(7) => Material::glass(ior.unwrap_or(1.5)),
+        _ if ior.is_some() && transparency > 0.0 => Material::glass(ior.unwrap_or(1.5)),
+        _ if specular.max_element() > 0.0 && shininess > 0.0 => Material::blinn(diffuse, specular, shininess),
+        _ => Material::diffuse(diffuse),
+    };
+    if let Some(e) = v3(m.emissive).filter(|e| e.is_finite() && e.min_element() >= 0.0) {
+        material.emission = e;
+    }
+    let base_color_texture = match &m.diffuse_texture {
+        Some(file) if !file.trim().is_empty() => {
+            // map_Kd may carry options (`-bm 1 tex.png`); the file name is the last word.
+            let file = file.split_whitespace().last().unwrap_or(file);
+            let texture_path = folder.join(file);
+            if !texture_path.is_file() {
+                return Err(SceneError::NotFound {
+                    path: texture_path,
+                    hint: format!("texture of material '{}' (map_Kd in {}) not found", m.name, obj_path.display()),
+                });
+            }
+            Some(load_texture(&texture_path)?)
+        }
+        _ => None,
+    };
+    Ok(AssetMaterial { name: m.name.clone(), material, base_color_texture })
+}
+
+/// Checks the lines tobj would reject or misread, to report them with a line number.
+fn prescan(text: &str, path: &Path) -> Result<(), SceneError> {
+    let error = |line: usize, message: String| SceneError::Parse { path: path.to_path_buf(), line, message };
+    let (mut positions, mut texcoords, mut normals) = (0i64, 0i64, 0i64);
+    for (line_index, raw_line) in text.lines().enumerate() {
+        let line_number = line_index + 1;
+        let line = raw_line.split('#').next().unwrap_or("").trim();
+        let mut words = line.split_whitespace();
+        let Some(keyword) = words.next() else { continue };
+        let numbers = |words: std::str::SplitWhitespace, min: usize, max: usize| -> Result<Vec<f32>, SceneError> {
+            let values: Vec<&str> = words.collect();
+            if values.len() < min || values.len() > max {
+                return Err(error(
+                    line_number,
+                    format!("'{keyword}' needs {min} to {max} numbers, found {}: '{line}'", values.len()),
+                ));
+            }
+            values
+                .iter()
+                .map(|w| w.parse::<f32>().map_err(|_| error(line_number, format!("'{w}' is not a number in '{line}'"))))
+                .collect()
+        };
+        match keyword {
+            "v" => {
+                let v = numbers(words, 3, 7)?;
+                if v.iter().any(|x| !x.is_finite()) {
+                    return Err(error(line_number, format!("vertex is not finite: '{line}'")));
+                }
+                positions += 1;
+            }
+            "vt" => {
+                numbers(words, 1, 3)?;
+                texcoords += 1;
+            }
+            "vn" => {
+                numbers(words, 3, 3)?;
+                normals += 1;
+            }
+            "f" => {
+                let refs: Vec<&str> = words.collect();
+                if refs.len() < 3 {
+                    return Err(error(line_number, format!("a face needs at least 3 vertices: '{line}'")));
+                }
+                for r in refs {
+                    let parts: Vec<&str> = r.split('/').collect();
+                    if parts.len() > 3 || parts[0].is_empty() {
+                        return Err(error(line_number, format!("malformed face vertex '{r}'")));
+                    }
+                    let counts = [(positions, "vertex"), (texcoords, "texture coordinate"), (normals, "normal")];
+                    for (part, &(count, what)) in parts.iter().zip(counts.iter()) {
+                        if part.is_empty() {
+                            continue;
+                        }
+                        let index: i64 = part.parse().map_err(|_| {
+                            error(line_number, format!("'{part}' is not an index in face vertex '{r}'"))
+                        })?;
+                        let resolved = if index < 0 { count + index + 1 } else { index };
+                        if index == 0 || resolved < 1 || resolved > count {
+                            return Err(error(
+                                line_number,
+                                format!("face refers to {what} {index}, but only {count} are defined so far"),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
