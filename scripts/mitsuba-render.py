@@ -18,7 +18,6 @@ Make the venv first: scripts/setup-mitsuba.
 """
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -224,6 +223,7 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
         }
     elif env["type"] != "none":
         sys.exit(f"mitsuba-render: {path}: environment type {env['type']!r} is not translated")
+    scene["sensor"]["sampler"]["sample_count"] = int(render.get("spp", 64))
     return scene, width, height
 
 
@@ -239,7 +239,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scene", help="'cornell' or a path to a warpath .toml scene")
     ap.add_argument("--resolution", default=None, help="WIDTHxHEIGHT (cornell default 256x256)")
-    ap.add_argument("--spp", type=int, default=64)
+    ap.add_argument("--spp", type=int, default=None, help="samples per pixel (default 64, or the scene's)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bounces", type=int, default=None,
                     help="maximum bounces; Mitsuba max_depth = bounces + 1 (default 8, or the scene's)")
@@ -264,17 +264,18 @@ def main():
     else:
         scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces, args.env_upsample)
 
+    spp = args.spp or scene_dict["sensor"].get("sampler", {}).get("sample_count", 64)
     t0 = time.perf_counter()
     scene = mi.load_dict(scene_dict)
     t_load = time.perf_counter() - t0
     t0 = time.perf_counter()
-    image = mi.render(scene, spp=args.spp, seed=args.seed)
+    image = mi.render(scene, spp=spp, seed=args.seed)
     image = np.array(image)  # forces evaluation on the JIT variants
     t_render = time.perf_counter() - t0
     write_image(args.output, image[:, :, :3])
 
-    msamples = width * height * args.spp / t_render / 1e6
-    print(f"mitsuba-render: {args.scene} {args.variant} {width}x{height} {args.spp} spp seed {args.seed} "
+    msamples = width * height * spp / t_render / 1e6
+    print(f"mitsuba-render: {args.scene} {args.variant} {width}x{height} {spp} spp seed {args.seed} "
           f"max_depth {scene_dict['integrator']['max_depth']}: load {t_load:.2f} s, render {t_render:.2f} s, "
           f"{msamples:.3f} Msamples/s, mean {image[:, :, :3].mean():.6f} -> {args.output}")
 
