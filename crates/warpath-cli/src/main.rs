@@ -1,3 +1,121 @@
+//! `warpath`: the command line. `render` renders a scene to EXR/PNG, `info` describes a
+//! scene and its BVH, `bench` runs the benchmarks whose tables go to docs/benchmarks/.
+
+mod bench;
+mod commands;
+mod output;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "warpath", version, about = "A physically based path tracer for NVIDIA GPUs, with a CPU reference")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which renderer runs the estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// CUDA when a device is found, else the CPU.
+    Auto,
+    /// The CPU reference renderer (rayon).
+    Cpu,
+}
+
+/// Which BVH builder to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BvhKind {
+    /// Binned surface-area heuristic.
+    Sah,
+    /// Spatial splits (Stich et al. 2009).
+    Sbvh,
+}
+
+impl BvhKind {
+    pub fn build_kind(self) -> warpath_bvh::BuildKind {
+        match self {
+            BvhKind::Sah => warpath_bvh::BuildKind::Sah,
+            BvhKind::Sbvh => warpath_bvh::BuildKind::Sbvh,
+        }
+    }
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct RenderArgs {
+    /// A built-in scene name (cornell, furnace, ...; see `warpath info --list`) or a
+    /// path to a .toml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
+    pub scene: String,
+    /// Samples per pixel [default: the scene's, else 64].
+    #[arg(long)]
+    pub spp: Option<u32>,
+    /// Maximum number of bounces (8 = Mitsuba's max_depth 9) [default: the scene's, else 8].
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Image size as WIDTHxHEIGHT [default: the scene's].
+    #[arg(long, value_parser = parse_resolution)]
+    pub resolution: Option<(u32, u32)>,
+    /// Seed of the sampler; the same seed gives a bit-identical image.
+    #[arg(long)]
+    pub seed: Option<u32>,
+    /// Random sequence: padded-halton (seed 000 §3.2) or pcg.
+    #[arg(long)]
+    pub sampler: Option<warpath_core::sampler::SamplerKind>,
+    /// Renderer to use.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// BVH builder.
+    #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
+    pub bvh: BvhKind,
+    /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
+    #[arg(short, long, default_value = "warpath.exr")]
+    pub output: PathBuf,
+    /// Samples per pixel per progressive pass (the image can be saved between passes).
+    #[arg(long, default_value_t = 1)]
+    pub spp_per_pass: u32,
+    /// Exposure scale applied to PNG output only, in stops.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    pub exposure: f32,
+    /// Print no progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT (e.g. 1280x720)"))?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("bad width in '{s}'"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("bad height in '{s}'"))?;
+    commands::check_resolution(w, h).map_err(|e| e.to_string())?;
+    Ok((w, h))
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render a scene to an image.
+    Render(RenderArgs),
+    /// Describe a scene: triangles, materials, lights, BVH nodes and SAH cost, memory.
+    Info {
+        /// Scene name or path (omit with --list).
+        scene: Option<String>,
+        /// List the built-in scenes.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Benchmarks; each prints a markdown table and can write JSON.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
 fn main() {
-    println!("Hello, world!");
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Render(args) => commands::render(&args),
+        Command::Info { scene, list } => commands::info(scene.as_deref(), list),
+        Command::Bench(b) => bench::run(b),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
 }

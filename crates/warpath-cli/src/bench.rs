@@ -1,0 +1,228 @@
+//! `warpath bench`: benchmarks that print a markdown table (last) and optionally write
+//! JSON. Every table is headed by the machine, commit, command and date, so it can be
+//! pasted into docs/benchmarks/ as it is.
+//!
+//! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH;
+//! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s).
+
+use crate::BvhKind;
+use crate::commands::{check_resolution, load_scene};
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use warpath_bvh::{BuildOptions, Bvh};
+use warpath_cpu::{CpuRenderer, RenderOptions};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// BVH build speed and quality: SAH vs SBVH.
+    Bvh {
+        /// Scenes (built-in names or paths).
+        #[arg(required = true)]
+        scenes: Vec<String>,
+        /// Builds per builder; the median time is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// Also write the results as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// CPU render throughput.
+    Cpu {
+        /// Scenes (built-in names or paths).
+        #[arg(required = true)]
+        scenes: Vec<String>,
+        #[arg(long, default_value_t = 16)]
+        spp: u32,
+        /// Image size WIDTHxHEIGHT [default: each scene's].
+        #[arg(long, value_parser = crate::parse_resolution)]
+        resolution: Option<(u32, u32)>,
+        #[arg(long)]
+        max_depth: Option<u32>,
+        #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
+        bvh: BvhKind,
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+}
+
+#[derive(Serialize)]
+struct BvhRow {
+    scene: String,
+    builder: String,
+    triangles: usize,
+    build_seconds: f64,
+    mtris_per_second: f64,
+    nodes: usize,
+    references: usize,
+    sah_cost: f32,
+}
+
+#[derive(Serialize)]
+struct CpuRow {
+    scene: String,
+    width: u32,
+    height: u32,
+    spp: u32,
+    max_depth: u32,
+    seconds: f64,
+    msamples_per_second: f64,
+    mrays_per_second: f64,
+    rays: u64,
+}
+
+pub fn run(cmd: BenchCommand) -> Result<()> {
+    println!("{}", header());
+    match cmd {
+        BenchCommand::Bvh { scenes, repeat, json } => {
+            let mut rows = Vec::new();
+            for name in &scenes {
+                let scene = load_scene(name)?;
+                let tris = scene.triangle_soup();
+                for kind in [BvhKind::Sah, BvhKind::Sbvh] {
+                    let mut times = Vec::new();
+                    let mut last = None;
+                    for _ in 0..repeat.max(1) {
+                        let (bvh, stats) =
+                            Bvh::build(&tris, &BuildOptions { kind: kind.build_kind(), ..Default::default() });
+                        times.push(stats.build_seconds);
+                        last = Some((bvh, stats));
+                    }
+                    times.sort_by(f64::total_cmp);
+                    let t = times[times.len() / 2];
+                    let (bvh, stats) = last.expect("at least one build");
+                    rows.push(BvhRow {
+                        scene: scene.name.clone(),
+                        builder: format!("{kind:?}").to_uppercase(),
+                        triangles: tris.len(),
+                        build_seconds: t,
+                        mtris_per_second: tris.len() as f64 / t.max(1e-9) / 1e6,
+                        nodes: bvh.nodes.len(),
+                        references: bvh.prim_indices.len(),
+                        sah_cost: stats.sah_cost,
+                    });
+                    eprintln!("{}: {kind:?} {stats}", scene.name);
+                }
+            }
+            println!("| scene | builder | triangles | build (s) | Mtris/s | nodes | references | SAH cost |");
+            println!("|---|---|---:|---:|---:|---:|---:|---:|");
+            for r in &rows {
+                println!(
+                    "| {} | {} | {} | {:.3} | {:.2} | {} | {} | {:.2} |",
+                    r.scene,
+                    r.builder,
+                    r.triangles,
+                    r.build_seconds,
+                    r.mtris_per_second,
+                    r.nodes,
+                    r.references,
+                    r.sah_cost
+                );
+            }
+            write_json(json, &rows)
+        }
+        BenchCommand::Cpu { scenes, spp, resolution, max_depth, bvh, json } => {
+            let mut rows = Vec::new();
+            for name in &scenes {
+                let scene = load_scene(name)?;
+                let mut opts = RenderOptions::from_scene(&scene);
+                opts.spp = spp.max(1);
+                if let Some((w, h)) = resolution {
+                    opts.width = w;
+                    opts.height = h;
+                }
+                check_resolution(opts.width, opts.height)?;
+                if let Some(d) = max_depth {
+                    opts.max_depth = d;
+                }
+                let renderer = CpuRenderer::new(&scene, bvh.build_kind());
+                // Warm-up pass (page faults, caches), not timed.
+                let mut warm = opts.clone();
+                warm.spp = 1;
+                renderer.render(&warm, &AtomicBool::new(false), |_| {});
+                let (_, stats) = renderer.render(&opts, &AtomicBool::new(false), |_| {});
+                let row = CpuRow {
+                    scene: scene.name.clone(),
+                    width: opts.width,
+                    height: opts.height,
+                    spp: opts.spp,
+                    max_depth: opts.max_depth,
+                    seconds: stats.seconds,
+                    msamples_per_second: stats.samples as f64 / stats.seconds / 1e6,
+                    mrays_per_second: stats.rays() as f64 / stats.seconds / 1e6,
+                    rays: stats.rays(),
+                };
+                eprintln!("{}: {:.3} Msamples/s", row.scene, row.msamples_per_second);
+                rows.push(row);
+            }
+            println!("| scene | resolution | spp | max depth | time (s) | Msamples/s | Mrays/s |");
+            println!("|---|---|---:|---:|---:|---:|---:|");
+            for r in &rows {
+                println!(
+                    "| {} | {}x{} | {} | {} | {:.2} | {:.3} | {:.2} |",
+                    r.scene,
+                    r.width,
+                    r.height,
+                    r.spp,
+                    r.max_depth,
+                    r.seconds,
+                    r.msamples_per_second,
+                    r.mrays_per_second
+                );
+            }
+            write_json(json, &rows)
+        }
+    }
+}
+
+fn write_json<T: Serialize>(path: Option<PathBuf>, rows: &T) -> Result<()> {
+    if let Some(p) = path {
+        std::fs::write(&p, serde_json::to_string_pretty(rows)?)
+            .with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+/// Machine, commit, command and date, as markdown lines.
+fn header() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let command: Vec<String> = std::env::args().collect();
+    format!(
+        "- device: {cpu}, {} threads\n- commit: {commit}\n- command: `{}`\n- date: {}\n",
+        rayon::current_num_threads(),
+        command.join(" "),
+        utc_date()
+    )
+}
+
+/// Today's UTC date as YYYY-MM-DD (civil-from-days, Howard Hinnant's algorithm).
+fn utc_date() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let z = (secs / 86400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}")
+}

@@ -1,0 +1,296 @@
+//! The path tracing estimator, written as the stages of seed 000 (§3.2, appendix A):
+//!
+//! - [`generate`] makes a path for (pixel, sample): a camera ray through a uniformly
+//!   jittered point of the pixel (box filter) and the thin lens;
+//! - [`extend`] traces the path's ray; on a miss it adds the environment (MIS-weighted
+//!   against BSDF sampling), on a hit it adds emission (MIS-weighted against light
+//!   sampling), then, unless the path has reached `max_depth` bounces, it calls
+//!   [`illuminate`] and [`bounce`]; it returns whether the path is still alive;
+//! - [`illuminate`] is next-event estimation: one light sample, one shadow ray, the
+//!   power heuristic against BSDF sampling;
+//! - [`bounce`] samples the BSDF for the next ray and applies Russian roulette as the
+//!   seed does: a path whose weight (max component of its throughput) falls below the
+//!   threshold (5%) survives with probability weight / threshold;
+//! - [`accumulate`] adds the finished path's radiance to its pixel.
+//!
+//! Every random number comes from `Sampler::get(pixel, sample, bounce, dim)` with the
+//! dimensions of `warpath_core::sampler::dims`, so a path computes the same thing
+//! wherever it runs. Bounce `k` is the k-th surface hit (0 = first hit after the
+//! camera); a path with `max_depth` bounces has at most `max_depth + 1` segments.
+
+use glam::{Vec2, Vec3};
+use warpath_bvh::Bvh;
+use warpath_core::bsdf;
+use warpath_core::film::Film;
+use warpath_core::light::LightSet;
+use warpath_core::math::{Frame, Ray, offset_ray_origin};
+use warpath_core::sampler::{Sampler, dims};
+use warpath_scene::Scene;
+
+/// What the estimator needs of a scene, prepared once per render.
+pub struct SceneView<'a> {
+    pub scene: &'a Scene,
+    pub bvh: &'a Bvh,
+    /// World-space triangle vertices, indexed like `scene.triangles`.
+    pub triangles: &'a [[Vec3; 3]],
+    pub lights: &'a LightSet,
+    pub sampler: Sampler,
+    pub max_depth: u32,
+    pub rr_threshold: f32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The state one path carries between bounces (what a wavefront kernel would store).
+#[derive(Clone, Copy, Debug)]
+pub struct PathState {
+    pub ray: Ray,
+    /// Product of BSDF weights (and roulette compensation) so far.
+    pub throughput: Vec3,
+    /// Radiance gathered so far.
+    pub radiance: Vec3,
+    pub pixel: u32,
+    pub sample: u32,
+    /// Index of the next surface hit (0 for the camera ray).
+    pub bounce: u32,
+    /// Solid-angle pdf of the BSDF sample that made `ray` (for MIS at the next hit).
+    pub last_bsdf_pdf: f32,
+    /// Whether `ray` came from the camera or a delta lobe (no MIS at the next hit).
+    pub last_delta: bool,
+}
+
+/// Counters the estimator increments (rays and per-bounce active paths).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathCounters {
+    /// Paths entering [`extend`] at each bounce.
+    pub active_per_bounce: Vec<u64>,
+    /// Extension rays traced (camera rays included).
+    pub extension_rays: u64,
+    pub shadow_rays: u64,
+}
+
+impl PathCounters {
+    pub fn merge(&mut self, o: &PathCounters) {
+        if self.active_per_bounce.len() < o.active_per_bounce.len() {
+            self.active_per_bounce.resize(o.active_per_bounce.len(), 0);
+        }
+        for (a, b) in self.active_per_bounce.iter_mut().zip(&o.active_per_bounce) {
+            *a += b;
+        }
+        self.extension_rays += o.extension_rays;
+        self.shadow_rays += o.shadow_rays;
+    }
+}
+
+#[inline]
+fn power_heuristic(a: f32, b: f32) -> f32 {
+    let (a2, b2) = (a * a, b * b);
+    if a2 + b2 > 0.0 { a2 / (a2 + b2) } else { 0.0 }
+}
+
+/// A camera path for `sample` of `pixel` (row-major index).
+pub fn generate(view: &SceneView, pixel: u32, sample: u32) -> PathState {
+    let s = &view.sampler;
+    let (x, y) = (pixel % view.width, pixel / view.width);
+    let film =
+        Vec2::new(x as f32 + s.get(pixel, sample, 0, dims::PIXEL_X), y as f32 + s.get(pixel, sample, 0, dims::PIXEL_Y));
+    let lens = Vec2::new(s.get(pixel, sample, 0, dims::LENS_U), s.get(pixel, sample, 0, dims::LENS_V));
+    let ray = view.scene.camera.generate_ray(film, view.width, view.height, lens);
+    PathState {
+        ray,
+        throughput: Vec3::ONE,
+        radiance: Vec3::ZERO,
+        pixel,
+        sample,
+        bounce: 0,
+        last_bsdf_pdf: 0.0,
+        last_delta: true,
+    }
+}
+
+/// The surface a ray hit, with its shading frame oriented for the BSDF.
+struct SurfaceHit {
+    p: Vec3,
+    /// Geometric normal, flipped toward `wo` for opaque materials.
+    ng: Vec3,
+    frame: Frame,
+    material: u32,
+    base_color: Vec3,
+    triangle: u32,
+    t: f32,
+}
+
+fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHit {
+    let scene = view.scene;
+    let tri = hit.prim as usize;
+    let [a, b, c] = view.triangles[tri];
+    let idx = scene.triangles[tri];
+    let (u, v) = (hit.u, hit.v);
+    let w = 1.0 - u - v;
+    let p = ray.at(hit.t);
+    let mut ng = (b - a).cross(c - a).normalize_or_zero();
+    let mut ns = if scene.normals.is_empty() {
+        ng
+    } else {
+        let n = scene.normals[idx[0] as usize] * w
+            + scene.normals[idx[1] as usize] * u
+            + scene.normals[idx[2] as usize] * v;
+        let n = n.normalize_or_zero();
+        if n == Vec3::ZERO { ng } else { n }
+    };
+    let material_index = scene.triangle_materials[tri];
+    let material = &scene.materials[material_index as usize];
+    // Keep the shading normal on the geometric normal's side.
+    if ns.dot(ng) < 0.0 {
+        ns = -ns;
+    }
+    let wo = -ray.d;
+    if !bsdf::is_transmissive(material) && ng.dot(wo) < 0.0 {
+        ng = -ng;
+        ns = -ns;
+    }
+    let mut base_color = material.base_color;
+    if material.base_color_texture >= 0 && !scene.uvs.is_empty() {
+        let uv = scene.uvs[idx[0] as usize] * w + scene.uvs[idx[1] as usize] * u + scene.uvs[idx[2] as usize] * v;
+        base_color *= scene.textures[material.base_color_texture as usize].sample(uv);
+    }
+    SurfaceHit {
+        p,
+        ng,
+        frame: Frame::from_normal(ns),
+        material: material_index,
+        base_color,
+        triangle: hit.prim,
+        t: hit.t,
+    }
+}
+
+/// Traces the path's ray and shades what it finds. Returns whether the path goes on.
+pub fn extend(view: &SceneView, path: &mut PathState, counters: &mut PathCounters) -> bool {
+    let depth = path.bounce as usize;
+    if counters.active_per_bounce.len() <= depth {
+        counters.active_per_bounce.resize(depth + 1, 0);
+    }
+    counters.active_per_bounce[depth] += 1;
+    counters.extension_rays += 1;
+
+    let Some(hit) = view.bvh.intersect(view.triangles, &path.ray) else {
+        // Escaped: the environment, weighted against having sampled it by light sampling.
+        let le = view.lights.environment_radiance(path.ray.d);
+        if le != Vec3::ZERO {
+            let weight = if path.last_delta {
+                1.0
+            } else {
+                power_heuristic(path.last_bsdf_pdf, view.lights.pdf_environment(path.ray.d))
+            };
+            path.radiance += path.throughput * le * weight;
+        }
+        return false;
+    };
+    let surface = surface_hit(view, &path.ray, &hit);
+
+    // Emission seen by this ray.
+    let light_index = view.lights.triangle_to_light.get(surface.triangle as usize).copied().unwrap_or(-1);
+    if light_index >= 0 {
+        let light = &view.lights.triangles[light_index as usize];
+        let le = light.radiance(-path.ray.d);
+        if le != Vec3::ZERO {
+            let weight = if path.last_delta {
+                1.0
+            } else {
+                power_heuristic(
+                    path.last_bsdf_pdf,
+                    view.lights.pdf_triangle(light_index as usize, path.ray.d, surface.t),
+                )
+            };
+            path.radiance += path.throughput * le * weight;
+        }
+    }
+
+    if path.bounce >= view.max_depth {
+        return false;
+    }
+    illuminate(view, path, &surface, counters);
+    bounce(view, path, &surface)
+}
+
+/// Next-event estimation at `surface`: one light sample, one shadow ray.
+fn illuminate(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, counters: &mut PathCounters) {
+    let material = &view.scene.materials[surface.material as usize];
+    if bsdf::is_purely_specular(material) || view.lights.is_empty() {
+        return;
+    }
+    let s = &view.sampler;
+    let (px, si, b) = (path.pixel, path.sample, path.bounce);
+    let u_select = s.get(px, si, b, dims::LIGHT_SELECT);
+    let u = Vec2::new(s.get(px, si, b, dims::LIGHT_U), s.get(px, si, b, dims::LIGHT_V));
+    let Some(ls) = view.lights.sample(surface.p, u_select, u) else { return };
+    if ls.pdf <= 0.0 || !ls.pdf.is_finite() {
+        return;
+    }
+    let wo = surface.frame.to_local(-path.ray.d);
+    let wi = surface.frame.to_local(ls.wi);
+    let f = bsdf::eval(material, surface.base_color, wo, wi);
+    if f == Vec3::ZERO {
+        return;
+    }
+    let origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
+    let shadow = if ls.distance.is_finite() {
+        let target = surface.p + ls.wi * ls.distance;
+        let to = target - origin;
+        let d = to.length();
+        Ray::segment(origin, to / d, d * (1.0 - 1e-4))
+    } else {
+        Ray::new(origin, ls.wi)
+    };
+    counters.shadow_rays += 1;
+    if view.bvh.occluded(view.triangles, &shadow) {
+        return;
+    }
+    let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi);
+    let weight = power_heuristic(ls.pdf, bsdf_pdf);
+    path.radiance += path.throughput * f * ls.radiance * (weight / ls.pdf);
+}
+
+/// Samples the BSDF for the path's next ray, then Russian roulette.
+fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit) -> bool {
+    let material = &view.scene.materials[surface.material as usize];
+    let s = &view.sampler;
+    let (px, si, b) = (path.pixel, path.sample, path.bounce);
+    let u_lobe = s.get(px, si, b, dims::BSDF_LOBE);
+    let u = Vec2::new(s.get(px, si, b, dims::BSDF_U), s.get(px, si, b, dims::BSDF_V));
+    let wo = surface.frame.to_local(-path.ray.d);
+    let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
+    if !(bs.weight.is_finite() && bs.weight.max_element() > 0.0) {
+        return false;
+    }
+    path.throughput *= bs.weight;
+    let dir = surface.frame.to_world(bs.wi).normalize();
+    path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, dir), dir);
+    path.last_bsdf_pdf = bs.pdf;
+    path.last_delta = bs.delta;
+    path.bounce += 1;
+
+    // Russian roulette (seed 000 §3.2): below the threshold, survive with weight/threshold.
+    let weight = path.throughput.max_element();
+    if weight < view.rr_threshold {
+        let survive = weight / view.rr_threshold;
+        if s.get(px, si, b, dims::ROULETTE) >= survive {
+            return false;
+        }
+        path.throughput /= survive;
+    }
+    true
+}
+
+/// Adds a finished path's radiance to its pixel.
+pub fn accumulate(film: &mut Film, path: &PathState) {
+    film.add_sample(path.pixel as usize, path.radiance);
+}
+
+/// Traces one whole path (the naive megakernel's loop) and returns its radiance.
+pub fn trace_path(view: &SceneView, pixel: u32, sample: u32, counters: &mut PathCounters) -> Vec3 {
+    let mut path = generate(view, pixel, sample);
+    while extend(view, &mut path, counters) {}
+    path.radiance
+}

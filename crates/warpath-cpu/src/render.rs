@@ -1,0 +1,154 @@
+//! Progressive rendering on the CPU: passes of a few samples per pixel over the whole
+//! film, rows spread over threads with rayon. Each pass adds to the film, so a render
+//! can be stopped between passes (Ctrl-C) and still yields the image so far.
+
+use crate::integrator::{PathCounters, SceneView, trace_path};
+use glam::Vec3;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use warpath_bvh::{BuildKind, BuildOptions, BuildStats, Bvh};
+use warpath_core::film::Film;
+use warpath_core::light::LightSet;
+use warpath_core::sampler::{Sampler, SamplerKind};
+use warpath_scene::Scene;
+
+/// What to render; the CLI fills it from the scene's settings and its flags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderOptions {
+    pub width: u32,
+    pub height: u32,
+    pub spp: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+    pub sampler: SamplerKind,
+    pub rr_threshold: f32,
+    /// Samples per pixel in one progressive pass.
+    pub spp_per_pass: u32,
+}
+
+impl RenderOptions {
+    pub fn from_scene(scene: &Scene) -> Self {
+        let s = &scene.settings;
+        RenderOptions {
+            width: s.width,
+            height: s.height,
+            spp: s.spp,
+            max_depth: s.max_depth,
+            seed: s.seed,
+            sampler: s.sampler,
+            rr_threshold: s.rr_threshold,
+            spp_per_pass: 1,
+        }
+    }
+}
+
+/// Totals of a render.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RenderStats {
+    pub counters: PathCounters,
+    pub samples: u64,
+    pub seconds: f64,
+}
+
+impl RenderStats {
+    pub fn rays(&self) -> u64 {
+        self.counters.extension_rays + self.counters.shadow_rays
+    }
+}
+
+/// A scene prepared for CPU rendering: its BVH, triangle soup and lights.
+pub struct CpuRenderer<'a> {
+    pub scene: &'a Scene,
+    pub bvh: Bvh,
+    pub bvh_stats: BuildStats,
+    pub triangles: Vec<[Vec3; 3]>,
+    pub lights: LightSet,
+}
+
+impl<'a> CpuRenderer<'a> {
+    pub fn new(scene: &'a Scene, bvh_kind: BuildKind) -> Self {
+        let triangles = scene.triangle_soup();
+        let options = BuildOptions { kind: bvh_kind, ..Default::default() };
+        let (bvh, bvh_stats) = Bvh::build(&triangles, &options);
+        let lights = scene.light_set();
+        CpuRenderer { scene, bvh, bvh_stats, triangles, lights }
+    }
+
+    fn view(&self, opts: &RenderOptions) -> SceneView<'_> {
+        SceneView {
+            scene: self.scene,
+            bvh: &self.bvh,
+            triangles: &self.triangles,
+            lights: &self.lights,
+            sampler: Sampler::new(opts.sampler, opts.seed),
+            max_depth: opts.max_depth,
+            rr_threshold: opts.rr_threshold,
+            width: opts.width,
+            height: opts.height,
+        }
+    }
+
+    /// Adds samples `first_sample .. first_sample + count` of every pixel to `film`.
+    pub fn render_pass(&self, opts: &RenderOptions, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
+        let view = self.view(opts);
+        let width = opts.width as usize;
+        let rows: Vec<(Vec<(Vec3, Vec3)>, PathCounters)> = (0..opts.height)
+            .into_par_iter()
+            .map(|y| {
+                let mut counters = PathCounters::default();
+                let row = (0..opts.width)
+                    .map(|x| {
+                        let pixel = y * opts.width + x;
+                        let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
+                        for s in first_sample..first_sample + count {
+                            let l = trace_path(&view, pixel, s, &mut counters);
+                            let l = if l.is_finite() { l } else { Vec3::ZERO };
+                            sum += l;
+                            sum_sq += l * l;
+                        }
+                        (sum, sum_sq)
+                    })
+                    .collect();
+                (row, counters)
+            })
+            .collect();
+        let mut total = PathCounters::default();
+        for (y, (row, counters)) in rows.iter().enumerate() {
+            for (x, &(sum, sum_sq)) in row.iter().enumerate() {
+                let i = y * width + x;
+                film.sum[i] += sum;
+                film.sum_sq[i] += sum_sq;
+                film.count[i] += count;
+            }
+            total.merge(counters);
+        }
+        total
+    }
+
+    /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`
+    /// is called after each pass; if `cancel` becomes true the render stops after the
+    /// current pass and returns what it has.
+    pub fn render(
+        &self,
+        opts: &RenderOptions,
+        cancel: &AtomicBool,
+        mut progress: impl FnMut(u32),
+    ) -> (Film, RenderStats) {
+        let mut film = Film::new(opts.width, opts.height);
+        let mut stats = RenderStats::default();
+        let start = Instant::now();
+        let per_pass = opts.spp_per_pass.max(1);
+        let mut done = 0;
+        while done < opts.spp && !cancel.load(Ordering::Relaxed) {
+            let n = per_pass.min(opts.spp - done);
+            let counters = self.render_pass(opts, &mut film, done, n);
+            stats.counters.merge(&counters);
+            done += n;
+            progress(done);
+        }
+        stats.samples = film.total_samples();
+        stats.seconds = start.elapsed().as_secs_f64();
+        (film, stats)
+    }
+}
