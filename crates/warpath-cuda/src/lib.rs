@@ -1,0 +1,32 @@
+//! warpath-cuda: the CUDA backend of warpath.
+//!
+//! * [`runtime`]: opening a device ([`CudaDevice::open`] is an error, never a crash, without
+//!   a driver or GPU), device facts, lazily compiled modules, checked launches.
+//! * [`compiler`]: NVRTC compilation of the embedded kernel sources for the device's own
+//!   architecture, with an on-disk cache; usable without a device (CI's kernel check).
+//! * [`buffer`]: typed device buffers of `Pod` values.
+//! * [`layout`]: every struct shared with the GPU, mirrored and asserted in
+//!   `kernels/layout.cuh`.
+//! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
+//! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
+//!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
+//!
+//! Data flows one way: a `warpath_bvh::Bvh` and its triangles become a [`GpuBvh`], are
+//! uploaded as a [`DeviceBvh`], and the traversal kernels turn ray buffers into hit buffers.
+
+pub mod buffer;
+pub mod bvh_layout;
+pub mod compiler;
+pub mod error;
+pub mod kernels;
+pub mod layout;
+pub mod runtime;
+pub mod traverse;
+
+pub use buffer::DeviceBuffer;
+pub use bvh_layout::{DeviceBvh, GpuBvh};
+pub use compiler::{CompileTarget, KernelCompiler, KernelSource};
+pub use error::{CudaError, CudaResult};
+pub use layout::{AilaLaineNode, GpuHit, GpuRay, GpuTriangle};
+pub use runtime::{CudaDevice, DeviceInfo};
+pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};

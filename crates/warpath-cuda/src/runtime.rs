@@ -1,0 +1,336 @@
+//! The CUDA device: opening it (an error, never a crash, on a machine without a driver or a
+//! GPU), what it is (name, capability, SMs, memory, driver), its stream, its lazily
+//! compiled and cached kernel modules, and checked kernel launches.
+//!
+//! Launch checking: every launch's own result is checked; in debug builds (tests) or with
+//! `WARPATH_SYNC_LAUNCHES=1` the stream is also synchronized after each launch so that a
+//! fault names the kernel that caused it (`WARPATH_SYNC_LAUNCHES=0` turns that off). A fault
+//! found later, at a copy or an explicit [`CudaDevice::synchronize`], names the last kernel
+//! launched.
+
+use crate::compiler::{CacheUse, CompileTarget, KernelCompiler, KernelSource, ModuleImage, panic_text};
+use crate::error::{CudaError, CudaResult, describe_driver_error, is_out_of_memory, mib};
+use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+/// What a device is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    /// `(major, minor)`, e.g. `(9, 0)` on H100/H200.
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: u32,
+    pub total_memory_bytes: usize,
+    /// Free memory when the device was opened.
+    pub free_memory_bytes: usize,
+    pub l2_cache_bytes: usize,
+    /// As `cuDriverGetVersion` reports it, e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+}
+
+impl DeviceInfo {
+    /// `"13.0"` for 13000.
+    pub fn driver_version_string(&self) -> String {
+        format!("{}.{}", self.driver_version / 1000, (self.driver_version % 1000) / 10)
+    }
+    /// `"sm_90"` for capability 9.0.
+    pub fn sm_name(&self) -> String {
+        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+    }
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GPU {}: {} ({}, {} SMs, {:.0} MiB of which {:.0} MiB free, L2 {:.0} MiB), driver CUDA {}",
+            self.ordinal,
+            self.name,
+            self.sm_name(),
+            self.multiprocessors,
+            mib(self.total_memory_bytes),
+            mib(self.free_memory_bytes),
+            mib(self.l2_cache_bytes),
+            self.driver_version_string()
+        )
+    }
+}
+
+/// One opened GPU with its stream and its loaded kernel modules.
+pub struct CudaDevice {
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    compiler: Mutex<Option<KernelCompiler>>,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    sync_after_launch: bool,
+    last_kernel: Mutex<Option<&'static str>>,
+}
+
+impl std::fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaDevice").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+/// Whether the driver library (`libcuda`) can be loaded at all.
+pub fn driver_available() -> bool {
+    // SAFETY: only tries to dlopen the candidate library names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// Runs `f`, turning a panic inside cudarc (a missing library or symbol) into an error.
+fn guarded<T>(what: &str, f: impl FnOnce() -> CudaResult<T>) -> CudaResult<T> {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(panic) => Err(CudaError::NoDevice { reason: format!("{what}: {}", panic_text(&panic)) }),
+    }
+}
+
+fn no_device_reason(error: &DriverError, ordinal: usize) -> Option<String> {
+    use cudarc::driver::sys::CUresult as R;
+    match error.0 {
+        R::CUDA_ERROR_NO_DEVICE => Some("the driver is installed but reports no CUDA-capable device".into()),
+        R::CUDA_ERROR_INVALID_DEVICE => Some(format!("there is no device with ordinal {ordinal}")),
+        R::CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER => {
+            Some("the installed NVIDIA driver is older than this build needs (CUDA 13.0, driver 580+)".into())
+        }
+        R::CUDA_ERROR_NOT_INITIALIZED
+        | R::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+        | R::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE => {
+            Some(format!("the CUDA driver could not start: {}", describe_driver_error(error)))
+        }
+        _ => None,
+    }
+}
+
+impl CudaDevice {
+    /// Number of CUDA devices (0 when there is no driver).
+    pub fn count() -> CudaResult<usize> {
+        if !driver_available() {
+            return Ok(0);
+        }
+        guarded("querying the device count", || {
+            cudarc::driver::result::init().map_err(|e| CudaError::driver("cuInit", e))?;
+            CudaContext::device_count().map(|n| n.max(0) as usize).map_err(|e| CudaError::driver("cuDeviceGetCount", e))
+        })
+    }
+
+    /// Opens device `ordinal` (its primary context and a new stream). On a machine without
+    /// an NVIDIA driver or GPU this is [`CudaError::NoDevice`], with the reason.
+    pub fn open(ordinal: usize) -> CudaResult<CudaDevice> {
+        if !driver_available() {
+            return Err(CudaError::NoDevice {
+                reason: "the CUDA driver library (libcuda.so) was not found: no NVIDIA driver is installed on this \
+                         machine, or it is not on the library search path"
+                    .into(),
+            });
+        }
+        guarded("opening the CUDA device", || Self::open_unguarded(ordinal))
+    }
+
+    fn open_unguarded(ordinal: usize) -> CudaResult<CudaDevice> {
+        let context = CudaContext::new(ordinal).map_err(|e| match no_device_reason(&e, ordinal) {
+            Some(reason) => CudaError::NoDevice { reason },
+            None => CudaError::driver(format!("creating a context on device {ordinal}"), e),
+        })?;
+        let stream = context.new_stream().map_err(|e| CudaError::driver("creating a stream", e))?;
+        let attribute = |attribute: CUdevice_attribute, what: &str| {
+            context.attribute(attribute).map_err(|e| CudaError::driver(format!("reading {what}"), e))
+        };
+        let mut driver_version = 0;
+        // SAFETY: plain out-parameter; the driver library is loaded.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .map_err(|e| CudaError::driver("cuDriverGetVersion", e))?;
+        let (free_memory_bytes, total_memory_bytes) =
+            context.mem_get_info().map_err(|e| CudaError::driver("cuMemGetInfo", e))?;
+        let info = DeviceInfo {
+            ordinal,
+            name: context.name().map_err(|e| CudaError::driver("reading the device name", e))?,
+            compute_capability: context
+                .compute_capability()
+                .map_err(|e| CudaError::driver("reading the compute capability", e))?,
+            multiprocessors: attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "the SM count")?
+                .max(1) as u32,
+            total_memory_bytes,
+            free_memory_bytes,
+            l2_cache_bytes: attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "the L2 size")?.max(0)
+                as usize,
+            driver_version,
+        };
+        let sync_after_launch = match std::env::var("WARPATH_SYNC_LAUNCHES").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => cfg!(debug_assertions),
+        };
+        Ok(CudaDevice {
+            context,
+            stream,
+            info,
+            compiler: Mutex::new(None),
+            modules: Mutex::new(HashMap::new()),
+            sync_after_launch,
+            last_kernel: Mutex::new(None),
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// `(free, total)` device memory in bytes, now.
+    pub fn memory_info(&self) -> CudaResult<(usize, usize)> {
+        self.context.mem_get_info().map_err(|e| CudaError::driver("cuMemGetInfo", e))
+    }
+
+    /// The stream every launch and copy of this device goes to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.context
+    }
+
+    /// Waits for all work on the stream; a fault names the last kernel launched.
+    pub fn synchronize(&self) -> CudaResult<()> {
+        self.stream.synchronize().map_err(|e| self.fault("synchronizing the stream", e))
+    }
+
+    /// The error for a failure found after launches: names the last kernel.
+    pub(crate) fn fault(&self, what: &str, error: DriverError) -> CudaError {
+        let last = *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner());
+        match last {
+            Some(kernel) => CudaError::Kernel {
+                kernel: kernel.to_string(),
+                message: format!("{} (found while {what}, after this kernel ran)", describe_driver_error(&error)),
+            },
+            None => CudaError::driver(what, error),
+        }
+    }
+
+    /// Allocates `bytes` (at least 16) of zeroed device memory; `what` names it in errors.
+    pub(crate) fn allocate_bytes(&self, what: &str, bytes: usize) -> CudaResult<CudaSlice<u8>> {
+        let (free, total) = self.memory_info()?;
+        let out_of_memory = || CudaError::OutOfMemory {
+            what: what.to_string(),
+            asked_mib: mib(bytes),
+            free_mib: mib(free),
+            total_mib: mib(total),
+        };
+        if bytes > free {
+            return Err(out_of_memory());
+        }
+        self.stream.alloc_zeros::<u8>(bytes.max(16)).map_err(|e| {
+            if is_out_of_memory(&e) { out_of_memory() } else { self.fault(&format!("allocating {what}"), e) }
+        })
+    }
+
+    /// The KernelCompiler of this device, made on first use (NVRTC is needed only then).
+    fn compiler(&self) -> CudaResult<KernelCompiler> {
+        let mut slot = self.compiler.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(KernelCompiler::new()?.with_driver_version(self.info.driver_version));
+        }
+        Ok(slot.clone().expect("set above"))
+    }
+
+    /// The module of `source` compiled for this device, compiling (or loading from the disk
+    /// cache) on first use.
+    pub fn module(&self, source: &KernelSource) -> CudaResult<Arc<CudaModule>> {
+        if let Some(module) = self.modules.lock().unwrap_or_else(|p| p.into_inner()).get(source.name) {
+            return Ok(module.clone());
+        }
+        let compiler = self.compiler()?;
+        let target = compiler.target_for(self.info.compute_capability)?;
+        let compiled = compiler.compile(source, &target)?;
+        let module = match self.load_image(&compiled.image) {
+            Ok(module) => module,
+            Err(error) if matches!(compiled.cache, CacheUse::Hit(_)) => {
+                // A stale or damaged cache file: drop it and compile afresh.
+                let _ = error;
+                compiler.evict(source, &target);
+                let fresh = compiler.compile(source, &target)?;
+                self.load_image(&fresh.image).map_err(|e| self.load_error(source, &target, e))?
+            }
+            Err(error) => return Err(self.load_error(source, &target, error)),
+        };
+        self.modules.lock().unwrap_or_else(|p| p.into_inner()).insert(source.name, module.clone());
+        Ok(module)
+    }
+
+    fn load_error(&self, source: &KernelSource, target: &CompileTarget, error: DriverError) -> CudaError {
+        CudaError::Driver {
+            context: format!("loading module `{}` ({}) on {}", source.name, target.gpu_architecture(), self.info.name),
+            message: format!(
+                "{}; the driver is CUDA {}: an NVRTC newer than the driver makes images it cannot load",
+                describe_driver_error(&error),
+                self.info.driver_version_string()
+            ),
+        }
+    }
+
+    fn load_image(&self, image: &ModuleImage) -> Result<Arc<CudaModule>, DriverError> {
+        let ptx = match image {
+            ModuleImage::Cubin(bytes) => cudarc::nvrtc::Ptx::from_binary(bytes.clone()),
+            ModuleImage::Ptx(text) => cudarc::nvrtc::Ptx::from_src(text.clone()),
+        };
+        self.context.load_module(ptx)
+    }
+
+    /// Kernel `name` of program `source`.
+    pub fn function(&self, source: &KernelSource, name: &'static str) -> CudaResult<CudaFunction> {
+        let module = self.module(source)?;
+        module.load_function(name).map_err(|e| CudaError::Kernel {
+            kernel: name.to_string(),
+            message: format!("not found in module `{}`: {}", source.name, describe_driver_error(&e)),
+        })
+    }
+
+    /// Checks a launch's result and, when launches are synchronized, the kernel's run.
+    pub(crate) fn check_launch<T>(&self, kernel: &'static str, launched: Result<T, DriverError>) -> CudaResult<()> {
+        launched.map_err(|e| CudaError::Kernel {
+            kernel: kernel.to_string(),
+            message: format!("launch failed: {}", describe_driver_error(&e)),
+        })?;
+        *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = Some(kernel);
+        if self.sync_after_launch {
+            self.stream.synchronize().map_err(|e| CudaError::Kernel {
+                kernel: kernel.to_string(),
+                message: format!("failed while running: {}", describe_driver_error(&e)),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).
+    pub(crate) fn blocks_per_multiprocessor(&self, function: &CudaFunction, block_size: u32) -> CudaResult<u32> {
+        function
+            .occupancy_max_active_blocks_per_multiprocessor(block_size, 0, None)
+            .map(|n| n.max(1))
+            .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
+    }
+}
+
+/// The device tests run on: `Ok(Some)` with a device; `Ok(None)` (after printing a notice)
+/// when there is none; `Err` when there is none and `WARPATH_REQUIRE_GPU=1`, or when a
+/// device exists but fails to open.
+pub fn test_device() -> CudaResult<Option<CudaDevice>> {
+    match CudaDevice::open(0) {
+        Ok(device) => Ok(Some(device)),
+        Err(error @ CudaError::NoDevice { .. }) => {
+            if std::env::var("WARPATH_REQUIRE_GPU").as_deref() == Ok("1") {
+                Err(error)
+            } else {
+                eprintln!("notice: skipping GPU test ({error}); set WARPATH_REQUIRE_GPU=1 to make this a failure");
+                Ok(None)
+            }
+        }
+        Err(error) => Err(error),
+    }
+}

@@ -1,0 +1,373 @@
+//! Typed launches of the traversal kernels of `kernels/traverse.cu` (seed 004, Aila & Laine
+//! 2009/2012): one Rust function per kernel, each taking the uploaded BVH, a ray buffer
+//! and the hit buffer it fills. Rays in, hits out; nothing else runs between.
+//!
+//! | [`TraversalKernel`]        | schedule                                                        |
+//! |----------------------------|-----------------------------------------------------------------|
+//! | `WhileWhile`               | one ray per thread; inner-node loop, then leaf loop              |
+//! | `SpeculativeWhileWhile`    | one ray per thread; leaves postponed until the warp has one each |
+//! | `PersistentDynamicFetch`   | persistent warps fetch rays from a global counter when fewer than `fetch_threshold` lanes are busy |
+//! | `PostponedLeaves`          | persistent + dynamic fetch + postponed leaf testing (the 2012 kernel) |
+//!
+//! Each runs as closest hit ([`HitMode::Closest`]: the nearest `(t, triangle id)`) or any
+//! hit ([`HitMode::Any`]: shadow rays, stop at the first hit). [`bench_traversal`] times one
+//! kernel with CUDA events (warm-up, then the median of several runs) in Mrays/s.
+
+use crate::buffer::DeviceBuffer;
+use crate::bvh_layout::{DeviceBvh, GpuBvh};
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::TRAVERSE;
+use crate::layout::{GpuHit, GpuRay};
+use crate::runtime::CudaDevice;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use glam::Vec3;
+use std::fmt;
+use warpath_bvh::Bvh;
+use warpath_core::math::Ray;
+
+/// Threads per block of every traversal kernel (`WARPATH_TRAVERSAL_BLOCK`).
+pub const TRAVERSAL_BLOCK_SIZE: u32 = 128;
+/// Aila & Laine's dynamic-fetch threshold for 32-wide warps (2012 Kepler kernel).
+pub const DEFAULT_FETCH_THRESHOLD: u32 = 20;
+
+/// The traversal schedules (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraversalKernel {
+    WhileWhile,
+    SpeculativeWhileWhile,
+    PersistentDynamicFetch,
+    PostponedLeaves,
+}
+
+impl TraversalKernel {
+    pub const ALL: [TraversalKernel; 4] = [
+        TraversalKernel::WhileWhile,
+        TraversalKernel::SpeculativeWhileWhile,
+        TraversalKernel::PersistentDynamicFetch,
+        TraversalKernel::PostponedLeaves,
+    ];
+
+    /// Short name for tables and the CLI (`while-while`, `speculative`, `persistent`, `postponed`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TraversalKernel::WhileWhile => "while-while",
+            TraversalKernel::SpeculativeWhileWhile => "speculative",
+            TraversalKernel::PersistentDynamicFetch => "persistent",
+            TraversalKernel::PostponedLeaves => "postponed",
+        }
+    }
+
+    /// Parses [`TraversalKernel::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether the kernel runs a persistent grid fed from a global ray counter.
+    pub fn is_persistent(&self) -> bool {
+        matches!(self, TraversalKernel::PersistentDynamicFetch | TraversalKernel::PostponedLeaves)
+    }
+
+    /// The `extern "C"` name of the kernel for `mode`.
+    pub fn function_name(&self, mode: HitMode) -> &'static str {
+        use HitMode::*;
+        use TraversalKernel::*;
+        match (self, mode) {
+            (WhileWhile, Closest) => "traverse_while_while_closest",
+            (WhileWhile, Any) => "traverse_while_while_any",
+            (SpeculativeWhileWhile, Closest) => "traverse_speculative_closest",
+            (SpeculativeWhileWhile, Any) => "traverse_speculative_any",
+            (PersistentDynamicFetch, Closest) => "traverse_persistent_closest",
+            (PersistentDynamicFetch, Any) => "traverse_persistent_any",
+            (PostponedLeaves, Closest) => "traverse_postponed_closest",
+            (PostponedLeaves, Any) => "traverse_postponed_any",
+        }
+    }
+}
+
+impl fmt::Display for TraversalKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Closest hit or any hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HitMode {
+    /// The nearest hit, ties in `t` to the lower triangle id.
+    Closest,
+    /// Some hit with `t` in `(t_min, t_max)` (shadow rays): stops at the first one found.
+    Any,
+}
+
+impl fmt::Display for HitMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HitMode::Closest => "closest",
+            HitMode::Any => "any",
+        })
+    }
+}
+
+/// Settings of the persistent kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PersistentSettings {
+    /// A warp fetches new rays once fewer than this many of its lanes are busy (1..=32;
+    /// 1 fetches only when the whole warp is idle).
+    pub fetch_threshold: u32,
+    /// Resident blocks per SM to launch (`None`: as many as the occupancy API allows).
+    pub blocks_per_multiprocessor: Option<u32>,
+}
+
+impl Default for PersistentSettings {
+    fn default() -> Self {
+        PersistentSettings { fetch_threshold: DEFAULT_FETCH_THRESHOLD, blocks_per_multiprocessor: None }
+    }
+}
+
+/// A ray batch and its result buffer on the device, plus the persistent kernels' counter.
+pub struct TraversalBuffers {
+    pub rays: DeviceBuffer<GpuRay>,
+    pub hits: DeviceBuffer<GpuHit>,
+    ray_counter: DeviceBuffer<u32>,
+}
+
+impl TraversalBuffers {
+    /// Uploads `rays` and allocates as many hits.
+    pub fn new(device: &CudaDevice, rays: &[GpuRay]) -> CudaResult<Self> {
+        Ok(TraversalBuffers {
+            rays: DeviceBuffer::from_slice(device, rays)?,
+            hits: DeviceBuffer::zeroed(device, rays.len())?,
+            ray_counter: DeviceBuffer::zeroed(device, 1)?,
+        })
+    }
+}
+
+/// Launches `kernel` in `mode` over every ray of `rays`, writing `hits[i]` for ray `i`.
+/// `ray_counter` is only used (and reset) by the persistent kernels.
+#[allow(clippy::too_many_arguments)]
+pub fn trace(
+    device: &CudaDevice,
+    bvh: &DeviceBvh,
+    rays: &DeviceBuffer<GpuRay>,
+    hits: &mut DeviceBuffer<GpuHit>,
+    ray_counter: &mut DeviceBuffer<u32>,
+    kernel: TraversalKernel,
+    mode: HitMode,
+    settings: &PersistentSettings,
+) -> CudaResult<()> {
+    if hits.len() < rays.len() {
+        return Err(CudaError::InvalidArgument(format!("{} rays but room for only {} hits", rays.len(), hits.len())));
+    }
+    if rays.len() > i32::MAX as usize {
+        return Err(CudaError::InvalidArgument(format!("{} rays exceed one launch's 2^31 - 1", rays.len())));
+    }
+    if rays.is_empty() {
+        return Ok(());
+    }
+    let ray_count = rays.len() as i32;
+    let name = kernel.function_name(mode);
+    let function = device.function(&TRAVERSE, name)?;
+    let stream = device.stream();
+    if kernel.is_persistent() {
+        if ray_counter.is_empty() {
+            return Err(CudaError::InvalidArgument("the persistent kernels need a one-element ray counter".into()));
+        }
+        if !(1..=32).contains(&settings.fetch_threshold) {
+            return Err(CudaError::InvalidArgument(format!(
+                "fetch_threshold {} is outside 1..=32 (lanes of a warp)",
+                settings.fetch_threshold
+            )));
+        }
+        ray_counter.clear(device)?;
+        let per_sm = match settings.blocks_per_multiprocessor {
+            Some(blocks) => blocks.max(1),
+            None => device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?,
+        };
+        let needed_blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64);
+        let blocks = (device.info().multiprocessors as u64 * per_sm as u64).min(needed_blocks).max(1) as u32;
+        let config =
+            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let fetch_threshold = settings.fetch_threshold as i32;
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(bvh.nodes.raw())
+            .arg(bvh.triangles.raw())
+            .arg(bvh.triangle_ids.raw())
+            .arg(rays.raw())
+            .arg(hits.raw_mut())
+            .arg(&ray_count)
+            .arg(ray_counter.raw_mut())
+            .arg(&fetch_threshold);
+        // SAFETY: the argument list matches WARPATH_PERSISTENT_KERNEL's signature; every
+        // buffer holds at least what the kernel reads or writes (checked above).
+        let launched = unsafe { launch.launch(config) };
+        device.check_launch(name, launched)
+    } else {
+        let blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
+        let config =
+            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(bvh.nodes.raw())
+            .arg(bvh.triangles.raw())
+            .arg(bvh.triangle_ids.raw())
+            .arg(rays.raw())
+            .arg(hits.raw_mut())
+            .arg(&ray_count);
+        // SAFETY: the argument list matches WARPATH_ONE_RAY_PER_THREAD_KERNEL's signature;
+        // `hits` holds at least `ray_count` results (checked above).
+        let launched = unsafe { launch.launch(config) };
+        device.check_launch(name, launched)
+    }
+}
+
+macro_rules! typed_launch {
+    ($(#[$doc:meta])* $name:ident, $kernel:expr, $mode:expr) => {
+        $(#[$doc])*
+        pub fn $name(device: &CudaDevice, bvh: &DeviceBvh, buffers: &mut TraversalBuffers) -> CudaResult<()> {
+            let TraversalBuffers { rays, hits, ray_counter } = buffers;
+            trace(device, bvh, rays, hits, ray_counter, $kernel, $mode, &PersistentSettings::default())
+        }
+    };
+}
+
+typed_launch!(
+    /// `traverse_while_while_closest`: while-while traversal, closest hit.
+    closest_while_while, TraversalKernel::WhileWhile, HitMode::Closest
+);
+typed_launch!(
+    /// `traverse_while_while_any`: while-while traversal, any hit.
+    any_while_while, TraversalKernel::WhileWhile, HitMode::Any
+);
+typed_launch!(
+    /// `traverse_speculative_closest`: speculative while-while, closest hit.
+    closest_speculative_while_while, TraversalKernel::SpeculativeWhileWhile, HitMode::Closest
+);
+typed_launch!(
+    /// `traverse_speculative_any`: speculative while-while, any hit.
+    any_speculative_while_while, TraversalKernel::SpeculativeWhileWhile, HitMode::Any
+);
+typed_launch!(
+    /// `traverse_persistent_closest`: persistent threads with dynamic fetch, closest hit.
+    closest_persistent_dynamic_fetch, TraversalKernel::PersistentDynamicFetch, HitMode::Closest
+);
+typed_launch!(
+    /// `traverse_persistent_any`: persistent threads with dynamic fetch, any hit.
+    any_persistent_dynamic_fetch, TraversalKernel::PersistentDynamicFetch, HitMode::Any
+);
+typed_launch!(
+    /// `traverse_postponed_closest`: persistent + dynamic fetch + postponed leaves, closest hit.
+    closest_postponed_leaves, TraversalKernel::PostponedLeaves, HitMode::Closest
+);
+typed_launch!(
+    /// `traverse_postponed_any`: persistent + dynamic fetch + postponed leaves, any hit.
+    any_postponed_leaves, TraversalKernel::PostponedLeaves, HitMode::Any
+);
+
+/// Uploads `rays`, traces them with `kernel` in `mode` and returns the hits (a convenience
+/// for tests and one-off queries; batch work should keep [`TraversalBuffers`]).
+pub fn trace_rays(
+    device: &CudaDevice,
+    bvh: &DeviceBvh,
+    rays: &[GpuRay],
+    kernel: TraversalKernel,
+    mode: HitMode,
+) -> CudaResult<Vec<GpuHit>> {
+    let mut buffers = TraversalBuffers::new(device, rays)?;
+    let TraversalBuffers { rays, hits, ray_counter } = &mut buffers;
+    trace(device, bvh, rays, hits, ray_counter, kernel, mode, &PersistentSettings::default())?;
+    buffers.hits.download(device)
+}
+
+/// How [`bench_traversal`] runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BenchOptions {
+    pub mode: HitMode,
+    /// Untimed launches first (module load, caches, clocks).
+    pub warmup_runs: usize,
+    /// Timed launches; the median is reported.
+    pub timed_runs: usize,
+    pub persistent: PersistentSettings,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            mode: HitMode::Closest,
+            warmup_runs: 3,
+            timed_runs: 10,
+            persistent: PersistentSettings::default(),
+        }
+    }
+}
+
+/// The timing of one kernel on one ray batch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraversalTiming {
+    pub kernel: TraversalKernel,
+    pub mode: HitMode,
+    pub rays: usize,
+    /// Each timed run, in milliseconds (CUDA events around the launch).
+    pub run_ms: Vec<f32>,
+    pub median_ms: f32,
+    /// Millions of rays per second at the median time.
+    pub mrays_per_second: f64,
+    /// Rays that hit something (closest) or are occluded (any), from the last run.
+    pub hit_count: usize,
+    pub device: String,
+}
+
+/// Times `kernel` on `rays` against `bvh` (built over `tris`): converts and uploads the
+/// tree and the rays, runs `warmup_runs` untimed launches, then `timed_runs` launches each
+/// between two CUDA events, and reports the median.
+pub fn bench_traversal(
+    device: &CudaDevice,
+    bvh: &Bvh,
+    tris: &[[Vec3; 3]],
+    rays: &[Ray],
+    kernel: TraversalKernel,
+    options: &BenchOptions,
+) -> CudaResult<TraversalTiming> {
+    if options.timed_runs == 0 {
+        return Err(CudaError::InvalidArgument("bench_traversal needs at least one timed run".into()));
+    }
+    let device_bvh = DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, tris)?)?;
+    let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
+    let mut buffers = TraversalBuffers::new(device, &gpu_rays)?;
+    let TraversalBuffers { rays: ray_buffer, hits, ray_counter } = &mut buffers;
+    let mut run = |device: &CudaDevice| {
+        trace(device, &device_bvh, ray_buffer, hits, ray_counter, kernel, options.mode, &options.persistent)
+    };
+    for _ in 0..options.warmup_runs {
+        run(device)?;
+    }
+    device.synchronize()?;
+    let timing_flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let event = |what: &str| device.context().new_event(timing_flags).map_err(|e| CudaError::driver(what, e));
+    let (start, end) = (event("creating a timing event")?, event("creating a timing event")?);
+    let mut run_ms = Vec::with_capacity(options.timed_runs);
+    for _ in 0..options.timed_runs {
+        start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+        run(device)?;
+        end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+        run_ms.push(start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))?);
+    }
+    let mut sorted = run_ms.clone();
+    sorted.sort_by(f32::total_cmp);
+    let median_ms = if sorted.len() % 2 == 1 {
+        sorted[sorted.len() / 2]
+    } else {
+        0.5 * (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2])
+    };
+    let hit_count = buffers.hits.download(device)?.iter().filter(|h| h.is_hit()).count();
+    Ok(TraversalTiming {
+        kernel,
+        mode: options.mode,
+        rays: rays.len(),
+        run_ms,
+        median_ms,
+        mrays_per_second: if median_ms > 0.0 { rays.len() as f64 / (median_ms as f64 * 1e-3) / 1e6 } else { 0.0 },
+        hit_count,
+        device: device.info().name.clone(),
+    })
+}
