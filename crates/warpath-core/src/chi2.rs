@@ -72,8 +72,10 @@ pub struct Chi2Config {
     pub significance: f64,
     /// Number of tests in the suite, for the Šidák correction.
     pub test_count: usize,
-    /// Relative tolerance of the adaptive pdf integration per bin.
+    /// Relative tolerance of the adaptive pdf integration per cell.
     pub integration_tolerance: f64,
+    /// Absolute tolerance of the adaptive pdf integration per cell, in expected samples.
+    pub integration_absolute_tolerance: f64,
     /// Whether sampler failures form a cell of the test (see the module docs).
     pub include_failures: bool,
     /// Relative tolerance for `sampled pdf == pdf(direction)`.
@@ -90,7 +92,8 @@ impl Default for Chi2Config {
             min_expected: 5.0,
             significance: 0.01,
             test_count: 1,
-            integration_tolerance: 1e-5,
+            integration_tolerance: 1e-4,
+            integration_absolute_tolerance: 0.02,
             include_failures: true,
             pdf_tolerance: 1e-3,
             seed: 7,
@@ -183,20 +186,26 @@ pub fn chi2_test(
         observed[bin_index(dir, rows, cols)] += 1.0;
     }
 
-    let pdf_f64 = |cos_theta: f64, phi: f64| -> f64 {
-        let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
+    // The quadrature runs over (θ, φ) with the Jacobian sin θ rather than over (cos θ, φ):
+    // a lobe of angular width w at a pole spans only ~w²/2 in cos θ, too thin to be seen.
+    let pdf_times_jacobian = |theta: f64, phi: f64| -> f64 {
+        let (sin_theta, cos_theta) = theta.sin_cos();
         let dir = Vec3::new((sin_theta * phi.cos()) as f32, (sin_theta * phi.sin()) as f32, cos_theta as f32);
-        pdf(dir) as f64
+        pdf(dir) as f64 * sin_theta
     };
+    // Relative tolerance per cell, and an absolute one worth a fraction of a sample, so
+    // that cells cut by a discontinuity of the pdf stop refining once it cannot matter.
+    let tolerance = (config.integration_tolerance, config.integration_absolute_tolerance / config.sample_count as f64);
     let mut expected = vec![0.0f64; rows * cols];
     let mut pdf_integral = 0.0;
     for r in 0..rows {
-        let c0 = -1.0 + 2.0 * r as f64 / rows as f64;
-        let c1 = -1.0 + 2.0 * (r + 1) as f64 / rows as f64;
+        let cos_theta_low = -1.0 + 2.0 * r as f64 / rows as f64;
+        let cos_theta_high = -1.0 + 2.0 * (r + 1) as f64 / rows as f64;
+        let theta_range = [cos_theta_high.min(1.0).acos(), cos_theta_low.max(-1.0).acos()];
         for c in 0..cols {
             let p0 = 2.0 * PI * c as f64 / cols as f64;
             let p1 = 2.0 * PI * (c + 1) as f64 / cols as f64;
-            let integral = integrate_cell(&pdf_f64, [c0, c1], [p0, p1], config.integration_tolerance, 0);
+            let integral = integrate_cell(&pdf_times_jacobian, theta_range, [p0, p1], tolerance, 0);
             pdf_integral += integral;
             expected[r * cols + c] = integral * config.sample_count as f64;
         }
@@ -261,10 +270,14 @@ pub fn bin_index(dir: Vec3, rows: usize, cols: usize) -> usize {
     r * cols + c
 }
 
-/// Adaptive midpoint quadrature of `f(cos θ, φ)` over a cell: compares a 4×4 rule with
+/// Deepest subdivision of a bin by [`integrate_cell`] (cells 1/1024 of the bin's side).
+const MAX_INTEGRATION_DEPTH: u32 = 10;
+
+/// Adaptive midpoint quadrature of `f(θ, φ)` over a cell: compares a 4×4 rule with
 /// the 8×8 rule made of its four quadrants and recurses into the quadrants until they
-/// agree. Test-side code only (the recursion never runs on the GPU).
-fn integrate_cell(f: &impl Fn(f64, f64) -> f64, c: [f64; 2], p: [f64; 2], tolerance: f64, depth: u32) -> f64 {
+/// agree within `tolerance` = (relative, absolute). Test-side code only (the recursion
+/// never runs on the GPU).
+fn integrate_cell(f: &impl Fn(f64, f64) -> f64, c: [f64; 2], p: [f64; 2], tolerance: (f64, f64), depth: u32) -> f64 {
     let midpoint = |c0: f64, c1: f64, p0: f64, p1: f64| -> f64 {
         const N: usize = 4;
         let (dc, dp) = ((c1 - c0) / N as f64, (p1 - p0) / N as f64);
@@ -282,8 +295,8 @@ fn integrate_cell(f: &impl Fn(f64, f64) -> f64, c: [f64; 2], p: [f64; 2], tolera
         [([c[0], cm], [p[0], pm]), ([c[0], cm], [pm, p[1]]), ([cm, c[1]], [p[0], pm]), ([cm, c[1]], [pm, p[1]])];
     let fine: f64 = quadrants.iter().map(|(qc, qp)| midpoint(qc[0], qc[1], qp[0], qp[1])).sum();
     // A minimum depth keeps narrow peaks between the coarse nodes from going unseen.
-    let converged = depth >= 1 && (fine - coarse).abs() <= tolerance * fine.abs() + 1e-12;
-    if converged || depth >= 14 {
+    let converged = depth >= 1 && (fine - coarse).abs() <= tolerance.0 * fine.abs() + tolerance.1;
+    if converged || depth >= MAX_INTEGRATION_DEPTH {
         // Richardson extrapolation: the midpoint rule's error falls as h².
         return fine + (fine - coarse) / 3.0;
     }
