@@ -110,8 +110,9 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
 
     Translated: [render] width/height/max_depth; [camera] look_at or to_world, fov,
     fov_axis, aperture_radius/focus_distance; [[material]] of type diffuse (others
-    stop with a message); [[shape]] mesh (.ply/.obj), rectangle, cube, sphere with
-    to_world or translate/rotate/scale, emission (one-sided); [environment] none,
+    stop with a message; black is diffuse with albedo 0); [[shape]] mesh (.ply/.obj), rectangle, cube, sphere with
+    to_world or translate/rotate/scale, emission (one-sided) on the shape or its material
+    (diffuse or black); [environment] none,
     constant, map (with scale and rotate_y). Meshes use face normals, as warpath does
     for meshes without normals."""
     import tomllib
@@ -128,7 +129,9 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
     if bounces is None:
         bounces = render.get("max_depth", 8)
 
-    cam = doc.get("camera", {})
+    cam = doc.get("camera")
+    if cam is None:
+        sys.exit(f"mitsuba-render: {path}: no [camera]: warpath's automatic framing is not translated")
     if "look_at" in cam:
         la = cam["look_at"]
         to_world = T().look_at(origin=la["origin"], target=la["target"], up=la.get("up", [0, 1, 0]))
@@ -153,15 +156,16 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
     materials = {}
     for m in doc.get("material", []):
         kind = m.get("type")
-        if kind != "diffuse":
+        if kind not in ("diffuse", "black"):
             sys.exit(f"mitsuba-render: {path}: material {m.get('name')!r}: type {kind!r} is not translated "
-                     "to Mitsuba here (only diffuse)")
+                     "to Mitsuba here (only diffuse and black)")
         if "base_color_texture" in m:
             sys.exit(f"mitsuba-render: {path}: material {m['name']!r}: textures are not translated")
-        materials[m["name"]] = (
-            {"type": "diffuse", "reflectance": {"type": "rgb", "value": triple(m.get("base_color", DEFAULT_ALBEDO))}},
-            m.get("emission"),
-        )
+        albedo = triple(m.get("base_color", DEFAULT_ALBEDO)) if kind == "diffuse" else [0.0] * 3
+        emission = m.get("emission")
+        if emission is not None and m.get("two_sided_emission"):
+            print(f"mitsuba-render: warning: material {m['name']!r}: two-sided emission is one-sided in Mitsuba")
+        materials[m["name"]] = ({"type": "diffuse", "reflectance": {"type": "rgb", "value": albedo}}, emission)
     default = ({"type": "diffuse", "reflectance": {"type": "rgb", "value": [DEFAULT_ALBEDO] * 3}}, None)
 
     for i, shape in enumerate(doc.get("shape", [])):
