@@ -142,6 +142,7 @@ pub fn parse_ply(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
                     for property in &element.properties {
                         body.skip_property(&property.kind)?;
                     }
+                    body.end_item()?;
                 }
             }
         }
@@ -317,6 +318,21 @@ impl Body<'_> {
         })
     }
 
+    /// ASCII: an item ends at the end of its line; values left over mean the header and
+    /// the body disagree.
+    fn end_item(&mut self) -> Result<(), SceneError> {
+        if self.format != Format::Ascii {
+            return Ok(());
+        }
+        while self.position < self.data.len() && matches!(self.data[self.position], b' ' | b'\t' | b'\r') {
+            self.position += 1;
+        }
+        if self.position < self.data.len() && self.data[self.position] != b'\n' {
+            return Err(self.error("more values on the line than the header declares".into()));
+        }
+        Ok(())
+    }
+
     fn read_count(&mut self, ty: ScalarType) -> Result<usize, SceneError> {
         let n = self.read(ty)?;
         if n < 0.0 {
@@ -387,6 +403,7 @@ fn read_vertices(body: &mut Body, element: &Element, mesh: &mut TriangleMesh) ->
                 ref list => body.skip_property(list)?,
             }
         }
+        body.end_item()?;
         let p = Vec3::new(values[x] as f32, values[y] as f32, values[z] as f32);
         if !p.is_finite() {
             return Err(body.error(format!("vertex position is not finite ({p})")));
@@ -442,6 +459,7 @@ fn read_faces(
                 polygon.push(index as u32);
             }
         }
+        body.end_item()?;
         if polygon.len() < 3 {
             *short_faces += 1;
             continue;

@@ -1,0 +1,247 @@
+//! The native TOML format: the documented example loads (and is the same text as in
+//! docs/scene-format.md), transforms and materials come out right, and every kind of
+//! mistake is an error at the right line.
+
+use glam::Vec3;
+use std::path::{Path, PathBuf};
+use warpath_core::camera::FovAxis;
+use warpath_core::light::Environment;
+use warpath_core::material::MaterialKind;
+use warpath_core::sampler::SamplerKind;
+use warpath_scene::toml_scene::{load_any, parse_toml_scene};
+use warpath_scene::{Scene, SceneError};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn parse(text: &str) -> Result<Scene, SceneError> {
+    parse_toml_scene(text, &data("inline.toml"))
+}
+
+/// Asserts a Parse error at `line` whose message contains `needle`.
+fn assert_error_at(text: &str, line: usize, needle: &str) {
+    match parse(text) {
+        Err(SceneError::Parse { line: got, message, path }) => {
+            assert_eq!(got, line, "wrong line for '{message}'");
+            assert!(message.contains(needle), "message '{message}' lacks '{needle}'");
+            assert!(path.ends_with("inline.toml"));
+        }
+        Err(other) => panic!("expected a Parse error at line {line}, got {other}"),
+        Ok(_) => panic!("expected a Parse error at line {line}, got a scene"),
+    }
+}
+
+fn mesh<'a>(scene: &'a Scene, name: &str) -> &'a warpath_scene::MeshInfo {
+    scene.meshes.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no mesh {name}: {:?}", scene.meshes))
+}
+
+fn material_of<'a>(scene: &'a Scene, mesh_name: &str) -> &'a warpath_core::material::Material {
+    let info = mesh(scene, mesh_name);
+    &scene.materials[scene.triangle_materials[info.first_triangle as usize] as usize]
+}
+
+#[test]
+fn example_scene_loads() {
+    let scene = load_any(&data("example.toml")).unwrap();
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    assert_eq!((scene.settings.width, scene.settings.height, scene.settings.spp), (640, 480, 64));
+    assert_eq!(scene.settings.seed, 7);
+    assert_eq!(scene.settings.sampler, SamplerKind::PaddedHalton);
+    assert_eq!(scene.camera.fov_axis, FovAxis::Smaller);
+    assert_eq!(scene.camera.position(), Vec3::new(0.0, 2.0, 7.0));
+    assert_eq!(scene.camera.aperture_radius, 0.02);
+    assert_eq!(scene.meshes.len(), 5);
+    // The pyramid: 3 triangles of sides + 2 of the quad base, moved by translate.
+    let pyramid = mesh(&scene, "mesh#1");
+    assert_eq!(pyramid.triangle_count, 6);
+    assert_eq!(material_of(&scene, "mesh#1").kind(), MaterialKind::RoughConductor);
+    assert_eq!(material_of(&scene, "light").emission, Vec3::new(12.0, 11.0, 9.0));
+    assert!(matches!(scene.environment, Environment::Constant(c) if c == Vec3::new(0.05, 0.07, 0.12)));
+    // Floor: rotated -90° about x, scaled by 10 → normal +y, spans [-10,10] in x and z.
+    let floor = mesh(&scene, "floor");
+    let [a, b, c] = scene.triangle_vertices(floor.first_triangle as usize);
+    assert!(((b - a).cross(c - a).normalize() - Vec3::Y).length() < 1e-5);
+    assert!(a.y.abs() < 1e-5 && (a.x.abs() - 10.0).abs() < 1e-4);
+    // The light faces down.
+    let light = mesh(&scene, "light");
+    let [a, b, c] = scene.triangle_vertices(light.first_triangle as usize);
+    assert!(((b - a).cross(c - a).normalize() + Vec3::Y).length() < 1e-5);
+    assert!((a.y - 5.0).abs() < 1e-5);
+    // Glass cube by to_world: [0,0.8] in y, centered at z = 1.8.
+    let cube = mesh(&scene, "cube#3");
+    let ys: Vec<f32> = (0..cube.triangle_count)
+        .flat_map(|t| scene.triangle_vertices((cube.first_triangle + t) as usize))
+        .map(|p| p.y)
+        .collect();
+    assert!((ys.iter().cloned().fold(f32::MAX, f32::min) - 0.0).abs() < 1e-5);
+    assert!((ys.iter().cloned().fold(f32::MIN, f32::max) - 0.8).abs() < 1e-5);
+}
+
+#[test]
+fn docs_contain_the_example_verbatim() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scene-format.md");
+    let docs = std::fs::read_to_string(docs).unwrap();
+    let after = docs.split("## Complete example").nth(1).expect("docs have a '## Complete example' section");
+    let block = after.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+    let file = std::fs::read_to_string(data("example.toml")).unwrap();
+    assert_eq!(block, file, "docs/scene-format.md and tests/data/example.toml differ");
+}
+
+#[test]
+fn mirrored_transforms_keep_normals_consistent() {
+    let scene = parse(
+        r#"
+[[shape]]
+type = "cube"
+name = "mirrored"
+scale = [-1, 2, 1]
+[[shape]]
+type = "sphere"
+name = "flipped-sphere"
+subdivisions = 1
+to_world = [[1,0,0,0],[0,1,0,0],[0,0,-3,0],[0,0,0,1]]
+"#,
+    )
+    .unwrap();
+    for t in 0..scene.triangle_count() {
+        let [a, b, c] = scene.triangle_vertices(t);
+        let geometric = (b - a).cross(c - a).normalize();
+        let n = scene.normals[scene.triangles[t][0] as usize];
+        assert!(geometric.dot(n) > 0.5, "triangle {t}: {geometric} vs {n}");
+        // Still outward: the objects are centered at the origin.
+        assert!(geometric.dot(a + b + c) > 0.0, "triangle {t} faces inward");
+    }
+}
+
+#[test]
+fn rotate_translate_scale_compose_as_trs() {
+    let scene = parse(
+        r#"
+[[shape]]
+type = "rectangle"
+translate = [5, 0, 0]
+rotate = { axis = [0, 0, 1], angle = 90 }
+scale = [2, 1, 1]
+"#,
+    )
+    .unwrap();
+    // Corner (1,1,0) → S (2,1,0) → R(z,90°) (-1,2,0) → T (4,2,0).
+    assert!(scene.positions.iter().any(|p| (*p - Vec3::new(4.0, 2.0, 0.0)).length() < 1e-5), "{:?}", scene.positions);
+    // No material given: the default diffuse gray.
+    assert_eq!(scene.material_names, vec!["default"]);
+    assert_eq!(scene.materials[0].base_color, Vec3::splat(0.8));
+}
+
+#[test]
+fn shape_emission_and_every_material_type() {
+    let scene = parse(
+        r#"
+[[material]]
+name = "a"
+type = "car-paint"
+base_color = [0.5, 0.1, 0.1]
+specular = 0.2
+exponent = 300
+ior = 1.6
+[[material]]
+name = "b"
+type = "rough-dielectric"
+ior = 1.33
+roughness = 0.1
+[[material]]
+name = "c"
+type = "mirror"
+specular = 0.9
+[[material]]
+name = "d"
+type = "chrome"
+[[shape]]
+type = "sphere"
+name = "s"
+subdivisions = 0
+material = "a"
+emission = 2
+two_sided_emission = true
+"#,
+    )
+    .unwrap();
+    let m = material_of(&scene, "s");
+    assert_eq!(m.kind(), MaterialKind::CarPaint);
+    assert_eq!(m.emission, Vec3::splat(2.0));
+    assert!(m.two_sided_emission());
+    assert_eq!(m.ior, 1.6);
+    let b = &scene.materials[scene.material_names.iter().position(|n| n == "b").unwrap()];
+    assert_eq!((b.kind(), b.ior, b.roughness), (MaterialKind::RoughDielectric, 1.33, 0.1));
+    // The shared material "a" itself does not emit.
+    let a = &scene.materials[scene.material_names.iter().position(|n| n == "a").unwrap()];
+    assert!(!a.is_emissive());
+}
+
+#[test]
+fn syntax_errors_have_the_line() {
+    assert_error_at("[render]\nwidth = 64\nheight = = 3\n", 3, "");
+    assert_error_at("[render]\nwidth = 64\n\n[camera\n", 4, "");
+    assert_error_at("[render]\nwidht = 64\n", 2, "widht");
+    assert_error_at("[render]\nwidth = \"big\"\n", 2, "");
+}
+
+#[test]
+fn absurd_values_are_errors_at_their_line() {
+    assert_error_at("[render]\nwidth = 0\n", 2, "width");
+    assert_error_at("[render]\nwidth = 64\nheight = 20000\n", 3, "height");
+    assert_error_at("[render]\nspp = 0\n", 2, "spp");
+    assert_error_at("[render]\nsampler = \"sobol\"\n", 2, "sobol");
+    let material = |body: &str| format!("[[material]]\nname = \"m\"\n{body}\n");
+    assert_error_at(&material("type = \"glass\"\nior = -1.5"), 4, "ior");
+    assert_error_at(&material("type = \"rough-conductor\"\nroughness = 1.5"), 4, "roughness");
+    assert_error_at(&material("type = \"diffuse\"\nbase_color = [0.5, -0.1, 0.5]"), 4, "base_color");
+    assert_error_at(&material("type = \"diffuse\"\nior = 1.5"), 4, "does not apply");
+    assert_error_at(&material("type = \"plastic\""), 3, "unknown material type");
+    assert_error_at("[camera]\nlook_at = { origin = [0,0,1], target = [0,0,0] }\nfov = 0\n", 3, "fov");
+    assert_error_at("[camera]\nfov = 30\n", 1, "look_at");
+    assert_error_at("[[shape]]\ntype = \"cube\"\nscale = [1, 0, 1]\n", 3, "singular");
+    assert_error_at("[[shape]]\ntype = \"sphere\"\nsubdivisions = 12\n", 3, "subdivisions");
+    assert_error_at("\n[environment]\ntype = \"constant\"\nradiance = [1, 1, inf]\n", 4, "radiance");
+}
+
+#[test]
+fn semantic_errors_point_at_the_offending_key() {
+    let text =
+        "[[material]]\nname = \"white\"\ntype = \"diffuse\"\n\n[[shape]]\ntype = \"cube\"\nmaterial = \"whte\"\n";
+    assert_error_at(text, 7, "unknown material 'whte'");
+    assert_error_at("[[shape]]\ntype = \"torus\"\n", 2, "unknown shape type");
+    assert_error_at("# c\n[[shape]]\ntype = \"mesh\"\nfile = \"no-such.obj\"\n", 4, "not found");
+    assert_error_at("[[shape]]\ntype = \"mesh\"\n", 2, "needs a 'file'");
+    assert_error_at("[environment]\ntype = \"map\"\nfile = \"missing.exr\"\n", 3, "not found");
+    assert_error_at("[environment]\ntype = \"sunny\"\n", 2, "unknown environment type");
+    let dup = "[[material]]\nname = \"a\"\ntype = \"black\"\n[[material]]\nname = \"a\"\ntype = \"black\"\n";
+    assert_error_at(dup, 5, "defined twice");
+    let tex = "[[material]]\nname = \"t\"\ntype = \"diffuse\"\nbase_color_texture = \"nope.png\"\n";
+    assert_error_at(tex, 4, "texture");
+}
+
+#[test]
+fn load_any_dispatches_and_reports_missing_files() {
+    assert!(matches!(load_any(&data("nope.toml")), Err(SceneError::NotFound { .. })));
+    assert!(matches!(load_any(Path::new("scene.fbx")), Err(SceneError::Unsupported { .. })));
+    // A bare mesh becomes a scene: default material, white environment, framing camera.
+    let scene = load_any(&data("pyramid.ply")).unwrap();
+    assert_eq!(scene.triangle_count(), 6);
+    assert_eq!(scene.material_names, vec!["default"]);
+    assert!(matches!(scene.environment, Environment::Constant(c) if c == Vec3::ONE));
+    let to_center = (scene.bounds().center() - scene.camera.position()).normalize();
+    let forward = scene.camera.to_world.z_axis.truncate();
+    assert!(forward.dot(to_center) > 0.999);
+    // Through the crate's entry point too, by name and by path.
+    assert!(warpath_scene::load("cornell").is_ok());
+    assert!(matches!(warpath_scene::load("/no/such/scene.toml"), Err(SceneError::NotFound { .. })));
+}
+
+#[test]
+fn non_utf8_scene_is_a_parse_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, b"[render]\nwidth = 4\n\xff\xfe = 1\n").unwrap();
+    assert!(matches!(load_any(&path), Err(SceneError::Parse { line: 3, .. })));
+}
