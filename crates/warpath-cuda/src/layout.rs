@@ -8,7 +8,12 @@
 //! [`GpuHit`]) this lists warpath-core's [`Material`] and [`TriangleLight`], which the
 //! megakernel reads as they are.
 
+use crate::buffer::DeviceBuffer;
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::LAYOUT_CHECK;
+use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 use glam::Vec3;
 use std::mem::{offset_of, size_of};
 use warpath_core::light::TriangleLight;
@@ -125,6 +130,29 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         Material { kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, _pad }
         TriangleLight { p0, area, e1, two_sided, e2, triangle, emission, _pad }
     }
+}
+
+/// Runs `layout_report` (kernels/layout_check.cu): the device compiler's size and field
+/// offsets of every GPU-shared struct, in the order of [`layout_entries`].
+pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
+    const CAPACITY: u32 = 256;
+    let function = device.function(&LAYOUT_CHECK, "layout_report")?;
+    let mut values = DeviceBuffer::<u64>::zeroed(device, CAPACITY as usize)?;
+    let mut written = DeviceBuffer::<u32>::zeroed(device, 1)?;
+    let mut launch = device.stream().launch_builder(&function);
+    launch.arg(values.raw_mut()).arg(&CAPACITY).arg(written.raw_mut());
+    // SAFETY: matches `layout_report(unsigned long long*, unsigned int, unsigned int*)`;
+    // `values` holds CAPACITY entries and the kernel writes no more.
+    let launched =
+        unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 }) };
+    device.check_launch("layout_report", launched)?;
+    let count = written.download(device)?[0];
+    if count > CAPACITY {
+        return Err(CudaError::InvalidArgument(format!("layout_report wrote {count} entries, more than {CAPACITY}")));
+    }
+    let mut report = values.download(device)?;
+    report.truncate(count as usize);
+    Ok(report)
 }
 
 const _: () = assert!(size_of::<AilaLaineNode>() == 64);

@@ -14,6 +14,7 @@ use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What a device is.
@@ -67,7 +68,7 @@ pub struct CudaDevice {
     info: DeviceInfo,
     compiler: Mutex<Option<KernelCompiler>>,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
-    sync_after_launch: bool,
+    sync_after_launch: AtomicBool,
     last_kernel: Mutex<Option<&'static str>>,
 }
 
@@ -174,7 +175,7 @@ impl CudaDevice {
             info,
             compiler: Mutex::new(None),
             modules: Mutex::new(HashMap::new()),
-            sync_after_launch,
+            sync_after_launch: AtomicBool::new(sync_after_launch),
             last_kernel: Mutex::new(None),
         })
     }
@@ -299,13 +300,19 @@ impl CudaDevice {
             message: format!("launch failed: {}", describe_driver_error(&e)),
         })?;
         *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = Some(kernel);
-        if self.sync_after_launch {
+        if self.sync_after_launch.load(Ordering::Relaxed) {
             self.stream.synchronize().map_err(|e| CudaError::Kernel {
                 kernel: kernel.to_string(),
                 message: format!("failed while running: {}", describe_driver_error(&e)),
             })?;
         }
         Ok(())
+    }
+
+    /// Whether each launch waits for its kernel (see the module docs); returns the old value.
+    /// Benchmarks turn it off so that the host's wait is not timed.
+    pub fn set_sync_after_launch(&self, sync: bool) -> bool {
+        self.sync_after_launch.swap(sync, Ordering::Relaxed)
     }
 
     /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).

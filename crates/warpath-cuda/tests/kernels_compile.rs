@@ -104,3 +104,16 @@ fn compile_errors_carry_the_log() {
     let text = error.to_string();
     assert!(text.contains("broken") && text.contains("undefined_symbol"), "{text}");
 }
+
+#[test]
+fn warnings_reach_the_log() {
+    let Some(compiler) = compiler() else { return };
+    let noisy = warpath_cuda::KernelSource {
+        name: "noisy",
+        file_name: "noisy.cu",
+        source: "extern \"C\" __global__ void noisy(int* out) { int unused = 3; out[0] = 1; }",
+        headers: &[],
+    };
+    let module = compiler.with_cache_dir(None).compile(&noisy, &CompileTarget::Cubin { arch: 90 }).expect("compiles");
+    assert!(module.log.contains("unused"), "a warning must show in the log, so the clean-compile check can fail");
+}
