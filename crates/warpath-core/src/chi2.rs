@@ -169,13 +169,13 @@ pub fn chi2_test(
             failures += 1;
             continue;
         };
-        if !dir.is_finite() || (dir.length() - 1.0).abs() > 1e-3 || !(sampled_pdf > 0.0) || !sampled_pdf.is_finite() {
+        if !dir.is_finite() || (dir.length() - 1.0).abs() > 1e-3 || !sampled_pdf.is_finite() || sampled_pdf <= 0.0 {
             invalid_samples += 1;
             continue;
         }
         let evaluated = pdf(dir);
         let relative_error = (sampled_pdf - evaluated).abs() / sampled_pdf.max(evaluated);
-        if !(relative_error <= config.pdf_tolerance) {
+        if relative_error.is_nan() || relative_error > config.pdf_tolerance {
             pdf_mismatches += 1;
         }
         if relative_error.is_finite() {
@@ -360,8 +360,11 @@ pub fn sidak_threshold(significance: f64, test_count: usize) -> f64 {
 
 /// P(X ≥ x) for X ~ χ²(dof): the regularized upper incomplete gamma Q(dof/2, x/2).
 pub fn chi2_survival(x: f64, dof: f64) -> f64 {
-    if !(x >= 0.0) {
-        return if x.is_nan() { 0.0 } else { 1.0 };
+    if x.is_nan() {
+        return 0.0;
+    }
+    if x <= 0.0 {
+        return 1.0;
     }
     if x.is_infinite() {
         return 0.0;

@@ -9,8 +9,8 @@ use warpath_core::bsdf::{self, fresnel_dielectric, schlick_fresnel};
 use warpath_core::chi2::{Chi2Config, Rng, chi2_test};
 use warpath_core::material::Material;
 
-/// Number of χ² tests in this file, for the Šidák correction.
-const CHI2_TEST_COUNT: usize = 90;
+/// Number of χ² tests in this file (3 + 16 + 8 + 15 + 32 + 4), for the Šidák correction.
+const CHI2_TEST_COUNT: usize = 78;
 
 /// A unit direction at polar angle `theta_degrees` (φ = 30°, away from the grid's seams).
 fn direction(theta_degrees: f32) -> Vec3 {
@@ -38,7 +38,8 @@ fn check_lobes(label: &str, m: &Material, base_color: Vec3, wo: Vec3) -> usize {
             let p = bsdf::pdf(m, base_color, wo, s.wi);
             let expected = f / p;
             let error = (s.weight - expected).abs().max_element();
-            if !(error <= 1e-3 * s.weight.abs().max_element().max(expected.abs().max_element()) + 1e-7) {
+            let tolerance = 1e-3 * s.weight.abs().max_element().max(expected.abs().max_element()) + 1e-7;
+            if error.is_nan() || error > tolerance {
                 weight_mismatches += 1;
                 worst = format!("wi {:?}: weight {:?} vs eval/pdf {:?}", s.wi, s.weight, expected);
             }
