@@ -42,7 +42,38 @@ fn invalid(path: &Path, message: String) -> SceneError {
 
 /// Parses glTF/GLB bytes; `path` names the file and locates external buffers and images.
 pub fn parse_gltf(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
+    // Last line of defence: the gltf crate may panic on malformed files we did not
+    // anticipate; a user gets an error naming the file instead of a crash.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_gltf_unguarded(bytes, path)))
+        .unwrap_or_else(|_| Err(invalid(path, "malformed glTF (the glTF reader failed on it)".into())))
+}
+
+/// gltf-json's validation indexes `accessors` by a primitive's POSITION without a bounds
+/// check (it panics on such files); find that case first.
+fn position_accessor_out_of_range(bytes: &[u8], is_glb: bool) -> Option<String> {
+    let json = if is_glb { gltf::binary::Glb::from_slice(bytes).ok()?.json.into_owned() } else { bytes.to_vec() };
+    let root: gltf::json::Root = gltf::json::deserialize::from_slice(&json).ok()?;
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            for (semantic, accessor) in &primitive.attributes {
+                if accessor.value() >= root.accessors.len() {
+                    return Some(format!(
+                        "meshes[{m}].primitives[{p}].attributes: {semantic:?} refers to accessor {}, but there are {}",
+                        accessor.value(),
+                        root.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
     let is_glb = bytes.starts_with(b"glTF");
+    if let Some(message) = position_accessor_out_of_range(bytes, is_glb) {
+        return Err(invalid(path, format!("invalid glTF: {message}")));
+    }
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| match e {
         gltf::Error::Deserialize(json) if !is_glb && json.line() > 0 => {
             SceneError::Parse { path: path.to_path_buf(), line: json.line(), message: format!("glTF JSON: {json}") }
@@ -184,6 +215,25 @@ fn read_primitive(
     path: &Path,
     name: &str,
 ) -> Result<TriangleMesh, SceneError> {
+    use gltf::accessor::{DataType, Dimensions};
+    // The gltf crate's readers assume valid component types (they hit `unreachable!`
+    // otherwise), so check each accessor first.
+    let accessor_is = |accessor: Option<gltf::Accessor>, types: &[DataType], dimensions: Dimensions| {
+        accessor.is_none_or(|a| types.contains(&a.data_type()) && a.dimensions() == dimensions)
+    };
+    let float_vec3 = |semantic| accessor_is(primitive.get(&semantic), &[DataType::F32], Dimensions::Vec3);
+    if !float_vec3(gltf::Semantic::Positions) {
+        return Err(invalid(path, format!("primitive '{name}': POSITION must be float VEC3")));
+    }
+    if !accessor_is(primitive.indices(), &[DataType::U8, DataType::U16, DataType::U32], Dimensions::Scalar) {
+        return Err(invalid(path, format!("primitive '{name}': indices must be unsigned byte/short/int SCALAR")));
+    }
+    let normals_ok = float_vec3(gltf::Semantic::Normals);
+    let uvs_ok = accessor_is(
+        primitive.get(&gltf::Semantic::TexCoords(0)),
+        &[DataType::F32, DataType::U8, DataType::U16],
+        Dimensions::Vec2,
+    );
     let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| d.0.as_slice()));
     let position_accessor = primitive
         .get(&gltf::Semantic::Positions)
@@ -206,9 +256,11 @@ fn read_primitive(
     if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
         return Err(invalid(path, format!("primitive '{name}': vertex {i} is not finite ({})", positions[i])));
     }
-    let normals: Vec<Vec3> = reader.read_normals().map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default();
+    let normals: Vec<Vec3> =
+        reader.read_normals().filter(|_| normals_ok).map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default();
     let uvs: Vec<Vec2> = reader
         .read_tex_coords(0)
+        .filter(|_| uvs_ok)
         .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
         .unwrap_or_default();
     let indices: Vec<u32> = match reader.read_indices() {
