@@ -42,7 +42,7 @@ fn device_info_is_plausible() {
 fn buffers_round_trip() {
     let Some(device) = device() else { return };
     let values: Vec<GpuHit> =
-        (0..100_003).map(|i| GpuHit { t: i as f32 * 0.5, u: 0.25, v: -1.0, prim: i as i32 - 7 }).collect();
+        (0..100_003).map(|i| GpuHit { t: i as f32 * 0.5, u: 0.25, v: -1.0, prim: i - 7 }).collect();
     let mut buffer = DeviceBuffer::from_slice(&device, &values).expect("upload");
     assert_eq!(buffer.len(), values.len());
     assert_eq!(buffer.download(&device).expect("download"), values);
