@@ -12,7 +12,9 @@ pub enum MaterialKind {
     /// Lambertian: `base_color` (or its texture) is the albedo.
     Diffuse = 0,
     /// Normalized Blinn–Phong: Lambertian `base_color` plus a specular lobe of color
-    /// `specular` and exponent `exponent`; energy conserving when base + specular ≤ 1.
+    /// `specular` and exponent `exponent`, normalized so its albedo is exactly 1 at
+    /// normal incidence (Sloan–Hoffman; see `bsdf::blinn_normalization`); energy
+    /// conserving when base + specular ≤ 1.
     Blinn = 1,
     /// Smooth dielectric (glass): Fresnel reflection and refraction with index `ior`,
     /// transmission tinted by `specular`.
@@ -20,9 +22,9 @@ pub enum MaterialKind {
     /// Smooth conductor (mirror, chrome): Schlick Fresnel with normal-incidence
     /// reflectance `specular`.
     Mirror = 3,
-    /// Car paint: a smooth clear coat of index `ior` over a layer of glossy flakes
-    /// (Blinn lobe of color `specular`, exponent `exponent`) over a diffuse base of
-    /// color `base_color`.
+    /// Car paint: a smooth clear coat of index `ior` (sampled as a delta lobe) over a
+    /// layer of glossy flakes (Blinn lobe of color `specular`, exponent `exponent`) over
+    /// a diffuse base of color `base_color`.
     CarPaint = 4,
     /// GGX rough conductor: normal-incidence reflectance `base_color`(Schlick), GGX
     /// `roughness` (α = roughness²).
