@@ -1,0 +1,392 @@
+// estimator/bsdf.cuh — warpath_core::bsdf on the device: eval / pdf / sample of every
+// MaterialKind in the local shading frame, with the CPU's conventions (wo toward the
+// viewer, +z the shading normal; opaque kinds two-sided with wo.z >= 0 arranged by the
+// integrator, transmissive kinds seeing the true side; eval returns f·|cos θi| of the
+// non-delta lobes, pdf their solid-angle density, delta lobes only from sample; radiance
+// scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
+// as bsdf.rs.
+#pragma once
+#include "layout.cuh"
+#include "estimator/warp.cuh"
+
+// warpath_core::material::MaterialKind
+#define MATERIAL_DIFFUSE 0u
+#define MATERIAL_BLINN 1u
+#define MATERIAL_GLASS 2u
+#define MATERIAL_MIRROR 3u
+#define MATERIAL_CAR_PAINT 4u
+#define MATERIAL_ROUGH_CONDUCTOR 5u
+#define MATERIAL_ROUGH_DIELECTRIC 6u
+#define MATERIAL_BLACK 7u
+
+#define WARPATH_MIN_GGX_ALPHA 1e-3f
+
+// Material::kind(): unknown values read as Black.
+__device__ __forceinline__ unsigned int material_kind(const Material& m) {
+    return m.kind <= MATERIAL_BLACK ? m.kind : MATERIAL_BLACK;
+}
+
+struct BsdfSample {
+    float3 wi;
+    float3 weight;  // f·|cos θi| / pdf
+    float pdf;      // solid angle; for delta lobes the lobe's probability
+    bool delta;
+};
+
+__device__ __forceinline__ bool is_transmissive(const Material& m) {
+    const unsigned int k = material_kind(m);
+    return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC;
+}
+
+__device__ __forceinline__ bool is_purely_specular(const Material& m) {
+    const unsigned int k = material_kind(m);
+    return k == MATERIAL_GLASS || k == MATERIAL_MIRROR;
+}
+
+// ---- Fresnel ----------------------------------------------------------------------------
+
+struct FresnelDielectric {
+    float reflectance;
+    float cos_theta_t;
+    float eta_it;
+    float eta_ti;
+};
+
+__device__ __forceinline__ FresnelDielectric fresnel_dielectric(float cos_theta_i, float eta) {
+    const bool outside = cos_theta_i >= 0.0f;
+    FresnelDielectric r;
+    r.eta_it = outside ? eta : __fdiv_rn(1.0f, eta);
+    r.eta_ti = __fdiv_rn(1.0f, r.eta_it);
+    const float cos_i = fminf(fabsf(cos_theta_i), 1.0f);
+    const float cos_t_sqr =
+        __fsub_rn(1.0f, __fmul_rn(__fmul_rn(r.eta_ti, r.eta_ti), __fsub_rn(1.0f, __fmul_rn(cos_i, cos_i))));
+    if (cos_t_sqr <= 0.0f) {
+        r.reflectance = 1.0f;
+        r.cos_theta_t = 0.0f;
+        return r;
+    }
+    const float cos_t = __fsqrt_rn(cos_t_sqr);
+    const float a_s = __fdiv_rn(__fsub_rn(cos_i, __fmul_rn(r.eta_it, cos_t)), __fadd_rn(cos_i, __fmul_rn(r.eta_it, cos_t)));
+    const float a_p = __fdiv_rn(__fsub_rn(__fmul_rn(r.eta_it, cos_i), cos_t), __fadd_rn(__fmul_rn(r.eta_it, cos_i), cos_t));
+    r.reflectance = clampf(__fmul_rn(0.5f, __fadd_rn(__fmul_rn(a_s, a_s), __fmul_rn(a_p, a_p))), 0.0f, 1.0f);
+    r.cos_theta_t = outside ? -cos_t : cos_t;
+    return r;
+}
+
+// Schlick: F0 + (1 − F0)(1 − cos)⁵.
+__device__ __forceinline__ float3 schlick_fresnel(float3 f0, float cos_theta) {
+    const float m = clampf(__fsub_rn(1.0f, fabsf(cos_theta)), 0.0f, 1.0f);
+    const float m2 = __fmul_rn(m, m);
+    return f0 + (splat3(1.0f) - f0) * __fmul_rn(__fmul_rn(m2, m2), m);
+}
+
+__device__ __forceinline__ float3 reflect_z(float3 w) { return make_float3(-w.x, -w.y, w.z); }
+
+// 2 (w·h) h − w.
+__device__ __forceinline__ float3 reflect(float3 w, float3 h) { return __fmul_rn(2.0f, dot(w, h)) * h - w; }
+
+__device__ __forceinline__ float3 refract(float3 w, float3 h, float cos_theta_t, float eta_ti) {
+    return h * __fadd_rn(__fmul_rn(dot(w, h), eta_ti), cos_theta_t) - w * eta_ti;
+}
+
+// ---- normalized Blinn–Phong ------------------------------------------------------------
+
+__device__ __forceinline__ float blinn_normalization(float exponent) {
+    const float n = fmaxf(exponent, 0.0f);
+    return __fdiv_rn(__fmul_rn(__fadd_rn(n, 2.0f), __fadd_rn(n, 4.0f)),
+                     __fmul_rn(8.0f * WARPATH_PI, __fadd_rn(exp2f(__fmul_rn(-0.5f, n)), n)));
+}
+
+__device__ __forceinline__ float blinn_specular_probability(float3 diffuse, float3 specular) {
+    const float wd = fmaxf(max_element(diffuse), 0.0f);
+    const float ws = fmaxf(max_element(specular), 0.0f);
+    return __fadd_rn(wd, ws) > 0.0f ? __fdiv_rn(ws, __fadd_rn(wd, ws)) : 0.0f;
+}
+
+__device__ __forceinline__ float3 blinn_eval(float3 diffuse, float3 specular, float exponent, float3 wo, float3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
+    const float3 h = normalize(wo + wi);
+    const float lobe = __fmul_rn(blinn_normalization(exponent), powf(fmaxf(h.z, 0.0f), fmaxf(exponent, 0.0f)));
+    return (diffuse * WARPATH_FRAC_1_PI + specular * lobe) * wi.z;
+}
+
+__device__ __forceinline__ float blinn_pdf(float3 diffuse, float3 specular, float exponent, float3 wo, float3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f || (max_element(diffuse) <= 0.0f && max_element(specular) <= 0.0f)) return 0.0f;
+    const float p_spec = blinn_specular_probability(diffuse, specular);
+    const float3 h = normalize(wo + wi);
+    const float wo_dot_h = dot(wo, h);
+    const float pdf_spec =
+        wo_dot_h > 0.0f ? __fdiv_rn(blinn_lobe_pdf(h, fmaxf(exponent, 0.0f)), __fmul_rn(4.0f, wo_dot_h)) : 0.0f;
+    return __fadd_rn(__fmul_rn(__fsub_rn(1.0f, p_spec), cosine_hemisphere_pdf(wi)), __fmul_rn(p_spec, pdf_spec));
+}
+
+// Picks the cosine or the Blinn lobe; false when wi falls below the horizon.
+__device__ __forceinline__ bool blinn_sample_direction(float3 diffuse, float3 specular, float exponent, float3 wo,
+                                                       float u_lobe, float2 u, float3& wi) {
+    if (wo.z <= 0.0f || (max_element(diffuse) <= 0.0f && max_element(specular) <= 0.0f)) return false;
+    if (u_lobe < blinn_specular_probability(diffuse, specular)) {
+        wi = reflect(wo, square_to_blinn_lobe(u, fmaxf(exponent, 0.0f)));
+    } else {
+        wi = square_to_cosine_hemisphere(u);
+    }
+    return wi.z > 0.0f;
+}
+
+// ---- GGX --------------------------------------------------------------------------------
+
+__device__ __forceinline__ float ggx_alpha(float roughness) {
+    return fmaxf(__fmul_rn(roughness, roughness), WARPATH_MIN_GGX_ALPHA);
+}
+
+__device__ __forceinline__ float ggx_d(float3 h, float alpha) {
+    if (h.z <= 0.0f) return 0.0f;
+    const float a2 = __fmul_rn(alpha, alpha);
+    const float t = __fadd_rn(__fadd_rn(__fmul_rn(h.x, h.x), __fmul_rn(h.y, h.y)), __fmul_rn(__fmul_rn(a2, h.z), h.z));
+    return __fdiv_rn(a2, __fmul_rn(__fmul_rn(WARPATH_PI, t), t));
+}
+
+__device__ __forceinline__ float ggx_lambda(float3 v, float alpha) {
+    const float z2 = __fmul_rn(v.z, v.z);
+    if (z2 <= 0.0f) return WARPATH_INF;
+    const float tan2 = __fdiv_rn(__fadd_rn(__fmul_rn(v.x, v.x), __fmul_rn(v.y, v.y)), z2);
+    return __fmul_rn(0.5f, __fsub_rn(__fsqrt_rn(__fadd_rn(1.0f, __fmul_rn(__fmul_rn(alpha, alpha), tan2))), 1.0f));
+}
+
+__device__ __forceinline__ float smith_g1(float3 v, float alpha) {
+    return __fdiv_rn(1.0f, __fadd_rn(1.0f, ggx_lambda(v, alpha)));
+}
+
+__device__ __forceinline__ float smith_g2(float3 wo, float3 wi, float alpha) {
+    return __fdiv_rn(1.0f, __fadd_rn(__fadd_rn(1.0f, ggx_lambda(wo, alpha)), ggx_lambda(wi, alpha)));
+}
+
+// Heitz 2018: a microfacet normal from the normals visible from wo (wo.z > 0).
+__device__ __forceinline__ float3 sample_ggx_vndf(float3 wo, float alpha, float2 u) {
+    const float3 vh = normalize(make_float3(__fmul_rn(alpha, wo.x), __fmul_rn(alpha, wo.y), wo.z));
+    const float len_sq = __fadd_rn(__fmul_rn(vh.x, vh.x), __fmul_rn(vh.y, vh.y));
+    const float3 t1 = len_sq > 0.0f ? make_float3(-vh.y, vh.x, 0.0f) / __fsqrt_rn(len_sq) : make_float3(1.0f, 0.0f, 0.0f);
+    const float3 t2 = cross(vh, t1);
+    const float r = __fsqrt_rn(u.x);
+    const float phi = __fmul_rn(2.0f * WARPATH_PI, u.y);
+    const float p1 = __fmul_rn(r, cosf(phi));
+    float p2 = __fmul_rn(r, sinf(phi));
+    const float s = __fmul_rn(0.5f, __fadd_rn(1.0f, vh.z));
+    p2 = __fadd_rn(__fmul_rn(__fsub_rn(1.0f, s), __fsqrt_rn(fmaxf(__fsub_rn(1.0f, __fmul_rn(p1, p1)), 0.0f))),
+                   __fmul_rn(s, p2));
+    const float3 nh =
+        t1 * p1 + t2 * p2 +
+        vh * __fsqrt_rn(fmaxf(__fsub_rn(__fsub_rn(1.0f, __fmul_rn(p1, p1)), __fmul_rn(p2, p2)), 0.0f));
+    return normalize(make_float3(__fmul_rn(alpha, nh.x), __fmul_rn(alpha, nh.y), fmaxf(nh.z, 1e-7f)));
+}
+
+__device__ __forceinline__ float ggx_vndf_pdf(float3 wo, float3 h, float alpha) {
+    const float cos_o = fabsf(wo.z);
+    if (cos_o <= 0.0f) return 0.0f;
+    return __fdiv_rn(__fmul_rn(__fmul_rn(smith_g1(wo, alpha), fabsf(dot(wo, h))), ggx_d(h, alpha)), cos_o);
+}
+
+// ---- rough dielectric (Walter et al. 2007) ------------------------------------------------
+
+// The generalized half vector facing +z and η_wi/η_wo; false for configurations without energy.
+__device__ __forceinline__ bool dielectric_half_vector(float ior, float3 wo, float3 wi, float3& h, float& eta_rel) {
+    if (wo.z == 0.0f || wi.z == 0.0f) return false;
+    const bool is_reflection = __fmul_rn(wo.z, wi.z) > 0.0f;
+    eta_rel = is_reflection ? 1.0f : (wo.z > 0.0f ? ior : __fdiv_rn(1.0f, ior));
+    const float3 h_raw = wo + wi * eta_rel;
+    if (length_squared(h_raw) <= 1e-20f) return false;
+    h = normalize(h_raw);
+    if (h.z < 0.0f) h = -h;
+    if (__fmul_rn(dot(h, wo), wo.z) <= 0.0f || __fmul_rn(dot(h, wi), wi.z) <= 0.0f) return false;
+    return true;
+}
+
+__device__ __forceinline__ float3 rough_dielectric_eval(float ior, float alpha, float3 tint, float3 wo, float3 wi) {
+    float3 h;
+    float eta_rel;
+    if (!dielectric_half_vector(ior, wo, wi, h, eta_rel)) return zero3();
+    const float wo_h = dot(wo, h);
+    const float wi_h = dot(wi, h);
+    const float fresnel = fresnel_dielectric(wo_h, ior).reflectance;
+    const float dg = __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
+    if (__fmul_rn(wo.z, wi.z) > 0.0f) {
+        return splat3(__fdiv_rn(__fmul_rn(fresnel, dg), __fmul_rn(4.0f, fabsf(wo.z))));
+    }
+    const float denom = __fadd_rn(__fmul_rn(eta_rel, wi_h), wo_h);
+    return tint * __fdiv_rn(__fmul_rn(__fmul_rn(__fsub_rn(1.0f, fresnel), dg), fabsf(__fmul_rn(wi_h, wo_h))),
+                            __fmul_rn(__fmul_rn(fabsf(wo.z), denom), denom));
+}
+
+__device__ __forceinline__ float rough_dielectric_pdf(float ior, float alpha, float3 wo, float3 wi) {
+    float3 h;
+    float eta_rel;
+    if (!dielectric_half_vector(ior, wo, wi, h, eta_rel)) return 0.0f;
+    const float wo_h = dot(wo, h);
+    const float wi_h = dot(wi, h);
+    const float fresnel = fresnel_dielectric(wo_h, ior).reflectance;
+    const float pdf_h = ggx_vndf_pdf(wo, h, alpha);
+    if (__fmul_rn(wo.z, wi.z) > 0.0f) {
+        return __fdiv_rn(__fmul_rn(fresnel, pdf_h), __fmul_rn(4.0f, fabsf(wo_h)));
+    }
+    const float denom = __fadd_rn(__fmul_rn(eta_rel, wi_h), wo_h);
+    return __fdiv_rn(
+        __fmul_rn(__fmul_rn(__fmul_rn(__fmul_rn(__fsub_rn(1.0f, fresnel), pdf_h), eta_rel), eta_rel), fabsf(wi_h)),
+        __fmul_rn(denom, denom));
+}
+
+// ---- car paint ----------------------------------------------------------------------------
+
+__device__ __forceinline__ float car_paint_coat_probability(float coat_fresnel, float3 base, float3 flakes) {
+    const float lower = fminf(__fadd_rn(fmaxf(max_element(base), 0.0f), fmaxf(max_element(flakes), 0.0f)), 1.0f);
+    const float total = __fadd_rn(coat_fresnel, __fmul_rn(__fsub_rn(1.0f, coat_fresnel), lower));
+    return total > 0.0f ? __fdiv_rn(coat_fresnel, total) : 1.0f;
+}
+
+// ---- the interface ------------------------------------------------------------------------
+
+// f(wo, wi)·|cos θi| of the non-delta lobes.
+__device__ __forceinline__ float3 bsdf_eval(const Material& m, float3 base_color, float3 wo, float3 wi) {
+    switch (material_kind(m)) {
+        case MATERIAL_DIFFUSE:
+            if (wo.z > 0.0f && wi.z > 0.0f) return base_color * __fmul_rn(WARPATH_FRAC_1_PI, wi.z);
+            return zero3();
+        case MATERIAL_BLINN: return blinn_eval(base_color, m.specular, m.exponent, wo, wi);
+        case MATERIAL_CAR_PAINT: {
+            const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
+            const float f_i = fresnel_dielectric(wi.z, m.ior).reflectance;
+            return blinn_eval(base_color, m.specular, m.exponent, wo, wi) *
+                   __fmul_rn(__fsub_rn(1.0f, f_o), __fsub_rn(1.0f, f_i));
+        }
+        case MATERIAL_ROUGH_CONDUCTOR: {
+            if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
+            const float alpha = ggx_alpha(m.roughness);
+            const float3 h = normalize(wo + wi);
+            const float dg = __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
+            return schlick_fresnel(base_color, dot(wo, h)) * __fdiv_rn(dg, __fmul_rn(4.0f, wo.z));
+        }
+        case MATERIAL_ROUGH_DIELECTRIC:
+            return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi);
+        default: return zero3();
+    }
+}
+
+// Solid-angle pdf of bsdf_sample producing wi through the non-delta lobes.
+__device__ __forceinline__ float bsdf_pdf(const Material& m, float3 base_color, float3 wo, float3 wi) {
+    switch (material_kind(m)) {
+        case MATERIAL_DIFFUSE: return wo.z > 0.0f ? cosine_hemisphere_pdf(wi) : 0.0f;
+        case MATERIAL_BLINN: return blinn_pdf(base_color, m.specular, m.exponent, wo, wi);
+        case MATERIAL_CAR_PAINT: {
+            const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
+            const float p_coat = car_paint_coat_probability(f_o, base_color, m.specular);
+            return __fmul_rn(__fsub_rn(1.0f, p_coat), blinn_pdf(base_color, m.specular, m.exponent, wo, wi));
+        }
+        case MATERIAL_ROUGH_CONDUCTOR: {
+            if (wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
+            const float alpha = ggx_alpha(m.roughness);
+            const float3 h = normalize(wo + wi);
+            return __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
+        }
+        case MATERIAL_ROUGH_DIELECTRIC: return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi);
+        default: return 0.0f;
+    }
+}
+
+__device__ __forceinline__ BsdfSample make_bsdf_sample(float3 wi, float3 weight, float pdf, bool delta) {
+    BsdfSample s;
+    s.wi = wi;
+    s.weight = weight;
+    s.pdf = pdf;
+    s.delta = delta;
+    return s;
+}
+
+// Samples wi given wo: u_lobe picks a lobe, u places the direction. false: no sample.
+__device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color, float3 wo, float u_lobe, float2 u,
+                                            BsdfSample& out) {
+    switch (material_kind(m)) {
+        case MATERIAL_DIFFUSE: {
+            if (wo.z <= 0.0f) return false;
+            const float3 wi = square_to_cosine_hemisphere(u);
+            const float pdf = cosine_hemisphere_pdf(wi);
+            out = make_bsdf_sample(wi, base_color, pdf, false);
+            return pdf > 0.0f;
+        }
+        case MATERIAL_BLINN: {
+            float3 wi;
+            if (!blinn_sample_direction(base_color, m.specular, m.exponent, wo, u_lobe, u, wi)) return false;
+            const float pdf = blinn_pdf(base_color, m.specular, m.exponent, wo, wi);
+            const float3 f = blinn_eval(base_color, m.specular, m.exponent, wo, wi);
+            out = make_bsdf_sample(wi, f / pdf, pdf, false);
+            return pdf > 0.0f;
+        }
+        case MATERIAL_GLASS: {
+            const FresnelDielectric fr = fresnel_dielectric(wo.z, m.ior);
+            if (u_lobe < fr.reflectance) {
+                out = make_bsdf_sample(reflect_z(wo), splat3(1.0f), fr.reflectance, true);
+            } else {
+                const float3 wi =
+                    make_float3(__fmul_rn(-fr.eta_ti, wo.x), __fmul_rn(-fr.eta_ti, wo.y), fr.cos_theta_t);
+                out = make_bsdf_sample(wi, m.specular * __fmul_rn(fr.eta_ti, fr.eta_ti), __fsub_rn(1.0f, fr.reflectance),
+                                       true);
+            }
+            return true;
+        }
+        case MATERIAL_MIRROR:
+            if (wo.z <= 0.0f) return false;
+            out = make_bsdf_sample(reflect_z(wo), schlick_fresnel(m.specular, wo.z), 1.0f, true);
+            return true;
+        case MATERIAL_CAR_PAINT: {
+            if (wo.z <= 0.0f) return false;
+            const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
+            const float p_coat = car_paint_coat_probability(f_o, base_color, m.specular);
+            if (u_lobe < p_coat) {
+                out = make_bsdf_sample(reflect_z(wo), splat3(__fdiv_rn(f_o, p_coat)), p_coat, true);
+                return true;
+            }
+            const float u_lower =
+                fminf(__fdiv_rn(__fsub_rn(u_lobe, p_coat), __fsub_rn(1.0f, p_coat)), WARPATH_ONE_MINUS_EPSILON);
+            float3 wi;
+            if (!blinn_sample_direction(base_color, m.specular, m.exponent, wo, u_lower, u, wi)) return false;
+            const float pdf = __fmul_rn(__fsub_rn(1.0f, p_coat), blinn_pdf(base_color, m.specular, m.exponent, wo, wi));
+            const float f_i = fresnel_dielectric(wi.z, m.ior).reflectance;
+            const float3 f = blinn_eval(base_color, m.specular, m.exponent, wo, wi) *
+                             __fmul_rn(__fsub_rn(1.0f, f_o), __fsub_rn(1.0f, f_i));
+            out = make_bsdf_sample(wi, f / pdf, pdf, false);
+            return pdf > 0.0f;
+        }
+        case MATERIAL_ROUGH_CONDUCTOR: {
+            if (wo.z <= 0.0f) return false;
+            const float alpha = ggx_alpha(m.roughness);
+            const float3 h = sample_ggx_vndf(wo, alpha, u);
+            const float3 wi = reflect(wo, h);
+            if (wi.z <= 0.0f) return false;
+            const float g1 = smith_g1(wo, alpha);
+            const float pdf = __fdiv_rn(__fmul_rn(g1, ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
+            const float3 weight = schlick_fresnel(base_color, dot(wo, h)) * __fdiv_rn(smith_g2(wo, wi, alpha), g1);
+            out = make_bsdf_sample(wi, weight, pdf, false);
+            return pdf > 0.0f;
+        }
+        case MATERIAL_ROUGH_DIELECTRIC: {
+            if (wo.z == 0.0f) return false;
+            const float alpha = ggx_alpha(m.roughness);
+            const float side = wo.z > 0.0f ? 1.0f : -1.0f;
+            const float3 h = sample_ggx_vndf(wo * side, alpha, u);
+            const FresnelDielectric fr = fresnel_dielectric(dot(wo, h), m.ior);
+            const float g1 = smith_g1(wo, alpha);
+            float3 wi, weight;
+            if (u_lobe < fr.reflectance) {
+                wi = reflect(wo, h);
+                if (__fmul_rn(wi.z, wo.z) <= 0.0f) return false;
+                weight = splat3(__fdiv_rn(smith_g2(wo, wi, alpha), g1));
+            } else {
+                wi = normalize(refract(wo, h, fr.cos_theta_t, fr.eta_ti));
+                if (__fmul_rn(wi.z, wo.z) >= 0.0f || __fmul_rn(dot(wi, h), wi.z) <= 0.0f) return false;
+                weight = m.specular *
+                         __fmul_rn(__fmul_rn(__fdiv_rn(smith_g2(wo, wi, alpha), g1), fr.eta_ti), fr.eta_ti);
+            }
+            const float pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
+            out = make_bsdf_sample(wi, weight, pdf, false);
+            return pdf > 0.0f && is_finite3(weight);
+        }
+        default: return false;
+    }
+}

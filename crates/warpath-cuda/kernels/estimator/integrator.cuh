@@ -1,0 +1,289 @@
+// estimator/integrator.cuh — the path tracing estimator of crates/warpath-cpu/src/
+// integrator.rs as device functions, stage by stage with the CPU's names (seed 000 §3.2,
+// appendix A):
+//   generate    a camera path for (pixel, sample): box-filtered jitter in the pixel, thin lens;
+//   extend      trace the path's ray; on a miss add the environment (MIS against light
+//               sampling), on a hit add emission (MIS), then, below max_depth, illuminate and
+//               bounce; returns whether the path goes on;
+//   illuminate  next-event estimation: one light sample, one shadow ray, power heuristic;
+//   bounce      BSDF sample for the next ray, then Russian roulette below rr_threshold
+//               (survive with weight / threshold on the ROULETTE dimension);
+//   accumulate  add a finished path's radiance to its pixel's running sums
+//               (Film::add_sample: non-finite radiance counts as a zero sample).
+// Every strategy (megakernel, wavefront, ...) calls these; a strategy only decides which
+// thread runs which path when. Random numbers: Sampler::get(pixel, sample, bounce, dim).
+//
+// Instrumentation: a PathCounters pointer (null: off) receives, warp-aggregated
+// (__match_any_sync + __popc, one atomicAdd per group of lanes), [0] extension rays,
+// [1] shadow rays and [2 + b] paths entering extend at bounce b — the CPU's definition.
+#pragma once
+#include "estimator/bsdf.cuh"
+#include "estimator/camera.cuh"
+#include "estimator/lights.cuh"
+#include "estimator/sampler.cuh"
+#include "estimator/trace.cuh"
+
+#define COUNTER_EXTENSION_RAYS 0u
+#define COUNTER_SHADOW_RAYS 1u
+#define COUNTER_ACTIVE_BASE 2u
+
+// The state one path carries between bounces (what a wavefront kernel stores).
+struct PathState {
+    Ray ray;
+    float3 throughput;     // product of BSDF weights (and roulette compensation)
+    float3 radiance;       // radiance gathered so far
+    unsigned int pixel;    // row-major index
+    unsigned int sample;
+    unsigned int bounce;   // index of the next surface hit (0 for the camera ray)
+    float last_bsdf_pdf;   // solid-angle pdf of the BSDF sample that made `ray`
+    bool last_delta;       // `ray` came from the camera or a delta lobe (no MIS)
+};
+
+// The estimator's view of a render: the scene, its sampler and the counters (may be null).
+struct EstimatorContext {
+    DeviceScene scene;
+    Sampler sampler;
+    unsigned long long* __restrict__ counters;
+};
+
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+// counters[slot] += 1 for every calling lane, one atomicAdd per group of lanes with
+// equal `slot` among those converged here.
+__device__ __forceinline__ void count_aggregated(unsigned long long* counters, unsigned int slot) {
+    const unsigned int active = __activemask();
+    const unsigned int peers = __match_any_sync(active, slot);
+    if (lane_id() == (unsigned int)(__ffs(peers) - 1)) {
+        atomicAdd(counters + slot, (unsigned long long)__popc(peers));
+    }
+}
+
+// power_heuristic lives in math.cuh.
+
+// A camera path for `sample` of `pixel`.
+__device__ __forceinline__ PathState generate(const EstimatorContext& ctx, unsigned int pixel, unsigned int sample) {
+    const GpuSceneParams& params = *ctx.scene.params;
+    const Sampler& s = ctx.sampler;
+    const unsigned int x = pixel % params.width, y = pixel / params.width;
+    const float2 film = make_float2(__fadd_rn((float)x, s.get(pixel, sample, 0u, DIM_PIXEL_X)),
+                                    __fadd_rn((float)y, s.get(pixel, sample, 0u, DIM_PIXEL_Y)));
+    const float2 lens = make_float2(s.get(pixel, sample, 0u, DIM_LENS_U), s.get(pixel, sample, 0u, DIM_LENS_V));
+    PathState path;
+    path.ray = generate_ray(params.camera, film, params.width, params.height, lens);
+    path.throughput = splat3(1.0f);
+    path.radiance = zero3();
+    path.pixel = pixel;
+    path.sample = sample;
+    path.bounce = 0u;
+    path.last_bsdf_pdf = 0.0f;
+    path.last_delta = true;
+    return path;
+}
+
+// The surface a ray hit, its shading frame oriented for the BSDF.
+struct SurfaceHit {
+    float3 p;
+    float3 ng;  // geometric normal, flipped toward wo for opaque materials
+    Frame frame;
+    unsigned int material;
+    float3 base_color;
+    unsigned int triangle;
+    float t;
+};
+
+__device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, const Ray& ray,
+                                                  const SurfaceIntersection& hit) {
+    const DeviceScene& scene = ctx.scene;
+    const GpuSceneParams& params = *scene.params;
+    const unsigned int tri = hit.prim;
+    const unsigned int i0 = scene.triangles[3 * (size_t)tri];
+    const unsigned int i1 = scene.triangles[3 * (size_t)tri + 1];
+    const unsigned int i2 = scene.triangles[3 * (size_t)tri + 2];
+    const float3 a = load3(scene.positions, i0), b = load3(scene.positions, i1), c = load3(scene.positions, i2);
+    const float u = hit.u, v = hit.v;
+    const float w = __fsub_rn(__fsub_rn(1.0f, u), v);
+    const float3 p = ray_at(ray, hit.t);
+    float3 ng = normalize_or_zero(cross(b - a, c - a));
+    float3 ns = ng;
+    if (params.has_normals) {
+        const float3 n = normalize_or_zero(load3(scene.normals, i0) * w + load3(scene.normals, i1) * u +
+                                           load3(scene.normals, i2) * v);
+        ns = is_zero3(n) ? ng : n;
+    }
+    const unsigned int material_index = scene.triangle_materials[tri];
+    const Material& material = scene.materials[material_index];
+    // Keep the shading normal on the geometric normal's side.
+    if (dot(ns, ng) < 0.0f) ns = -ns;
+    const float3 wo = -ray.d;
+    if (!is_transmissive(material) && dot(ng, wo) < 0.0f) {
+        ng = -ng;
+        ns = -ns;
+    }
+    float3 base_color = material.base_color;
+    if (material.base_color_texture >= 0 && params.has_uvs) {
+        const float2 uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
+        base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
+    }
+    SurfaceHit surface;
+    surface.p = p;
+    surface.ng = ng;
+    surface.frame = frame_from_normal(ns);
+    surface.material = material_index;
+    surface.base_color = base_color;
+    surface.triangle = tri;
+    surface.t = hit.t;
+    return surface;
+}
+
+// Next-event estimation at `surface`: one light sample, one shadow ray.
+__device__ __forceinline__ void illuminate(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
+    const DeviceScene& scene = ctx.scene;
+    const Material& material = scene.materials[surface.material];
+    if (is_purely_specular(material) || lights_is_empty(*scene.params)) return;
+    const Sampler& s = ctx.sampler;
+    const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
+    const float u_select = s.get(px, si, b, DIM_LIGHT_SELECT);
+    const float2 u = make_float2(s.get(px, si, b, DIM_LIGHT_U), s.get(px, si, b, DIM_LIGHT_V));
+    LightSample ls;
+    if (!sample_light(scene, surface.p, u_select, u, ls)) return;
+    if (ls.pdf <= 0.0f || !isfinite(ls.pdf)) return;
+    const float3 wo = to_local(surface.frame, -path.ray.d);
+    const float3 wi = to_local(surface.frame, ls.wi);
+    const float3 f = bsdf_eval(material, surface.base_color, wo, wi);
+    if (is_zero3(f)) return;
+    const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
+    Ray shadow;
+    if (isfinite(ls.distance)) {
+        const float3 target = surface.p + ls.wi * ls.distance;
+        const float3 to = target - origin;
+        const float d = length(to);
+        shadow = make_segment(origin, to / d, __fmul_rn(d, 1.0f - 1e-4f));
+    } else {
+        shadow = make_ray(origin, ls.wi);
+    }
+    if (ctx.counters) count_aggregated(ctx.counters, COUNTER_SHADOW_RAYS);
+    if (occluded(scene.bvh, shadow)) return;
+    const float bsdf_pdf_value = bsdf_pdf(material, surface.base_color, wo, wi);
+    const float weight = power_heuristic(ls.pdf, bsdf_pdf_value);
+    path.radiance += path.throughput * f * ls.radiance * __fdiv_rn(weight, ls.pdf);
+}
+
+// Samples the BSDF for the path's next ray, then Russian roulette. Returns whether the
+// path goes on.
+__device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
+    const Material& material = ctx.scene.materials[surface.material];
+    const Sampler& s = ctx.sampler;
+    const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
+    const float u_lobe = s.get(px, si, b, DIM_BSDF_LOBE);
+    const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
+    const float3 wo = to_local(surface.frame, -path.ray.d);
+    BsdfSample bs;
+    if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
+    if (!(is_finite3(bs.weight) && max_element(bs.weight) > 0.0f)) return false;
+    path.throughput *= bs.weight;
+    const float3 dir = normalize(to_world(surface.frame, bs.wi));
+    path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
+    path.last_bsdf_pdf = bs.pdf;
+    path.last_delta = bs.delta;
+    path.bounce += 1u;
+
+    // Russian roulette (seed 000 §3.2): below the threshold, survive with weight/threshold.
+    const float rr_threshold = ctx.scene.params->rr_threshold;
+    const float weight = max_element(path.throughput);
+    if (weight < rr_threshold) {
+        const float survive = __fdiv_rn(weight, rr_threshold);
+        if (s.get(px, si, b, DIM_ROULETTE) >= survive) return false;
+        path.throughput = path.throughput / survive;
+    }
+    return true;
+}
+
+// Traces the path's ray and shades what it finds. Returns whether the path goes on.
+__device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& path) {
+    const DeviceScene& scene = ctx.scene;
+    if (ctx.counters) {
+        count_aggregated(ctx.counters, COUNTER_ACTIVE_BASE + path.bounce);
+        count_aggregated(ctx.counters, COUNTER_EXTENSION_RAYS);
+    }
+    SurfaceIntersection hit;
+    if (!intersect_closest(scene.bvh, path.ray, hit)) {
+        // Escaped: the environment, weighted against having sampled it by light sampling.
+        const float3 le = environment_radiance(scene, path.ray.d);
+        if (!is_zero3(le)) {
+            const float weight = path.last_delta
+                                     ? 1.0f
+                                     : power_heuristic(path.last_bsdf_pdf, pdf_environment(scene, path.ray.d));
+            path.radiance += path.throughput * le * weight;
+        }
+        return false;
+    }
+    const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
+
+    // Emission seen by this ray.
+    const int light_index =
+        surface.triangle < scene.params->triangle_count ? scene.triangle_to_light[surface.triangle] : -1;
+    if (light_index >= 0) {
+        const TriangleLight light = scene.lights[light_index];
+        const float3 le = triangle_light_radiance(light, -path.ray.d);
+        if (!is_zero3(le)) {
+            const float weight =
+                path.last_delta ? 1.0f
+                                : power_heuristic(path.last_bsdf_pdf,
+                                                  pdf_triangle(scene, light_index, path.ray.d, surface.t));
+            path.radiance += path.throughput * le * weight;
+        }
+    }
+
+    if (path.bounce >= scene.params->max_depth) return false;
+    illuminate(ctx, path, surface);
+    return bounce(ctx, path, surface);
+}
+
+// A pixel's running sums over the samples one thread traces (Film::add_sample).
+struct PixelAccumulator {
+    float3 sum;
+    float3 sum_sq;
+    unsigned int count;
+};
+
+__device__ __forceinline__ PixelAccumulator empty_accumulator() {
+    PixelAccumulator acc;
+    acc.sum = zero3();
+    acc.sum_sq = zero3();
+    acc.count = 0u;
+    return acc;
+}
+
+// Adds a finished path's radiance (non-finite: a zero sample, still counted).
+__device__ __forceinline__ void accumulate(PixelAccumulator& acc, const PathState& path) {
+    const float3 l = is_finite3(path.radiance) ? path.radiance : zero3();
+    acc.sum += l;
+    acc.sum_sq += l * l;
+    acc.count += 1u;
+}
+
+// Adds a pixel's sums to the film (3 floats per pixel for sum and sum_sq).
+__device__ __forceinline__ void store_film(float* __restrict__ film_sum, float* __restrict__ film_sum_sq,
+                                           unsigned int* __restrict__ film_count, unsigned int pixel,
+                                           const PixelAccumulator& acc) {
+    const size_t i = 3 * (size_t)pixel;
+    film_sum[i] = __fadd_rn(film_sum[i], acc.sum.x);
+    film_sum[i + 1] = __fadd_rn(film_sum[i + 1], acc.sum.y);
+    film_sum[i + 2] = __fadd_rn(film_sum[i + 2], acc.sum.z);
+    film_sum_sq[i] = __fadd_rn(film_sum_sq[i], acc.sum_sq.x);
+    film_sum_sq[i + 1] = __fadd_rn(film_sum_sq[i + 1], acc.sum_sq.y);
+    film_sum_sq[i + 2] = __fadd_rn(film_sum_sq[i + 2], acc.sum_sq.z);
+    film_count[pixel] += acc.count;
+}
+
+// Traces one whole path (the naive megakernel's loop) and returns it finished.
+__device__ __forceinline__ PathState trace_path(const EstimatorContext& ctx, unsigned int pixel, unsigned int sample) {
+    PathState path = generate(ctx, pixel, sample);
+    while (extend(ctx, path)) {
+    }
+    return path;
+}

@@ -1,0 +1,66 @@
+// estimator/trace.cuh — one ray, one thread: closest hit and any hit (shadow rays) by
+// while-while traversal (seed 004) of the Aila–Laine BVH, built from the pieces of
+// traversal.cuh (visit_inner_node, intersect_leaf, the stack and its sentinel), which
+// offers them only inside its batch kernels. The hit matches warpath_bvh::Bvh::intersect
+// (same Möller–Trumbore arithmetic, ties to the lower triangle id).
+#pragma once
+#include "traversal.cuh"
+#include "estimator/math.cuh"
+
+// A PreparedRay from registers (traversal.cuh's prepare_ray reads a GpuRay buffer).
+__device__ __forceinline__ PreparedRay prepare_estimator_ray(const Ray& r) {
+    PreparedRay ray;
+    ray.origin = r.o;
+    ray.direction = r.d;
+    ray.inv_direction = make_float3(__fdiv_rn(1.0f, r.d.x), __fdiv_rn(1.0f, r.d.y), __fdiv_rn(1.0f, r.d.z));
+    ray.t_min = r.t_min;
+    ray.t_max = r.t_max;
+    ray.negative_x = ray.inv_direction.x < 0.0f;
+    ray.negative_y = ray.inv_direction.y < 0.0f;
+    ray.negative_z = ray.inv_direction.z < 0.0f;
+    return ray;
+}
+
+// What the estimator needs of a hit (warpath_bvh::Hit).
+struct SurfaceIntersection {
+    float t;
+    float u;
+    float v;
+    unsigned int prim;
+};
+
+template <bool AnyHit>
+__device__ __forceinline__ HitRecord trace_while_while_one(const TraversalScene& scene, const PreparedRay& ray) {
+    HitRecord best = no_hit(ray);
+    TraversalStack stack;
+    stack.reset();
+    int node = 0;  // the root
+    while (node != WARPATH_ENTRYPOINT_SENTINEL) {
+        while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
+        while (node < 0) {
+            if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
+                node = WARPATH_ENTRYPOINT_SENTINEL;
+                break;
+            }
+            node = stack.pop();
+        }
+    }
+    return best;
+}
+
+// Closest hit of `ray`; false on a miss.
+__device__ __forceinline__ bool intersect_closest(const TraversalScene& scene, const Ray& ray,
+                                                  SurfaceIntersection& hit) {
+    const HitRecord best = trace_while_while_one<false>(scene, prepare_estimator_ray(ray));
+    if (best.slot < 0) return false;
+    hit.t = best.t;
+    hit.u = best.u;
+    hit.v = best.v;
+    hit.prim = (unsigned int)__ldg(scene.triangle_ids + best.slot);
+    return true;
+}
+
+// Whether anything blocks `ray` within (t_min, t_max).
+__device__ __forceinline__ bool occluded(const TraversalScene& scene, const Ray& ray) {
+    return trace_while_while_one<true>(scene, prepare_estimator_ray(ray)).slot >= 0;
+}

@@ -1,0 +1,440 @@
+//! A `warpath_scene::Scene` turned into the device buffers the estimator kernels read
+//! (`kernels/estimator/scene.cuh`): materials, triangle lights and their selection CDF,
+//! the environment (a constant, or an equirectangular map with its flattened 2D sampling
+//! distribution), per-triangle vertex indices and material ids, vertex positions, normals
+//! and uvs, textures flattened into one texel array with per-texture offsets, the BVH in
+//! the Aila–Laine layout ([`DeviceBvh`]), and one [`GpuSceneParams`] with every scalar.
+//!
+//! Rust owns the layouts: [`GpuCamera`], [`GpuTexture`] and [`GpuSceneParams`] are
+//! `#[repr(C)]` Pod structs mirrored in `scene.cuh`, whose `static_assert`s pin each size
+//! and field offset; [`layout_entries`] lists them (checked against the header text here
+//! and against the device compiler by the GPU test through [`device_layout_report`]).
+//!
+//! Data flows one way: Scene + LightSet + Bvh → [`GpuSceneParams::new`] (host, validates)
+//! → [`DeviceScene::upload`] (device).
+
+use crate::buffer::DeviceBuffer;
+use crate::bvh_layout::{DeviceBvh, GpuBvh};
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::MEGAKERNEL;
+use crate::layout::LayoutEntry;
+use crate::runtime::CudaDevice;
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use glam::Vec3;
+use std::mem::{offset_of, size_of};
+use warpath_bvh::Bvh;
+use warpath_core::light::{Environment, LightSet, TriangleLight};
+use warpath_core::material::Material;
+use warpath_scene::{RenderSettings, Scene};
+
+/// The thin-lens camera as the device reads it (`GpuCamera` in scene.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCamera {
+    /// `Camera::to_world`, column-major (left, up, forward, position).
+    pub to_world: [f32; 16],
+    /// `Camera::tan_half_fov(width, height)`, evaluated on the host.
+    pub tan_half_fov: [f32; 2],
+    pub aperture_radius: f32,
+    pub focus_distance: f32,
+}
+
+/// One texture inside the flattened texel array.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuTexture {
+    pub width: u32,
+    pub height: u32,
+    /// Index of the texture's first texel in the texel array.
+    pub offset: u32,
+    pub _pad: u32,
+}
+
+/// `GpuSceneParams::env_kind` values.
+pub mod env_kind {
+    pub const NONE: u32 = 0;
+    pub const CONSTANT: u32 = 1;
+    pub const MAP: u32 = 2;
+}
+
+/// Every scalar of a render (`GpuSceneParams` in scene.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuSceneParams {
+    pub camera: GpuCamera,
+    /// The map's `to_world` (Mat3 columns).
+    pub env_to_world: [f32; 9],
+    /// Its transpose (the CPU's `to_world.transpose()`), columns.
+    pub env_to_local: [f32; 9],
+    pub env_constant: [f32; 3],
+    pub env_scale: f32,
+    /// An [`env_kind`] value.
+    pub env_kind: u32,
+    pub env_width: u32,
+    pub env_height: u32,
+    /// 1 when the map's distribution is all zero (uniform sampling).
+    pub env_is_black: u32,
+    pub width: u32,
+    pub height: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+    /// A `SamplerKind` as u32.
+    pub sampler: u32,
+    pub rr_threshold: f32,
+    pub triangle_count: u32,
+    pub material_count: u32,
+    /// Triangle lights.
+    pub light_count: u32,
+    /// Bins of the light selection (triangle lights, plus one for an environment).
+    pub selection_count: u32,
+    pub has_normals: u32,
+    pub has_uvs: u32,
+    pub texture_count: u32,
+    pub _pad: u32,
+}
+
+const _: () = assert!(size_of::<GpuCamera>() == 80);
+const _: () = assert!(size_of::<GpuTexture>() == 16);
+const _: () = assert!(size_of::<GpuSceneParams>() == 240);
+
+fn mat3_columns(m: &glam::Mat3) -> [f32; 9] {
+    m.to_cols_array()
+}
+
+fn to_u32(value: usize, what: &str) -> CudaResult<u32> {
+    u32::try_from(value).map_err(|_| CudaError::InvalidArgument(format!("{what} = {value} exceeds 32 bits")))
+}
+
+impl GpuSceneParams {
+    /// The parameters of rendering `scene` with `settings`; checks what the kernels index
+    /// with (material and texture indices, triangle vertex indices, array lengths).
+    pub fn new(scene: &Scene, lights: &LightSet, settings: &RenderSettings) -> CudaResult<Self> {
+        if settings.width == 0 || settings.height == 0 {
+            return Err(CudaError::InvalidArgument(format!(
+                "a {}×{} film has no pixels",
+                settings.width, settings.height
+            )));
+        }
+        (settings.width as u64 * settings.height as u64 <= u32::MAX as u64)
+            .then_some(())
+            .ok_or_else(|| CudaError::InvalidArgument("the film has more than 2^32 pixels".into()))?;
+        validate_scene(scene, lights)?;
+        let camera = &scene.camera;
+        let tan = camera.tan_half_fov(settings.width, settings.height);
+        let mut params = GpuSceneParams {
+            camera: GpuCamera {
+                to_world: camera.to_world.to_cols_array(),
+                tan_half_fov: [tan.x, tan.y],
+                aperture_radius: camera.aperture_radius,
+                focus_distance: camera.focus_distance,
+            },
+            width: settings.width,
+            height: settings.height,
+            max_depth: settings.max_depth,
+            seed: settings.seed,
+            sampler: settings.sampler as u32,
+            rr_threshold: settings.rr_threshold,
+            triangle_count: to_u32(scene.triangles.len(), "triangle count")?,
+            material_count: to_u32(scene.materials.len(), "material count")?,
+            light_count: to_u32(lights.triangles.len(), "triangle light count")?,
+            selection_count: to_u32(lights.selection.count(), "light selection bins")?,
+            has_normals: (!scene.normals.is_empty()) as u32,
+            has_uvs: (!scene.uvs.is_empty()) as u32,
+            texture_count: to_u32(scene.textures.len(), "texture count")?,
+            ..Default::default()
+        };
+        match &lights.environment {
+            Environment::None => params.env_kind = env_kind::NONE,
+            Environment::Constant(c) => {
+                params.env_kind = env_kind::CONSTANT;
+                params.env_constant = c.to_array();
+            }
+            Environment::Map(map) => {
+                params.env_kind = env_kind::MAP;
+                params.env_to_world = mat3_columns(&map.to_world);
+                params.env_to_local = mat3_columns(&map.to_world.transpose());
+                params.env_scale = map.scale;
+                params.env_width = map.width;
+                params.env_height = map.height;
+                params.env_is_black = (map.distribution.total() <= 0.0) as u32;
+            }
+        }
+        Ok(params)
+    }
+}
+
+/// Checks every index the kernels follow, so that a malformed scene is an error here and
+/// never an out-of-bounds read on the device.
+fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
+    let invalid = |message: String| Err(CudaError::InvalidArgument(format!("scene `{}`: {message}", scene.name)));
+    let vertices = scene.positions.len();
+    if scene.triangle_materials.len() != scene.triangles.len() {
+        return invalid(format!(
+            "{} triangles but {} triangle materials",
+            scene.triangles.len(),
+            scene.triangle_materials.len()
+        ));
+    }
+    if !scene.normals.is_empty() && scene.normals.len() != vertices {
+        return invalid(format!("{} normals for {vertices} vertices", scene.normals.len()));
+    }
+    if !scene.uvs.is_empty() && scene.uvs.len() != vertices {
+        return invalid(format!("{} uvs for {vertices} vertices", scene.uvs.len()));
+    }
+    if let Some((i, t)) = scene.triangles.iter().enumerate().find(|(_, t)| t.iter().any(|&v| v as usize >= vertices)) {
+        return invalid(format!("triangle {i} has vertex indices {t:?}, but there are {vertices} vertices"));
+    }
+    if let Some((i, &m)) =
+        scene.triangle_materials.iter().enumerate().find(|(_, m)| **m as usize >= scene.materials.len())
+    {
+        return invalid(format!("triangle {i} uses material {m} of {}", scene.materials.len()));
+    }
+    for (i, m) in scene.materials.iter().enumerate() {
+        if m.base_color_texture >= 0 && m.base_color_texture as usize >= scene.textures.len() {
+            return invalid(format!("material {i} uses texture {} of {}", m.base_color_texture, scene.textures.len()));
+        }
+    }
+    for (i, t) in scene.textures.iter().enumerate() {
+        if t.pixels.len() != t.width as usize * t.height as usize {
+            return invalid(format!("texture {i} is {}×{} but has {} pixels", t.width, t.height, t.pixels.len()));
+        }
+    }
+    if lights.triangle_to_light.len() != scene.triangles.len() {
+        return invalid(format!(
+            "the light set maps {} triangles, the scene has {}",
+            lights.triangle_to_light.len(),
+            scene.triangles.len()
+        ));
+    }
+    if let Some(l) = lights.triangles.iter().find(|l| l.triangle as usize >= scene.triangles.len()) {
+        return invalid(format!("a triangle light names triangle {}", l.triangle));
+    }
+    let has_env = !matches!(lights.environment, Environment::None);
+    let expected_bins = lights.triangles.len() + has_env as usize;
+    if lights.selection.count() != expected_bins || lights.selection.cdf.len() != expected_bins + 1 {
+        return invalid(format!(
+            "the light selection has {} bins (cdf of {}), expected {expected_bins}",
+            lights.selection.count(),
+            lights.selection.cdf.len()
+        ));
+    }
+    if let Environment::Map(map) = &lights.environment {
+        let (w, h) = (map.width as usize, map.height as usize);
+        let d = &map.distribution;
+        if w == 0
+            || h == 0
+            || map.pixels.len() != w * h
+            || d.width != w
+            || d.height != h
+            || d.conditional_cdf.len() != h * (w + 1)
+            || d.marginal.cdf.len() != h + 1
+        {
+            return invalid(format!("the environment map ({w}×{h}) and its distribution do not match"));
+        }
+    }
+    Ok(())
+}
+
+/// Flattens `scene.textures` into one texel array and per-texture records.
+fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>)> {
+    let mut texels = Vec::new();
+    let mut records = Vec::with_capacity(scene.textures.len());
+    for t in &scene.textures {
+        records.push(GpuTexture {
+            width: t.width,
+            height: t.height,
+            offset: to_u32(texels.len(), "texel offset")?,
+            _pad: 0,
+        });
+        texels.extend(t.pixels.iter().map(|p| p.to_array()));
+    }
+    Ok((texels, records))
+}
+
+fn vec3s(values: &[Vec3]) -> Vec<[f32; 3]> {
+    values.iter().map(|v| v.to_array()).collect()
+}
+
+/// One scene in device memory, as `DeviceScene` of scene.cuh points at it.
+#[derive(Debug)]
+pub struct DeviceScene {
+    /// The host copy of the parameters.
+    pub params: GpuSceneParams,
+    pub(crate) params_buffer: DeviceBuffer<GpuSceneParams>,
+    pub bvh: DeviceBvh,
+    pub(crate) positions: DeviceBuffer<[f32; 3]>,
+    pub(crate) normals: DeviceBuffer<[f32; 3]>,
+    pub(crate) uvs: DeviceBuffer<[f32; 2]>,
+    pub(crate) triangles: DeviceBuffer<[u32; 3]>,
+    pub(crate) triangle_materials: DeviceBuffer<u32>,
+    pub(crate) materials: DeviceBuffer<Material>,
+    pub(crate) triangle_to_light: DeviceBuffer<i32>,
+    pub(crate) lights: DeviceBuffer<TriangleLight>,
+    pub(crate) light_cdf: DeviceBuffer<f32>,
+    pub(crate) env_pixels: DeviceBuffer<[f32; 3]>,
+    pub(crate) env_conditional_cdf: DeviceBuffer<f32>,
+    pub(crate) env_marginal_cdf: DeviceBuffer<f32>,
+    pub(crate) texels: DeviceBuffer<[f32; 3]>,
+    pub(crate) textures: DeviceBuffer<GpuTexture>,
+}
+
+impl DeviceScene {
+    /// Uploads `scene` with its `lights` (`scene.light_set()`) and `bvh` (built over
+    /// `scene.triangle_soup()`) for rendering with `settings`.
+    pub fn upload(
+        device: &CudaDevice,
+        scene: &Scene,
+        lights: &LightSet,
+        bvh: &Bvh,
+        settings: &RenderSettings,
+    ) -> CudaResult<DeviceScene> {
+        let params = GpuSceneParams::new(scene, lights, settings)?;
+        let soup = scene.triangle_soup();
+        let bvh = DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, &soup)?)?;
+        let (texels, textures) = flatten_textures(scene)?;
+        let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
+            Environment::Map(map) => {
+                (vec3s(&map.pixels), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
+            }
+            _ => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        let uvs: Vec<[f32; 2]> = scene.uvs.iter().map(|v| v.to_array()).collect();
+        Ok(DeviceScene {
+            params,
+            params_buffer: DeviceBuffer::from_slice(device, &[params])?,
+            bvh,
+            positions: DeviceBuffer::from_slice(device, &vec3s(&scene.positions))?,
+            normals: DeviceBuffer::from_slice(device, &vec3s(&scene.normals))?,
+            uvs: DeviceBuffer::from_slice(device, &uvs)?,
+            triangles: DeviceBuffer::from_slice(device, &scene.triangles)?,
+            triangle_materials: DeviceBuffer::from_slice(device, &scene.triangle_materials)?,
+            materials: DeviceBuffer::from_slice(device, &scene.materials)?,
+            triangle_to_light: DeviceBuffer::from_slice(device, &lights.triangle_to_light)?,
+            lights: DeviceBuffer::from_slice(device, &lights.triangles)?,
+            light_cdf: DeviceBuffer::from_slice(device, &lights.selection.cdf)?,
+            env_pixels: DeviceBuffer::from_slice(device, &env_pixels)?,
+            env_conditional_cdf: DeviceBuffer::from_slice(device, &env_conditional_cdf)?,
+            env_marginal_cdf: DeviceBuffer::from_slice(device, &env_marginal_cdf)?,
+            texels: DeviceBuffer::from_slice(device, &texels)?,
+            textures: DeviceBuffer::from_slice(device, &textures)?,
+        })
+    }
+
+    /// Bytes of device memory the scene occupies (BVH excluded).
+    pub fn size_bytes(&self) -> usize {
+        self.params_buffer.size_bytes()
+            + self.positions.size_bytes()
+            + self.normals.size_bytes()
+            + self.uvs.size_bytes()
+            + self.triangles.size_bytes()
+            + self.triangle_materials.size_bytes()
+            + self.materials.size_bytes()
+            + self.triangle_to_light.size_bytes()
+            + self.lights.size_bytes()
+            + self.light_cdf.size_bytes()
+            + self.env_pixels.size_bytes()
+            + self.env_conditional_cdf.size_bytes()
+            + self.env_marginal_cdf.size_bytes()
+            + self.texels.size_bytes()
+            + self.textures.size_bytes()
+    }
+}
+
+macro_rules! layout_list {
+    ($( $ty:ident { $($field:ident),* $(,)? } )*) => {
+        vec![$(
+            LayoutEntry { label: stringify!($ty), value: size_of::<$ty>() },
+            $( LayoutEntry { label: concat!(stringify!($ty), ".", stringify!($field)), value: offset_of!($ty, $field) }, )*
+        )*]
+    };
+}
+
+/// Sizes and field offsets of the estimator's structs, in the order
+/// `megakernel_layout_report` (kernels/megakernel.cu) writes them.
+pub fn layout_entries() -> Vec<LayoutEntry> {
+    layout_list! {
+        GpuCamera { to_world, tan_half_fov, aperture_radius, focus_distance }
+        GpuTexture { width, height, offset, _pad }
+        GpuSceneParams {
+            camera, env_to_world, env_to_local, env_constant, env_scale, env_kind, env_width, env_height,
+            env_is_black, width, height, max_depth, seed, sampler, rr_threshold, triangle_count, material_count,
+            light_count, selection_count, has_normals, has_uvs, texture_count, _pad
+        }
+    }
+}
+
+/// Runs `megakernel_layout_report`: the device compiler's sizes and offsets of the
+/// estimator's structs, in the order of [`layout_entries`].
+pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
+    const CAPACITY: u32 = 128;
+    let function = device.function(&MEGAKERNEL, "megakernel_layout_report")?;
+    let mut values = DeviceBuffer::<u64>::zeroed(device, CAPACITY as usize)?;
+    let mut written = DeviceBuffer::<u32>::zeroed(device, 1)?;
+    let mut launch = device.stream().launch_builder(&function);
+    launch.arg(values.raw_mut()).arg(&CAPACITY).arg(written.raw_mut());
+    // SAFETY: matches `megakernel_layout_report(unsigned long long*, unsigned int, unsigned
+    // int*)`; `values` holds CAPACITY entries and the kernel writes no more.
+    let launched =
+        unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 }) };
+    device.check_launch("megakernel_layout_report", launched)?;
+    let count = written.download(device)?[0];
+    if count > CAPACITY {
+        return Err(CudaError::InvalidArgument(format!(
+            "megakernel_layout_report wrote {count} entries, more than {CAPACITY}"
+        )));
+    }
+    let mut report = values.download(device)?;
+    report.truncate(count as usize);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// scene.cuh's static_asserts state exactly Rust's sizes and offsets.
+    #[test]
+    fn header_static_asserts_match_rust_layout() {
+        let header = include_str!("../kernels/estimator/scene.cuh");
+        for entry in layout_entries() {
+            let expected = match entry.label.split_once('.') {
+                None => format!("sizeof({}) == {}", entry.label, entry.value),
+                Some((ty, field)) => format!("WARPATH_OFFSETOF({ty}, {field}) == {}", entry.value),
+            };
+            assert!(header.contains(&expected), "estimator/scene.cuh lacks `static_assert({expected})`");
+        }
+        let report = include_str!("../kernels/megakernel.cu");
+        let reported = report.matches("WARPATH_REPORT(sizeof(").count()
+            + report.matches("WARPATH_REPORT(WARPATH_OFFSETOF(").count();
+        assert_eq!(reported, layout_entries().len(), "megakernel_layout_report must report every entry");
+    }
+
+    #[test]
+    fn cornell_params_are_valid() {
+        let scene = warpath_scene::load("cornell").unwrap();
+        let lights = scene.light_set();
+        let params = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap();
+        assert_eq!(params.triangle_count as usize, scene.triangles.len());
+        assert!(params.light_count > 0);
+        assert_eq!(params.selection_count, params.light_count + (params.env_kind != env_kind::NONE) as u32);
+        let tan = scene.camera.tan_half_fov(scene.settings.width, scene.settings.height);
+        assert_eq!(params.camera.tan_half_fov, [tan.x, tan.y]);
+    }
+
+    #[test]
+    fn malformed_scenes_are_errors() {
+        let mut scene = warpath_scene::load("cornell").unwrap();
+        let lights = scene.light_set();
+        scene.materials[0].base_color_texture = 7;
+        let error = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap_err();
+        assert!(error.to_string().contains("texture 7"), "{error}");
+        let mut scene = warpath_scene::load("cornell").unwrap();
+        scene.triangles[3][1] = 1_000_000;
+        let error = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap_err();
+        assert!(error.to_string().contains("triangle 3"), "{error}");
+        let scene = warpath_scene::load("cornell").unwrap();
+        let settings = RenderSettings { width: 0, ..scene.settings.clone() };
+        assert!(GpuSceneParams::new(&scene, &lights, &settings).is_err());
+    }
+}
