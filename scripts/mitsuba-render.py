@@ -214,13 +214,21 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
         # The Blender maps hold small negative values (DWAB source data, down to -0.004);
         # Mitsuba would drop every sample that carries one ("Invalid sample value"), so
         # they are clamped to zero here. warpath should do the same when it loads a map.
-        # warpath looks the map up per pixel (nearest); Mitsuba interpolates bilinearly, with
-        # columns centred at (c + 0.5)/w like warpath but rows at v = r/(h - 1). Repeating
-        # each pixel n x n times (--env-upsample n) brings Mitsuba's lookup within 1/n pixel
-        # of warpath's piecewise-constant map.
+        # warpath looks the map up per pixel (nearest, rows centred at (r + 0.5)/h); Mitsuba
+        # interpolates bilinearly, columns centred at (c + 0.5)/w but row r at v = r/(h - 1).
+        # So each pixel is repeated n times across, and the rows are rebuilt as n*h + 1 rows
+        # where row j sits at v = j/(n h): source row j // n, and at each boundary between
+        # two source rows (j a multiple of n) their average. Mitsuba's lookup then equals
+        # warpath's except within 1/n pixel of a pixel edge, where it blends the two pixels
+        # symmetrically about the edge. n = --env-upsample.
         pixels = np.array(mi.Bitmap(where(env["file"])), dtype=np.float32)[:, :, :3]
         if env_upsample > 1:
-            pixels = np.repeat(np.repeat(pixels, env_upsample, axis=0), env_upsample, axis=1)
+            n, h = env_upsample, pixels.shape[0]
+            j = np.arange(n * h + 1)
+            below, above = np.minimum(j // n, h - 1), np.maximum(np.minimum(j // n, h) - 1, 0)
+            edge = (j % n == 0)[:, None, None]
+            rows = np.where(edge, 0.5 * (pixels[below] + pixels[above]), pixels[below])
+            pixels = np.repeat(rows, n, axis=1).astype(np.float32)
         scene["environment"] = {
             "type": "envmap", "bitmap": mi.Bitmap(np.maximum(pixels, 0.0)), "scale": scale,
             "to_world": T().rotate([0, 1, 0], float(env.get("rotate_y", 0.0))),
@@ -249,8 +257,9 @@ def main():
                     help="maximum bounces; Mitsuba max_depth = bounces + 1 (default 8, or the scene's)")
     ap.add_argument("--variant", default="scalar_rgb", help="scalar_rgb (default) or llvm_ad_rgb")
     ap.add_argument("--threads", type=int, default=0, help="worker threads (default: all cores)")
-    ap.add_argument("--env-upsample", type=int, default=1,
-                    help="repeat each environment-map pixel n x n times (closer to warpath's nearest lookup)")
+    ap.add_argument("--env-upsample", type=int, default=4,
+                    help="repeat each environment-map pixel n x n times so that Mitsuba's bilinear "
+                         "lookup matches warpath's nearest one to 1/n pixel (default 4; 1 = the map as is)")
     ap.add_argument("-o", "--output", required=True, help=".exr or .npy")
     args = ap.parse_args()
 
