@@ -3,7 +3,8 @@
 //! pasted into docs/benchmarks/ as it is.
 //!
 //! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH;
-//! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s).
+//! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
+//! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`).
 
 use crate::BvhKind;
 use crate::commands::{check_resolution, load_scene};
@@ -46,6 +47,8 @@ pub enum BenchCommand {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// GPU traversal kernels: Mrays/s for primary, AO and diffuse rays on SAH and SBVH trees.
+    Traversal(crate::bench_traversal::TraversalArgs),
 }
 
 #[derive(Serialize)]
@@ -174,6 +177,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             }
             write_json(json, &rows)
         }
+        BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
     }
 }
 

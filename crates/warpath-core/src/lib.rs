@@ -8,6 +8,7 @@
 
 pub mod bsdf;
 pub mod camera;
+pub mod chi2;
 pub mod color;
 pub mod distribution;
 pub mod film;

@@ -42,38 +42,57 @@ impl Default for Aabb {
 impl Aabb {
     pub const EMPTY: Aabb = Aabb { min: Vec3::splat(f32::INFINITY), max: Vec3::splat(f32::NEG_INFINITY) };
 
+    #[inline]
     pub fn from_points(points: &[Vec3]) -> Self {
         points.iter().fold(Self::EMPTY, |b, &p| b.grow(p))
     }
+    #[inline]
     pub fn grow(self, p: Vec3) -> Self {
         Aabb { min: self.min.min(p), max: self.max.max(p) }
     }
+    #[inline]
     pub fn union(self, o: Aabb) -> Self {
         Aabb { min: self.min.min(o.min), max: self.max.max(o.max) }
     }
+    #[inline]
     pub fn intersection(self, o: Aabb) -> Self {
         Aabb { min: self.min.max(o.min), max: self.max.min(o.max) }
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.min.x > self.max.x || self.min.y > self.max.y || self.min.z > self.max.z
     }
+    #[inline]
     pub fn extent(&self) -> Vec3 {
         if self.is_empty() { Vec3::ZERO } else { self.max - self.min }
     }
+    #[inline]
     pub fn center(&self) -> Vec3 {
         0.5 * (self.min + self.max)
     }
     /// Surface area; 0 for an empty box.
+    #[inline]
     pub fn area(&self) -> f32 {
         let e = self.extent();
         2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
     }
     /// Slab test; returns the entry distance if the ray overlaps `[t_min, t_max)`.
+    /// Entry and exit planes are chosen by the sign of the direction, and NaN from
+    /// `0 × inf` (origin on a plane, direction parallel to it) is dropped by `max`/`min`,
+    /// so such a ray counts as inside that slab; an empty box is never hit.
+    #[inline]
     pub fn hit(&self, o: Vec3, inv_d: Vec3, t_min: f32, t_max: f32) -> Option<f32> {
-        let t0 = (self.min - o) * inv_d;
-        let t1 = (self.max - o) * inv_d;
-        let near = t0.min(t1).max_element().max(t_min);
-        let far = t0.max(t1).min_element().min(t_max);
+        if self.is_empty() {
+            return None;
+        }
+        let mut near = t_min;
+        let mut far = t_max;
+        for axis in 0..3 {
+            let (lo, hi) =
+                if inv_d[axis] < 0.0 { (self.max[axis], self.min[axis]) } else { (self.min[axis], self.max[axis]) };
+            near = near.max((lo - o[axis]) * inv_d[axis]);
+            far = far.min((hi - o[axis]) * inv_d[axis]);
+        }
         (near <= far).then_some(near)
     }
 }
@@ -159,6 +178,21 @@ mod tests {
             assert!((f.to_world(f.to_local(v)) - v).length() < 1e-6);
         }
     }
+    #[test]
+    fn aabb_hit_is_robust() {
+        let b = Aabb { min: Vec3::ZERO, max: Vec3::ONE };
+        let inv = |d: Vec3| Vec3::ONE / d;
+        // Origin on the x = 0 plane, direction parallel to it: 0 × inf is NaN; still a hit.
+        assert!(b.hit(Vec3::new(0.0, 0.5, -1.0), inv(Vec3::Z), 0.0, f32::INFINITY).is_some());
+        // Outside the slab of a zero direction component: a miss.
+        assert!(b.hit(Vec3::new(2.0, 0.5, -1.0), inv(Vec3::Z), 0.0, f32::INFINITY).is_none());
+        // The empty box is never hit.
+        assert!(Aabb::EMPTY.hit(Vec3::splat(0.5), inv(Vec3::ONE), 0.0, f32::INFINITY).is_none());
+        // Entry distance along a negative direction.
+        let t = b.hit(Vec3::new(0.5, 0.5, 3.0), inv(-Vec3::Z), 0.0, f32::INFINITY).unwrap();
+        assert!((t - 2.0).abs() < 1e-6);
+    }
+
     #[test]
     fn triangle_hit_and_miss() {
         let (a, b, c) = (Vec3::ZERO, Vec3::X, Vec3::Y);

@@ -8,6 +8,15 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("layout.cuh", include_str!("../kernels/layout.cuh")),
     ("ray_triangle.cuh", include_str!("../kernels/ray_triangle.cuh")),
     ("traversal.cuh", include_str!("../kernels/traversal.cuh")),
+    ("estimator/math.cuh", include_str!("../kernels/estimator/math.cuh")),
+    ("estimator/sampler.cuh", include_str!("../kernels/estimator/sampler.cuh")),
+    ("estimator/warp.cuh", include_str!("../kernels/estimator/warp.cuh")),
+    ("estimator/scene.cuh", include_str!("../kernels/estimator/scene.cuh")),
+    ("estimator/camera.cuh", include_str!("../kernels/estimator/camera.cuh")),
+    ("estimator/bsdf.cuh", include_str!("../kernels/estimator/bsdf.cuh")),
+    ("estimator/lights.cuh", include_str!("../kernels/estimator/lights.cuh")),
+    ("estimator/trace.cuh", include_str!("../kernels/estimator/trace.cuh")),
+    ("estimator/integrator.cuh", include_str!("../kernels/estimator/integrator.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -23,6 +32,14 @@ pub const TRAVERSE: KernelSource = KernelSource {
     name: "traverse",
     file_name: "traverse.cu",
     source: include_str!("../kernels/traverse.cu"),
+    headers: HEADERS,
+};
+
+/// `megakernel.cu`: the naive megakernel (seed 000 B.1) over the shared estimator.
+pub const MEGAKERNEL: KernelSource = KernelSource {
+    name: "megakernel",
+    file_name: "megakernel.cu",
+    source: include_str!("../kernels/megakernel.cu"),
     headers: HEADERS,
 };
 
@@ -42,4 +59,5 @@ pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
             "traverse_postponed_any",
         ],
     ),
+    (MEGAKERNEL, &["megakernel_render", "megakernel_layout_report"]),
 ];

@@ -8,6 +8,10 @@
 //! * [`layout`]: every struct shared with the GPU, mirrored and asserted in
 //!   `kernels/layout.cuh`.
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
+//! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
+//!   device buffers the estimator kernels (`kernels/estimator/`) read.
+//! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
+//!   paths through the shared device estimator.
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!
@@ -20,7 +24,9 @@ pub mod compiler;
 pub mod error;
 pub mod kernels;
 pub mod layout;
+pub mod megakernel;
 pub mod runtime;
+pub mod scene_upload;
 pub mod traverse;
 
 pub use buffer::DeviceBuffer;
@@ -28,5 +34,6 @@ pub use bvh_layout::{DeviceBvh, GpuBvh};
 pub use compiler::{CompileTarget, KernelCompiler, KernelSource};
 pub use error::{CudaError, CudaResult};
 pub use layout::{AilaLaineNode, GpuHit, GpuRay, GpuTriangle};
+pub use megakernel::MegakernelRenderer;
 pub use runtime::{CudaDevice, DeviceInfo};
 pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};

@@ -6,9 +6,9 @@ use glam::{Vec2, Vec3};
 use std::path::Path;
 use warpath_core::camera::FovAxis;
 use warpath_core::material::MaterialKind;
+use warpath_scene::SceneError;
 use warpath_scene::gltf_loader::{load_gltf, parse_gltf};
 use warpath_scene::toml_scene::load_any;
-use warpath_scene::SceneError;
 
 fn base64(bytes: &[u8]) -> String {
     const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

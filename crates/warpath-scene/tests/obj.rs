@@ -3,9 +3,9 @@
 use glam::Vec3;
 use std::path::Path;
 use warpath_core::material::MaterialKind;
+use warpath_scene::SceneError;
 use warpath_scene::obj::load_obj;
 use warpath_scene::toml_scene::load_any;
-use warpath_scene::SceneError;
 
 const CUBE_OBJ: &str = "\
 # two objects with materials

@@ -4,9 +4,9 @@
 use glam::{Vec2, Vec3};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use warpath_scene::SceneError;
 use warpath_scene::ply::{load_ply, parse_ply};
 use warpath_scene::toml_scene::MeshAsset;
-use warpath_scene::SceneError;
 
 /// A quad (one 4-gon face, split into 2 triangles) and a triangle, with normals, uvs,
 /// an extra per-vertex `red` byte, a per-face `flags` int, and an `edge` element between.
@@ -127,7 +127,11 @@ fn assert_invalid(e: SceneError, needles: &[&str]) {
 #[test]
 fn header_errors_have_the_header_line() {
     assert_line(parse_err(b"plx\n"), 1, "not a PLY");
-    assert_line(parse_err(b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float128 x\nend_header\n"), 4, "float128");
+    assert_line(
+        parse_err(b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float128 x\nend_header\n"),
+        4,
+        "float128",
+    );
     assert_line(parse_err(b"ply\nformat ascii 1.0\nproperty float x\nend_header\n"), 3, "before any element");
     assert_line(parse_err(b"ply\nformat ascii 1.0\nelement vertex -3\nend_header\n"), 3, "count");
     assert_line(parse_err(b"ply\nformat ascii 1.0\nelemnt vertex 3\nend_header\n"), 3, "elemnt");
