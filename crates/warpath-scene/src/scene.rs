@@ -81,7 +81,9 @@ pub struct Scene {
     pub name: String,
     /// World-space vertex positions.
     pub positions: Vec<Vec3>,
-    /// Per-vertex shading normals (same length as `positions`), or empty.
+    /// Per-vertex shading normals (same length as `positions`), or empty. When some
+    /// meshes have normals and others not, the loader gives the others flat normals (by
+    /// splitting their vertices), so this is always empty or complete.
     pub normals: Vec<Vec3>,
     /// Per-vertex texture coordinates (same length as `positions`), or empty.
     pub uvs: Vec<Vec2>,
