@@ -24,7 +24,7 @@ use warpath_core::bsdf;
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
-use warpath_core::sampler::{Sampler, dims};
+use warpath_core::sampler::{Sampler, VertexSampler, dims};
 use warpath_scene::Scene;
 
 /// What the estimator needs of a scene, prepared once per render.
@@ -210,20 +210,25 @@ pub fn extend(view: &SceneView, path: &mut PathState, counters: &mut PathCounter
     if path.bounce >= view.max_depth {
         return false;
     }
-    illuminate(view, path, &surface, counters);
-    bounce(view, path, &surface)
+    let numbers = view.sampler.at(path.pixel, path.sample, path.bounce);
+    illuminate(view, path, &surface, &numbers, counters);
+    bounce(view, path, &surface, &numbers)
 }
 
 /// Next-event estimation at `surface`: one light sample, one shadow ray.
-fn illuminate(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, counters: &mut PathCounters) {
+fn illuminate(
+    view: &SceneView,
+    path: &mut PathState,
+    surface: &SurfaceHit,
+    numbers: &VertexSampler,
+    counters: &mut PathCounters,
+) {
     let material = &view.scene.materials[surface.material as usize];
     if bsdf::is_purely_specular(material) || view.lights.is_empty() {
         return;
     }
-    let s = &view.sampler;
-    let (px, si, b) = (path.pixel, path.sample, path.bounce);
-    let u_select = s.get(px, si, b, dims::LIGHT_SELECT);
-    let u = Vec2::new(s.get(px, si, b, dims::LIGHT_U), s.get(px, si, b, dims::LIGHT_V));
+    let u_select = numbers.get(dims::LIGHT_SELECT);
+    let u = Vec2::new(numbers.get(dims::LIGHT_U), numbers.get(dims::LIGHT_V));
     let Some(ls) = view.lights.sample(surface.p, u_select, u) else { return };
     if ls.pdf <= 0.0 || !ls.pdf.is_finite() {
         return;
@@ -253,12 +258,10 @@ fn illuminate(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, coun
 }
 
 /// Samples the BSDF for the path's next ray, then Russian roulette.
-fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit) -> bool {
+fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, numbers: &VertexSampler) -> bool {
     let material = &view.scene.materials[surface.material as usize];
-    let s = &view.sampler;
-    let (px, si, b) = (path.pixel, path.sample, path.bounce);
-    let u_lobe = s.get(px, si, b, dims::BSDF_LOBE);
-    let u = Vec2::new(s.get(px, si, b, dims::BSDF_U), s.get(px, si, b, dims::BSDF_V));
+    let u_lobe = numbers.get(dims::BSDF_LOBE);
+    let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
     let wo = surface.frame.to_local(-path.ray.d);
     let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
     if !(bs.weight.is_finite() && bs.weight.max_element() > 0.0) {
@@ -275,7 +278,7 @@ fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit) -> bool 
     let weight = path.throughput.max_element();
     if weight < view.rr_threshold {
         let survive = weight / view.rr_threshold;
-        if s.get(px, si, b, dims::ROULETTE) >= survive {
+        if numbers.get(dims::ROULETTE) >= survive {
             return false;
         }
         path.throughput /= survive;
