@@ -8,8 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
+use warpath_core::film::Film;
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_scene::Scene;
+use warpath_cuda::{CudaDevice, MegakernelRenderer};
+use warpath_scene::{RenderSettings, Scene};
 
 /// The largest image side we accept (a 16k×16k film already takes 9 GiB of buffers).
 pub const MAX_RESOLUTION: u32 = 16384;
@@ -56,12 +58,35 @@ pub fn render_options(scene: &Scene, args: &RenderArgs) -> Result<RenderOptions>
     if let Some(s) = args.sampler {
         opts.sampler = s;
     }
-    opts.spp_per_pass = args.spp_per_pass.max(1);
+    opts.spp_per_pass = args.spp_per_pass.unwrap_or(1).max(1);
     if opts.spp == 0 {
         bail!("--spp must be at least 1");
     }
     check_resolution(opts.width, opts.height)?;
     Ok(opts)
+}
+
+/// Which renderer this run uses: `--backend auto` takes CUDA when a device opens.
+fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
+    match backend {
+        Backend::Cpu => Ok(None),
+        Backend::Cuda => CudaDevice::open(0).map(Some).context("--backend cuda"),
+        Backend::Auto => match CudaDevice::open(0) {
+            Ok(device) => Ok(Some(device)),
+            Err(e) => {
+                eprintln!("no CUDA device ({e}); using the CPU");
+                Ok(None)
+            }
+        },
+    }
+}
+
+/// What a render produced, whichever backend made it.
+struct RenderResult {
+    film: Film,
+    samples: u64,
+    rays: u64,
+    seconds: f64,
 }
 
 pub fn render(args: &RenderArgs) -> Result<()> {
@@ -71,17 +96,24 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         bail!("{}: unsupported output format (use .exr or .png)", args.output.display());
     }
     let scene = load_scene(&args.scene)?;
-    let opts = render_options(&scene, args)?;
-    match args.backend {
-        Backend::Auto => {
-            eprintln!("backend: cpu ({} threads; this build has no CUDA backend)", rayon::current_num_threads())
+    let mut opts = render_options(&scene, args)?;
+    let device = choose_backend(args.backend)?;
+    match &device {
+        Some(d) => {
+            let info = d.info();
+            eprintln!(
+                "backend: cuda ({}, {} SMs, driver CUDA {})",
+                info.name,
+                info.multiprocessors,
+                info.driver_version_string()
+            )
         }
-        Backend::Cpu => eprintln!("backend: cpu ({} threads)", rayon::current_num_threads()),
+        None => eprintln!("backend: cpu ({} threads)", rayon::current_num_threads()),
     }
-
-    let t = Instant::now();
-    let renderer = CpuRenderer::new(&scene, args.bvh.build_kind());
-    eprintln!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
+    // A GPU pass of one sample per pixel is too short to keep the device busy.
+    if args.spp_per_pass.is_none() && device.is_some() {
+        opts.spp_per_pass = 16;
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -103,36 +135,102 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             .expect("valid progress template"),
     );
     let start = Instant::now();
-    let (film, stats) = renderer.render(&opts, &cancel, |done| {
+    let progress = |done: u32| {
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         bar.set_position(done as u64);
         bar.set_message(format!("{:.2} Msamples/s", done as f64 * pixels as f64 / secs / 1e6));
-    });
+    };
+    let result = match &device {
+        None => render_cpu(&scene, &opts, args, &cancel, progress)?,
+        Some(device) => render_cuda(device, &scene, &opts, args, &cancel, progress)?,
+    };
     bar.finish_and_clear();
 
+    let film = result.film;
     let done_spp = film.count.first().copied().unwrap_or(0);
     if done_spp == 0 {
         bail!("interrupted before the first pass finished: no image written");
     }
     write_image(&args.output, opts.width, opts.height, &film.mean(), args.exposure)?;
-    let msamples = stats.samples as f64 / stats.seconds.max(1e-9) / 1e6;
-    let mrays = stats.rays() as f64 / stats.seconds.max(1e-9) / 1e6;
+    let secs = result.seconds.max(1e-9);
     eprintln!(
         "rendered {}x{} at {} spp{} in {:.2} s: {:.3} Msamples/s, {:.2} Mrays/s ({} rays)",
         opts.width,
         opts.height,
         done_spp,
         if done_spp < opts.spp { format!(" (interrupted; {} asked)", opts.spp) } else { String::new() },
-        stats.seconds,
-        msamples,
-        mrays,
-        stats.rays()
+        result.seconds,
+        result.samples as f64 / secs / 1e6,
+        result.rays as f64 / secs / 1e6,
+        result.rays
     );
     eprintln!("wrote {}", args.output.display());
     if cancel.load(Ordering::SeqCst) {
         std::process::exit(130);
     }
     Ok(())
+}
+
+fn render_cpu(
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+    cancel: &AtomicBool,
+    progress: impl FnMut(u32),
+) -> Result<RenderResult> {
+    let t = Instant::now();
+    let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
+    eprintln!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
+    let (film, stats) = renderer.render(opts, cancel, progress);
+    Ok(RenderResult { samples: stats.samples, rays: stats.rays(), seconds: stats.seconds, film })
+}
+
+/// The naive megakernel (seed 000 B.1), one launch per progressive pass.
+fn render_cuda(
+    device: &CudaDevice,
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+    cancel: &AtomicBool,
+    mut progress: impl FnMut(u32),
+) -> Result<RenderResult> {
+    let t = Instant::now();
+    let settings = RenderSettings {
+        width: opts.width,
+        height: opts.height,
+        spp: opts.spp,
+        max_depth: opts.max_depth,
+        seed: opts.seed,
+        sampler: opts.sampler,
+        rr_threshold: opts.rr_threshold,
+    };
+    let mut renderer = MegakernelRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
+    renderer.set_instrumentation(true)?;
+    eprintln!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());
+    // The first launch compiles (or loads from the cache) the kernel: keep it out of the
+    // time, and start again from an empty film.
+    renderer.render_pass(0, 1)?;
+    device.synchronize()?;
+    renderer.reset()?;
+    let start = Instant::now();
+    let mut done = 0;
+    let per_pass = opts.spp_per_pass.max(1);
+    while done < opts.spp && !cancel.load(Ordering::Relaxed) {
+        let n = per_pass.min(opts.spp - done);
+        renderer.render_pass(done, n)?;
+        device.synchronize()?;
+        done += n;
+        progress(done);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let film = renderer.download_film()?;
+    let counters = renderer.counters()?;
+    Ok(RenderResult {
+        samples: film.total_samples(),
+        rays: counters.extension_rays + counters.shadow_rays,
+        seconds,
+        film,
+    })
 }
 
 pub fn info(scene: Option<&str>, list: bool) -> Result<()> {

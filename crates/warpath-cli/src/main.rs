@@ -23,6 +23,8 @@ pub enum Backend {
     Auto,
     /// The CPU reference renderer (rayon).
     Cpu,
+    /// The CUDA naive megakernel; an error when no device is found.
+    Cuda,
 }
 
 /// Which BVH builder to use.
@@ -72,9 +74,10 @@ pub struct RenderArgs {
     /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
     #[arg(short, long, default_value = "warpath.exr")]
     pub output: PathBuf,
-    /// Samples per pixel per progressive pass (the image can be saved between passes).
-    #[arg(long, default_value_t = 1)]
-    pub spp_per_pass: u32,
+    /// Samples per pixel per progressive pass (the image can be saved between passes)
+    /// [default: 1 on the CPU, 16 on the GPU].
+    #[arg(long)]
+    pub spp_per_pass: Option<u32>,
     /// Exposure scale applied to PNG output only, in stops.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub exposure: f32,
