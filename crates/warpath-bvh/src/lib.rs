@@ -24,6 +24,7 @@ mod build_common;
 mod build_sah;
 mod build_sbvh;
 mod clip;
+pub mod cpu_layout;
 mod traverse;
 
 pub use bench::{BuildReport, build_benchmark, markdown_table};

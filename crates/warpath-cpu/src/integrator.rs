@@ -20,6 +20,7 @@
 
 use glam::{Vec2, Vec3};
 use warpath_bvh::Bvh;
+use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_core::bsdf;
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
@@ -31,6 +32,8 @@ use warpath_scene::Scene;
 pub struct SceneView<'a> {
     pub scene: &'a Scene,
     pub bvh: &'a Bvh,
+    /// The CPU traversal layout of `bvh` (same hits, faster); what the estimator traces.
+    pub cpu_bvh: &'a CpuBvh,
     /// World-space triangle vertices, indexed like `scene.triangles`.
     pub triangles: &'a [[Vec3; 3]],
     pub lights: &'a LightSet,
@@ -90,11 +93,12 @@ fn power_heuristic(a: f32, b: f32) -> f32 {
 
 /// A camera path for `sample` of `pixel` (row-major index).
 pub fn generate(view: &SceneView, pixel: u32, sample: u32) -> PathState {
-    let s = &view.sampler;
+    // `at(pixel, sample, 0).get(dim)` equals `get(pixel, sample, 0, dim)` (the camera's dimensions
+    // are read with bounce 0); the per-(pixel, bounce) work is done once.
+    let s = view.sampler.at(pixel, sample, 0);
     let (x, y) = (pixel % view.width, pixel / view.width);
-    let film =
-        Vec2::new(x as f32 + s.get(pixel, sample, 0, dims::PIXEL_X), y as f32 + s.get(pixel, sample, 0, dims::PIXEL_Y));
-    let lens = Vec2::new(s.get(pixel, sample, 0, dims::LENS_U), s.get(pixel, sample, 0, dims::LENS_V));
+    let film = Vec2::new(x as f32 + s.get(dims::PIXEL_X), y as f32 + s.get(dims::PIXEL_Y));
+    let lens = Vec2::new(s.get(dims::LENS_U), s.get(dims::LENS_V));
     let ray = view.scene.camera.generate_ray(film, view.width, view.height, lens);
     PathState {
         ray,
@@ -174,7 +178,7 @@ pub fn extend(view: &SceneView, path: &mut PathState, counters: &mut PathCounter
     counters.active_per_bounce[depth] += 1;
     counters.extension_rays += 1;
 
-    let Some(hit) = view.bvh.intersect(view.triangles, &path.ray) else {
+    let Some(hit) = view.cpu_bvh.intersect(&path.ray) else {
         // Escaped: the environment, weighted against having sampled it by light sampling.
         let le = view.lights.environment_radiance(path.ray.d);
         if le != Vec3::ZERO {
@@ -249,7 +253,7 @@ fn illuminate(
         Ray::new(origin, ls.wi)
     };
     counters.shadow_rays += 1;
-    if view.bvh.occluded(view.triangles, &shadow) {
+    if view.cpu_bvh.occluded(&shadow) {
         return;
     }
     let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi);

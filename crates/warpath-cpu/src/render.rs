@@ -7,6 +7,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildKind, BuildOptions, BuildStats, Bvh};
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
@@ -62,6 +63,8 @@ pub struct CpuRenderer<'a> {
     pub scene: &'a Scene,
     pub bvh: Bvh,
     pub bvh_stats: BuildStats,
+    /// `bvh` in the CPU traversal layout (4-wide nodes, triangle packets): what renders trace.
+    pub cpu_bvh: CpuBvh,
     pub triangles: Vec<[Vec3; 3]>,
     pub lights: LightSet,
 }
@@ -71,14 +74,16 @@ impl<'a> CpuRenderer<'a> {
         let triangles = scene.triangle_soup();
         let options = BuildOptions { kind: bvh_kind, ..Default::default() };
         let (bvh, bvh_stats) = Bvh::build(&triangles, &options);
+        let cpu_bvh = CpuBvh::new(&bvh, &triangles);
         let lights = scene.light_set();
-        CpuRenderer { scene, bvh, bvh_stats, triangles, lights }
+        CpuRenderer { scene, bvh, bvh_stats, cpu_bvh, triangles, lights }
     }
 
     fn view(&self, opts: &RenderOptions) -> SceneView<'_> {
         SceneView {
             scene: self.scene,
             bvh: &self.bvh,
+            cpu_bvh: &self.cpu_bvh,
             triangles: &self.triangles,
             lights: &self.lights,
             sampler: Sampler::new(opts.sampler, opts.seed),
