@@ -152,6 +152,10 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         bail!("interrupted before the first pass finished: no image written");
     }
     write_image(&args.output, opts.width, opts.height, &film.mean(), args.exposure)?;
+    if let Some(path) = &args.variance_output {
+        write_image(path, opts.width, opts.height, &film.variance_of_mean(), 0.0)?;
+        eprintln!("wrote {}", path.display());
+    }
     let secs = result.seconds.max(1e-9);
     eprintln!(
         "rendered {}x{} at {} spp{} in {:.2} s: {:.3} Msamples/s, {:.2} Mrays/s ({} rays)",
@@ -276,5 +280,76 @@ pub fn info(scene: Option<&str>, list: bool) -> Result<()> {
         let bytes = bvh.nodes.len() * std::mem::size_of::<warpath_bvh::BvhNode>() + bvh.prim_indices.len() * 4;
         println!("  bvh {kind:?}: {stats}; memory {:.1} MiB", bytes as f64 / (1 << 20) as f64);
     }
+    Ok(())
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct CompareArgs {
+    /// First image (linear EXR).
+    pub a: std::path::PathBuf,
+    /// Its per-pixel variance of the mean (`--variance-output`).
+    pub a_variance: std::path::PathBuf,
+    /// Second image.
+    pub b: std::path::PathBuf,
+    pub b_variance: std::path::PathBuf,
+    /// Fail when the mean of z² exceeds this.
+    #[arg(long, default_value_t = 1.5)]
+    pub max_mean_z2: f64,
+    /// Fail when more than this fraction of pixel channels has |z| > 4.
+    #[arg(long, default_value_t = 0.01)]
+    pub max_outliers: f64,
+}
+
+/// Per pixel and channel, z = (a − b) / sqrt(var_a + var_b): if both renders estimate the
+/// same image, z is close to standard normal (E[z²] = 1, |z| > 4 in 0.006%). Channels with
+/// zero variance on both sides must be equal (up to 1e-6 relative) and are not counted.
+pub fn compare(args: &CompareArgs) -> Result<()> {
+    use crate::output::read_exr;
+    let (aw, ah, a) = read_exr(&args.a)?;
+    let (_, _, va) = read_exr(&args.a_variance)?;
+    let (bw, bh, b) = read_exr(&args.b)?;
+    let (_, _, vb) = read_exr(&args.b_variance)?;
+    if (aw, ah) != (bw, bh) || a.len() != va.len() || b.len() != vb.len() {
+        bail!("image sizes differ: {aw}x{ah} and {bw}x{bh} (or a variance image does not match its image)");
+    }
+    let (mut sum_z2, mut n, mut outliers, mut max_z, mut exact, mut zero_var_mismatch) =
+        (0.0f64, 0u64, 0u64, 0.0f64, 0u64, 0u64);
+    for i in 0..a.len() {
+        for c in 0..3 {
+            let (x, y) = (a[i][c] as f64, b[i][c] as f64);
+            let v = va[i][c] as f64 + vb[i][c] as f64;
+            if x == y {
+                exact += 1;
+            }
+            if v <= 0.0 {
+                if (x - y).abs() > 1e-6 * x.abs().max(y.abs()).max(1e-12) {
+                    zero_var_mismatch += 1;
+                }
+                continue;
+            }
+            let z = (x - y) / v.sqrt();
+            sum_z2 += z * z;
+            n += 1;
+            outliers += (z.abs() > 4.0) as u64;
+            max_z = max_z.max(z.abs());
+        }
+    }
+    let mean = |img: &[glam::Vec3]| img.iter().map(|p| (p.x + p.y + p.z) as f64 / 3.0).sum::<f64>() / img.len() as f64;
+    let mean_z2 = sum_z2 / n.max(1) as f64;
+    let outlier_fraction = outliers as f64 / n.max(1) as f64;
+    println!(
+        "channels compared: {n} (exactly equal: {exact}); mean z² {mean_z2:.4}; |z| > 4: {outliers} ({:.4}%); max |z| {max_z:.2}; zero-variance mismatches: {zero_var_mismatch}",
+        100.0 * outlier_fraction
+    );
+    println!(
+        "image means: a {:.6}, b {:.6} (b/a − 1 = {:+.4}%)",
+        mean(&a),
+        mean(&b),
+        100.0 * (mean(&b) / mean(&a) - 1.0)
+    );
+    if mean_z2 > args.max_mean_z2 || outlier_fraction > args.max_outliers || zero_var_mismatch > 0 {
+        bail!("the renders disagree beyond Monte Carlo noise");
+    }
+    println!("agree within Monte Carlo noise");
     Ok(())
 }

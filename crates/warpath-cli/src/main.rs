@@ -78,6 +78,9 @@ pub struct RenderArgs {
     /// [default: 1 on the CPU, 16 on the GPU].
     #[arg(long)]
     pub spp_per_pass: Option<u32>,
+    /// Also write each pixel's variance of the mean (linear EXR), for `warpath compare`.
+    #[arg(long)]
+    pub variance_output: Option<PathBuf>,
     /// Exposure scale applied to PNG output only, in stops.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub exposure: f32,
@@ -106,6 +109,9 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Test whether two renders of the same scene agree within Monte Carlo noise, from
+    /// their means and per-pixel variances (`render --variance-output`).
+    Compare(commands::CompareArgs),
     /// Benchmarks; each prints a markdown table and can write JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -116,6 +122,7 @@ fn main() {
     let result = match cli.command {
         Command::Render(args) => commands::render(&args),
         Command::Info { scene, list } => commands::info(scene.as_deref(), list),
+        Command::Compare(args) => commands::compare(&args),
         Command::Bench(b) => bench::run(b),
     };
     if let Err(e) = result {
