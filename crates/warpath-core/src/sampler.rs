@@ -1,12 +1,24 @@
 //! Random numbers as a pure function of (pixel, sample index, bounce, dimension).
 //!
 //! The default is *padded replication sampling* (Keller 2003, as seed 000 §3.2 uses it):
-//! every bounce replicates the same low-dimensional Halton point set (one prime base per
-//! dimension of [`dims`]), and pads it across bounces by scrambling: a Cranley–Patterson
-//! rotation whose offsets come from a linear congruential generator seeded from the
-//! pixel and advanced once per bounce. The LCG is advanced with O(log n) jump-ahead, so
-//! the value for any (pixel, sample, bounce, dimension) is computed directly: a path
-//! gets the same numbers whichever thread or kernel computes it.
+//! a good low-dimensional point set — Halton in bases (2, 3) for each pair of dimensions
+//! that form a 2D sample (pixel, lens, light, BSDF), base 2 for single dimensions — is
+//! replicated for every group of dimensions of every bounce, and the replicas are padded
+//! together by randomly *permuting the sample index* per (pixel, bounce, group), so no two
+//! groups see their points in the same order. Each permutation is a nested uniform
+//! scramble of the index bits (Burley 2020, "Practical Hash-based Owen Scrambling", with
+//! the Laine–Karras hash), which keeps every power-of-two prefix of a pixel's samples
+//! stratified. A Cranley–Patterson rotation per (pixel, bounce, dimension) randomizes the
+//! points. All random keys come from a linear congruential generator seeded from the
+//! pixel and advanced per bounce, with O(log n) jump-ahead, so the value for any
+//! (pixel, sample, bounce, dimension) is computed directly: a path gets the same numbers
+//! whichever thread or kernel computes it.
+//!
+//! (Rotation alone, without the index permutation, would give every bounce the same
+//! point order: the projection onto a dimension of bounce 0 and the same dimension of
+//! bounce 1 would be a line, and per-pixel estimates would converge slower than their
+//! sample variance says. The test `padded_halton_pixel_variance_is_honest` in
+//! warpath-cpu checks that this does not happen.)
 //!
 //! The alternative, [`SamplerKind::Pcg`], hashes the four coordinates with a PCG-style
 //! permutation to an independent uniform number.
@@ -52,8 +64,17 @@ pub mod dims {
     pub const COUNT: u32 = 11;
 }
 
-/// One prime base per dimension of [`dims`].
-pub const HALTON_PRIMES: [u32; dims::COUNT as usize] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31];
+/// The Halton base of each dimension of [`dims`]: (2, 3) for the two dimensions of a 2D
+/// sample, 2 for a single dimension.
+pub const HALTON_BASES: [u32; dims::COUNT as usize] = [2, 3, 2, 3, 2, 2, 3, 2, 2, 3, 2];
+
+/// The group of each dimension: dimensions of one group share an index permutation.
+pub const DIM_GROUPS: [u32; dims::COUNT as usize] = [0, 0, 1, 1, 2, 3, 3, 4, 5, 5, 6];
+/// Number of groups in [`DIM_GROUPS`].
+pub const GROUP_COUNT: u32 = 7;
+/// LCG steps between the states of consecutive bounces (one per dimension offset and one
+/// per group key, with room to spare).
+const LCG_STEPS_PER_BOUNCE: u32 = 32;
 
 const LCG_A: u32 = 1_664_525;
 const LCG_C: u32 = 1_013_904_223;
@@ -161,16 +182,36 @@ pub fn radical_inverse(b: u32, mut i: u32) -> f32 {
 }
 
 /// The LCG state that scrambles `bounce` of `pixel`: seeded from the pixel, advanced
-/// `bounce + 1` times (the first advance decorrelates neighbouring seeds).
+/// `(bounce + 1) · 32` steps. Dimension `d` takes its rotation from step `d + 1` after
+/// it, group `g` its permutation key from step `COUNT + 1 + g`.
 #[inline]
 fn lcg_state(seed: u32, pixel: u32, bounce: u32) -> u32 {
     let s0 = pcg_hash(pixel ^ pcg_hash(seed));
-    lcg_skip(s0, (bounce + 1) * (dims::COUNT + 1))
+    lcg_skip(s0, (bounce + 1) * LCG_STEPS_PER_BOUNCE)
 }
 
-/// `(multiplier, increment)` of the LCG advanced `n` steps, for `n` in 0..=COUNT.
-const LCG_STEPS: [(u32, u32); dims::COUNT as usize + 1] = {
-    let mut table = [(1u32, 0u32); dims::COUNT as usize + 1];
+/// A bijection of u32 in which each bit is flipped by a function of the bits below it
+/// (Laine–Karras 2011's hash, as Burley 2020 uses it for Owen scrambling).
+#[inline]
+pub fn laine_karras_permutation(mut x: u32, seed: u32) -> u32 {
+    x = x.wrapping_add(seed);
+    x ^= x.wrapping_mul(0x6c50_b47c);
+    x ^= x.wrapping_mul(0xb82f_1e52);
+    x ^= x.wrapping_mul(0xc7af_e638);
+    x ^= x.wrapping_mul(0x8d22_f6e6);
+    x
+}
+
+/// Nested uniform scramble of a sample index: each bit flipped by a function of the
+/// bits above it, so the first 2^k indices map to 2^k indices with distinct low k bits.
+#[inline]
+pub fn shuffle_index(index: u32, seed: u32) -> u32 {
+    laine_karras_permutation(index.reverse_bits(), seed).reverse_bits()
+}
+
+/// `(multiplier, increment)` of the LCG advanced `n` steps, for `n` in 0..=COUNT + GROUPS.
+const LCG_STEPS: [(u32, u32); (dims::COUNT + GROUP_COUNT) as usize + 1] = {
+    let mut table = [(1u32, 0u32); (dims::COUNT + GROUP_COUNT) as usize + 1];
     let mut n = 1;
     while n < table.len() {
         let (m, c) = table[n - 1];
@@ -190,11 +231,14 @@ pub fn padded_halton(seed: u32, pixel: u32, sample: u32, bounce: u32, dim: u32) 
 #[inline]
 fn padded_halton_from_state(bounce_state: u32, sample: u32, dim: u32) -> f32 {
     let d = (dim % dims::COUNT) as usize;
-    let (m, c) = LCG_STEPS[d + 1];
-    let state = m.wrapping_mul(bounce_state).wrapping_add(c);
-    // The LCG's low bits are weak; its high bits drive the offset.
-    let offset = u32_to_unit(state);
-    let x = radical_inverse(HALTON_PRIMES[d], sample) + offset;
+    let lcg_step = |n: usize| {
+        let (m, c) = LCG_STEPS[n];
+        m.wrapping_mul(bounce_state).wrapping_add(c)
+    };
+    // The LCG's low bits are weak: its high bits drive the offset; the key is rehashed.
+    let offset = u32_to_unit(lcg_step(d + 1));
+    let key = pcg_hash(lcg_step((dims::COUNT + 1 + DIM_GROUPS[d]) as usize));
+    let x = radical_inverse(HALTON_BASES[d], shuffle_index(sample, key)) + offset;
     let x = if x >= 1.0 { x - 1.0 } else { x };
     x.min(ONE_MINUS_EPSILON)
 }
@@ -239,9 +283,13 @@ mod tests {
                 for d in 0..dims::COUNT {
                     let direct = match kind {
                         SamplerKind::PaddedHalton => {
-                            // The definition: LCG advanced from the bounce state d + 1 times.
-                            let state = lcg_skip(lcg_state(99, px, b), d + 1);
-                            let x = radical_inverse(HALTON_PRIMES[d as usize], i) + u32_to_unit(state);
+                            // The definition: LCG advanced from the bounce state d + 1 times for
+                            // the rotation, COUNT + 1 + group times for the permutation key.
+                            let bounce_state = lcg_state(99, px, b);
+                            let offset = u32_to_unit(lcg_skip(bounce_state, d + 1));
+                            let key = pcg_hash(lcg_skip(bounce_state, dims::COUNT + 1 + DIM_GROUPS[d as usize]));
+                            let index = shuffle_index(i, key);
+                            let x = radical_inverse(HALTON_BASES[d as usize], index) + offset;
                             (if x >= 1.0 { x - 1.0 } else { x }).min(ONE_MINUS_EPSILON)
                         }
                         SamplerKind::Pcg => pcg_sample(99, px, i, b, d),
@@ -278,18 +326,55 @@ mod tests {
         }
     }
 
-    /// Stratification: over 2^k samples, base-2 dimension hits each of 2^k strata once.
+    /// Stratification: over 2^k samples, every base-2 dimension hits each of 2^k strata
+    /// once, at every bounce (the index permutation keeps power-of-two prefixes).
     #[test]
     fn padded_halton_is_stratified_per_pixel() {
         for px in 0..16 {
-            let mut hit = [0u32; 64];
-            for i in 0..64 {
-                let x = padded_halton(3, px, i, 2, dims::PIXEL_X);
-                hit[(x * 64.0) as usize] += 1;
+            for bounce in [0, 1, 5] {
+                for dim in (0..dims::COUNT).filter(|&d| HALTON_BASES[d as usize] == 2) {
+                    for k in [4u32, 6] {
+                        let n = 1usize << k;
+                        let mut hit = vec![0u32; n];
+                        for i in 0..n as u32 {
+                            let x = padded_halton(3, px, i, bounce, dim);
+                            hit[(x * n as f32) as usize] += 1;
+                        }
+                        // A rotation shifts strata boundaries by the same amount for all
+                        // points, so each stratum still gets exactly one point.
+                        assert!(hit.iter().all(|&c| c == 1), "px {px} bounce {bounce} dim {dim}: {hit:?}");
+                    }
+                }
             }
-            // A rotation shifts strata boundaries, so each stratum of width 1/64 gets
-            // exactly one point up to the wrap-around: counts are all 1.
-            assert!(hit.iter().all(|&c| c == 1), "{hit:?}");
+        }
+    }
+
+    /// Padding: the same dimension at two bounces must not be a function of each other
+    /// (rotation alone would put all (bounce 0, bounce 1) pairs on a line): over 256
+    /// samples the pairs fill a 4×4 grid of cells roughly evenly.
+    #[test]
+    fn bounces_are_decorrelated() {
+        for dim in [dims::BSDF_U, dims::LIGHT_SELECT, dims::ROULETTE] {
+            let mut cells = [0u32; 16];
+            for i in 0..256 {
+                let a = padded_halton(1, 42, i, 0, dim);
+                let b = padded_halton(1, 42, i, 1, dim);
+                cells[(a * 4.0) as usize * 4 + (b * 4.0) as usize] += 1;
+            }
+            // On a line, most of the 16 cells would be empty; random pairs give 16 ± 4 each.
+            assert!(cells.iter().all(|&c| (4..=32).contains(&c)), "dim {dim}: {cells:?}");
+        }
+    }
+
+    #[test]
+    fn shuffle_index_is_a_bijection_on_prefixes() {
+        for seed in [0u32, 1, 0xdead_beef] {
+            for k in [1u32, 3, 8] {
+                let n = 1u32 << k;
+                let mut low: Vec<u32> = (0..n).map(|i| shuffle_index(i, seed) & (n - 1)).collect();
+                low.sort_unstable();
+                assert_eq!(low, (0..n).collect::<Vec<_>>(), "seed {seed} k {k}");
+            }
         }
     }
 

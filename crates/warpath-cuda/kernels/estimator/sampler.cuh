@@ -1,8 +1,10 @@
 // estimator/sampler.cuh — random numbers as a pure function of (pixel, sample, bounce,
 // dimension): a port of warpath_core::sampler, bit for bit. Padded replication sampling
-// (seed 000 §3.2): Halton over the sample index (radical_inverse in f64, as the CPU does),
-// rotated per (pixel, bounce, dimension) by an offset from an LCG seeded by the pixel and
-// advanced with O(log n) jump-ahead (lcg_skip); or a PCG hash of all four coordinates.
+// (seed 000 §3.2): Halton in bases (2, 3) per 2D sample and 2 per single dimension, over
+// a sample index permuted per (pixel, bounce, group of dimensions) by a nested uniform
+// scramble (Laine–Karras hash on the reversed bits), rotated per (pixel, bounce,
+// dimension); every key from an LCG seeded by the pixel and advanced with O(log n)
+// jump-ahead (lcg_skip). Or a PCG hash of all four coordinates.
 #pragma once
 #include "estimator/math.cuh"
 
@@ -27,21 +29,25 @@
 #define WARPATH_LCG_A 1664525u
 #define WARPATH_LCG_C 1013904223u
 
-__device__ __forceinline__ unsigned int halton_prime(unsigned int d) {
+// warpath_core::sampler::HALTON_BASES: (2, 3) for 2D samples, 2 for single dimensions.
+__device__ __forceinline__ unsigned int halton_base(unsigned int d) {
+    return (d == DIM_PIXEL_Y || d == DIM_LENS_V || d == DIM_LIGHT_V || d == DIM_BSDF_V) ? 3u : 2u;
+}
+
+// warpath_core::sampler::DIM_GROUPS: dimensions of one group share an index permutation.
+__device__ __forceinline__ unsigned int dim_group(unsigned int d) {
     switch (d) {
-        case 0: return 2u;
-        case 1: return 3u;
-        case 2: return 5u;
-        case 3: return 7u;
-        case 4: return 11u;
-        case 5: return 13u;
-        case 6: return 17u;
-        case 7: return 19u;
-        case 8: return 23u;
-        case 9: return 29u;
-        default: return 31u;
+        case 0: case 1: return 0u;
+        case 2: case 3: return 1u;
+        case 4: return 2u;
+        case 5: case 6: return 3u;
+        case 7: return 4u;
+        case 8: case 9: return 5u;
+        default: return 6u;
     }
 }
+
+#define WARPATH_LCG_STEPS_PER_BOUNCE 32u
 
 // Bijective integer hash (PCG output permutation of an LCG step).
 __device__ __forceinline__ unsigned int pcg_hash(unsigned int v) {
@@ -87,18 +93,34 @@ __device__ __forceinline__ float radical_inverse(unsigned int b, unsigned int i)
 }
 
 // The LCG state scrambling `bounce` of `pixel`: seeded from the pixel, advanced
-// (bounce + 1)·(COUNT + 1) times.
+// (bounce + 1)·32 times.
 __device__ __forceinline__ unsigned int lcg_state(unsigned int seed, unsigned int pixel, unsigned int bounce) {
     const unsigned int s0 = pcg_hash(pixel ^ pcg_hash(seed));
-    return lcg_skip(s0, (bounce + 1u) * (DIM_COUNT + 1u));
+    return lcg_skip(s0, (bounce + 1u) * WARPATH_LCG_STEPS_PER_BOUNCE);
+}
+
+// warpath_core::sampler::laine_karras_permutation.
+__device__ __forceinline__ unsigned int laine_karras_permutation(unsigned int x, unsigned int seed) {
+    x += seed;
+    x ^= x * 0x6c50b47cu;
+    x ^= x * 0xb82f1e52u;
+    x ^= x * 0xc7afe638u;
+    x ^= x * 0x8d22f6e6u;
+    return x;
+}
+
+// warpath_core::sampler::shuffle_index: nested uniform scramble of the sample index.
+__device__ __forceinline__ unsigned int shuffle_index(unsigned int index, unsigned int seed) {
+    return __brev(laine_karras_permutation(__brev(index), seed));
 }
 
 __device__ __forceinline__ float padded_halton(unsigned int seed, unsigned int pixel, unsigned int sample,
                                                unsigned int bounce, unsigned int dim) {
     const unsigned int d = dim % DIM_COUNT;
-    const unsigned int state = lcg_skip(lcg_state(seed, pixel, bounce), d + 1u);
-    const float offset = u32_to_unit(state);
-    float x = __fadd_rn(radical_inverse(halton_prime(d), sample), offset);
+    const unsigned int bounce_state = lcg_state(seed, pixel, bounce);
+    const float offset = u32_to_unit(lcg_skip(bounce_state, d + 1u));
+    const unsigned int key = pcg_hash(lcg_skip(bounce_state, DIM_COUNT + 1u + dim_group(d)));
+    float x = __fadd_rn(radical_inverse(halton_base(d), shuffle_index(sample, key)), offset);
     if (x >= 1.0f) x = __fsub_rn(x, 1.0f);
     return fminf(x, WARPATH_ONE_MINUS_EPSILON);
 }
