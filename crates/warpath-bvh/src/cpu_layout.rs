@@ -22,8 +22,11 @@ use warpath_core::math::Ray;
 const EXIT_WIDENING: f32 = 1.0 + 2.0 * (3.0 * f32::EPSILON * 0.5) / (1.0 - 3.0 * f32::EPSILON * 0.5);
 /// Nodes that start within this relative distance beyond the best hit are still visited.
 const CULL_SLACK: f32 = 1e-5;
-/// A child index with this bit set is a leaf: the rest indexes `CpuBvh::leaves`.
+/// A child reference with this bit set is a leaf: `LEAF_BIT | first packet << 3 | (packets - 1)`
+/// for up to 8 packets starting below 2^27, else `LEAF_BIT | BIG_LEAF_BIT | index` into
+/// `CpuBvh::big_leaves`.
 const LEAF_BIT: u32 = 1 << 31;
+const BIG_LEAF_BIT: u32 = 1 << 30;
 /// An unused child slot (its box is empty, so no ray enters it).
 const EMPTY_CHILD: u32 = u32::MAX;
 /// The binary tree's depth is below `crate::MAX_DEPTH` (60); each 4-wide level consumes at least
@@ -36,7 +39,7 @@ const STACK_SIZE: usize = 3 * 64;
 struct Node4 {
     /// `min.x, min.y, min.z, max.x, max.y, max.z`, one lane per child.
     bounds: [Vec4; 6],
-    /// Interior node index, `LEAF_BIT | leaf index`, or `EMPTY_CHILD`.
+    /// Interior node index, a leaf reference (see `LEAF_BIT`), or `EMPTY_CHILD`.
     children: [u32; 4],
 }
 
@@ -54,8 +57,9 @@ struct TriPacket {
 #[derive(Clone, Debug, Default)]
 pub struct CpuBvh {
     nodes: Vec<Node4>,
-    /// `[first packet, packet count]` per leaf.
-    leaves: Vec<[u32; 2]>,
+    /// `[first packet, packet count]` of leaves too large to encode in their reference.
+    big_leaves: Vec<[u32; 2]>,
+    leaf_count: usize,
     packets: Vec<TriPacket>,
 }
 
@@ -80,7 +84,7 @@ impl CpuBvh {
 
     /// Number of 4-wide nodes, leaves and triangle packets.
     pub fn sizes(&self) -> (usize, usize, usize) {
-        (self.nodes.len(), self.leaves.len(), self.packets.len())
+        (self.nodes.len(), self.leaf_count, self.packets.len())
     }
 
     fn add_leaf(&mut self, bvh: &Bvh, tris: &[[Vec3; 3]], node: &BvhNode) -> u32 {
@@ -102,8 +106,27 @@ impl CpuBvh {
             }
             self.packets.push(p);
         }
-        self.leaves.push([first_packet, self.packets.len() as u32 - first_packet]);
-        LEAF_BIT | (self.leaves.len() as u32 - 1)
+        let count = self.packets.len() as u32 - first_packet;
+        self.leaf_count += 1;
+        if (1..=8).contains(&count) && first_packet < 1 << 27 {
+            LEAF_BIT | first_packet << 3 | (count - 1)
+        } else {
+            self.big_leaves.push([first_packet, count]);
+            LEAF_BIT | BIG_LEAF_BIT | (self.big_leaves.len() as u32 - 1)
+        }
+    }
+
+    /// The packets of leaf reference `r`.
+    #[inline(always)]
+    fn leaf_packets(&self, r: u32) -> &[TriPacket] {
+        let (first, count) = if r & BIG_LEAF_BIT == 0 {
+            (((r & !LEAF_BIT) >> 3) as usize, ((r & 7) + 1) as usize)
+        } else {
+            let [first, count] = self.big_leaves[(r & !(LEAF_BIT | BIG_LEAF_BIT)) as usize];
+            (first as usize, count as usize)
+        };
+        // SAFETY: `add_leaf` made the reference from a range of `self.packets`.
+        unsafe { self.packets.get_unchecked(first..first + count) }
     }
 
     /// Adds the 4-wide node for binary interior node `index` (and its subtree); returns its index.
@@ -158,7 +181,20 @@ impl CpuBvh {
                         current = node.children[mask.trailing_zeros() as usize];
                         continue;
                     }
-                    // Two or more: push all but the nearest, farthest first.
+                    let lane0 = mask.trailing_zeros() as usize;
+                    let rest = mask & (mask - 1);
+                    if rest & (rest - 1) == 0 {
+                        // Two: go to the nearer, push the other.
+                        let lane1 = rest.trailing_zeros() as usize;
+                        let (near_lane, far_lane) =
+                            if near[lane0] <= near[lane1] { (lane0, lane1) } else { (lane1, lane0) };
+                        // SAFETY: at most 3 pushes per level, fewer than 64 levels (see STACK_SIZE).
+                        unsafe { stack.get_unchecked_mut(stack_len).write((node.children[far_lane], near[far_lane])) };
+                        stack_len += 1;
+                        current = node.children[near_lane];
+                        continue;
+                    }
+                    // Three or four: push all but the nearest, farthest first.
                     let mut hits = [(0u32, 0.0f32); 4];
                     let mut n = 0;
                     let mut bits = mask;
@@ -184,8 +220,7 @@ impl CpuBvh {
                     continue;
                 }
             } else {
-                let [first, count] = self.leaves[(current & !LEAF_BIT) as usize];
-                for p in &self.packets[first as usize..(first + count) as usize] {
+                for p in self.leaf_packets(current) {
                     let (mut mask, t, u, v) = r.hit_packet(p);
                     if mask == 0 {
                         continue;
@@ -247,8 +282,7 @@ impl CpuBvh {
                     continue;
                 }
             } else {
-                let [first, count] = self.leaves[(current & !LEAF_BIT) as usize];
-                for p in &self.packets[first as usize..(first + count) as usize] {
+                for p in self.leaf_packets(current) {
                     if r.hit_packet(p).0 != 0 {
                         return true;
                     }

@@ -128,3 +128,14 @@ fn empty_and_single_triangle() {
         assert!(cpu.intersect(&Ray::new(Vec3::ZERO, -Vec3::Z)).is_none());
     }
 }
+
+#[test]
+fn large_leaves_match_bvh() {
+    // Leaves of up to 64 references (16 packets): more than a leaf reference can encode.
+    let mut rng = rng(11);
+    for count in [40, 64, 300] {
+        let tris = random_soup(&mut rng, count);
+        let rays = test_rays(&mut rng, &tris, 400);
+        check(&tris, &rays, BuildOptions { max_leaf_size: 64, intersection_cost: 0.01, ..Default::default() }, "large");
+    }
+}
