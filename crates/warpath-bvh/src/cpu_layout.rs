@@ -322,6 +322,24 @@ fn closer(t: f32, prim: u32, best: &Hit) -> bool {
     t < best.t || (t == best.t && prim < best.prim)
 }
 
+/// Per sign mask of the direction (bit per axis, set when negative): each axis's entry and exit
+/// plane indices into `Node4::bounds`.
+const PLANES: [([usize; 3], [usize; 3]); 8] = {
+    let mut table = [([0; 3], [0; 3]); 8];
+    let mut signs = 0;
+    while signs < 8 {
+        let mut axis = 0;
+        while axis < 3 {
+            let negative = signs >> axis & 1 == 1;
+            table[signs].0[axis] = if negative { axis + 3 } else { axis };
+            table[signs].1[axis] = if negative { axis } else { axis + 3 };
+            axis += 1;
+        }
+        signs += 1;
+    }
+    table
+};
+
 /// A ray splatted over four lanes, with its inverse direction and per-axis plane choice.
 struct Ray4 {
     o: [Vec4; 3],
@@ -338,9 +356,8 @@ impl Ray4 {
     #[inline(always)]
     fn new(ray: &Ray) -> Ray4 {
         let inv = Vec3::ONE / ray.d;
-        let neg = [inv.x < 0.0, inv.y < 0.0, inv.z < 0.0];
-        let near = [0, 1, 2].map(|a| if neg[a] { a + 3 } else { a });
-        let far = [0, 1, 2].map(|a| if neg[a] { a } else { a + 3 });
+        let signs = (inv.x < 0.0) as usize | ((inv.y < 0.0) as usize) << 1 | ((inv.z < 0.0) as usize) << 2;
+        let (near, far) = PLANES[signs];
         Ray4 {
             o: [Vec4::splat(ray.o.x), Vec4::splat(ray.o.y), Vec4::splat(ray.o.z)],
             d: [Vec4::splat(ray.d.x), Vec4::splat(ray.d.y), Vec4::splat(ray.d.z)],
