@@ -104,37 +104,35 @@ impl<'a> CpuRenderer<'a> {
     pub fn render_pass(&self, opts: &RenderOptions, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
         let view = self.view(opts);
         let width = opts.width as usize;
-        let rows: Vec<(Vec<(Vec3, Vec3)>, PathCounters)> = (0..opts.height)
-            .into_par_iter()
-            .map(|y| {
-                let mut counters = PathCounters::default();
-                let row = (0..opts.width)
-                    .map(|x| {
-                        let pixel = y * opts.width + x;
-                        let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
-                        for s in first_sample..first_sample + count {
-                            let l = trace_path(&view, pixel, s, &mut counters);
-                            let l = if l.is_finite() { l } else { Vec3::ZERO };
-                            sum += l;
-                            sum_sq += l * l;
-                        }
-                        (sum, sum_sq)
-                    })
-                    .collect();
-                (row, counters)
-            })
-            .collect();
-        let mut total = PathCounters::default();
-        for (y, (row, counters)) in rows.iter().enumerate() {
-            for (x, &(sum, sum_sq)) in row.iter().enumerate() {
-                let i = y * width + x;
-                film.sum[i] += sum;
-                film.sum_sq[i] += sum_sq;
-                film.count[i] += count;
-            }
-            total.merge(counters);
+        if width == 0 {
+            return PathCounters::default();
         }
-        total
+        // Rows in parallel, each written straight into the film (no per-row buffers, no serial
+        // merge); per pixel the pass's samples are summed first, then added, as before.
+        let rows =
+            film.sum.par_chunks_mut(width).zip(film.sum_sq.par_chunks_mut(width)).zip(film.count.par_chunks_mut(width));
+        rows.enumerate()
+            .map(|(y, ((sums, sums_sq), counts))| {
+                let mut counters = PathCounters::default();
+                for x in 0..width {
+                    let pixel = y as u32 * opts.width + x as u32;
+                    let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
+                    for s in first_sample..first_sample + count {
+                        let l = trace_path(&view, pixel, s, &mut counters);
+                        let l = if l.is_finite() { l } else { Vec3::ZERO };
+                        sum += l;
+                        sum_sq += l * l;
+                    }
+                    sums[x] += sum;
+                    sums_sq[x] += sum_sq;
+                    counts[x] += count;
+                }
+                counters
+            })
+            .reduce(PathCounters::default, |mut a, b| {
+                a.merge(&b);
+                a
+            })
     }
 
     /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`
