@@ -15,12 +15,18 @@ pub fn write_image(path: &Path, width: u32, height: u32, pixels: &[Vec3], exposu
     }
     match ext.as_str() {
         "exr" => {
+            use exr::prelude::*;
             let w = width as usize;
-            exr::prelude::write_rgb_file(&tmp, w, height as usize, |x, y| {
-                let p = pixels[y * w + x];
+            let channels = SpecificChannels::rgb(|pos: Vec2<usize>| {
+                let p = pixels[pos.y() * w + pos.x()];
                 (p.x, p.y, p.z)
-            })
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            });
+            // Written in one thread so the same image always gives the same bytes.
+            Image::from_channels((w, height as usize), channels)
+                .write()
+                .non_parallel()
+                .to_file(&tmp)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
         "png" => {
             let scale = 2f32.powf(exposure_stops);

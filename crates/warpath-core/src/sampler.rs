@@ -170,6 +170,9 @@ pub fn radical_inverse(b: u32, mut i: u32) -> f32 {
     if b == 2 {
         return (i.reverse_bits() as f64 * (1.0 / 4_294_967_296.0)) as f32;
     }
+    if b == 3 {
+        return radical_inverse_3(i);
+    }
     let inv_b = 1.0 / b as f64;
     let (mut rev, mut inv_bn) = (0u64, 1.0f64);
     while i > 0 {
@@ -181,14 +184,99 @@ pub fn radical_inverse(b: u32, mut i: u32) -> f32 {
     ((rev as f64 * inv_bn) as f32).min(ONE_MINUS_EPSILON)
 }
 
+/// Base-3 digit reversal of each number below 3^5.
+const REV3_5: [u16; 243] = {
+    let mut t = [0u16; 243];
+    let mut i = 0;
+    while i < 243 {
+        let (mut x, mut r, mut k) = (i, 0, 0);
+        while k < 5 {
+            r = r * 3 + x % 3;
+            x /= 3;
+            k += 1;
+        }
+        t[i] = r as u16;
+        i += 1;
+    }
+    t
+};
+/// For `i < 243`: the reversal of its base-3 digits (as many as it has) and their count.
+const REV3_TAIL: [(u16, u8); 243] = {
+    let mut t = [(0u16, 0u8); 243];
+    let mut i = 0;
+    while i < 243 {
+        let (mut x, mut r, mut k) = (i, 0, 0);
+        while x > 0 {
+            r = r * 3 + x % 3;
+            x /= 3;
+            k += 1;
+        }
+        t[i] = (r as u16, k as u8);
+        i += 1;
+    }
+    t
+};
+const POW3: [u64; 6] = [1, 3, 9, 27, 81, 243];
+/// `(1/3)^n` by the same repeated f64 multiplication as `radical_inverse`'s loop.
+const INV3_POW: [f64; 22] = {
+    let mut t = [1.0f64; 22];
+    let inv = 1.0 / 3.0f64;
+    let mut k = 1;
+    while k < 22 {
+        t[k] = t[k - 1] * inv;
+        k += 1;
+    }
+    t
+};
+
+/// `radical_inverse(3, i)`, five digits at a time (same value).
+#[inline]
+fn radical_inverse_3(mut i: u32) -> f32 {
+    let (mut rev, mut n) = (0u64, 0usize);
+    while i >= 243 {
+        let next = i / 243;
+        rev = rev * 243 + REV3_5[(i - next * 243) as usize] as u64;
+        n += 5;
+        i = next;
+    }
+    // The last (at most 5) digits: their reversal and count from a table.
+    let (tail, digits) = REV3_TAIL[i as usize];
+    rev = rev * POW3[digits as usize] + tail as u64;
+    n += digits as usize;
+    ((rev as f64 * INV3_POW[n]) as f32).min(ONE_MINUS_EPSILON)
+}
+
 /// The LCG state that scrambles `bounce` of `pixel`: seeded from the pixel, advanced
 /// `(bounce + 1) · 32` steps. Dimension `d` takes its rotation from step `d + 1` after
 /// it, group `g` its permutation key from step `COUNT + 1 + g`.
 #[inline]
 fn lcg_state(seed: u32, pixel: u32, bounce: u32) -> u32 {
     let s0 = pcg_hash(pixel ^ pcg_hash(seed));
-    lcg_skip(s0, (bounce + 1) * LCG_STEPS_PER_BOUNCE)
+    match LCG_BOUNCE_STEPS.get(bounce as usize) {
+        Some(&(m, c)) => m.wrapping_mul(s0).wrapping_add(c),
+        None => lcg_skip(s0, (bounce + 1) * LCG_STEPS_PER_BOUNCE),
+    }
 }
+
+/// `(multiplier, increment)` of `lcg_skip(_, (bounce + 1) · 32)` for the first 64 bounces.
+const LCG_BOUNCE_STEPS: [(u32, u32); 64] = {
+    // One stride of 32 steps, then composed bounce after bounce.
+    let (mut m32, mut c32) = (1u32, 0u32);
+    let mut k = 0;
+    while k < LCG_STEPS_PER_BOUNCE {
+        m32 = m32.wrapping_mul(LCG_A);
+        c32 = c32.wrapping_mul(LCG_A).wrapping_add(LCG_C);
+        k += 1;
+    }
+    let mut table = [(m32, c32); 64];
+    let mut b = 1;
+    while b < 64 {
+        let (m, c) = table[b - 1];
+        table[b] = (m.wrapping_mul(m32), c.wrapping_mul(m32).wrapping_add(c32));
+        b += 1;
+    }
+    table
+};
 
 /// A bijection of u32 in which each bit is flipped by a function of the bits below it
 /// (Laine–Karras 2011's hash, as Burley 2020 uses it for Owen scrambling).
@@ -238,7 +326,12 @@ fn padded_halton_from_state(bounce_state: u32, sample: u32, dim: u32) -> f32 {
     // The LCG's low bits are weak: its high bits drive the offset; the key is rehashed.
     let offset = u32_to_unit(lcg_step(d + 1));
     let key = pcg_hash(lcg_step((dims::COUNT + 1 + DIM_GROUPS[d]) as usize));
-    let x = radical_inverse(HALTON_BASES[d], shuffle_index(sample, key)) + offset;
+    let x = if HALTON_BASES[d] == 2 {
+        // radical_inverse(2, shuffle_index(s, k)) reverses the bits shuffle_index reversed back.
+        (laine_karras_permutation(sample.reverse_bits(), key) as f64 * (1.0 / 4_294_967_296.0)) as f32
+    } else {
+        radical_inverse(HALTON_BASES[d], shuffle_index(sample, key))
+    } + offset;
     let x = if x >= 1.0 { x - 1.0 } else { x };
     x.min(ONE_MINUS_EPSILON)
 }
@@ -296,6 +389,40 @@ mod tests {
                     };
                     assert_eq!(v.get(d).to_bits(), direct.to_bits(), "{kind:?} {px} {i} {b} {d}");
                 }
+            }
+        }
+    }
+
+    /// The table-driven base-3 path equals the digit-by-digit definition.
+    #[test]
+    fn bounce_table_matches_lcg_skip() {
+        for bounce in 0..70u32 {
+            for s0 in [0u32, 1, 0x1234_5678, u32::MAX] {
+                let seed_free = match LCG_BOUNCE_STEPS.get(bounce as usize) {
+                    Some(&(m, c)) => m.wrapping_mul(s0).wrapping_add(c),
+                    None => lcg_skip(s0, (bounce + 1) * LCG_STEPS_PER_BOUNCE),
+                };
+                assert_eq!(seed_free, lcg_skip(s0, (bounce + 1) * LCG_STEPS_PER_BOUNCE), "bounce {bounce}");
+            }
+        }
+    }
+
+    #[test]
+    fn radical_inverse_3_matches_the_digit_loop() {
+        let reference = |mut i: u32| {
+            let (mut rev, mut inv_bn) = (0u64, 1.0f64);
+            while i > 0 {
+                rev = rev * 3 + (i % 3) as u64;
+                inv_bn *= 1.0 / 3.0;
+                i /= 3;
+            }
+            ((rev as f64 * inv_bn) as f32).min(ONE_MINUS_EPSILON)
+        };
+        let mut x = 1u32;
+        for i in (0..100_000u32).chain([242, 243, 244, 59048, 59049, u32::MAX - 1, u32::MAX]) {
+            x = pcg_hash(x);
+            for v in [i, x] {
+                assert_eq!(radical_inverse(3, v).to_bits(), reference(v).to_bits(), "{v}");
             }
         }
     }
