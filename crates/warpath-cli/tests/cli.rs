@@ -1,0 +1,130 @@
+//! The `warpath` binary as a user meets it: renders that write images, errors that say
+//! what and where (and exit non-zero without a panic), and Ctrl-C saving the image so far.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn warpath(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpath")).args(args).output().expect("the warpath binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+fn assert_clean_error(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
+
+#[test]
+fn renders_png_and_exr_on_the_cpu() {
+    let dir = temp_dir();
+    for name in ["c.png", "c.exr"] {
+        let out: PathBuf = dir.path().join(name);
+        let o = warpath(
+            &["render", "cornell", "--backend", "cpu", "--spp", "2", "--resolution", "32x24", "-q", "-o"]
+                .iter()
+                .copied()
+                .chain([out.to_str().unwrap()])
+                .collect::<Vec<_>>(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("Msamples/s"), "no closing summary: {}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.len() > 100, "{name}: {} bytes", bytes.len());
+    }
+}
+
+#[test]
+fn absurd_resolution_is_a_clear_error() {
+    let o = warpath(&["render", "cornell", "--resolution", "0x100", "-o", "/tmp/never.png"]);
+    assert_eq!(o.status.code(), Some(2), "clap rejects it as a usage error: {}", stderr(&o));
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    let o = warpath(&["render", "cornell", "--resolution", "100000x100", "-o", "/tmp/never.png"]);
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_scene_names_the_path_and_the_built_ins() {
+    let o = warpath(&["render", "no/such/scene.toml", "-o", "/tmp/never.png"]);
+    assert_clean_error(&o, "no/such/scene.toml");
+    assert!(stderr(&o).contains("cornell"), "{}", stderr(&o));
+}
+
+#[test]
+fn malformed_scene_file_gives_file_and_line() {
+    let dir = temp_dir();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "[render]\nwidth = 64\nheight = \"tall\"\n").unwrap();
+    let o = warpath(&["render", path.to_str().unwrap(), "-o", "/tmp/never.png"]);
+    assert_clean_error(&o, "bad.toml:3");
+}
+
+#[test]
+fn unsupported_output_format_fails_before_rendering() {
+    let o = warpath(&["render", "cornell", "-o", "/tmp/out.jpg"]);
+    assert_clean_error(&o, "unsupported output format");
+}
+
+#[test]
+fn cuda_backend_without_a_gpu_is_a_clear_error_or_renders() {
+    let dir = temp_dir();
+    let out = dir.path().join("g.png");
+    let o = warpath(&[
+        "render",
+        "cornell",
+        "--backend",
+        "cuda",
+        "--spp",
+        "2",
+        "--resolution",
+        "32x32",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    if o.status.success() {
+        // A machine with a GPU renders.
+        assert!(out.exists());
+    } else {
+        assert_clean_error(&o, "--backend cuda");
+    }
+}
+
+#[test]
+fn info_lists_and_describes() {
+    let o = warpath(&["info", "--list"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("cornell"));
+    let o = warpath(&["info", "cornell"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && out.contains("triangles: 36") && out.contains("SAH cost"), "{out}");
+}
+
+/// Ctrl-C (SIGINT) finishes the current pass and writes the image accumulated so far.
+#[cfg(unix)]
+#[test]
+fn interrupt_saves_the_image_so_far() {
+    let dir = temp_dir();
+    let out = dir.path().join("partial.exr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpath"))
+        .args(["render", "cornell", "--backend", "cpu", "--spp", "100000", "--resolution", "64x64", "-q", "-o"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(out.exists() && std::fs::metadata(&out).unwrap().len() > 100, "{err}");
+}
