@@ -157,68 +157,6 @@ fn cornell_matches_cpu_reference() {
     }
 }
 
-/// An icosphere of radius 1 (vertices double as shading normals).
-fn icosphere(subdivisions: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let t = (1.0 + 5f32.sqrt()) / 2.0;
-    let mut v: Vec<Vec3> = [
-        (-1.0, t, 0.0),
-        (1.0, t, 0.0),
-        (-1.0, -t, 0.0),
-        (1.0, -t, 0.0),
-        (0.0, -1.0, t),
-        (0.0, 1.0, t),
-        (0.0, -1.0, -t),
-        (0.0, 1.0, -t),
-        (t, 0.0, -1.0),
-        (t, 0.0, 1.0),
-        (-t, 0.0, -1.0),
-        (-t, 0.0, 1.0),
-    ]
-    .iter()
-    .map(|&(x, y, z)| Vec3::new(x, y, z).normalize())
-    .collect();
-    let mut f: Vec<[u32; 3]> = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
-    for _ in 0..subdivisions {
-        let mut mid = std::collections::HashMap::new();
-        let mut next = Vec::with_capacity(f.len() * 4);
-        let mut midpoint = |a: u32, b: u32, v: &mut Vec<Vec3>| {
-            *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                v.push(((v[a as usize] + v[b as usize]) * 0.5).normalize());
-                v.len() as u32 - 1
-            })
-        };
-        for [a, b, c] in f {
-            let ab = midpoint(a, b, &mut v);
-            let bc = midpoint(b, c, &mut v);
-            let ca = midpoint(c, a, &mut v);
-            next.extend_from_slice(&[[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
-        }
-        f = next;
-    }
-    (v, f)
-}
-
 /// Adds a mesh to `scene` with per-vertex normals and uvs.
 fn add_mesh(scene: &mut Scene, positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2], tris: &[[u32; 3]], material: u32) {
     let base = scene.positions.len() as u32;
@@ -232,7 +170,8 @@ fn add_mesh(scene: &mut Scene, positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2
 }
 
 fn add_sphere(scene: &mut Scene, center: Vec3, radius: f32, material: u32) {
-    let (unit, tris) = icosphere(2);
+    let sphere = warpath_scene::builtin::sphere_mesh(2);
+    let (unit, tris) = (sphere.positions, sphere.triangles);
     let positions: Vec<Vec3> = unit.iter().map(|&p| center + p * radius).collect();
     let uvs: Vec<Vec2> = unit.iter().map(|p| Vec2::new(0.5 + 0.5 * p.x, 0.5 + 0.5 * p.y)).collect();
     add_mesh(scene, &positions, &unit, &uvs, &tris, material);
