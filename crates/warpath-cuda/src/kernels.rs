@@ -17,6 +17,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("estimator/lights.cuh", include_str!("../kernels/estimator/lights.cuh")),
     ("estimator/trace.cuh", include_str!("../kernels/estimator/trace.cuh")),
     ("estimator/integrator.cuh", include_str!("../kernels/estimator/integrator.cuh")),
+    ("compaction.cuh", include_str!("../kernels/compaction.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -43,6 +44,15 @@ pub const MEGAKERNEL: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
+/// `compaction.cu`: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled
+/// look-back, OfK and three-pass baselines) over three element types.
+pub const COMPACTION: KernelSource = KernelSource {
+    name: "compaction",
+    file_name: "compaction.cu",
+    source: include_str!("../kernels/compaction.cu"),
+    headers: HEADERS,
+};
+
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
     (LAYOUT_CHECK, &["layout_report"]),
@@ -60,4 +70,5 @@ pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
         ],
     ),
     (MEGAKERNEL, &["megakernel_render", "megakernel_layout_report"]),
+    (COMPACTION, crate::compaction::KERNEL_NAMES),
 ];

@@ -12,6 +12,8 @@
 //!   device buffers the estimator kernels (`kernels/estimator/`) read.
 //! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
 //!   paths through the shared device estimator.
+//! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
+//!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements, and its benchmark.
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!
@@ -20,6 +22,7 @@
 
 pub mod buffer;
 pub mod bvh_layout;
+pub mod compaction;
 pub mod compiler;
 pub mod error;
 pub mod kernels;
