@@ -5,125 +5,18 @@
 
 use glam::{Mat3, Vec2, Vec3};
 use std::f64::consts::PI;
+use warpath_core::chi2::{Rng, chi2_survival, pooled_chi2};
 use warpath_core::color::luminance;
 use warpath_core::distribution::Distribution2D;
 use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight, pixel_solid_angle};
-
-/// SplitMix64: small, seeded, good enough for goodness-of-fit tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn next_vec2(&mut self) -> Vec2 {
-        Vec2::new(self.next_f32(), self.next_f32())
-    }
-}
-
-/// ln Γ(x) for x > 0 (Lanczos approximation, g = 7, 9 terms).
-fn ln_gamma(x: f64) -> f64 {
-    const COEFFICIENTS: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        return (PI / (PI * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut sum = COEFFICIENTS[0];
-    for (i, &c) in COEFFICIENTS.iter().enumerate().skip(1) {
-        sum += c / (x + i as f64);
-    }
-    let t = x + 7.5;
-    0.5 * (2.0 * PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
-}
-
-/// Regularized upper incomplete gamma Q(a, x): series below a + 1, Lentz's continued
-/// fraction above.
-fn gamma_q(a: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 1.0;
-    }
-    let log_prefactor = a * x.ln() - x - ln_gamma(a);
-    if x < a + 1.0 {
-        let (mut term, mut sum, mut denominator) = (1.0 / a, 1.0 / a, a);
-        for _ in 0..10_000 {
-            denominator += 1.0;
-            term *= x / denominator;
-            sum += term;
-            if term.abs() < sum.abs() * 1e-15 {
-                break;
-            }
-        }
-        1.0 - sum * log_prefactor.exp()
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..10_000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let delta = d * c;
-            h *= delta;
-            if (delta - 1.0).abs() < 1e-15 {
-                break;
-            }
-        }
-        log_prefactor.exp() * h
-    }
-}
 
 /// Pearson χ² test of observed counts against expected counts. Bins expected to hold
 /// fewer than 5 samples are pooled into one (as Mitsuba's harness does). Returns the
 /// p-value; an observation in a bin of zero expectation gives 0.
 fn chi2_p_value(observed: &[f64], expected: &[f64]) -> f64 {
-    let (mut statistic, mut bins) = (0.0, 0usize);
-    let (mut pooled_observed, mut pooled_expected) = (0.0, 0.0);
-    for (&o, &e) in observed.iter().zip(expected) {
-        if e <= 0.0 {
-            if o > 0.0 {
-                return 0.0;
-            }
-        } else if e < 5.0 {
-            pooled_observed += o;
-            pooled_expected += e;
-        } else {
-            statistic += (o - e) * (o - e) / e;
-            bins += 1;
-        }
-    }
-    if pooled_expected > 0.0 {
-        statistic += (pooled_observed - pooled_expected).powi(2) / pooled_expected;
-        bins += 1;
-    }
-    let dof = bins.saturating_sub(1).max(1) as f64;
-    gamma_q(dof / 2.0, statistic / 2.0)
+    let mut cells: Vec<(f64, f64)> = observed.iter().copied().zip(expected.iter().copied()).collect();
+    let (statistic, bins) = pooled_chi2(&mut cells, 5.0);
+    chi2_survival(statistic, bins.saturating_sub(1).max(1) as f64)
 }
 
 const SIGNIFICANCE: f64 = 1e-3;
@@ -131,10 +24,11 @@ const SIGNIFICANCE: f64 = 1e-3;
 #[test]
 fn chi2_p_value_helper_is_calibrated() {
     // Known χ² quantiles: P(χ²₁ > 3.841) = 0.05, P(χ²₁₀ > 23.209) = 0.01, P(χ²₁₀₀ > 124.342) = 0.05.
-    assert!((gamma_q(0.5, 3.841_459 / 2.0) - 0.05).abs() < 1e-5);
-    assert!((gamma_q(5.0, 23.209_25 / 2.0) - 0.01).abs() < 1e-5);
-    assert!((gamma_q(50.0, 124.342 / 2.0) - 0.05).abs() < 1e-4);
-    assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
+    assert!((chi2_survival(3.841_459, 1.0) - 0.05).abs() < 1e-5);
+    assert!((chi2_survival(23.209_25, 10.0) - 0.01).abs() < 1e-5);
+    assert!((chi2_survival(124.342, 100.0) - 0.05).abs() < 1e-4);
+    // A count far from its expectation is rejected.
+    assert!(chi2_p_value(&[50.0, 150.0], &[100.0, 100.0]) < 1e-6);
 }
 
 /// A 64×32 sky: a gradient, a dark ground with a black band, a bright sun blob, and a
@@ -184,7 +78,7 @@ fn map_direction(u: f64, v: f64) -> Vec3 {
 fn env_chi2(map: &EnvMap, count: usize, seed: u64, jacobian: impl Fn(f64) -> f64) -> (f64, f64) {
     let (bins_u, bins_v) = (map.width as usize / 2, map.height as usize / 2);
     let mut observed = vec![0.0; bins_u * bins_v];
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let to_map = map.to_world.transpose();
     for _ in 0..count {
         let Some((wi, pdf)) = map.sample(rng.next_vec2()) else { continue };
@@ -269,7 +163,7 @@ fn env_map_convention_and_rotation() {
 fn env_map_pdf_equals_sample_pdf() {
     for to_world in [Mat3::IDENTITY, rotation()] {
         let map = synthetic_map(to_world);
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let (count, mut mismatches) = (20_000, 0);
         for _ in 0..count {
             let (wi, pdf) = map.sample(rng.next_vec2()).expect("sample");
@@ -303,7 +197,7 @@ fn env_map_estimator_matches_pixel_integral() {
             }
         }
         let count = 200_000;
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         let (mut sum, mut sum_sq) = ([0.0f64; 3], [0.0f64; 3]);
         for _ in 0..count {
             let (wi, pdf) = map.sample(rng.next_vec2()).expect("sample");
@@ -335,7 +229,7 @@ fn env_map_zero_rows_black_maps_and_degenerate_input() {
     let pixels: Vec<Vec3> =
         (0..width * height).map(|i| if i / width < height / 2 { Vec3::ZERO } else { Vec3::splat(1.0) }).collect();
     let map = EnvMap::new(width, height, pixels, Mat3::IDENTITY, 1.0);
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for _ in 0..2_000 {
         let (wi, pdf) = map.sample(rng.next_vec2()).expect("sample");
         assert!(wi.y <= 1e-6 && pdf > 0.0, "sampled the black upper half: {wi}");
@@ -374,7 +268,7 @@ fn distribution_2d_pdf_matches_weights() {
             assert!((d.pdf(uv) - expected).abs() < 1e-5, "cell ({column}, {row})");
         }
     }
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for _ in 0..1000 {
         let (uv, pdf) = d.sample_continuous(rng.next_vec2());
         assert!(pdf > 0.0 && (d.pdf(uv) - pdf).abs() < 1e-5 * pdf);
@@ -414,7 +308,7 @@ fn light_selection_frequencies_and_mis_pdfs() {
     let centroids: Vec<Vec3> = triangles.iter().map(|t| t.p0 + (t.e1 + t.e2) / 3.0).collect();
     let count = 100_000;
     let mut observed = vec![0.0; 4];
-    let mut rng = Rng(17);
+    let mut rng = Rng::new(17);
     let mut env_mismatches = 0;
     for _ in 0..count {
         let sample = lights.sample(p, rng.next_f32(), rng.next_vec2()).expect("every light faces p");
@@ -448,7 +342,7 @@ fn light_selection_frequencies_and_mis_pdfs() {
 #[test]
 fn constant_environment_mis_pdf() {
     let lights = LightSet::new(Vec::new(), 0, Environment::Constant(Vec3::new(0.5, 1.0, 2.0)), 1.0);
-    let mut rng = Rng(23);
+    let mut rng = Rng::new(23);
     for _ in 0..100 {
         let s = lights.sample(Vec3::ZERO, rng.next_f32(), rng.next_vec2()).expect("sample");
         assert!((s.pdf - 1.0 / (4.0 * std::f32::consts::PI)).abs() < 1e-7);
@@ -484,7 +378,7 @@ fn triangle_light_irradiance_matches_lambert_formula() {
         let lights = LightSet::new(vec![light], 1, Environment::None, 1.0);
         let exact = polygon_irradiance(p, n, &[a, b, c]) * emission.x as f64;
         let count = 100_000;
-        let mut rng = Rng(29);
+        let mut rng = Rng::new(29);
         let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
         for _ in 0..count {
             let s = lights.sample(p, rng.next_f32(), rng.next_vec2()).expect("front side");
