@@ -49,6 +49,9 @@ pub enum BenchCommand {
     },
     /// GPU traversal kernels: Mrays/s for primary, AO and diffuse rays on SAH and SBVH trees.
     Traversal(crate::bench_traversal::TraversalArgs),
+    /// Stream compaction: effective GB/s of InK-Collate, InK-Compact, look-back, OfK and
+    /// three-pass beside memcpy.
+    Compaction(crate::bench_compaction::CompactionArgs),
 }
 
 #[derive(Serialize)]
@@ -178,6 +181,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             write_json(json, &rows)
         }
         BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
+        BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
     }
 }
 

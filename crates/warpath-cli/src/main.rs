@@ -2,6 +2,7 @@
 //! scene and its BVH, `bench` runs the benchmarks whose tables go to docs/benchmarks/.
 
 mod bench;
+mod bench_compaction;
 mod bench_traversal;
 mod commands;
 mod output;
