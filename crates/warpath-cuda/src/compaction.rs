@@ -376,7 +376,8 @@ impl CompactionWorkspace {
         Ok(())
     }
 
-    /// Zeroes the ticket, the count, the status words and the section counters and flags.
+    /// Zeroes the ticket, the count, the status words and the section counters and flags of
+    /// the layout for `tiles` tiles (one memset: they are its prefix).
     fn reset(&mut self, device: &CudaDevice, tiles: u32) -> CudaResult<()> {
         let bytes = state_layout(tiles).zeroed_bytes;
         device
@@ -386,9 +387,11 @@ impl CompactionWorkspace {
     }
 
     /// Device addresses of [ticket, count, tile_status, block_counts, section_counters,
-    /// section_flags, section_offsets] (the kernels' `COMPACTION_STATE_PARAMS` order).
-    fn pointers(&self, device: &CudaDevice) -> [u64; 7] {
-        let layout = state_layout(self.tiles_capacity);
+    /// section_flags, section_offsets] (the kernels' `COMPACTION_STATE_PARAMS` order), laid
+    /// out for a launch of `tiles` tiles (the layout [`Self::reset`] clears).
+    fn pointers(&self, device: &CudaDevice, tiles: u32) -> [u64; 7] {
+        debug_assert!(tiles <= self.tiles_capacity);
+        let layout = state_layout(tiles);
         let (base, _record) = self.state.device_ptr(device.stream());
         [
             base,
@@ -487,7 +490,7 @@ fn collate_kernel<T: CompactionElement>(
         _ => unreachable!("collate_kernel is only called for the collate methods"),
     };
     let function = device.function(&COMPACTION, name)?;
-    let pointers = workspace.pointers(device);
+    let pointers = workspace.pointers(device, tiles);
     let mut launch = device.stream().launch_builder(&function);
     launch.arg(input.raw()).arg(output.raw_mut()).arg(&pointers[1]).arg(&n).arg(&threshold);
     // SAFETY: matches `compaction_collate_*(const T*, T*, unsigned*, unsigned, u64)`; the
@@ -525,7 +528,7 @@ pub fn collate_api(
     }
     let name = "compaction_collate_api_u32";
     let function = device.function(&COMPACTION, name)?;
-    let pointers = workspace.pointers(device);
+    let pointers = workspace.pointers(device, tiles);
     let mut launch = device.stream().launch_builder(&function);
     launch.arg(input.raw()).arg(output.raw_mut()).arg(&pointers[1]).arg(&n).arg(&threshold);
     // SAFETY: matches `compaction_collate_api_u32(const unsigned*, unsigned*, unsigned*,
@@ -556,7 +559,7 @@ fn launch_ordered<T: CompactionElement>(
         return Ok(());
     }
     let function = device.function(&COMPACTION, name)?;
-    let pointers = workspace.pointers(device);
+    let pointers = workspace.pointers(device, tiles);
     let mut launch = device.stream().launch_builder(&function);
     launch.arg(input.raw());
     if let Some(flags) = flags {
@@ -701,7 +704,7 @@ pub fn three_pass<T: CompactionElement>(
     if n == 0 {
         return Ok(());
     }
-    let pointers = workspace.pointers(device);
+    let pointers = workspace.pointers(device, tiles);
     let block_counts = pointers[3];
     let stream = device.stream();
 
@@ -775,19 +778,16 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
-                let (Some(input), Some(output), Some(intermediate)) = (
-                    as_u32_buffer(input),
-                    as_u32_buffer_mut(output),
-                    as_u32_buffer_mut(intermediate).map(|b| b as *mut DeviceBuffer<u32>),
-                ) else {
+                let (Some(input), Some(output)) = (as_u32_buffer(input), as_u32_buffer_mut(output)) else {
                     return Err(u32_only(method.name()));
                 };
                 match method {
                     CompactionMethod::CollateX1 => collate_x1(device, input, output, workspace, threshold),
                     CompactionMethod::LookbackX1 => lookback_x1(device, input, output, workspace, threshold),
                     _ => {
-                        // SAFETY: `intermediate` is a distinct field of `self`, borrowed once.
-                        let intermediate = unsafe { &mut *intermediate };
+                        let Some(intermediate) = as_u32_buffer_mut(intermediate) else {
+                            return Err(u32_only(method.name()));
+                        };
                         sections_x1(device, input, output, intermediate, workspace, threshold)
                     }
                 }
@@ -811,15 +811,15 @@ impl<T: CompactionElement> CompactionBuffers<T> {
 }
 
 fn as_u32_buffer<T: CompactionElement>(buffer: &DeviceBuffer<T>) -> Option<&DeviceBuffer<u32>> {
-    (T::KIND == ElementKind::U32).then(|| {
-        // SAFETY: T is u32 (KIND is U32 only for u32): the same type.
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<u32>()).then(|| {
+        // SAFETY: T is u32 (checked by TypeId): the same type.
         unsafe { &*(buffer as *const DeviceBuffer<T> as *const DeviceBuffer<u32>) }
     })
 }
 
 fn as_u32_buffer_mut<T: CompactionElement>(buffer: &mut DeviceBuffer<T>) -> Option<&mut DeviceBuffer<u32>> {
-    (T::KIND == ElementKind::U32).then(|| {
-        // SAFETY: T is u32 (KIND is U32 only for u32): the same type.
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<u32>()).then(|| {
+        // SAFETY: T is u32 (checked by TypeId): the same type.
         unsafe { &mut *(buffer as *mut DeviceBuffer<T> as *mut DeviceBuffer<u32>) }
     })
 }

@@ -105,14 +105,14 @@ fn check_kind<T: CompactionElement>(device: &CudaDevice, n: usize, seed: u64, re
 }
 
 #[test]
-fn layout_and_tile_shapes_match_rust() {
+fn compaction_layout_and_tile_shapes_match_rust() {
     let Some(device) = device() else { return };
     let report = compaction::layout_report(&device).expect("layout report");
     assert_eq!(report, compaction::host_layout(), "device vs host: sizes, offsets, block, items per thread");
 }
 
 #[test]
-fn every_method_matches_the_cpu_filter() {
+fn compaction_every_method_matches_the_cpu_filter() {
     let Some(device) = device() else { return };
     let seed = seed();
     let mut failures = Vec::new();
@@ -127,7 +127,7 @@ fn every_method_matches_the_cpu_filter() {
 }
 
 #[test]
-fn in_kernel_collate_api_one_element_per_thread() {
+fn compaction_in_kernel_collate_api_one_element_per_thread() {
     let Some(device) = device() else { return };
     let seed = seed();
     for n in [0usize, 1, 33, 1023, (1 << 20) + 7] {
@@ -153,7 +153,7 @@ fn in_kernel_collate_api_one_element_per_thread() {
 }
 
 #[test]
-fn selectivity_is_exact_in_expectation() {
+fn compaction_selectivity_is_exact_in_expectation() {
     // Host-only: the predicate keeps about the asked fraction of random keys.
     let keys = random_elements::<u32>(1 << 20, 7);
     for selectivity in [0.0, 0.01, 0.1, 0.5, 0.9, 1.0] {
