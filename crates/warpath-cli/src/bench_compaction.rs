@@ -6,7 +6,7 @@
 //! docs/benchmarks/compaction.md says what each method is and how CUB is run beside it.
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use warpath_cuda::CudaDevice;
 use warpath_cuda::compaction::{
@@ -38,6 +38,11 @@ pub struct CompactionArgs {
     /// and InK-Compact's intermediate buffer has that size).
     #[arg(long, default_value_t = 4.0)]
     pub max_buffer_gib: f64,
+    /// The CUB peer (`crates/warpath-cuda/cub/build.sh` builds it): run after warpath's
+    /// methods with the same sizes, selectivities and elements; its `cub-if`, `cub-flagged`
+    /// and its own memcpy join the table.
+    #[arg(long)]
+    pub cub: Option<PathBuf>,
     /// Also write the results as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -56,6 +61,65 @@ struct Row<'a> {
     gigabytes_per_second: f64,
     fraction_of_memcpy: f64,
     run_ms: &'a [f32],
+}
+
+/// One JSON line of `cub_select`.
+#[derive(Deserialize)]
+struct CubLine {
+    element: String,
+    element_bytes: usize,
+    elements: usize,
+    selectivity_percent: f64,
+    method: String,
+    kept: usize,
+    effective_bytes: u64,
+    median_ms: f32,
+    gigabytes_per_second: f64,
+}
+
+/// Runs the CUB peer with the benchmark's settings and reads its rows.
+fn run_cub(path: &std::path::Path, args: &CompactionArgs) -> Result<Vec<CompactionTiming>> {
+    let list = |values: Vec<String>| values.join(",");
+    let output = std::process::Command::new(path)
+        .arg("--sizes")
+        .arg(list(args.sizes.iter().map(|s| s.to_string()).collect()))
+        .arg("--selectivity")
+        .arg(list(args.selectivity.iter().map(|s| s.to_string()).collect()))
+        .arg("--elements")
+        .arg(args.elements.join(","))
+        .arg("--runs")
+        .arg(args.runs.max(1).to_string())
+        .arg("--warmup")
+        .arg(args.warmup.to_string())
+        .arg("--max-buffer-gib")
+        .arg(args.max_buffer_gib.to_string())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("cannot run the CUB peer {}", path.display()))?;
+    if !output.status.success() {
+        bail!("the CUB peer {} failed ({})", path.display(), output.status);
+    }
+    let mut rows = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines().filter(|l| l.trim_start().starts_with('{')) {
+        let cub: CubLine = serde_json::from_str(line).with_context(|| format!("CUB peer line `{line}`"))?;
+        let element = ElementKind::from_name(&cub.element)
+            .with_context(|| format!("CUB peer: unknown element `{}`", cub.element))?
+            .name();
+        let method = if cub.method == "memcpy" { "cub-memcpy".to_string() } else { cub.method };
+        rows.push(CompactionTiming {
+            element,
+            element_bytes: cub.element_bytes,
+            elements: cub.elements,
+            selectivity_percent: cub.selectivity_percent,
+            method,
+            kept: cub.kept,
+            effective_bytes: cub.effective_bytes,
+            run_ms: vec![cub.median_ms],
+            median_ms: cub.median_ms,
+            gigabytes_per_second: cub.gigabytes_per_second,
+        });
+    }
+    Ok(rows)
 }
 
 #[derive(Serialize)]
@@ -113,6 +177,44 @@ pub fn run(args: CompactionArgs) -> Result<()> {
         )
     })
     .context("compaction benchmark")?;
+    let mut timings = timings;
+    let mut columns: Vec<String> = methods.iter().map(|m| m.name().to_string()).collect();
+    if let Some(cub) = &args.cub {
+        let cub_rows = run_cub(cub, &args)?;
+        for row in &cub_rows {
+            eprintln!(
+                "  {} 2^{} {:>5}% {:<14} {:>9.4} ms {:>8.1} GB/s",
+                row.element,
+                row.elements.trailing_zeros(),
+                row.selectivity_percent,
+                row.method,
+                row.median_ms,
+                row.gigabytes_per_second
+            );
+            // Counts must agree: the same data, the same predicate.
+            if let Some(ours) = timings.iter().find(|t| {
+                t.method != "memcpy"
+                    && t.element == row.element
+                    && t.elements == row.elements
+                    && t.selectivity_percent == row.selectivity_percent
+            }) && row.method != "cub-memcpy"
+                && ours.kept != row.kept
+            {
+                bail!(
+                    "{} kept {} of 2^{} {} at {}%, warpath's {} kept {}",
+                    row.method,
+                    row.kept,
+                    row.elements.trailing_zeros(),
+                    row.element,
+                    row.selectivity_percent,
+                    ours.method,
+                    ours.kept
+                );
+            }
+        }
+        timings.extend(cub_rows);
+        columns.extend(["cub-if", "cub-flagged"].map(String::from));
+    }
     let skipped: Vec<String> =
         skipped.iter().map(|s| format!("{} × 2^{}: {}", s.element, s.elements.trailing_zeros(), s.reason)).collect();
     for line in &skipped {
@@ -130,13 +232,13 @@ pub fn run(args: CompactionArgs) -> Result<()> {
     println!();
     let mut header = String::from("| element | n | kept % | memcpy GB/s |");
     let mut rule = String::from("|---|---:|---:|---:|");
-    for method in &methods {
-        header.push_str(&format!(" {} GB/s |", method.name()));
+    for column in &columns {
+        header.push_str(&format!(" {column} GB/s |"));
         rule.push_str("---:|");
     }
     println!("{header}\n{rule}");
     let mut lines: Vec<(&str, usize, f64)> = Vec::new();
-    for t in timings.iter().filter(|t| t.method != "memcpy") {
+    for t in timings.iter().filter(|t| t.method != "memcpy" && t.method != "cub-memcpy") {
         let key = (t.element, t.elements, t.selectivity_percent);
         if !lines.contains(&key) {
             lines.push(key);
@@ -150,8 +252,8 @@ pub fn run(args: CompactionArgs) -> Result<()> {
         let Some(first) = cells.first() else { continue };
         let mut line =
             format!("| {element} | 2^{} | {selectivity} | {:.0} |", elements.trailing_zeros(), memcpy(first));
-        for method in &methods {
-            match cells.iter().find(|t| t.method == method.name()) {
+        for column in &columns {
+            match cells.iter().find(|t| &t.method == column) {
                 Some(t) => line.push_str(&format!(" {:.0} |", t.gigabytes_per_second)),
                 None => line.push_str(" – |"),
             }
