@@ -115,12 +115,12 @@ struct CompactionState {
 
 __device__ __forceinline__ unsigned long long compaction_load_relaxed(const unsigned long long* address) {
     unsigned long long value;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
     return value;
 }
 
 __device__ __forceinline__ void compaction_store_relaxed(unsigned long long* address, unsigned long long value) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
+    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
 }
 
 __device__ __forceinline__ unsigned int compaction_lanemask_lt() {
