@@ -115,14 +115,18 @@ fn compaction_layout_and_tile_shapes_match_rust() {
 fn compaction_every_method_matches_the_cpu_filter() {
     let Some(device) = device() else { return };
     let seed = seed();
+    // WARPATH_COMPACTION_MAX_N caps the sizes (compute-sanitizer runs use small ones).
+    let max_n = std::env::var("WARPATH_COMPACTION_MAX_N").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
     let mut failures = Vec::new();
-    for n in SMALL_SIZES {
+    for n in SMALL_SIZES.into_iter().filter(|&n| n <= max_n) {
         let repeats = if n > 4096 { 3 } else { 5 };
         failures.extend(check_kind::<u32>(&device, n, seed, repeats));
         failures.extend(check_kind::<CompactElem16>(&device, n, seed, repeats));
         failures.extend(check_kind::<CompactPathState>(&device, n, seed, repeats));
     }
-    failures.extend(check_kind::<u32>(&device, LARGE_SIZE, seed, 2));
+    if LARGE_SIZE <= max_n {
+        failures.extend(check_kind::<u32>(&device, LARGE_SIZE, seed, 2));
+    }
     assert!(failures.is_empty(), "{} failure(s), seed {seed}:\n{}", failures.len(), failures.join("\n"));
 }
 
