@@ -8,7 +8,10 @@
 //!   hit, unsorted (as a path tracer's bounces are).
 //!
 //! Rays are made on the CPU (the hit points by the CPU BVH), then each kernel is timed with
-//! CUDA events after warm-up runs; the median is reported.
+//! CUDA events after warm-up runs; the median is reported. Every kernel's hits are also
+//! checked against the CPU traversal (`Bvh::intersect` / `occluded`): the same triangle
+//! with `t` within 1e-4 relative, or a different triangle at the same `t` (a shared edge);
+//! the table's last columns count those and the mismatches.
 
 use crate::commands::load_scene;
 use anyhow::{Context, Result};
@@ -20,8 +23,8 @@ use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::{pcg_hash, u32_to_unit};
 use warpath_core::warp::square_to_cosine_hemisphere;
-use warpath_cuda::traverse::{BenchOptions, HitMode, TraversalKernel};
-use warpath_cuda::{CudaDevice, bench_traversal};
+use warpath_cuda::traverse::{BenchOptions, HitMode, TraversalKernel, trace_rays};
+use warpath_cuda::{CudaDevice, DeviceBvh, GpuBvh, GpuHit, GpuRay, bench_traversal};
 
 #[derive(clap::Args)]
 pub struct TraversalArgs {
@@ -53,6 +56,31 @@ struct Row {
     hits: usize,
     median_ms: f32,
     mrays_per_second: f64,
+    /// Rays whose GPU result equals the CPU's (same triangle, t within 1e-4 relative).
+    identical: usize,
+    /// Rays hitting a different triangle at the same t (shared edges).
+    equal_t_ties: usize,
+    mismatches: usize,
+}
+
+/// Compares GPU hits with the CPU traversal: (identical, equal-t ties, mismatches).
+fn verify(bvh: &Bvh, tris: &[[Vec3; 3]], rays: &[Ray], mode: HitMode, gpu: &[GpuHit]) -> (usize, usize, usize) {
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1e-6);
+    let verdicts: Vec<u8> = rays
+        .par_iter()
+        .zip(gpu)
+        .map(|(ray, g)| match mode {
+            HitMode::Any => u8::from(bvh.occluded(tris, ray) != g.is_hit()) * 2,
+            HitMode::Closest => match bvh.intersect(tris, ray) {
+                None if !g.is_hit() => 0,
+                Some(h) if g.is_hit() && h.prim as i32 == g.prim && close(h.t, g.t) => 0,
+                Some(h) if g.is_hit() && close(h.t, g.t) => 1,
+                _ => 2,
+            },
+        })
+        .collect();
+    let count = |v: u8| verdicts.iter().filter(|&&x| x == v).count();
+    (count(0), count(1), count(2))
 }
 
 struct RaySet {
@@ -125,8 +153,12 @@ pub fn run(args: TraversalArgs) -> Result<()> {
         for kind in [BuildKind::Sah, BuildKind::Sbvh] {
             let (bvh, stats) = Bvh::build(&tris, &BuildOptions { kind, ..Default::default() });
             eprintln!("{}: {stats}", scene.name);
+            let device_bvh = DeviceBvh::upload(&device, &GpuBvh::from_bvh(&bvh, &tris)?)?;
             for set in make_rays(&scene, &bvh, &tris, width, height) {
+                let gpu_rays: Vec<GpuRay> = set.rays.iter().map(GpuRay::from).collect();
                 for &kernel in &kernels {
+                    let hits = trace_rays(&device, &device_bvh, &gpu_rays, kernel, set.mode)?;
+                    let (identical, equal_t_ties, mismatches) = verify(&bvh, &tris, &set.rays, set.mode, &hits);
                     let options = BenchOptions { mode: set.mode, timed_runs: args.runs.max(1), ..Default::default() };
                     let t = bench_traversal(&device, &bvh, &tris, &set.rays, kernel, &options)
                         .with_context(|| format!("{} {kind:?} {} {}", scene.name, set.name, kernel.name()))?;
@@ -141,16 +173,21 @@ pub fn run(args: TraversalArgs) -> Result<()> {
                         hits: t.hit_count,
                         median_ms: t.median_ms,
                         mrays_per_second: t.mrays_per_second,
+                        identical,
+                        equal_t_ties,
+                        mismatches,
                     });
                 }
             }
         }
     }
-    println!("| scene | triangles | tree | rays | kernel | rays (M) | hit | median ms | Mrays/s |");
-    println!("|---|---:|---|---|---|---:|---:|---:|---:|");
+    println!(
+        "| scene | triangles | tree | rays | kernel | rays (M) | hit | median ms | Mrays/s | = CPU | ties | mismatches |"
+    );
+    println!("|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.3} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {:.2} | {:.1}% | {:.3} | {:.0} | {} | {} | {} |",
             r.scene,
             r.triangles,
             r.tree,
@@ -159,13 +196,20 @@ pub fn run(args: TraversalArgs) -> Result<()> {
             r.rays as f64 / 1e6,
             100.0 * r.hits as f64 / r.rays.max(1) as f64,
             r.median_ms,
-            r.mrays_per_second
+            r.mrays_per_second,
+            r.identical,
+            r.equal_t_ties,
+            r.mismatches
         );
     }
-    if let Some(p) = args.json {
+    let mismatches: usize = rows.iter().map(|r| r.mismatches).sum();
+    if let Some(p) = &args.json {
         std::fs::write(&p, serde_json::to_string_pretty(&rows)?)
             .with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
+    }
+    if mismatches > 0 {
+        anyhow::bail!("{mismatches} GPU results differ from the CPU traversal");
     }
     Ok(())
 }
