@@ -113,7 +113,7 @@ fn info_lists_and_describes() {
 fn interrupt_saves_the_image_so_far() {
     let dir = temp_dir();
     let out = dir.path().join("partial.exr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpath"))
+    let child = Command::new(env!("CARGO_BIN_EXE_warpath"))
         .args(["render", "cornell", "--backend", "cpu", "--spp", "100000", "--resolution", "64x64", "-q", "-o"])
         .arg(&out)
         .stderr(std::process::Stdio::piped())
