@@ -155,6 +155,19 @@ pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
     Ok(report)
 }
 
+/// The `static_assert` lines a `.cuh` header must state for `entries` (sizes and
+/// `WARPATH_OFFSETOF` offsets), those it lacks: the no-GPU half of the layout check.
+pub fn missing_header_asserts(header: &str, entries: &[LayoutEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|entry| match entry.label.split_once('.') {
+            None => format!("sizeof({}) == {}", entry.label, entry.value),
+            Some((ty, field)) => format!("WARPATH_OFFSETOF({ty}, {field}) == {}", entry.value),
+        })
+        .filter(|expected| !header.contains(expected.as_str()))
+        .collect()
+}
+
 const _: () = assert!(size_of::<AilaLaineNode>() == 64);
 const _: () = assert!(size_of::<GpuTriangle>() == 48);
 const _: () = assert!(size_of::<GpuRay>() == 32);
@@ -170,14 +183,8 @@ mod tests {
     /// side and the header agree without a GPU (the GPU test checks the device compiler).
     #[test]
     fn header_static_asserts_match_rust_layout() {
-        let header = include_str!("../kernels/layout.cuh");
-        for entry in layout_entries() {
-            let expected = match entry.label.split_once('.') {
-                None => format!("sizeof({}) == {}", entry.label, entry.value),
-                Some((ty, field)) => format!("WARPATH_OFFSETOF({ty}, {field}) == {}", entry.value),
-            };
-            assert!(header.contains(&expected), "kernels/layout.cuh lacks `static_assert({expected})`");
-        }
+        let missing = missing_header_asserts(include_str!("../kernels/layout.cuh"), &layout_entries());
+        assert!(missing.is_empty(), "kernels/layout.cuh lacks static_assert for: {missing:?}");
     }
 
     #[test]

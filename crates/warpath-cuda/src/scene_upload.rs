@@ -397,13 +397,8 @@ mod tests {
     #[test]
     fn header_static_asserts_match_rust_layout() {
         let header = include_str!("../kernels/estimator/scene.cuh");
-        for entry in layout_entries() {
-            let expected = match entry.label.split_once('.') {
-                None => format!("sizeof({}) == {}", entry.label, entry.value),
-                Some((ty, field)) => format!("WARPATH_OFFSETOF({ty}, {field}) == {}", entry.value),
-            };
-            assert!(header.contains(&expected), "estimator/scene.cuh lacks `static_assert({expected})`");
-        }
+        let missing = crate::layout::missing_header_asserts(header, &layout_entries());
+        assert!(missing.is_empty(), "estimator/scene.cuh lacks static_assert for: {missing:?}");
         let report = include_str!("../kernels/megakernel.cu");
         let reported = report.matches("WARPATH_REPORT(sizeof(").count()
             + report.matches("WARPATH_REPORT(WARPATH_OFFSETOF(").count();
