@@ -127,3 +127,24 @@ __device__ __forceinline__ void store_hit(const TraversalScene& scene, GpuHit* _
     const int prim = best.slot >= 0 ? __ldg(scene.triangle_ids + best.slot) : -1;
     reinterpret_cast<float4*>(hits)[index] = make_float4(best.t, best.u, best.v, __int_as_float(prim));
 }
+
+// One ray, one thread, while-while (seed 004): the loop of the while-while batch kernel
+// and of the estimator's extension and shadow rays.
+template <bool AnyHit>
+__device__ __forceinline__ HitRecord trace_while_while_one(const TraversalScene& scene, const PreparedRay& ray) {
+    HitRecord best = no_hit(ray);
+    TraversalStack stack;
+    stack.reset();
+    int node = 0;  // the root
+    while (node != WARPATH_ENTRYPOINT_SENTINEL) {
+        while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
+        while (node < 0) {
+            if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
+                node = WARPATH_ENTRYPOINT_SENTINEL;
+                break;
+            }
+            node = stack.pop();
+        }
+    }
+    return best;
+}

@@ -31,22 +31,7 @@ __device__ __forceinline__ void trace_while_while(const TraversalScene& scene, c
                                                   GpuHit* __restrict__ hits, int ray_count) {
     const int index = blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= ray_count) return;
-    const PreparedRay ray = prepare_ray(rays, index);
-    HitRecord best = no_hit(ray);
-    TraversalStack stack;
-    stack.reset();
-    int node = 0;  // the root
-    while (node != WARPATH_ENTRYPOINT_SENTINEL) {
-        while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
-        while (node < 0) {
-            if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
-                node = WARPATH_ENTRYPOINT_SENTINEL;
-                break;
-            }
-            node = stack.pop();
-        }
-    }
-    store_hit(scene, hits, index, best);
+    store_hit(scene, hits, index, trace_while_while_one<AnyHit>(scene, prepare_ray(rays, index)));
 }
 
 // ---- speculative traversal / postponed leaves (shared by two schedules) -------------

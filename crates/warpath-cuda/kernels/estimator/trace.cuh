@@ -1,7 +1,6 @@
 // estimator/trace.cuh — one ray, one thread: closest hit and any hit (shadow rays) by
-// while-while traversal (seed 004) of the Aila–Laine BVH, built from the pieces of
-// traversal.cuh (visit_inner_node, intersect_leaf, the stack and its sentinel), which
-// offers them only inside its batch kernels. The hit matches warpath_bvh::Bvh::intersect
+// while-while traversal (seed 004) of the Aila–Laine BVH: traversal.cuh's
+// trace_while_while_one, on a ray held in registers. The hit matches warpath_bvh::Bvh::intersect
 // (same Möller–Trumbore arithmetic, ties to the lower triangle id).
 #pragma once
 #include "traversal.cuh"
@@ -28,25 +27,6 @@ struct SurfaceIntersection {
     float v;
     unsigned int prim;
 };
-
-template <bool AnyHit>
-__device__ __forceinline__ HitRecord trace_while_while_one(const TraversalScene& scene, const PreparedRay& ray) {
-    HitRecord best = no_hit(ray);
-    TraversalStack stack;
-    stack.reset();
-    int node = 0;  // the root
-    while (node != WARPATH_ENTRYPOINT_SENTINEL) {
-        while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
-        while (node < 0) {
-            if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
-                node = WARPATH_ENTRYPOINT_SENTINEL;
-                break;
-            }
-            node = stack.pop();
-        }
-    }
-    return best;
-}
 
 // Closest hit of `ray`; false on a miss.
 __device__ __forceinline__ bool intersect_closest(const TraversalScene& scene, const Ray& ray,
