@@ -20,7 +20,6 @@ use crate::kernels::MEGAKERNEL;
 use crate::layout::LayoutEntry;
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
 use glam::Vec3;
 use std::mem::{offset_of, size_of};
 use warpath_bvh::Bvh;
@@ -367,26 +366,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
 /// Runs `megakernel_layout_report`: the device compiler's sizes and offsets of the
 /// estimator's structs, in the order of [`layout_entries`].
 pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    const CAPACITY: u32 = 128;
-    let function = device.function(&MEGAKERNEL, "megakernel_layout_report")?;
-    let mut values = DeviceBuffer::<u64>::zeroed(device, CAPACITY as usize)?;
-    let mut written = DeviceBuffer::<u32>::zeroed(device, 1)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(values.raw_mut()).arg(&CAPACITY).arg(written.raw_mut());
-    // SAFETY: matches `megakernel_layout_report(unsigned long long*, unsigned int, unsigned
-    // int*)`; `values` holds CAPACITY entries and the kernel writes no more.
-    let launched =
-        unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 }) };
-    device.check_launch("megakernel_layout_report", launched)?;
-    let count = written.download(device)?[0];
-    if count > CAPACITY {
-        return Err(CudaError::InvalidArgument(format!(
-            "megakernel_layout_report wrote {count} entries, more than {CAPACITY}"
-        )));
-    }
-    let mut report = values.download(device)?;
-    report.truncate(count as usize);
-    Ok(report)
+    crate::layout::run_layout_report(device, &MEGAKERNEL, "megakernel_layout_report", 128)
 }
 
 #[cfg(test)]
