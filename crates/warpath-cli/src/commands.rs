@@ -10,7 +10,7 @@ use std::time::Instant;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::{CudaDevice, MegakernelRenderer};
+use warpath_cuda::{CudaDevice, StrategyRenderer};
 use warpath_scene::{RenderSettings, Scene};
 
 /// The largest image side we accept (a 16k×16k film already takes 9 GiB of buffers).
@@ -102,13 +102,19 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         Some(d) => {
             let info = d.info();
             eprintln!(
-                "backend: cuda ({}, {} SMs, driver CUDA {})",
+                "backend: cuda ({}, {} SMs, driver CUDA {}), strategy {}",
                 info.name,
                 info.multiprocessors,
-                info.driver_version_string()
+                info.driver_version_string(),
+                args.strategy
             )
         }
-        None => eprintln!("backend: cpu ({} threads)", rayon::current_num_threads()),
+        None => {
+            eprintln!("backend: cpu ({} threads)", rayon::current_num_threads());
+            if args.strategy != warpath_cuda::Strategy::Naive {
+                eprintln!("note: --strategy {} schedules GPU paths; the CPU renderer ignores it", args.strategy);
+            }
+        }
     }
     // A GPU pass of one sample per pixel is too short to keep the device busy.
     if args.spp_per_pass.is_none() && device.is_some() {
@@ -189,7 +195,8 @@ fn render_cpu(
     Ok(RenderResult { samples: stats.samples, rays: stats.rays(), seconds: stats.seconds, film })
 }
 
-/// The naive megakernel (seed 000 B.1), one launch per progressive pass.
+/// The GPU with `--strategy` (default: the naive megakernel, seed 000 B.1), one
+/// `render_pass` per progressive pass.
 fn render_cuda(
     device: &CudaDevice,
     scene: &Scene,
@@ -208,7 +215,8 @@ fn render_cuda(
         sampler: opts.sampler,
         rr_threshold: opts.rr_threshold,
     };
-    let mut renderer = MegakernelRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
+    let mut renderer = StrategyRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
+    renderer.set_strategy(args.strategy);
     renderer.set_instrumentation(true)?;
     eprintln!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());
     // The first launch compiles (or loads from the cache) the kernel: keep it out of the

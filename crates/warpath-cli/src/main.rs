@@ -24,7 +24,7 @@ pub enum Backend {
     Auto,
     /// The CPU reference renderer (rayon).
     Cpu,
-    /// The CUDA naive megakernel; an error when no device is found.
+    /// CUDA with the chosen --strategy; an error when no device is found.
     Cuda,
 }
 
@@ -72,6 +72,13 @@ pub struct RenderArgs {
     /// BVH builder.
     #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
     pub bvh: BvhKind,
+    /// GPU path scheduling strategy (see `warpath bench strategies --help` and
+    /// docs/benchmarks/strategies.md): naive, wavefront, wavefront-lookback, wavefront-ofk,
+    /// wavefront-nocompact, wavefront-sorted, tiled, tiled-shared, regen-thread, regen-warp,
+    /// regen-block, regen-device, streaming-sk, sorted-sk, streaming-mk. Every strategy
+    /// renders the same image; they differ in speed.
+    #[arg(long, default_value = "naive", value_parser = parse_strategy)]
+    pub strategy: warpath_cuda::Strategy,
     /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
     #[arg(short, long, default_value = "warpath.exr")]
     pub output: PathBuf,
@@ -88,6 +95,13 @@ pub struct RenderArgs {
     /// Print no progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+pub fn parse_strategy(s: &str) -> Result<warpath_cuda::Strategy, String> {
+    warpath_cuda::Strategy::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = warpath_cuda::Strategy::ALL.iter().map(|s| s.name()).collect();
+        format!("unknown strategy '{s}'; one of: {}", names.join(", "))
+    })
 }
 
 fn parse_resolution(s: &str) -> Result<(u32, u32), String> {

@@ -102,6 +102,13 @@ impl<T: Pod> DeviceBuffer<T> {
         self.len * std::mem::size_of::<T>()
     }
 
+    /// The device address of the first value, for pointers inside argument structs.
+    pub(crate) fn address(&self, device: &CudaDevice) -> u64 {
+        use cudarc::driver::DevicePtr;
+        let (address, _record) = self.bytes.device_ptr(device.stream());
+        address
+    }
+
     /// The raw allocation, for kernel arguments (`const T*` on the device).
     pub(crate) fn raw(&self) -> &CudaSlice<u8> {
         &self.bytes

@@ -369,7 +369,7 @@ impl CompactionWorkspace {
         Self::new(device, u32::try_from(tiles).map_err(|_| too_many(n))?)
     }
 
-    fn ensure(&mut self, device: &CudaDevice, tiles: u32) -> CudaResult<()> {
+    pub(crate) fn ensure(&mut self, device: &CudaDevice, tiles: u32) -> CudaResult<()> {
         if tiles > self.tiles_capacity {
             *self = Self::new(device, tiles)?;
         }
@@ -378,7 +378,7 @@ impl CompactionWorkspace {
 
     /// Zeroes the ticket, the count, the status words and the section counters and flags of
     /// the layout for `tiles` tiles (one memset: they are its prefix).
-    fn reset(&mut self, device: &CudaDevice, tiles: u32) -> CudaResult<()> {
+    pub(crate) fn reset(&mut self, device: &CudaDevice, tiles: u32) -> CudaResult<()> {
         let bytes = state_layout(tiles).zeroed_bytes;
         device
             .stream()
@@ -389,7 +389,7 @@ impl CompactionWorkspace {
     /// Device addresses of [ticket, count, tile_status, block_counts, section_counters,
     /// section_flags, section_offsets] (the kernels' `COMPACTION_STATE_PARAMS` order), laid
     /// out for a launch of `tiles` tiles (the layout [`Self::reset`] clears).
-    fn pointers(&self, device: &CudaDevice, tiles: u32) -> [u64; 7] {
+    pub(crate) fn pointers(&self, device: &CudaDevice, tiles: u32) -> [u64; 7] {
         debug_assert!(tiles <= self.tiles_capacity);
         let layout = state_layout(tiles);
         let (base, _record) = self.state.device_ptr(device.stream());
@@ -552,6 +552,30 @@ fn launch_ordered<T: CompactionElement>(
     threshold: Option<u64>,
 ) -> CudaResult<()> {
     let n = check_lengths(input, output)?;
+    launch_ordered_prefix(device, name, input, flags, output, intermediate, workspace, tile_size, threshold, n)
+}
+
+/// [`launch_ordered`] over the first `n` elements of `input` only.
+#[allow(clippy::too_many_arguments)]
+fn launch_ordered_prefix<T: CompactionElement>(
+    device: &CudaDevice,
+    name: &'static str,
+    input: &DeviceBuffer<T>,
+    flags: Option<&DeviceBuffer<u8>>,
+    output: &mut DeviceBuffer<T>,
+    intermediate: Option<&mut DeviceBuffer<T>>,
+    workspace: &mut CompactionWorkspace,
+    tile_size: u32,
+    threshold: Option<u64>,
+    n: u32,
+) -> CudaResult<()> {
+    if n as usize > input.len().min(output.len()) {
+        return Err(CudaError::InvalidArgument(format!(
+            "compacting {n} elements of a buffer of {} into one of {}",
+            input.len(),
+            output.len()
+        )));
+    }
     let tiles = n.div_ceil(tile_size);
     workspace.ensure(device, tiles)?;
     workspace.reset(device, tiles)?;
@@ -686,6 +710,21 @@ pub fn out_of_kernel<T: CompactionElement>(
     let name = kernel_name("ofk", T::KIND)?;
     let tile = CompactionMethod::OutOfKernel.tile_size(T::KIND);
     launch_ordered(device, name, input, Some(flags), output, None, workspace, tile, None)
+}
+
+/// [`out_of_kernel`] over the first `n` elements of `input` (and of `flags`): the separate
+/// compaction pass of a wavefront path tracer, whose buffers hold a whole wave.
+pub fn out_of_kernel_prefix<T: CompactionElement>(
+    device: &CudaDevice,
+    input: &DeviceBuffer<T>,
+    flags: &DeviceBuffer<u8>,
+    output: &mut DeviceBuffer<T>,
+    workspace: &mut CompactionWorkspace,
+    n: u32,
+) -> CudaResult<()> {
+    let name = kernel_name("ofk", T::KIND)?;
+    let tile = CompactionMethod::OutOfKernel.tile_size(T::KIND);
+    launch_ordered_prefix(device, name, input, Some(flags), output, None, workspace, tile, None, n)
 }
 
 /// Three-pass scan-then-scatter: `compaction_count_*` (kept per tile),

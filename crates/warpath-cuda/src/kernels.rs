@@ -18,6 +18,11 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("estimator/trace.cuh", include_str!("../kernels/estimator/trace.cuh")),
     ("estimator/integrator.cuh", include_str!("../kernels/estimator/integrator.cuh")),
     ("compaction.cuh", include_str!("../kernels/compaction.cuh")),
+    ("strategies/schedule.cuh", include_str!("../kernels/strategies/schedule.cuh")),
+    ("strategies/wavefront.cuh", include_str!("../kernels/strategies/wavefront.cuh")),
+    ("strategies/regeneration.cuh", include_str!("../kernels/strategies/regeneration.cuh")),
+    ("strategies/tiled.cuh", include_str!("../kernels/strategies/tiled.cuh")),
+    ("strategies/streaming.cuh", include_str!("../kernels/strategies/streaming.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -53,6 +58,14 @@ pub const COMPACTION: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
+/// `strategies.cu`: the path scheduling strategies (issue 5) over the shared estimator.
+pub const STRATEGIES: KernelSource = KernelSource {
+    name: "strategies",
+    file_name: "strategies.cu",
+    source: include_str!("../kernels/strategies.cu"),
+    headers: HEADERS,
+};
+
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
     (LAYOUT_CHECK, &["layout_report"]),
@@ -71,4 +84,5 @@ pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
     ),
     (MEGAKERNEL, &["megakernel_render", "megakernel_layout_report"]),
     (COMPACTION, crate::compaction::KERNEL_NAMES),
+    (STRATEGIES, crate::strategy::KERNEL_NAMES),
 ];

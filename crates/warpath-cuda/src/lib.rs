@@ -12,6 +12,8 @@
 //!   device buffers the estimator kernels (`kernels/estimator/`) read.
 //! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
 //!   paths through the shared device estimator.
+//! * [`strategy`]: the path scheduling strategies (issue 5: wavefront, tiled, regeneration,
+//!   streaming, sorted) over the same estimator, with their instrumentation.
 //! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
 //!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements, and its benchmark.
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
@@ -30,6 +32,7 @@ pub mod layout;
 pub mod megakernel;
 pub mod runtime;
 pub mod scene_upload;
+pub mod strategy;
 pub mod traverse;
 
 pub use buffer::DeviceBuffer;
@@ -39,4 +42,5 @@ pub use error::{CudaError, CudaResult};
 pub use layout::{AilaLaineNode, GpuHit, GpuRay, GpuTriangle};
 pub use megakernel::MegakernelRenderer;
 pub use runtime::{CudaDevice, DeviceInfo};
+pub use strategy::{Strategy, StrategyRenderer, WavefrontCompaction};
 pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};

@@ -260,6 +260,8 @@ fn vec3s(values: &[Vec3]) -> Vec<[f32; 3]> {
 pub struct DeviceScene {
     /// The host copy of the parameters.
     pub params: GpuSceneParams,
+    /// The scene's bounds (the BVH root's; zero for an empty scene), for Morton keys.
+    pub bounds: ([f32; 3], [f32; 3]),
     pub(crate) params_buffer: DeviceBuffer<GpuSceneParams>,
     pub bvh: DeviceBvh,
     pub(crate) positions: DeviceBuffer<[f32; 3]>,
@@ -290,6 +292,7 @@ impl DeviceScene {
     ) -> CudaResult<DeviceScene> {
         let params = GpuSceneParams::new(scene, lights, settings)?;
         let soup = scene.triangle_soup();
+        let bounds = bvh.nodes.first().map(|root| (root.min.to_array(), root.max.to_array())).unwrap_or_default();
         let bvh = DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, &soup)?)?;
         let (texels, textures) = flatten_textures(scene)?;
         let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
@@ -301,6 +304,7 @@ impl DeviceScene {
         let uvs: Vec<[f32; 2]> = scene.uvs.iter().map(|v| v.to_array()).collect();
         Ok(DeviceScene {
             params,
+            bounds,
             params_buffer: DeviceBuffer::from_slice(device, &[params])?,
             bvh,
             positions: DeviceBuffer::from_slice(device, &vec3s(&scene.positions))?,
@@ -318,6 +322,31 @@ impl DeviceScene {
             texels: DeviceBuffer::from_slice(device, &texels)?,
             textures: DeviceBuffer::from_slice(device, &textures)?,
         })
+    }
+
+    /// Device addresses in the field order of `DeviceScene` in scene.cuh (what a
+    /// strategy kernel receives inside its `ScheduleArgs`).
+    pub(crate) fn pointers(&self, device: &CudaDevice) -> [u64; 18] {
+        [
+            self.params_buffer.address(device),
+            self.bvh.nodes.address(device),
+            self.bvh.triangles.address(device),
+            self.bvh.triangle_ids.address(device),
+            self.positions.address(device),
+            self.normals.address(device),
+            self.uvs.address(device),
+            self.triangles.address(device),
+            self.triangle_materials.address(device),
+            self.materials.address(device),
+            self.triangle_to_light.address(device),
+            self.lights.address(device),
+            self.light_cdf.address(device),
+            self.env_pixels.address(device),
+            self.env_conditional_cdf.address(device),
+            self.env_marginal_cdf.address(device),
+            self.texels.address(device),
+            self.textures.address(device),
+        ]
     }
 
     /// Bytes of device memory the scene occupies (BVH excluded).

@@ -13,9 +13,15 @@
 // Every strategy (megakernel, wavefront, ...) calls these; a strategy only decides which
 // thread runs which path when. Random numbers: Sampler::get(pixel, sample, bounce, dim).
 //
-// Instrumentation: a PathCounters pointer (null: off) receives, warp-aggregated
-// (__match_any_sync + __popc, one atomicAdd per group of lanes), [0] extension rays,
-// [1] shadow rays and [2 + b] paths entering extend at bounce b — the CPU's definition.
+// Instrumentation: a counters pointer (null: off, one uniform branch) receives,
+// warp-aggregated (__match_any_sync groups lanes at the same bounce, one atomicAdd per
+// group), with S = max_depth + 1 slots per table:
+//   [0]          extension rays;            [1] shadow rays;
+//   [2 + b]      paths entering extend at bounce b (the CPU's definition);
+//   [2 + S + b]  warps entering extend at bounce b (a warp counts once per bounce value
+//                among its lanes: the extend executions, in warps, that SIMT pays for);
+//   [2 + 2S + b] clock64 cycles of those warp executions (per group: the slowest lane's
+//                time through extend), for the time per active warp per bounce.
 #pragma once
 #include "estimator/bsdf.cuh"
 #include "estimator/camera.cuh"
@@ -26,6 +32,14 @@
 #define COUNTER_EXTENSION_RAYS 0u
 #define COUNTER_SHADOW_RAYS 1u
 #define COUNTER_ACTIVE_BASE 2u
+
+// The counter slots of the warp and cycle tables for `max_depth`.
+__device__ __forceinline__ unsigned int counter_warps_slot(unsigned int max_depth, unsigned int bounce) {
+    return COUNTER_ACTIVE_BASE + (max_depth + 1u) + bounce;
+}
+__device__ __forceinline__ unsigned int counter_cycles_slot(unsigned int max_depth, unsigned int bounce) {
+    return COUNTER_ACTIVE_BASE + 2u * (max_depth + 1u) + bounce;
+}
 
 // The state one path carries between bounces (what a wavefront kernel stores).
 struct PathState {
@@ -203,12 +217,8 @@ __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& p
 }
 
 // Traces the path's ray and shades what it finds. Returns whether the path goes on.
-__device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& path) {
+__device__ __forceinline__ bool extend_uncounted(const EstimatorContext& ctx, PathState& path) {
     const DeviceScene& scene = ctx.scene;
-    if (ctx.counters) {
-        count_aggregated(ctx.counters, COUNTER_ACTIVE_BASE + path.bounce);
-        count_aggregated(ctx.counters, COUNTER_EXTENSION_RAYS);
-    }
     SurfaceIntersection hit;
     if (!intersect_closest(scene.bvh, path.ray, hit)) {
         // Escaped: the environment, weighted against having sampled it by light sampling.
@@ -241,6 +251,36 @@ __device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& p
     if (path.bounce >= scene.params->max_depth) return false;
     illuminate(ctx, path, surface);
     return bounce(ctx, path, surface);
+}
+
+// extend, with the instrumentation of the header when ctx.counters is set (one inlined copy
+// of the estimator either way: the counting brackets the single call).
+__device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& path) {
+    const unsigned int bounce = path.bounce;
+    unsigned int peers = 0;
+    bool leader = false;
+    long long start = 0;
+    if (ctx.counters) {
+        peers = __match_any_sync(__activemask(), bounce);
+        leader = lane_id() == (unsigned int)(__ffs(peers) - 1);
+        if (leader) {
+            const unsigned long long paths = (unsigned long long)__popc(peers);
+            atomicAdd(ctx.counters + COUNTER_EXTENSION_RAYS, paths);
+            atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + bounce, paths);
+            atomicAdd(ctx.counters + counter_warps_slot(ctx.scene.params->max_depth, bounce), 1ull);
+        }
+        start = clock64();
+    }
+    const bool goes_on = extend_uncounted(ctx, path);
+    if (ctx.counters) {
+        const long long elapsed = clock64() - start;
+        const unsigned int cycles = (unsigned int)min(max(elapsed, 0ll), 0xffffffffll);
+        const unsigned int warp_cycles = __reduce_max_sync(peers, cycles);
+        if (leader)
+            atomicAdd(ctx.counters + counter_cycles_slot(ctx.scene.params->max_depth, bounce),
+                      (unsigned long long)warp_cycles);
+    }
+    return goes_on;
 }
 
 // A pixel's running sums over the samples one thread traces (Film::add_sample).

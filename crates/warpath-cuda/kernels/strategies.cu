@@ -1,0 +1,90 @@
+// strategies.cu — the path scheduling strategies of issue 5 over the shared estimator
+// (estimator/integrator.cuh), one extern "C" kernel per strategy and variant; each family
+// lives in a header of strategies/ (schedule.cuh has what they share). The naive megakernel
+// is megakernel.cu. Host side: crates/warpath-cuda/src/strategy.rs.
+#include "strategies/regeneration.cuh"
+#include "strategies/streaming.cuh"
+#include "strategies/tiled.cuh"
+#include "strategies/wavefront.cuh"
+
+#define WAVEFRONT_KERNEL(NAME, METHOD)                                                                     \
+    extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK) NAME(                                    \
+        ScheduleArgs a, const StoredPath* in, StoredPath* out, unsigned char* flags, unsigned int* ticket,  \
+        unsigned int* count, unsigned long long* tile_status, unsigned int tiles, unsigned int in_count,     \
+        unsigned int first) {                                                                              \
+        CompactionState state{ticket, count, tile_status, nullptr, nullptr, nullptr, nullptr, tiles};      \
+        wavefront_extend<METHOD>(a, in, out, flags, state, in_count, first != 0);                          \
+    }
+
+WAVEFRONT_KERNEL(wavefront_extend_none, WAVEFRONT_NONE)
+WAVEFRONT_KERNEL(wavefront_extend_collate, WAVEFRONT_COLLATE)
+WAVEFRONT_KERNEL(wavefront_extend_lookback, WAVEFRONT_LOOKBACK)
+WAVEFRONT_KERNEL(wavefront_extend_separate, WAVEFRONT_SEPARATE)
+WAVEFRONT_KERNEL(wavefront_extend_sorted, WAVEFRONT_SORTED)
+
+extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_thread(ScheduleArgs a) {
+    regen_persistent<REGEN_THREAD>(a);
+}
+extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_warp(ScheduleArgs a) {
+    regen_persistent<REGEN_WARP>(a);
+}
+extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_block(ScheduleArgs a) {
+    regen_persistent<REGEN_BLOCK>(a);
+}
+extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)
+    regen_device_fill_kernel(ScheduleArgs a, StoredPath* pool, unsigned int pool_size) {
+    regen_device_fill(a, pool, pool_size);
+}
+extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)
+    regen_device_extend_kernel(ScheduleArgs a, StoredPath* pool, unsigned int pool_size) {
+    regen_device_extend(a, pool, pool_size);
+}
+
+extern "C" __global__ void __launch_bounds__(TILED_THREADS) tiled_global(ScheduleArgs a, StoredPath* path_mem) {
+    tiled_render(a, path_mem + (size_t)blockIdx.x * TILED_PATHS);
+}
+extern "C" __global__ void __launch_bounds__(TILED_THREADS) tiled_shared(ScheduleArgs a) {
+    __shared__ StoredPath tile_paths[TILED_PATHS];
+    tiled_render(a, tile_paths);
+}
+
+extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK) streaming_sk_scan(ScheduleArgs a, StoredPath* pool) {
+    streaming_sk<false>(a, pool);
+}
+extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK) streaming_sk_sorted(ScheduleArgs a, StoredPath* pool) {
+    streaming_sk<true>(a, pool);
+}
+extern "C" __global__ void streaming_mk_regen_kernel(ScheduleArgs a, StoredPath* out, unsigned int live,
+                                                     unsigned int next, unsigned int count) {
+    streaming_mk_regen(a, out, live, next, count);
+}
+
+// sizeof/offsetof of ScheduleArgs and StoredPath as the device compiler sees them, in the
+// order of warpath_cuda::strategy::layout_entries.
+extern "C" __global__ void strategies_layout_report(unsigned long long* values, unsigned int capacity,
+                                                    unsigned int* written) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const unsigned long long report[] = {
+        sizeof(ScheduleArgs),
+        WARPATH_OFFSETOF(ScheduleArgs, scene),
+        WARPATH_OFFSETOF(ScheduleArgs, film_sum),
+        WARPATH_OFFSETOF(ScheduleArgs, film_sum_sq),
+        WARPATH_OFFSETOF(ScheduleArgs, film_count),
+        WARPATH_OFFSETOF(ScheduleArgs, counters),
+        WARPATH_OFFSETOF(ScheduleArgs, work),
+        WARPATH_OFFSETOF(ScheduleArgs, morton_lo),
+        WARPATH_OFFSETOF(ScheduleArgs, morton_scale),
+        WARPATH_OFFSETOF(ScheduleArgs, first_sample),
+        WARPATH_OFFSETOF(ScheduleArgs, padded_pixels),
+        WARPATH_OFFSETOF(ScheduleArgs, tiles_x),
+        WARPATH_OFFSETOF(ScheduleArgs, width),
+        WARPATH_OFFSETOF(ScheduleArgs, height),
+        WARPATH_OFFSETOF(ScheduleArgs, path_base),
+        WARPATH_OFFSETOF(ScheduleArgs, wave_paths),
+        WARPATH_OFFSETOF(ScheduleArgs, _pad),
+        sizeof(StoredPath),
+    };
+    const unsigned int n = sizeof(report) / sizeof(report[0]);
+    for (unsigned int i = 0; i < n && i < capacity; ++i) values[i] = report[i];
+    *written = n;
+}

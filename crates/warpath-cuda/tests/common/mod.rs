@@ -1,0 +1,124 @@
+//! Scenes and settings shared by the GPU render tests.
+#![allow(dead_code)]
+
+use glam::{Mat3, Vec2, Vec3};
+use warpath_core::camera::Camera;
+use warpath_core::light::{EnvMap, Environment};
+use warpath_core::material::Material;
+use warpath_core::sampler::SamplerKind;
+use warpath_cuda::runtime::{CudaDevice, test_device};
+use warpath_scene::{RenderSettings, Scene, Texture};
+
+pub fn device() -> Option<CudaDevice> {
+    test_device().unwrap_or_else(|error| panic!("WARPATH_REQUIRE_GPU=1 or a broken device: {error}"))
+}
+
+pub fn settings(width: u32, height: u32, spp: u32, seed: u32, sampler: SamplerKind) -> RenderSettings {
+    RenderSettings { width, height, spp, max_depth: 8, seed, sampler, rr_threshold: 0.05 }
+}
+
+/// Adds a mesh to `scene` with per-vertex normals and uvs.
+pub fn add_mesh(
+    scene: &mut Scene,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    uvs: &[Vec2],
+    tris: &[[u32; 3]],
+    material: u32,
+) {
+    let base = scene.positions.len() as u32;
+    scene.positions.extend_from_slice(positions);
+    scene.normals.extend_from_slice(normals);
+    scene.uvs.extend_from_slice(uvs);
+    for t in tris {
+        scene.triangles.push([t[0] + base, t[1] + base, t[2] + base]);
+        scene.triangle_materials.push(material);
+    }
+}
+
+pub fn add_sphere(scene: &mut Scene, center: Vec3, radius: f32, material: u32) {
+    let sphere = warpath_scene::builtin::sphere_mesh(2);
+    let (unit, tris) = (sphere.positions, sphere.triangles);
+    let positions: Vec<Vec3> = unit.iter().map(|&p| center + p * radius).collect();
+    let uvs: Vec<Vec2> = unit.iter().map(|p| Vec2::new(0.5 + 0.5 * p.x, 0.5 + 0.5 * p.y)).collect();
+    add_mesh(scene, &positions, &unit, &uvs, &tris, material);
+}
+
+pub fn add_quad(scene: &mut Scene, corners: [Vec3; 4], uv_scale: f32, material: u32) {
+    let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]).normalize();
+    let uvs = [Vec2::ZERO, Vec2::new(uv_scale, 0.0), Vec2::splat(uv_scale), Vec2::new(0.0, uv_scale)];
+    add_mesh(scene, &corners, &[normal; 4], &uvs, &[[0, 1, 2], [0, 2, 3]], material);
+}
+
+/// A synthetic HDR sky: a gradient, a bright sun and a coloured band, rotated about y.
+pub fn environment_map() -> EnvMap {
+    let (w, h) = (32u32, 16u32);
+    let mut pixels = Vec::with_capacity((w * h) as usize);
+    for row in 0..h {
+        for column in 0..w {
+            let v = (row as f32 + 0.5) / h as f32;
+            let mut p = Vec3::new(0.3, 0.4, 0.6) * (1.2 - v) + Vec3::splat(0.05);
+            if (row, column) == (4, 9) || (row, column) == (4, 10) {
+                p = Vec3::new(60.0, 50.0, 35.0);
+            }
+            if row == 9 && column % 4 == 0 {
+                p = Vec3::new(2.0, 0.3, 0.2);
+            }
+            pixels.push(p);
+        }
+    }
+    EnvMap::new(w, h, pixels, Mat3::from_rotation_y(0.7), 1.3)
+}
+
+/// Every material kind under an environment map and a small area light, with a textured
+/// floor, shading normals and a thin-lens camera.
+pub fn material_scene() -> Scene {
+    let mut scene = Scene { name: "gpu-megakernel-materials".into(), ..Default::default() };
+    let materials = [
+        Material { base_color_texture: 0, ..Material::diffuse(Vec3::splat(0.8)) },
+        Material::glass(1.5),
+        Material::rough_dielectric(1.4, 0.3),
+        Material::rough_conductor(Vec3::new(0.9, 0.6, 0.3), 0.35),
+        Material::chrome(),
+        Material::blinn(Vec3::new(0.4, 0.2, 0.1), Vec3::splat(0.4), 40.0),
+        Material::car_paint(Vec3::new(0.1, 0.2, 0.5), Vec3::splat(0.3), 60.0, 1.5),
+        Material::emitter(Vec3::new(8.0, 7.0, 6.0)),
+    ];
+    scene.materials = materials.to_vec();
+    scene.material_names = (0..materials.len()).map(|i| format!("m{i}")).collect();
+    let mut checker = Vec::new();
+    for y in 0..4 {
+        for x in 0..4 {
+            checker.push(if (x + y) % 2 == 0 { Vec3::new(0.9, 0.9, 0.8) } else { Vec3::new(0.2, 0.3, 0.25) });
+        }
+    }
+    scene.textures = vec![Texture { name: "checker".into(), width: 4, height: 4, pixels: checker }];
+    add_quad(
+        &mut scene,
+        [
+            Vec3::new(-4.0, -1.0, 4.0),
+            Vec3::new(4.0, -1.0, 4.0),
+            Vec3::new(4.0, -1.0, -4.0),
+            Vec3::new(-4.0, -1.0, -4.0),
+        ],
+        3.0,
+        0,
+    );
+    let spheres = [(-2.4, 1), (-1.2, 2), (0.0, 3), (1.2, 4), (2.4, 5)];
+    for (x, material) in spheres {
+        add_sphere(&mut scene, Vec3::new(x, -0.45, 0.0), 0.55, material);
+    }
+    add_sphere(&mut scene, Vec3::new(0.6, -0.6, 1.3), 0.4, 6);
+    // A one-sided light facing down.
+    add_quad(
+        &mut scene,
+        [Vec3::new(-0.5, 2.5, -0.5), Vec3::new(-0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, -0.5)],
+        1.0,
+        7,
+    );
+    scene.environment = Environment::Map(environment_map());
+    let mut camera = Camera::look_at(Vec3::new(0.0, 1.2, 6.0), Vec3::new(0.0, -0.4, 0.0), Vec3::Y, 45.0);
+    camera.aperture_radius = 0.05;
+    scene.camera = camera;
+    scene
+}
