@@ -4,7 +4,9 @@
 //!
 //! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH;
 //! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
-//! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`).
+//! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`);
+//! - `bench compaction`: stream compaction (`bench_compaction.rs`);
+//! - `bench strategies`: path scheduling strategies (`bench_strategies.rs`).
 
 use crate::BvhKind;
 use crate::commands::{check_resolution, load_scene};
@@ -52,6 +54,9 @@ pub enum BenchCommand {
     /// Stream compaction: effective GB/s of InK-Collate, InK-Compact, look-back, OfK and
     /// three-pass beside memcpy.
     Compaction(crate::bench_compaction::CompactionArgs),
+    /// Path scheduling strategies: Msamples/s against naive, active paths and warps per
+    /// bounce, time per warp, regeneration and sorting, kernel resources (seeds 000, 003).
+    Strategies(crate::bench_strategies::StrategiesArgs),
 }
 
 #[derive(Serialize)]
@@ -182,6 +187,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         }
         BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
         BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
+        BenchCommand::Strategies(args) => crate::bench_strategies::run(args),
     }
 }
 

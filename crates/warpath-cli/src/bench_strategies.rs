@@ -22,7 +22,7 @@ pub struct StrategiesArgs {
     /// scenes/dragon.toml (the dragon and the bunny are lit by HDR environments).
     #[arg(required = true)]
     pub scenes: Vec<String>,
-    /// Image size WIDTHxHEIGHT (seed 000 used 1280×768... at 1024×1024; the issue asks 1280x768).
+    /// Image size WIDTHxHEIGHT.
     #[arg(long, value_parser = crate::parse_resolution, default_value = "1280x768")]
     pub resolution: (u32, u32),
     /// Samples per pixel of each timed render.
@@ -37,6 +37,12 @@ pub struct StrategiesArgs {
     /// Strategies (default: all).
     #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy)]
     pub strategies: Vec<Strategy>,
+    /// The most paths one wavefront wave holds (a pass larger than this is split).
+    #[arg(long, default_value_t = warpath_cuda::strategy::DEFAULT_WAVE_PATHS)]
+    pub wave_paths: u32,
+    /// Pools of regen-device and streaming-mk, in multiples of the GPU's resident threads.
+    #[arg(long, default_value_t = warpath_cuda::strategy::DEFAULT_POOL_FACTOR)]
+    pub pool_factor: u32,
     /// Timed renders per strategy (median reported).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
@@ -74,12 +80,7 @@ struct Measured {
 pub fn run(args: StrategiesArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("bench strategies needs a CUDA device")?;
     let info = device.info();
-    println!(
-        "- GPU: {}, {} SMs, driver CUDA {}\n",
-        info.name,
-        info.multiprocessors,
-        info.driver_version_string()
-    );
+    println!("- GPU: {}, {} SMs, driver CUDA {}\n", info.name, info.multiprocessors, info.driver_version_string());
     let strategies = if args.strategies.is_empty() { Strategy::ALL.to_vec() } else { args.strategies.clone() };
     let (width, height) = args.resolution;
     check_resolution(width, height)?;
@@ -99,6 +100,8 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
             };
             let t = Instant::now();
             let mut renderer = StrategyRenderer::new(&device, &scene, &settings, args.bvh.build_kind())?;
+            renderer.set_max_wave_paths(args.wave_paths);
+            renderer.set_pool_factor(args.pool_factor);
             eprintln!("{}: uploaded in {:.2} s", scene.name, t.elapsed().as_secs_f64());
             let mut measured = Vec::new();
             for &strategy in &strategies {
@@ -162,11 +165,16 @@ fn measure(
     let mut sorted = run_seconds.clone();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
-    // One instrumented run for the counts and per-bounce kernel times.
+    // One instrumented run for the counts and per-bounce kernel times. Naive runs it one
+    // sample per launch: with several, a thread whose path ended starts its next sample
+    // while its warp's other lanes still trace (independent thread scheduling), so warps
+    // split into groups at different bounces; one sample per launch gives seed 000's naive
+    // (a warp's lanes all trace the same bounce, a warp active while any lane is).
     renderer.set_instrumentation(true)?;
     renderer.set_launch_timing(true);
     renderer.reset()?;
-    render_all(device, renderer, args.spp, args.spp_per_pass)?;
+    let per_pass = if strategy == Strategy::Naive { 1 } else { args.spp_per_pass };
+    render_all(device, renderer, args.spp, per_pass)?;
     let counters = renderer.counters()?;
     let times = renderer.launch_times();
     renderer.set_instrumentation(false)?;
@@ -207,9 +215,14 @@ fn find<'a>(measured: &'a [Measured], strategy: Strategy) -> Option<&'a Measured
 
 fn print_tables(scene: &str, max_depth: u32, args: &StrategiesArgs, measured: &[Measured]) {
     let (w, h) = args.resolution;
-    println!("\n### {scene}, max depth {max_depth}, {w}×{h}, {} spp\n", args.spp);
+    println!(
+        "\n### {scene}, max depth {max_depth}, {w}×{h}, {} spp ({} per pass, waves of at most {} paths)\n",
+        args.spp, args.spp_per_pass, args.wave_paths
+    );
     println!("Table 1 — throughput (median of {} renders, instrumentation off)\n", args.runs.max(1));
-    println!("| strategy | Msamples/s | speedup over naive | extend warp executions | warp saving over naive | speedup / saving |");
+    println!(
+        "| strategy | Msamples/s | speedup over naive | extend warp executions | warp saving over naive | speedup / saving |"
+    );
     println!("|---|---:|---:|---:|---:|---:|");
     for m in measured {
         let r = &m.row;
@@ -228,7 +241,9 @@ fn print_tables(scene: &str, max_depth: u32, args: &StrategiesArgs, measured: &[
     let wavefront = find(measured, Strategy::Wavefront(WavefrontCompaction::Collate));
     if let (Some(naive), Some(wavefront)) = (naive, wavefront) {
         println!("\nTable 2 — active paths and warps per bounce (naive vs wavefront)\n");
-        println!("| bounce | active paths | naive warps | paths/warp | wavefront warps | paths/warp | cumulative saving |");
+        println!(
+            "| bounce | active paths | naive warps | paths/warp | wavefront warps | paths/warp | cumulative saving |"
+        );
         println!("|---:|---:|---:|---:|---:|---:|---:|");
         let (mut naive_sum, mut wave_sum) = (0u64, 0u64);
         for (b, &paths) in naive.counters.active_per_bounce.iter().enumerate() {

@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_compaction;
+mod bench_strategies;
 mod bench_traversal;
 mod commands;
 mod output;

@@ -254,6 +254,9 @@ const TILED_THREADS: u32 = 64;
 const TILED_PATHS: u32 = 64 * 8;
 /// The most paths one wave holds by default (two 64-byte buffers: 512 MiB).
 pub const DEFAULT_WAVE_PATHS: u32 = 1 << 22;
+/// Path pools of regen-device and streaming-mk hold this many times the threads the GPU
+/// keeps resident for their extend kernel (1: seed 003's pool of one path per thread).
+pub const DEFAULT_POOL_FACTOR: u32 = 8;
 
 /// Counters of the estimator, as the CPU reference's `PathCounters` defines them, plus the
 /// SIMT view: warps entering `extend` per bounce and their clock64 cycles.
@@ -295,6 +298,7 @@ pub struct StrategyRenderer<'d> {
     block: (u32, u32),
     strategy: Strategy,
     max_wave_paths: u32,
+    pool_factor: u32,
     work: DeviceBuffer<u32>,
     paths: [Option<DeviceBuffer<CompactPathState>>; 2],
     flags: Option<DeviceBuffer<u8>>,
@@ -331,6 +335,7 @@ impl<'d> StrategyRenderer<'d> {
             block: DEFAULT_BLOCK,
             strategy: Strategy::Naive,
             max_wave_paths: DEFAULT_WAVE_PATHS,
+            pool_factor: DEFAULT_POOL_FACTOR,
             work: DeviceBuffer::zeroed(device, 2)?,
             paths: [None, None],
             flags: None,
@@ -368,6 +373,12 @@ impl<'d> StrategyRenderer<'d> {
     /// The most paths one wave holds (path buffers grow to it); at least one 8×8 tile.
     pub fn set_max_wave_paths(&mut self, paths: u32) {
         self.max_wave_paths = paths.max(TILED_PATHS);
+    }
+
+    /// Pool size of regen-device and streaming-mk, in multiples of the extend kernel's
+    /// resident threads (at least 1).
+    pub fn set_pool_factor(&mut self, factor: u32) {
+        self.pool_factor = factor.max(1);
     }
 
     /// Turns the per-bounce path counters on (zeroed) or off.
@@ -660,7 +671,7 @@ impl<'d> StrategyRenderer<'d> {
 
     /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
     fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
-        let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)?;
+        let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
         let pool_size = grid * BLOCK;
         // A fresh (zeroed: all dead) pool per wave.
         self.paths[0] = None;
@@ -679,7 +690,7 @@ impl<'d> StrategyRenderer<'d> {
     /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
     fn run_streaming_mk(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
         let device = self.device;
-        let capacity = self.resident_grid("wavefront_extend_collate", BLOCK)? * BLOCK;
+        let capacity = self.resident_grid("wavefront_extend_collate", BLOCK)? * BLOCK * self.pool_factor;
         let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
         if self.compaction.is_none() {
             self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);
