@@ -2,6 +2,7 @@
 // (estimator/integrator.cuh), one extern "C" kernel per strategy and variant; each family
 // lives in a header of strategies/ (schedule.cuh has what they share). The naive megakernel
 // is megakernel.cu. Host side: crates/warpath-cuda/src/strategy.rs.
+#include "strategies/multistage.cuh"
 #include "strategies/regeneration.cuh"
 #include "strategies/streaming.cuh"
 #include "strategies/tiled.cuh"
@@ -87,4 +88,26 @@ extern "C" __global__ void strategies_layout_report(unsigned long long* values, 
     const unsigned int n = sizeof(report) / sizeof(report[0]);
     for (unsigned int i = 0; i < n && i < capacity; ++i) values[i] = report[i];
     *written = n;
+}
+
+// ---- the multi-stage wavefront (strategies/multistage.cuh) --------------------------------
+extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
+    multistage_generate_kernel(ScheduleArgs a, MultiStageQueues q) {
+    multistage_generate(a, q);
+}
+extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
+    multistage_intersect_kernel(ScheduleArgs a, MultiStageQueues q, unsigned int count) {
+    multistage_intersect(a, q, count);
+}
+extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
+    multistage_shade_kernel(ScheduleArgs a, MultiStageQueues q, unsigned int kind, unsigned int count) {
+    multistage_shade(a, q, kind, count);
+}
+extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
+    multistage_shadow_kernel(ScheduleArgs a, MultiStageQueues q, unsigned int count) {
+    multistage_shadow(a, q, count);
+}
+extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
+    multistage_finish_kernel(ScheduleArgs a, MultiStageQueues q, unsigned int count) {
+    multistage_finish(a, q, count);
 }

@@ -23,6 +23,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("strategies/regeneration.cuh", include_str!("../kernels/strategies/regeneration.cuh")),
     ("strategies/tiled.cuh", include_str!("../kernels/strategies/tiled.cuh")),
     ("strategies/streaming.cuh", include_str!("../kernels/strategies/streaming.cuh")),
+    ("strategies/multistage.cuh", include_str!("../kernels/strategies/multistage.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.

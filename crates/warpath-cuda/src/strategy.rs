@@ -66,11 +66,12 @@ pub enum Strategy {
     StreamingSk,
     SortedSk,
     StreamingMk,
+    MultiStage,
 }
 
 impl Strategy {
     /// Every strategy, in the order the benchmark reports them.
-    pub const ALL: [Strategy; 15] = [
+    pub const ALL: [Strategy; 16] = [
         Strategy::Naive,
         Strategy::Wavefront(WavefrontCompaction::Collate),
         Strategy::Wavefront(WavefrontCompaction::Lookback),
@@ -86,6 +87,7 @@ impl Strategy {
         Strategy::StreamingSk,
         Strategy::SortedSk,
         Strategy::StreamingMk,
+        Strategy::MultiStage,
     ];
 
     pub fn name(self) -> &'static str {
@@ -105,6 +107,7 @@ impl Strategy {
             Strategy::StreamingSk => "streaming-sk",
             Strategy::SortedSk => "sorted-sk",
             Strategy::StreamingMk => "streaming-mk",
+            Strategy::MultiStage => "multistage",
         }
     }
 
@@ -139,6 +142,9 @@ impl Strategy {
             Strategy::SortedSk => "streaming-sk storing survivors in Morton order of their origins (seed 003)",
             Strategy::StreamingMk => {
                 "device compaction (InK-Collate) plus a regeneration kernel (seed 003 streamingMK)"
+            }
+            Strategy::MultiStage => {
+                "a kernel per stage (intersect, shade per material, shadow rays), SoA paths and queues (Laine et al. 2013)"
             }
         }
     }
@@ -199,6 +205,97 @@ const _: () = assert!(size_of::<StoredPath>() == 64);
 // separate OfK pass (typed on it) can compact them; the bytes inside are a StoredPath.
 const _: () = assert!(size_of::<StoredPath>() == size_of::<CompactPathState>());
 
+/// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
+/// strategies/multistage.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MultiStageQueues {
+    pub origin_pixel: u64,
+    pub direction_sample: u64,
+    pub throughput_pdf: u64,
+    pub radiance_bounce: u64,
+    pub hits: u64,
+    pub extend_in: u64,
+    pub extend_out: u64,
+    pub material_ids: u64,
+    pub shadow_ids: u64,
+    pub shadow_origin_tmax: u64,
+    pub shadow_direction: u64,
+    pub shadow_contribution: u64,
+    pub finished_ids: u64,
+    pub counts: u64,
+    pub capacity: u32,
+    pub _pad: u32,
+}
+
+// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
+unsafe impl DeviceRepr for MultiStageQueues {}
+const _: () = assert!(size_of::<MultiStageQueues>() == 120);
+
+/// Material kinds, each with its own shade queue (`MULTISTAGE_KINDS`).
+const MULTISTAGE_KINDS: usize = 8;
+
+/// The multi-stage wavefront's device arrays for a wave of `capacity` paths.
+struct MultiStageBuffers {
+    path_words: [DeviceBuffer<[f32; 4]>; 4],
+    hits: DeviceBuffer<[f32; 4]>,
+    extend: [DeviceBuffer<u32>; 2],
+    material_ids: DeviceBuffer<u32>,
+    shadow_ids: DeviceBuffer<u32>,
+    shadow_words: [DeviceBuffer<[f32; 4]>; 3],
+    finished_ids: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    capacity: u32,
+}
+
+impl MultiStageBuffers {
+    fn new(device: &CudaDevice, capacity: u32) -> CudaResult<Self> {
+        let n = capacity as usize;
+        let words = || DeviceBuffer::<[f32; 4]>::zeroed(device, n);
+        let ids = || DeviceBuffer::<u32>::zeroed(device, n);
+        Ok(MultiStageBuffers {
+            path_words: [words()?, words()?, words()?, words()?],
+            hits: words()?,
+            extend: [ids()?, ids()?],
+            material_ids: DeviceBuffer::zeroed(device, n * MULTISTAGE_KINDS)?,
+            shadow_ids: ids()?,
+            shadow_words: [words()?, words()?, words()?],
+            finished_ids: ids()?,
+            counts: DeviceBuffer::zeroed(device, 3 + MULTISTAGE_KINDS)?,
+            capacity,
+        })
+    }
+
+    /// The kernels' view, with extend queue `current` as the input.
+    fn queues(&self, device: &CudaDevice, current: usize) -> MultiStageQueues {
+        MultiStageQueues {
+            origin_pixel: self.path_words[0].address(device),
+            direction_sample: self.path_words[1].address(device),
+            throughput_pdf: self.path_words[2].address(device),
+            radiance_bounce: self.path_words[3].address(device),
+            hits: self.hits.address(device),
+            extend_in: self.extend[current].address(device),
+            extend_out: self.extend[1 - current].address(device),
+            material_ids: self.material_ids.address(device),
+            shadow_ids: self.shadow_ids.address(device),
+            shadow_origin_tmax: self.shadow_words[0].address(device),
+            shadow_direction: self.shadow_words[1].address(device),
+            shadow_contribution: self.shadow_words[2].address(device),
+            finished_ids: self.finished_ids.address(device),
+            counts: self.counts.address(device),
+            capacity: self.capacity,
+            _pad: 0,
+        }
+    }
+
+    /// Bytes per path slot: four path words, a hit, two extend ids, a material-queue id
+    /// per kind, a shadow entry (id + three words) and a finished id.
+    const BYTES_PER_PATH: usize = 4 * 16 + 16 + 2 * 4 + MULTISTAGE_KINDS * 4 + 4 + 3 * 16 + 4;
+}
+
+/// Bytes of device memory per path of the multi-stage wavefront (SoA state and queues).
+pub const MULTISTAGE_BYTES_PER_PATH: usize = MultiStageBuffers::BYTES_PER_PATH;
+
 /// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
 
@@ -219,6 +316,11 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
             padded_pixels, tiles_x, width, height, path_base, wave_paths, _pad
         }
         StoredPath {}
+        MultiStageQueues {
+            origin_pixel, direction_sample, throughput_pdf, radiance_bounce, hits, extend_in, extend_out,
+            material_ids, shadow_ids, shadow_origin_tmax, shadow_direction, shadow_contribution, finished_ids,
+            counts, capacity, _pad
+        }
     }
 }
 
@@ -244,6 +346,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     "streaming_sk_scan",
     "streaming_sk_sorted",
     "streaming_mk_regen_kernel",
+    "multistage_generate_kernel",
+    "multistage_intersect_kernel",
+    "multistage_shade_kernel",
+    "multistage_shadow_kernel",
+    "multistage_finish_kernel",
     "strategies_layout_report",
 ];
 
@@ -305,6 +412,7 @@ pub struct StrategyRenderer<'d> {
     compaction: Option<CompactionWorkspace>,
     separate_compaction: Option<CompactionWorkspace>,
     times: Option<LaunchTimes>,
+    multistage: Option<MultiStageBuffers>,
 }
 
 impl<'d> StrategyRenderer<'d> {
@@ -342,6 +450,7 @@ impl<'d> StrategyRenderer<'d> {
             compaction: None,
             separate_compaction: None,
             times: None,
+            multistage: None,
         })
     }
 
@@ -578,6 +687,7 @@ impl<'d> StrategyRenderer<'d> {
                 self.launch(kernel, grid, BLOCK, args, &[pool], &[])
             }
             Strategy::StreamingMk => self.run_streaming_mk(args),
+            Strategy::MultiStage => self.run_multistage(args),
         }
     }
 
@@ -669,6 +779,73 @@ impl<'d> StrategyRenderer<'d> {
         }
     }
 
+    /// The multi-stage wavefront: generate, then per bounce intersect, shade per material
+    /// kind, trace shadow rays, finish ended paths; queue lengths read back between stages.
+    fn run_multistage(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+        let device = self.device;
+        let wave = args.wave_paths;
+        if self.multistage.as_ref().is_none_or(|m| m.capacity < wave) {
+            self.multistage = None;
+            self.multistage = Some(MultiStageBuffers::new(device, wave)?);
+        }
+        let buffers = self.multistage.as_mut().expect("allocated above");
+        buffers.counts.clear(device)?;
+        // generate writes extend_out of view 1, i.e. extend[0]: the first input.
+        let mut current = 0usize;
+        let queues = buffers.queues(device, 1);
+        let counts = |buffers: &MultiStageBuffers| -> CudaResult<Vec<u32>> { buffers.counts.download(device) };
+        self.launch_queues("multistage_generate_kernel", wave.div_ceil(BLOCK), args, &queues, &[])?;
+        let buffers = self.multistage.as_ref().expect("allocated above");
+        let mut count = counts(buffers)?[0];
+        while count > 0 {
+            let buffers = self.multistage.as_mut().expect("allocated above");
+            buffers.counts.clear(device)?;
+            let queues = buffers.queues(device, current);
+            self.launch_queues("multistage_intersect_kernel", count.div_ceil(BLOCK), args, &queues, &[count])?;
+            let after_intersect = counts(self.multistage.as_ref().expect("allocated above"))?;
+            for kind in 0..MULTISTAGE_KINDS {
+                let n = after_intersect[3 + kind];
+                if n > 0 {
+                    self.launch_queues("multistage_shade_kernel", n.div_ceil(BLOCK), args, &queues, &[kind as u32, n])?;
+                }
+            }
+            let after_shade = counts(self.multistage.as_ref().expect("allocated above"))?;
+            let (next, finished, shadows) = (after_shade[0], after_shade[1], after_shade[2]);
+            self.launch_queues("multistage_shadow_kernel", shadows.div_ceil(BLOCK), args, &queues, &[shadows])?;
+            self.launch_queues("multistage_finish_kernel", finished.div_ceil(BLOCK), args, &queues, &[finished])?;
+            count = next;
+            current = 1 - current;
+        }
+        Ok(())
+    }
+
+    /// Launches a multi-stage kernel `(ScheduleArgs, MultiStageQueues, words...)`.
+    fn launch_queues(
+        &self,
+        kernel: &'static str,
+        grid: u32,
+        args: &ScheduleArgs,
+        queues: &MultiStageQueues,
+        words: &[u32],
+    ) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let function = self.device.function(&STRATEGIES, kernel)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(args).arg(queues);
+        for word in words {
+            launch.arg(word);
+        }
+        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `kernel` is one of strategies.cu's multistage_*_kernel(ScheduleArgs,
+        // MultiStageQueues, unsigned...) and `words` are its trailing parameters; every
+        // array behind `queues` holds `capacity` ≥ the wave's paths (material_ids: 8×),
+        // and each grid covers at most the queue length the kernel bounds-checks against.
+        let launched = unsafe { launch.launch(config) };
+        self.device.check_launch(kernel, launched)
+    }
+
     /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
     fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
         let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
@@ -756,6 +933,13 @@ impl<'d> StrategyRenderer<'d> {
             Strategy::StreamingSk => &[("streaming_sk_scan", BLOCK)],
             Strategy::SortedSk => &[("streaming_sk_sorted", BLOCK)],
             Strategy::StreamingMk => &[("streaming_mk_regen_kernel", BLOCK), ("wavefront_extend_collate", BLOCK)],
+            Strategy::MultiStage => &[
+                ("multistage_generate_kernel", BLOCK),
+                ("multistage_intersect_kernel", BLOCK),
+                ("multistage_shade_kernel", BLOCK),
+                ("multistage_shadow_kernel", BLOCK),
+                ("multistage_finish_kernel", BLOCK),
+            ],
         };
         names
             .iter()
@@ -846,7 +1030,10 @@ mod tests {
     /// schedule.cuh's static_asserts state exactly Rust's sizes and offsets.
     #[test]
     fn header_static_asserts_match_rust_layout() {
-        let header = include_str!("../kernels/strategies/schedule.cuh");
+        let header = concat!(
+            include_str!("../kernels/strategies/schedule.cuh"),
+            include_str!("../kernels/strategies/multistage.cuh")
+        );
         let missing = crate::layout::missing_header_asserts(header, &layout_entries());
         assert!(missing.is_empty(), "strategies/schedule.cuh lacks static_assert for: {missing:?}");
     }

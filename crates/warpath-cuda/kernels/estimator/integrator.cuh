@@ -5,7 +5,9 @@
 //   extend      trace the path's ray; on a miss add the environment (MIS against light
 //               sampling), on a hit add emission (MIS), then, below max_depth, illuminate and
 //               bounce; returns whether the path goes on;
-//   illuminate  next-event estimation: one light sample, one shadow ray, power heuristic;
+//   illuminate  next-event estimation: one light sample, one shadow ray, power heuristic
+//               (prepare_illumination stops before the shadow ray, for the multi-stage
+//               wavefront; shade_miss and add_emission are extend's other two pieces);
 //   bounce      BSDF sample for the next ray, then Russian roulette below rr_threshold
 //               (survive with weight / threshold on the ROULETTE dimension);
 //   accumulate  add a finished path's radiance to its pixel's running sums
@@ -153,37 +155,58 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     return surface;
 }
 
-// Next-event estimation at `surface`: one light sample, one shadow ray.
-__device__ __forceinline__ void illuminate(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
+// A shadow ray of next-event estimation and what it adds to the path's radiance when
+// nothing blocks it (the multi-stage wavefront traces it in a kernel of its own).
+struct PendingShadow {
+    Ray ray;
+    float3 contribution;
+};
+
+// Next-event estimation at `surface`, up to the shadow ray: one light sample, the BSDF,
+// the power heuristic. False when there is nothing to trace (a delta BSDF, no lights, a
+// zero sample). Counts the shadow ray.
+__device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx, const PathState& path,
+                                                     const SurfaceHit& surface, PendingShadow& shadow) {
     const DeviceScene& scene = ctx.scene;
     const Material& material = scene.materials[surface.material];
-    if (is_purely_specular(material) || lights_is_empty(*scene.params)) return;
+    if (is_purely_specular(material) || lights_is_empty(*scene.params)) return false;
     const Sampler& s = ctx.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
     const float u_select = s.get(px, si, b, DIM_LIGHT_SELECT);
     const float2 u = make_float2(s.get(px, si, b, DIM_LIGHT_U), s.get(px, si, b, DIM_LIGHT_V));
     LightSample ls;
-    if (!sample_light(scene, surface.p, u_select, u, ls)) return;
-    if (ls.pdf <= 0.0f || !isfinite(ls.pdf)) return;
+    if (!sample_light(scene, surface.p, u_select, u, ls)) return false;
+    if (ls.pdf <= 0.0f || !isfinite(ls.pdf)) return false;
     const float3 wo = to_local(surface.frame, -path.ray.d);
     const float3 wi = to_local(surface.frame, ls.wi);
     const float3 f = bsdf_eval(material, surface.base_color, wo, wi);
-    if (is_zero3(f)) return;
+    if (is_zero3(f)) return false;
     const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
-    Ray shadow;
     if (isfinite(ls.distance)) {
         const float3 target = surface.p + ls.wi * ls.distance;
         const float3 to = target - origin;
         const float d = length(to);
-        shadow = make_segment(origin, to / d, __fmul_rn(d, 1.0f - 1e-4f));
+        shadow.ray = make_segment(origin, to / d, __fmul_rn(d, 1.0f - 1e-4f));
     } else {
-        shadow = make_ray(origin, ls.wi);
+        shadow.ray = make_ray(origin, ls.wi);
     }
     if (ctx.counters) count_aggregated(ctx.counters, COUNTER_SHADOW_RAYS);
-    if (occluded(scene.bvh, shadow)) return;
     const float bsdf_pdf_value = bsdf_pdf(material, surface.base_color, wo, wi);
     const float weight = power_heuristic(ls.pdf, bsdf_pdf_value);
-    path.radiance += path.throughput * f * ls.radiance * __fdiv_rn(weight, ls.pdf);
+    // Rounded multiplies: the value must not depend on where the add happens (no FMA).
+    const float3 scaled = path.throughput * f * ls.radiance;
+    const float scale = __fdiv_rn(weight, ls.pdf);
+    shadow.contribution = make_float3(__fmul_rn(scaled.x, scale), __fmul_rn(scaled.y, scale),
+                                      __fmul_rn(scaled.z, scale));
+    return true;
+}
+
+// Next-event estimation at `surface`: one light sample, one shadow ray.
+__device__ __forceinline__ void illuminate(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
+    PendingShadow shadow;
+    if (!prepare_illumination(ctx, path, surface, shadow)) return;
+    if (occluded(ctx.scene.bvh, shadow.ray)) return;
+    path.radiance += shadow.contribution;
 }
 
 // Samples the BSDF for the path's next ray, then Russian roulette. Returns whether the
@@ -216,70 +239,88 @@ __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& p
     return true;
 }
 
+// An escaped ray: the environment, weighted against having sampled it by light sampling.
+__device__ __forceinline__ void shade_miss(const EstimatorContext& ctx, PathState& path) {
+    const DeviceScene& scene = ctx.scene;
+    const float3 le = environment_radiance(scene, path.ray.d);
+    if (!is_zero3(le)) {
+        const float weight =
+            path.last_delta ? 1.0f : power_heuristic(path.last_bsdf_pdf, pdf_environment(scene, path.ray.d));
+        path.radiance += path.throughput * le * weight;
+    }
+}
+
+// Emission seen by the path's ray at `surface` (MIS against light sampling).
+__device__ __forceinline__ void add_emission(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
+    const DeviceScene& scene = ctx.scene;
+    const int light_index =
+        surface.triangle < scene.params->triangle_count ? scene.triangle_to_light[surface.triangle] : -1;
+    if (light_index < 0) return;
+    const TriangleLight light = scene.lights[light_index];
+    const float3 le = triangle_light_radiance(light, -path.ray.d);
+    if (is_zero3(le)) return;
+    const float weight = path.last_delta ? 1.0f
+                                         : power_heuristic(path.last_bsdf_pdf,
+                                                           pdf_triangle(scene, light_index, path.ray.d, surface.t));
+    path.radiance += path.throughput * le * weight;
+}
+
 // Traces the path's ray and shades what it finds. Returns whether the path goes on.
 __device__ __forceinline__ bool extend_uncounted(const EstimatorContext& ctx, PathState& path) {
     const DeviceScene& scene = ctx.scene;
     SurfaceIntersection hit;
     if (!intersect_closest(scene.bvh, path.ray, hit)) {
-        // Escaped: the environment, weighted against having sampled it by light sampling.
-        const float3 le = environment_radiance(scene, path.ray.d);
-        if (!is_zero3(le)) {
-            const float weight = path.last_delta
-                                     ? 1.0f
-                                     : power_heuristic(path.last_bsdf_pdf, pdf_environment(scene, path.ray.d));
-            path.radiance += path.throughput * le * weight;
-        }
+        shade_miss(ctx, path);
         return false;
     }
     const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
-
-    // Emission seen by this ray.
-    const int light_index =
-        surface.triangle < scene.params->triangle_count ? scene.triangle_to_light[surface.triangle] : -1;
-    if (light_index >= 0) {
-        const TriangleLight light = scene.lights[light_index];
-        const float3 le = triangle_light_radiance(light, -path.ray.d);
-        if (!is_zero3(le)) {
-            const float weight =
-                path.last_delta ? 1.0f
-                                : power_heuristic(path.last_bsdf_pdf,
-                                                  pdf_triangle(scene, light_index, path.ray.d, surface.t));
-            path.radiance += path.throughput * le * weight;
-        }
-    }
-
+    add_emission(ctx, path, surface);
     if (path.bounce >= scene.params->max_depth) return false;
     illuminate(ctx, path, surface);
     return bounce(ctx, path, surface);
+}
+
+// The instrumentation around one extension (see the header): begin counts the path, its
+// warp and starts the clock; end adds the warp's cycles. Both are no-ops with counters off.
+struct ExtendProbe {
+    unsigned int peers;
+    bool leader;
+    long long start;
+};
+
+__device__ __forceinline__ ExtendProbe extend_probe_begin(const EstimatorContext& ctx, unsigned int bounce) {
+    ExtendProbe probe{0u, false, 0};
+    if (!ctx.counters) return probe;
+    probe.peers = __match_any_sync(__activemask(), bounce);
+    probe.leader = lane_id() == (unsigned int)(__ffs(probe.peers) - 1);
+    if (probe.leader) {
+        const unsigned long long paths = (unsigned long long)__popc(probe.peers);
+        atomicAdd(ctx.counters + COUNTER_EXTENSION_RAYS, paths);
+        atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + bounce, paths);
+        atomicAdd(ctx.counters + counter_warps_slot(ctx.scene.params->max_depth, bounce), 1ull);
+    }
+    probe.start = clock64();
+    return probe;
+}
+
+__device__ __forceinline__ void extend_probe_end(const EstimatorContext& ctx, const ExtendProbe& probe,
+                                                 unsigned int bounce) {
+    if (!ctx.counters) return;
+    const long long elapsed = clock64() - probe.start;
+    const unsigned int cycles = (unsigned int)min(max(elapsed, 0ll), 0xffffffffll);
+    const unsigned int warp_cycles = __reduce_max_sync(probe.peers, cycles);
+    if (probe.leader)
+        atomicAdd(ctx.counters + counter_cycles_slot(ctx.scene.params->max_depth, bounce),
+                  (unsigned long long)warp_cycles);
 }
 
 // extend, with the instrumentation of the header when ctx.counters is set (one inlined copy
 // of the estimator either way: the counting brackets the single call).
 __device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& path) {
     const unsigned int bounce = path.bounce;
-    unsigned int peers = 0;
-    bool leader = false;
-    long long start = 0;
-    if (ctx.counters) {
-        peers = __match_any_sync(__activemask(), bounce);
-        leader = lane_id() == (unsigned int)(__ffs(peers) - 1);
-        if (leader) {
-            const unsigned long long paths = (unsigned long long)__popc(peers);
-            atomicAdd(ctx.counters + COUNTER_EXTENSION_RAYS, paths);
-            atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + bounce, paths);
-            atomicAdd(ctx.counters + counter_warps_slot(ctx.scene.params->max_depth, bounce), 1ull);
-        }
-        start = clock64();
-    }
+    const ExtendProbe probe = extend_probe_begin(ctx, bounce);
     const bool goes_on = extend_uncounted(ctx, path);
-    if (ctx.counters) {
-        const long long elapsed = clock64() - start;
-        const unsigned int cycles = (unsigned int)min(max(elapsed, 0ll), 0xffffffffll);
-        const unsigned int warp_cycles = __reduce_max_sync(peers, cycles);
-        if (leader)
-            atomicAdd(ctx.counters + counter_cycles_slot(ctx.scene.params->max_depth, bounce),
-                      (unsigned long long)warp_cycles);
-    }
+    extend_probe_end(ctx, probe, bounce);
     return goes_on;
 }
 

@@ -1,0 +1,194 @@
+// strategies/multistage.cuh — the multi-stage wavefront (Laine, Karras & Aila 2013; pbrt-v4
+// and Cycles do the same): a kernel per stage instead of one extend kernel, path state as
+// structure-of-arrays (four float4 arrays indexed by path slot, so a stage reads only the
+// words it needs), and queues of path ids between the stages. Per bounce:
+//   multistage_intersect  closest hit of every queued path; a miss is shaded (environment)
+//                         and goes to the film at once; a hit is stored and its id queued
+//                         by its material's kind;
+//   multistage_shade      launched once per material kind with its queue, so every warp
+//                         runs one BSDF: emission, then below max_depth the light sample
+//                         (a shadow-ray queue entry) and the BSDF sample with roulette; the
+//                         path's id goes to the next bounce's queue or to the finished queue;
+//   multistage_shadow     traces the queued shadow rays; unoccluded ones add their
+//                         contribution to their path's radiance;
+//   multistage_finish     adds the paths that ended this bounce to the film.
+// multistage_generate fills the first queue with the wave's camera paths. The stages call
+// the estimator's own pieces (generate, shade_miss, surface_hit, add_emission,
+// prepare_illumination, bounce), so the paths are those of every other strategy: the
+// radiance is summed in the same order (emission, then the shadow contribution).
+#pragma once
+#include "strategies/schedule.cuh"
+
+#define MULTISTAGE_BLOCK 256
+#define MULTISTAGE_KINDS 8  // MATERIAL_DIFFUSE .. MATERIAL_BLACK
+
+#define MULTISTAGE_COUNT_NEXT 0
+#define MULTISTAGE_COUNT_FINISHED 1
+#define MULTISTAGE_COUNT_SHADOW 2
+#define MULTISTAGE_COUNT_KIND 3  // + kind
+
+// Device pointers of the multi-stage wavefront's arrays (MultiStageQueues in strategy.rs).
+struct MultiStageQueues {
+    float4* origin_pixel;           // path SoA, by slot: StoredPath's four words
+    float4* direction_sample;
+    float4* throughput_pdf;
+    float4* radiance_bounce;
+    float4* hits;                   // t, u, v, triangle bits, by slot
+    unsigned int* extend_in;        // ids to intersect this bounce
+    unsigned int* extend_out;       // ids to intersect next bounce
+    unsigned int* material_ids;     // MULTISTAGE_KINDS queues of `capacity` ids
+    unsigned int* shadow_ids;
+    float4* shadow_origin_tmax;
+    float4* shadow_direction;
+    float4* shadow_contribution;
+    unsigned int* finished_ids;
+    unsigned int* counts;           // MULTISTAGE_COUNT_* slots
+    unsigned int capacity;
+    unsigned int _pad;
+};
+static_assert(sizeof(MultiStageQueues) == 120, "MultiStageQueues size");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, origin_pixel) == 0, "MultiStageQueues.origin_pixel");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, direction_sample) == 8, "MultiStageQueues.direction_sample");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, throughput_pdf) == 16, "MultiStageQueues.throughput_pdf");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, radiance_bounce) == 24, "MultiStageQueues.radiance_bounce");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, hits) == 32, "MultiStageQueues.hits");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, extend_in) == 40, "MultiStageQueues.extend_in");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, extend_out) == 48, "MultiStageQueues.extend_out");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, material_ids) == 56, "MultiStageQueues.material_ids");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_ids) == 64, "MultiStageQueues.shadow_ids");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_origin_tmax) == 72, "MultiStageQueues.shadow_origin_tmax");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_direction) == 80, "MultiStageQueues.shadow_direction");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_contribution) == 88, "MultiStageQueues.shadow_contribution");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, finished_ids) == 96, "MultiStageQueues.finished_ids");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, counts) == 104, "MultiStageQueues.counts");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, capacity) == 112, "MultiStageQueues.capacity");
+static_assert(WARPATH_OFFSETOF(MultiStageQueues, _pad) == 116, "MultiStageQueues._pad");
+
+// Appends `value` to the queue whose length is `*counter`, warp-aggregated over the lanes
+// that call with the same counter (one atomicAdd per group); returns its slot.
+__device__ __forceinline__ unsigned int queue_push(unsigned int* queue, unsigned int* counter, unsigned int value) {
+    const unsigned int peers = __match_any_sync(__activemask(), (unsigned long long)counter);
+    const int leader = __ffs(peers) - 1;
+    unsigned int base = 0;
+    if ((int)lane_id() == leader) base = atomicAdd(counter, (unsigned int)__popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    const unsigned int slot = base + __popc(peers & compaction_lanemask_lt());
+    queue[slot] = value;
+    return slot;
+}
+
+__device__ __forceinline__ PathState load_path_soa(const MultiStageQueues& q, unsigned int id) {
+    StoredPath s;
+    s.origin_pixel = q.origin_pixel[id];
+    s.direction_sample = q.direction_sample[id];
+    s.throughput_pdf = q.throughput_pdf[id];
+    s.radiance_bounce = q.radiance_bounce[id];
+    return unpack_path(s);
+}
+
+__device__ __forceinline__ void store_path_soa(const MultiStageQueues& q, unsigned int id, const PathState& path) {
+    const StoredPath s = pack_path(path);
+    q.origin_pixel[id] = s.origin_pixel;
+    q.direction_sample[id] = s.direction_sample;
+    q.throughput_pdf[id] = s.throughput_pdf;
+    q.radiance_bounce[id] = s.radiance_bounce;
+}
+
+// The wave's camera paths into their slots; their ids to extend_out.
+__device__ __forceinline__ void multistage_generate(const ScheduleArgs& a, const MultiStageQueues& q) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const EstimatorContext ctx = schedule_context(a);
+    PathState path;
+    if (!generate_wave_path(ctx, a, i, path)) return;
+    store_path_soa(q, i, path);
+    queue_push(q.extend_out, q.counts + MULTISTAGE_COUNT_NEXT, i);
+}
+
+__device__ __forceinline__ void multistage_intersect(const ScheduleArgs& a, const MultiStageQueues& q,
+                                                     unsigned int count) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const EstimatorContext ctx = schedule_context(a);
+    const unsigned int id = q.extend_in[i];
+    const float4 o = q.origin_pixel[id], d = q.direction_sample[id];
+    const unsigned int bounce = __float_as_uint(q.radiance_bounce[id].w) & 0x7fffffffu;
+    const ExtendProbe probe = extend_probe_begin(ctx, bounce);
+    const Ray ray = make_ray(make_float3(o.x, o.y, o.z), make_float3(d.x, d.y, d.z));
+    SurfaceIntersection hit;
+    if (intersect_closest(ctx.scene.bvh, ray, hit)) {
+        q.hits[id] = make_float4(hit.t, hit.u, hit.v, __uint_as_float(hit.prim));
+        const Material& material = ctx.scene.materials[ctx.scene.triangle_materials[hit.prim]];
+        const unsigned int kind = material_kind(material);
+        queue_push(q.material_ids + (size_t)kind * q.capacity, q.counts + MULTISTAGE_COUNT_KIND + kind, id);
+    } else {
+        PathState path = load_path_soa(q, id);
+        shade_miss(ctx, path);
+        film_add_path(a, path);
+    }
+    extend_probe_end(ctx, probe, bounce);
+}
+
+// Shades the hits of material kind `kind` (its queue holds `count` ids).
+__device__ __forceinline__ void multistage_shade(const ScheduleArgs& a, const MultiStageQueues& q,
+                                                 unsigned int kind, unsigned int count) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const EstimatorContext ctx = schedule_context(a);
+    const unsigned int id = q.material_ids[(size_t)kind * q.capacity + i];
+    PathState path = load_path_soa(q, id);
+    const float4 h = q.hits[id];
+    SurfaceIntersection hit;
+    hit.t = h.x;
+    hit.u = h.y;
+    hit.v = h.z;
+    hit.prim = __float_as_uint(h.w);
+    const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
+    add_emission(ctx, path, surface);
+    bool goes_on = false;
+    if (path.bounce < ctx.scene.params->max_depth) {
+        PendingShadow shadow;
+        if (prepare_illumination(ctx, path, surface, shadow)) {
+            const unsigned int slot = queue_push(q.shadow_ids, q.counts + MULTISTAGE_COUNT_SHADOW, id);
+            q.shadow_origin_tmax[slot] = make_float4(shadow.ray.o.x, shadow.ray.o.y, shadow.ray.o.z, shadow.ray.t_max);
+            q.shadow_direction[slot] = make_float4(shadow.ray.d.x, shadow.ray.d.y, shadow.ray.d.z, 0.0f);
+            q.shadow_contribution[slot] =
+                make_float4(shadow.contribution.x, shadow.contribution.y, shadow.contribution.z, 0.0f);
+        }
+        goes_on = bounce(ctx, path, surface);
+    }
+    store_path_soa(q, id, path);
+    if (goes_on) {
+        queue_push(q.extend_out, q.counts + MULTISTAGE_COUNT_NEXT, id);
+    } else {
+        queue_push(q.finished_ids, q.counts + MULTISTAGE_COUNT_FINISHED, id);
+    }
+}
+
+__device__ __forceinline__ void multistage_shadow(const ScheduleArgs& a, const MultiStageQueues& q,
+                                                  unsigned int count) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const float4 o = q.shadow_origin_tmax[i], d = q.shadow_direction[i];
+    Ray ray = make_segment(make_float3(o.x, o.y, o.z), make_float3(d.x, d.y, d.z), o.w);
+    if (occluded(a.scene.bvh, ray)) return;
+    const unsigned int id = q.shadow_ids[i];
+    const float4 c = q.shadow_contribution[i];
+    float4 r = q.radiance_bounce[id];
+    const float3 sum = make_float3(r.x, r.y, r.z) + make_float3(c.x, c.y, c.z);
+    r.x = sum.x;
+    r.y = sum.y;
+    r.z = sum.z;
+    q.radiance_bounce[id] = r;
+}
+
+__device__ __forceinline__ void multistage_finish(const ScheduleArgs& a, const MultiStageQueues& q,
+                                                  unsigned int count) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const unsigned int id = q.finished_ids[i];
+    PathState path;
+    const float4 r = q.radiance_bounce[id];
+    path.radiance = make_float3(r.x, r.y, r.z);
+    path.pixel = ~__float_as_uint(q.origin_pixel[id].w);
+    film_add_path(a, path);
+}
