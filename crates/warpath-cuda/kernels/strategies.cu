@@ -60,7 +60,7 @@ extern "C" __global__ void streaming_mk_regen_kernel(ScheduleArgs a, StoredPath*
     streaming_mk_regen(a, out, live, next, count);
 }
 
-// sizeof/offsetof of ScheduleArgs and StoredPath as the device compiler sees them, in the
+// sizeof/offsetof of ScheduleArgs, StoredPath and MultiStageQueues as the device compiler sees them, in the
 // order of warpath_cuda::strategy::layout_entries.
 extern "C" __global__ void strategies_layout_report(unsigned long long* values, unsigned int capacity,
                                                     unsigned int* written) {
@@ -84,6 +84,23 @@ extern "C" __global__ void strategies_layout_report(unsigned long long* values, 
         WARPATH_OFFSETOF(ScheduleArgs, wave_paths),
         WARPATH_OFFSETOF(ScheduleArgs, _pad),
         sizeof(StoredPath),
+        sizeof(MultiStageQueues),
+        WARPATH_OFFSETOF(MultiStageQueues, origin_pixel),
+        WARPATH_OFFSETOF(MultiStageQueues, direction_sample),
+        WARPATH_OFFSETOF(MultiStageQueues, throughput_pdf),
+        WARPATH_OFFSETOF(MultiStageQueues, radiance_bounce),
+        WARPATH_OFFSETOF(MultiStageQueues, hits),
+        WARPATH_OFFSETOF(MultiStageQueues, extend_in),
+        WARPATH_OFFSETOF(MultiStageQueues, extend_out),
+        WARPATH_OFFSETOF(MultiStageQueues, material_ids),
+        WARPATH_OFFSETOF(MultiStageQueues, shadow_ids),
+        WARPATH_OFFSETOF(MultiStageQueues, shadow_origin_tmax),
+        WARPATH_OFFSETOF(MultiStageQueues, shadow_direction),
+        WARPATH_OFFSETOF(MultiStageQueues, shadow_contribution),
+        WARPATH_OFFSETOF(MultiStageQueues, finished_ids),
+        WARPATH_OFFSETOF(MultiStageQueues, counts),
+        WARPATH_OFFSETOF(MultiStageQueues, capacity),
+        WARPATH_OFFSETOF(MultiStageQueues, _pad),
     };
     const unsigned int n = sizeof(report) / sizeof(report[0]);
     for (unsigned int i = 0; i < n && i < capacity; ++i) values[i] = report[i];
