@@ -28,8 +28,8 @@ pub struct StrategiesArgs {
     /// Samples per pixel of each timed render.
     #[arg(long, default_value_t = 16)]
     pub spp: u32,
-    /// Samples per pass (one wave of the wavefront strategies holds a pass).
-    #[arg(long, default_value_t = 4)]
+    /// Samples per pass (one wave of the wavefront strategies holds a pass when it fits).
+    #[arg(long, default_value_t = 16)]
     pub spp_per_pass: u32,
     /// Maximum bounces to run, one table set each.
     #[arg(long, value_delimiter = ',', default_value = "2,8")]
@@ -37,9 +37,10 @@ pub struct StrategiesArgs {
     /// Strategies (default: all).
     #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy)]
     pub strategies: Vec<Strategy>,
-    /// The most paths one wavefront wave holds (a pass larger than this is split).
-    #[arg(long, default_value_t = warpath_cuda::strategy::DEFAULT_WAVE_PATHS)]
-    pub wave_paths: u32,
+    /// The most paths one wave holds (a pass larger than this is split) [default: 2^24,
+    /// fewer when a quarter of the free device memory cannot hold them].
+    #[arg(long)]
+    pub wave_paths: Option<u32>,
     /// Pools of regen-device and streaming-mk, in multiples of the GPU's resident threads.
     #[arg(long, default_value_t = warpath_cuda::strategy::DEFAULT_POOL_FACTOR)]
     pub pool_factor: u32,
@@ -68,6 +69,7 @@ struct Row {
     warp_cycles_per_bounce: Vec<u64>,
     extend_ms_per_bounce: Vec<f64>,
     compaction_ms_per_bounce: Vec<f64>,
+    stage_ms: Vec<(String, f64)>,
     run_seconds: Vec<f64>,
 }
 
@@ -100,7 +102,10 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
             };
             let t = Instant::now();
             let mut renderer = StrategyRenderer::new(&device, &scene, &settings, args.bvh.build_kind())?;
-            renderer.set_max_wave_paths(args.wave_paths);
+            if let Some(paths) = args.wave_paths {
+                renderer.set_max_wave_paths(paths);
+            }
+            let wave_paths = renderer.max_wave_paths();
             renderer.set_pool_factor(args.pool_factor);
             eprintln!("{}: uploaded in {:.2} s", scene.name, t.elapsed().as_secs_f64());
             let mut measured = Vec::new();
@@ -113,7 +118,7 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
                 measured.push(m);
             }
             finish_rows(&mut measured);
-            print_tables(&scene.name, max_depth, &args, &measured);
+            print_tables(&scene.name, max_depth, &args, wave_paths, &measured);
             if !resources_printed {
                 print_resources(&renderer, &strategies)?;
                 resources_printed = true;
@@ -194,6 +199,7 @@ fn measure(
         warp_cycles_per_bounce: counters.warp_cycles_per_bounce.clone(),
         extend_ms_per_bounce: times.extend_ms_per_bounce.clone(),
         compaction_ms_per_bounce: times.compaction_ms_per_bounce.clone(),
+        stage_ms: times.stage_ms.iter().map(|(name, ms)| (name.to_string(), *ms)).collect(),
         run_seconds,
     };
     Ok(Measured { row, counters, times })
@@ -213,11 +219,11 @@ fn find<'a>(measured: &'a [Measured], strategy: Strategy) -> Option<&'a Measured
     measured.iter().find(|m| m.row.strategy == strategy.name())
 }
 
-fn print_tables(scene: &str, max_depth: u32, args: &StrategiesArgs, measured: &[Measured]) {
+fn print_tables(scene: &str, max_depth: u32, args: &StrategiesArgs, wave_paths: u32, measured: &[Measured]) {
     let (w, h) = args.resolution;
     println!(
         "\n### {scene}, max depth {max_depth}, {w}×{h}, {} spp ({} per pass, waves of at most {} paths)\n",
-        args.spp, args.spp_per_pass, args.wave_paths
+        args.spp, args.spp_per_pass, wave_paths
     );
     println!("Table 1 — throughput (median of {} renders, instrumentation off)\n", args.runs.max(1));
     println!(
@@ -292,6 +298,23 @@ fn print_tables(scene: &str, max_depth: u32, args: &StrategiesArgs, measured: &[
         }
     }
 
+    if let Some(multistage) = find(measured, Strategy::MultiStage) {
+        let total: f64 = multistage.times.stage_ms.iter().map(|(_, ms)| ms).sum();
+        let parts: Vec<String> = multistage
+            .times
+            .stage_ms
+            .iter()
+            .map(|(name, ms)| {
+                let stage = name.trim_start_matches("multistage_").trim_end_matches("_kernel");
+                format!("{stage} {ms:.2} ms ({:.0}%)", 100.0 * ms / total.max(1e-9))
+            })
+            .collect();
+        let warps: u64 = multistage.counters.active_warps_per_bounce.iter().sum();
+        println!(
+            "\nmultistage kernel time by stage (instrumented render): {}; intersect warps {warps}",
+            parts.join(", ")
+        );
+    }
     if let Some(separate) = find(measured, Strategy::Wavefront(WavefrontCompaction::Separate)) {
         let extend: f64 = separate.times.extend_ms_per_bounce.iter().sum();
         let compaction: f64 = separate.times.compaction_ms_per_bounce.iter().sum();

@@ -73,12 +73,12 @@ pub struct RenderArgs {
     /// BVH builder.
     #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
     pub bvh: BvhKind,
-    /// GPU path scheduling strategy (see `warpath bench strategies --help` and
-    /// docs/benchmarks/strategies.md): naive, wavefront, wavefront-lookback, wavefront-ofk,
-    /// wavefront-nocompact, wavefront-sorted, tiled, tiled-shared, regen-thread, regen-warp,
-    /// regen-block, regen-device, streaming-sk, sorted-sk, streaming-mk. Every strategy
-    /// renders the same image; they differ in speed.
-    #[arg(long, default_value = "naive", value_parser = parse_strategy)]
+    /// GPU path scheduling strategy (docs/benchmarks/strategies.md): multistage (a kernel per
+    /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), wavefront,
+    /// wavefront-lookback, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
+    /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
+    /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
+    #[arg(long, default_value = "multistage", value_parser = parse_strategy)]
     pub strategy: warpath_cuda::Strategy,
     /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
     #[arg(short, long, default_value = "warpath.exr")]

@@ -128,3 +128,14 @@ fn interrupt_saves_the_image_so_far() {
     assert!(err.contains("interrupted"), "{err}");
     assert!(out.exists() && std::fs::metadata(&out).unwrap().len() > 100, "{err}");
 }
+
+#[test]
+fn unknown_strategy_lists_the_strategies() {
+    let o = warpath(&["render", "cornell", "--strategy", "fastest-please", "-o", "/tmp/never.png"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "clap rejects it as a usage error: {err}");
+    assert!(err.contains("unknown strategy 'fastest-please'") && !err.contains("panicked"), "{err}");
+    for name in ["naive", "wavefront", "multistage", "regen-warp", "streaming-sk"] {
+        assert!(err.contains(name), "'{name}' missing from: {err}");
+    }
+}

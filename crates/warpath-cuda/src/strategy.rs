@@ -359,8 +359,11 @@ const BLOCK: u32 = 256;
 /// Threads per block and paths per tile of the tiled kernels (seed 000: 64 × M, M = 8).
 const TILED_THREADS: u32 = 64;
 const TILED_PATHS: u32 = 64 * 8;
-/// The most paths one wave holds by default (two 64-byte buffers: 512 MiB).
-pub const DEFAULT_WAVE_PATHS: u32 = 1 << 22;
+/// The most paths one wave holds by default: 2^24 (multi-stage: 176 B per path, 2.8 GiB),
+/// less where a quarter of the free device memory would not hold them (see
+/// [`StrategyRenderer::new`]). Bigger waves fill the GPU better in the last bounces
+/// (docs/benchmarks/strategies.md).
+pub const DEFAULT_WAVE_PATHS: u32 = 1 << 24;
 /// Path pools of regen-device and streaming-mk hold this many times the threads the GPU
 /// keeps resident for their extend kernel (1: seed 003's pool of one path per thread).
 pub const DEFAULT_POOL_FACTOR: u32 = 8;
@@ -393,6 +396,17 @@ pub(crate) struct DeviceFilm {
 pub struct LaunchTimes {
     pub extend_ms_per_bounce: Vec<f64>,
     pub compaction_ms_per_bounce: Vec<f64>,
+    /// Multi-stage wavefront: total milliseconds per stage kernel, in launch order.
+    pub stage_ms: Vec<(&'static str, f64)>,
+}
+
+impl LaunchTimes {
+    fn add_stage(&mut self, stage: &'static str, ms: f64) {
+        match self.stage_ms.iter_mut().find(|(name, _)| *name == stage) {
+            Some((_, total)) => *total += ms,
+            None => self.stage_ms.push((stage, ms)),
+        }
+    }
 }
 
 /// A scene uploaded for the GPU strategies, with its film, counters and path buffers.
@@ -442,7 +456,7 @@ impl<'d> StrategyRenderer<'d> {
             counters: None,
             block: DEFAULT_BLOCK,
             strategy: Strategy::Naive,
-            max_wave_paths: DEFAULT_WAVE_PATHS,
+            max_wave_paths: default_wave_paths(device),
             pool_factor: DEFAULT_POOL_FACTOR,
             work: DeviceBuffer::zeroed(device, 2)?,
             paths: [None, None],
@@ -482,6 +496,10 @@ impl<'d> StrategyRenderer<'d> {
     /// The most paths one wave holds (path buffers grow to it); at least one 8×8 tile.
     pub fn set_max_wave_paths(&mut self, paths: u32) {
         self.max_wave_paths = paths.max(TILED_PATHS);
+    }
+
+    pub fn max_wave_paths(&self) -> u32 {
+        self.max_wave_paths
     }
 
     /// Pool size of regen-device and streaming-mk, in multiples of the extend kernel's
@@ -821,7 +839,7 @@ impl<'d> StrategyRenderer<'d> {
 
     /// Launches a multi-stage kernel `(ScheduleArgs, MultiStageQueues, words...)`.
     fn launch_queues(
-        &self,
+        &mut self,
         kernel: &'static str,
         grid: u32,
         args: &ScheduleArgs,
@@ -831,6 +849,38 @@ impl<'d> StrategyRenderer<'d> {
         if grid == 0 {
             return Ok(());
         }
+        let device = self.device;
+        let timing = match &self.times {
+            Some(_) => {
+                let event = || {
+                    device
+                        .context()
+                        .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                        .map_err(|e| CudaError::driver("creating a timing event", e))
+                };
+                let (start, end) = (event()?, event()?);
+                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                Some((start, end))
+            }
+            None => None,
+        };
+        self.launch_queues_untimed(kernel, grid, args, queues, words)?;
+        if let (Some((start, end)), Some(times)) = (timing, self.times.as_mut()) {
+            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+            let ms = start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))? as f64;
+            times.add_stage(kernel, ms);
+        }
+        Ok(())
+    }
+
+    fn launch_queues_untimed(
+        &self,
+        kernel: &'static str,
+        grid: u32,
+        args: &ScheduleArgs,
+        queues: &MultiStageQueues,
+        words: &[u32],
+    ) -> CudaResult<()> {
         let function = self.device.function(&STRATEGIES, kernel)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(args).arg(queues);
@@ -982,6 +1032,15 @@ impl KernelResources {
     pub fn occupancy(&self) -> f64 {
         (self.blocks_per_sm * self.block.div_ceil(32)) as f64 / 64.0
     }
+}
+
+/// [`DEFAULT_WAVE_PATHS`], or fewer so that the largest per-path footprint (multi-stage)
+/// of a wave takes at most a quarter of the free device memory.
+fn default_wave_paths(device: &CudaDevice) -> u32 {
+    let free = device.memory_info().map(|(free, _)| free).unwrap_or(0);
+    let fitting = (free / 4 / MULTISTAGE_BYTES_PER_PATH) as u64;
+    let paths = fitting.min(DEFAULT_WAVE_PATHS as u64) as u32;
+    (paths / TILED_PATHS * TILED_PATHS).max(TILED_PATHS)
 }
 
 fn add_at(values: &mut Vec<f64>, index: usize, value: f64) {
