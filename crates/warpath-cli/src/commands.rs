@@ -107,13 +107,13 @@ pub fn render(args: &RenderArgs) -> Result<()> {
                 info.name,
                 info.multiprocessors,
                 info.driver_version_string(),
-                args.strategy
+                args.strategy.unwrap_or(crate::DEFAULT_STRATEGY)
             )
         }
         None => {
             eprintln!("backend: cpu ({} threads)", rayon::current_num_threads());
-            if args.strategy != warpath_cuda::Strategy::Naive {
-                eprintln!("note: --strategy {} schedules GPU paths; the CPU renderer ignores it", args.strategy);
+            if let Some(strategy) = args.strategy {
+                eprintln!("note: --strategy {strategy} schedules GPU paths; the CPU renderer ignores it");
             }
         }
     }
@@ -220,7 +220,7 @@ fn render_cuda(
         rr_threshold: opts.rr_threshold,
     };
     let mut renderer = StrategyRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
-    renderer.set_strategy(args.strategy);
+    renderer.set_strategy(args.strategy.unwrap_or(crate::DEFAULT_STRATEGY));
     // The counters cost about 15% on the GPU (atomics and clock reads per extension).
     renderer.set_instrumentation(args.count_rays)?;
     eprintln!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());

@@ -38,6 +38,9 @@ pub enum BvhKind {
     Sbvh,
 }
 
+/// The GPU strategy a render uses when --strategy is not given.
+pub const DEFAULT_STRATEGY: warpath_cuda::Strategy = warpath_cuda::Strategy::MultiStage;
+
 impl BvhKind {
     pub fn build_kind(self) -> warpath_bvh::BuildKind {
         match self {
@@ -78,8 +81,9 @@ pub struct RenderArgs {
     /// wavefront-lookback, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
-    #[arg(long, default_value = "multistage", value_parser = parse_strategy)]
-    pub strategy: warpath_cuda::Strategy,
+    /// [default: multistage]
+    #[arg(long, value_parser = parse_strategy)]
+    pub strategy: Option<warpath_cuda::Strategy>,
     /// Count the rays a GPU render traces (extension and shadow rays), for Mrays/s in the
     /// summary; costs about 15% of GPU speed. The CPU always counts.
     #[arg(long)]
