@@ -7,6 +7,8 @@
 //                            that compacts in-kernel with one atomicAdd per block
 //   compaction_sections_*    InK-Compact: the same producer, order kept by block sections
 //   compaction_lookback_*    the same producer, order kept by decoupled look-back
+//   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
+//                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
 //   compaction_ofk_*         OfK: compaction in its own kernel from flags + data (look-back)
 //   compaction_count_*,      three-pass scan-then-scatter: per-block counts, a one-block
@@ -111,6 +113,19 @@ __device__ __forceinline__ void lookback(const T* __restrict__ in, T* __restrict
     bool keep[ITEMS];
     load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
     ink_lookback_store<T, ITEMS>(scratch, out, state, tile, elem, keep);
+}
+
+template <typename T, int ITEMS>
+__device__ __forceinline__ void lookback_staged(const T* __restrict__ in, T* __restrict__ out,
+                                                const CompactionState& state, unsigned int n,
+                                                unsigned long long threshold) {
+    __shared__ BlockScanStorage<ITEMS> scratch;
+    __shared__ T staging[ITEMS * COMPACTION_BLOCK];
+    const unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    T elem[ITEMS];
+    bool keep[ITEMS];
+    load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
+    ink_lookback_staged_store<T, ITEMS>(scratch, staging, out, state, tile, elem, keep);
 }
 
 template <typename T, int ITEMS>
@@ -236,6 +251,11 @@ extern "C" __global__ void __launch_bounds__(1024) compaction_scan_counts(unsign
         compaction_lookback_##SUFFIX(                                                                               \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                          \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_LOOKBACK_MIN_BLOCKS)                  \
+        compaction_lookback_staged_##SUFFIX(                                                                        \
+        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
+        lookback_staged<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                   \
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK) compaction_sections_##SUFFIX(                    \
         const T* in, T* out, T* intermediate, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) { \

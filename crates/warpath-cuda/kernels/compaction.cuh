@@ -19,6 +19,8 @@
 //   ink_lookback_store   order-preserving single pass with decoupled look-back: each tile
 //                        publishes its aggregate, then its inclusive prefix, in one 64-bit
 //                        status word (flag in the high half, value in the low half).
+//   ink_lookback_staged_store  the same, staging the kept elements in shared memory while
+//                        warp 0 looks back, then storing the tile's run coalesced.
 //
 // Forward progress: blocks of a launch need not be co-resident nor started in blockIdx
 // order, so the order-preserving methods number tiles by an atomic ticket taken when the
@@ -301,6 +303,34 @@ __device__ __forceinline__ void ink_lookback_store(BlockScanStorage<ITEMS>& scra
     }
     __syncthreads();
     scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+}
+
+// Order-preserving single pass like ink_lookback_store, with the look-back overlapped: while
+// warp 0 looks back, every warp (warp 0 after it) copies its kept elements into `staging`
+// (shared memory, one tile) at their rank; after one barrier the block writes the tile's
+// kept run [0, total) to out[exclusive ..] with consecutive threads on consecutive elements,
+// so every warp store is one contiguous run (ink_lookback_store writes each round's kept
+// elements from registers, a partial run per warp and round).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void ink_lookback_staged_store(BlockScanStorage<ITEMS>& scratch, T* staging,
+                                                          T* __restrict__ out, const CompactionState& state,
+                                                          unsigned int tile, const T (&elem)[ITEMS],
+                                                          const bool (&keep)[ITEMS]) {
+    unsigned int rank[ITEMS];
+    const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+    if (threadIdx.x < 32) {
+        const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
+        if (threadIdx.x == 0) {
+            scratch.base = exclusive;
+            if (tile == state.tiles - 1) *state.count = exclusive + total;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        if (keep[i]) staging[rank[i]] = elem[i];
+    __syncthreads();
+    T* target = out + scratch.base;
+    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) target[k] = staging[k];
 }
 
 // ---- InK-Compact with block sections (seed 001 §2.3) -------------------------------------

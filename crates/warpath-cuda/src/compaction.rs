@@ -34,6 +34,9 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_elem16",
     "compaction_lookback_path64",
     "compaction_lookback_x1_u32",
+    "compaction_lookback_staged_u32",
+    "compaction_lookback_staged_elem16",
+    "compaction_lookback_staged_path64",
     "compaction_sections_u32",
     "compaction_sections_elem16",
     "compaction_sections_path64",
@@ -192,6 +195,9 @@ pub enum CompactionMethod {
     Sections,
     /// Single pass with decoupled look-back, tiled: order kept.
     Lookback,
+    /// Look-back with the kept elements staged in shared memory during the look-back and
+    /// stored coalesced.
+    LookbackStaged,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
     OutOfKernel,
     /// Three passes: per-tile counts, one-block scan, scatter re-reading the data.
@@ -205,10 +211,11 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 8] = [
+    pub const ALL: [CompactionMethod; 9] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
+        CompactionMethod::LookbackStaged,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -221,6 +228,7 @@ impl CompactionMethod {
             CompactionMethod::Collate => "ink-collate",
             CompactionMethod::Sections => "ink-compact",
             CompactionMethod::Lookback => "lookback",
+            CompactionMethod::LookbackStaged => "lookback-staged",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -299,6 +307,14 @@ fn kernel_name(prefix: &str, kind: ElementKind) -> CudaResult<&'static str> {
     let table: &[(&str, [&'static str; 3])] = &[
         ("collate", ["compaction_collate_u32", "compaction_collate_elem16", "compaction_collate_path64"]),
         ("lookback", ["compaction_lookback_u32", "compaction_lookback_elem16", "compaction_lookback_path64"]),
+        (
+            "lookback_staged",
+            [
+                "compaction_lookback_staged_u32",
+                "compaction_lookback_staged_elem16",
+                "compaction_lookback_staged_path64",
+            ],
+        ),
         ("sections", ["compaction_sections_u32", "compaction_sections_elem16", "compaction_sections_path64"]),
         ("fill", ["compaction_fill_u32", "compaction_fill_elem16", "compaction_fill_path64"]),
         ("flags", ["compaction_flags_u32", "compaction_flags_elem16", "compaction_flags_path64"]),
@@ -636,6 +652,20 @@ pub fn lookback<T: CompactionElement>(
     launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
 }
 
+/// `compaction_lookback_staged_*`: look-back, kept elements staged in shared memory while
+/// warp 0 looks back, then one coalesced store of the tile's run.
+pub fn lookback_staged<T: CompactionElement>(
+    device: &CudaDevice,
+    input: &DeviceBuffer<T>,
+    output: &mut DeviceBuffer<T>,
+    workspace: &mut CompactionWorkspace,
+    threshold: u64,
+) -> CudaResult<()> {
+    let name = kernel_name("lookback_staged", T::KIND)?;
+    let tile = CompactionMethod::LookbackStaged.tile_size(T::KIND);
+    launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
+}
+
 /// `compaction_lookback_x1_u32`: look-back with one element per thread.
 pub fn lookback_x1(
     device: &CudaDevice,
@@ -814,6 +844,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::Collate => collate(device, input, output, workspace, threshold),
             CompactionMethod::Sections => sections(device, input, output, intermediate, workspace, threshold),
             CompactionMethod::Lookback => lookback(device, input, output, workspace, threshold),
+            CompactionMethod::LookbackStaged => lookback_staged(device, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
@@ -926,6 +957,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::Collate,
                 CompactionMethod::Sections,
                 CompactionMethod::Lookback,
+                CompactionMethod::LookbackStaged,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],
