@@ -20,6 +20,8 @@ use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 
 /// Threads per block of every compaction kernel (`COMPACTION_BLOCK`).
 pub const COMPACTION_BLOCK: u32 = 256;
+/// Threads per block of the `lookback-128` kernels.
+pub const SMALL_BLOCK: u32 = 128;
 /// Blocks per InK-Compact section (`COMPACTION_SECTION_BLOCKS`, seed 001 §2.3).
 pub const SECTION_BLOCKS: u32 = 32;
 
@@ -37,6 +39,9 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_staged_u32",
     "compaction_lookback_staged_elem16",
     "compaction_lookback_staged_path64",
+    "compaction_lookback128_u32",
+    "compaction_lookback128_elem16",
+    "compaction_lookback128_path64",
     "compaction_sections_u32",
     "compaction_sections_elem16",
     "compaction_sections_path64",
@@ -198,6 +203,8 @@ pub enum CompactionMethod {
     /// Look-back with the kept elements staged in shared memory during the look-back and
     /// stored coalesced.
     LookbackStaged,
+    /// Look-back with blocks of 128 threads (twice the blocks per SM, half the tile).
+    LookbackSmallBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
     OutOfKernel,
     /// Three passes: per-tile counts, one-block scan, scatter re-reading the data.
@@ -211,11 +218,12 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 9] = [
+    pub const ALL: [CompactionMethod; 10] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
         CompactionMethod::LookbackStaged,
+        CompactionMethod::LookbackSmallBlocks,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -229,6 +237,7 @@ impl CompactionMethod {
             CompactionMethod::Sections => "ink-compact",
             CompactionMethod::Lookback => "lookback",
             CompactionMethod::LookbackStaged => "lookback-staged",
+            CompactionMethod::LookbackSmallBlocks => "lookback-128",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -267,8 +276,14 @@ impl CompactionMethod {
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
                 COMPACTION_BLOCK
             }
+            CompactionMethod::LookbackSmallBlocks => SMALL_BLOCK * kind.items_per_thread(),
             _ => COMPACTION_BLOCK * kind.items_per_thread(),
         }
+    }
+
+    /// Threads per block of the method's kernel.
+    pub fn block_size(self) -> u32 {
+        if self == CompactionMethod::LookbackSmallBlocks { SMALL_BLOCK } else { COMPACTION_BLOCK }
     }
 }
 
@@ -307,6 +322,10 @@ fn kernel_name(prefix: &str, kind: ElementKind) -> CudaResult<&'static str> {
     let table: &[(&str, [&'static str; 3])] = &[
         ("collate", ["compaction_collate_u32", "compaction_collate_elem16", "compaction_collate_path64"]),
         ("lookback", ["compaction_lookback_u32", "compaction_lookback_elem16", "compaction_lookback_path64"]),
+        (
+            "lookback128",
+            ["compaction_lookback128_u32", "compaction_lookback128_elem16", "compaction_lookback128_path64"],
+        ),
         (
             "lookback_staged",
             [
@@ -568,7 +587,8 @@ fn launch_ordered<T: CompactionElement>(
     threshold: Option<u64>,
 ) -> CudaResult<()> {
     let n = check_lengths(input, output)?;
-    launch_ordered_prefix(device, name, input, flags, output, intermediate, workspace, tile_size, threshold, n)
+    let block = COMPACTION_BLOCK;
+    launch_ordered_prefix(device, name, input, flags, output, intermediate, workspace, tile_size, block, threshold, n)
 }
 
 /// [`launch_ordered`] over the first `n` elements of `input` only.
@@ -582,6 +602,7 @@ fn launch_ordered_prefix<T: CompactionElement>(
     intermediate: Option<&mut DeviceBuffer<T>>,
     workspace: &mut CompactionWorkspace,
     tile_size: u32,
+    block: u32,
     threshold: Option<u64>,
     n: u32,
 ) -> CudaResult<()> {
@@ -629,7 +650,8 @@ fn launch_ordered_prefix<T: CompactionElement>(
     // SAFETY: the arguments follow the kernels' signatures in compaction.cu (buffers,
     // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
     // pointers lie inside the workspace, sized for `tiles`.
-    let launched = unsafe { launch.launch(grid(tiles)) };
+    let config = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let launched = unsafe { launch.launch(config) };
     device.check_launch(name, launched)
 }
 
@@ -664,6 +686,33 @@ pub fn lookback_staged<T: CompactionElement>(
     let name = kernel_name("lookback_staged", T::KIND)?;
     let tile = CompactionMethod::LookbackStaged.tile_size(T::KIND);
     launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
+}
+
+/// `compaction_lookback128_*`: look-back with 128-thread blocks.
+pub fn lookback_small_blocks<T: CompactionElement>(
+    device: &CudaDevice,
+    input: &DeviceBuffer<T>,
+    output: &mut DeviceBuffer<T>,
+    workspace: &mut CompactionWorkspace,
+    threshold: u64,
+) -> CudaResult<()> {
+    let name = kernel_name("lookback128", T::KIND)?;
+    let method = CompactionMethod::LookbackSmallBlocks;
+    let tile = method.tile_size(T::KIND);
+    let n = check_lengths(input, output)?;
+    launch_ordered_prefix(
+        device,
+        name,
+        input,
+        None,
+        output,
+        None,
+        workspace,
+        tile,
+        method.block_size(),
+        Some(threshold),
+        n,
+    )
 }
 
 /// `compaction_lookback_x1_u32`: look-back with one element per thread.
@@ -754,7 +803,7 @@ pub fn out_of_kernel_prefix<T: CompactionElement>(
 ) -> CudaResult<()> {
     let name = kernel_name("ofk", T::KIND)?;
     let tile = CompactionMethod::OutOfKernel.tile_size(T::KIND);
-    launch_ordered_prefix(device, name, input, Some(flags), output, None, workspace, tile, None, n)
+    launch_ordered_prefix(device, name, input, Some(flags), output, None, workspace, tile, COMPACTION_BLOCK, None, n)
 }
 
 /// Three-pass scan-then-scatter: `compaction_count_*` (kept per tile),
@@ -845,6 +894,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::Sections => sections(device, input, output, intermediate, workspace, threshold),
             CompactionMethod::Lookback => lookback(device, input, output, workspace, threshold),
             CompactionMethod::LookbackStaged => lookback_staged(device, input, output, workspace, threshold),
+            CompactionMethod::LookbackSmallBlocks => lookback_small_blocks(device, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
