@@ -7,7 +7,7 @@
 //                            that compacts in-kernel with one atomicAdd per block
 //   compaction_sections_*    InK-Compact: the same producer, order kept by block sections
 //   compaction_lookback_*    the same producer, order kept by decoupled look-back
-//   compaction_lookback128_* the look-back producer in 128-thread blocks
+//   compaction_lookback384_* the look-back producer in 384-thread blocks
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -23,7 +23,7 @@
 #include "compaction.cuh"
 
 #define COMPACTION_BLOCK 256
-#define COMPACTION_SMALL_BLOCK 128  // the lookback128 kernels
+#define COMPACTION_WIDE_BLOCK 384  // the lookback384 kernels (CUB's sm90 block for 4-byte select)
 #define COMPACTION_ITEMS_U32 16
 #define COMPACTION_ITEMS_ELEM16 8
 #define COMPACTION_ITEMS_PATH 2
@@ -254,8 +254,8 @@ extern "C" __global__ void __launch_bounds__(1024) compaction_scan_counts(unsign
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                          \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(COMPACTION_SMALL_BLOCK, 2 * COMPACTION_LOOKBACK_MIN_BLOCKS)        \
-        compaction_lookback128_##SUFFIX(                                                                            \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_WIDE_BLOCK, 2)                                         \
+        compaction_lookback384_##SUFFIX(                                                                            \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                          \
     }                                                                                                               \

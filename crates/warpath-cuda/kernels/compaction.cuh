@@ -38,6 +38,9 @@
 #endif
 
 #define COMPACTION_FULL_WARP 0xffffffffu
+#ifndef COMPACTION_LOOKBACK_BACKOFF_NS
+#define COMPACTION_LOOKBACK_BACKOFF_NS 100  // sleep between polls of an unpublished tile
+#endif
 #define COMPACTION_SECTION_BLOCKS 32
 
 // ---- element types (mirrors of crates/warpath-cuda/src/compaction.rs) --------------------
@@ -271,7 +274,12 @@ __device__ __forceinline__ unsigned int lookback_exclusive_prefix(unsigned long 
         unsigned long long status = COMPACTION_STATUS_INCLUSIVE;  // before tile 0: prefix 0
         if (predecessor >= 0) {
             status = compaction_load_relaxed(&tile_status[predecessor]);
-            while ((status >> 32) == 0) status = compaction_load_relaxed(&tile_status[predecessor]);
+            // Back off while the predecessor has published nothing: fewer L2 requests on the
+            // status words from spinning lanes (CUB's look-back does the same).
+            while ((status >> 32) == 0) {
+                __nanosleep(COMPACTION_LOOKBACK_BACKOFF_NS);
+                status = compaction_load_relaxed(&tile_status[predecessor]);
+            }
         }
         const unsigned int inclusive = __ballot_sync(COMPACTION_FULL_WARP, (status >> 32) == 2);
         // Lanes up to and including the nearest inclusive prefix contribute.

@@ -20,8 +20,8 @@ use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 
 /// Threads per block of every compaction kernel (`COMPACTION_BLOCK`).
 pub const COMPACTION_BLOCK: u32 = 256;
-/// Threads per block of the `lookback-128` kernels.
-pub const SMALL_BLOCK: u32 = 128;
+/// Threads per block of the `lookback-384` kernels (CUB's sm90 block for 4-byte select).
+pub const WIDE_BLOCK: u32 = 384;
 /// Blocks per InK-Compact section (`COMPACTION_SECTION_BLOCKS`, seed 001 §2.3).
 pub const SECTION_BLOCKS: u32 = 32;
 
@@ -39,9 +39,9 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_staged_u32",
     "compaction_lookback_staged_elem16",
     "compaction_lookback_staged_path64",
-    "compaction_lookback128_u32",
-    "compaction_lookback128_elem16",
-    "compaction_lookback128_path64",
+    "compaction_lookback384_u32",
+    "compaction_lookback384_elem16",
+    "compaction_lookback384_path64",
     "compaction_sections_u32",
     "compaction_sections_elem16",
     "compaction_sections_path64",
@@ -203,8 +203,8 @@ pub enum CompactionMethod {
     /// Look-back with the kept elements staged in shared memory during the look-back and
     /// stored coalesced.
     LookbackStaged,
-    /// Look-back with blocks of 128 threads (twice the blocks per SM, half the tile).
-    LookbackSmallBlocks,
+    /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
+    LookbackWideBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
     OutOfKernel,
     /// Three passes: per-tile counts, one-block scan, scatter re-reading the data.
@@ -223,7 +223,7 @@ impl CompactionMethod {
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
         CompactionMethod::LookbackStaged,
-        CompactionMethod::LookbackSmallBlocks,
+        CompactionMethod::LookbackWideBlocks,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -237,7 +237,7 @@ impl CompactionMethod {
             CompactionMethod::Sections => "ink-compact",
             CompactionMethod::Lookback => "lookback",
             CompactionMethod::LookbackStaged => "lookback-staged",
-            CompactionMethod::LookbackSmallBlocks => "lookback-128",
+            CompactionMethod::LookbackWideBlocks => "lookback-384",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -276,14 +276,14 @@ impl CompactionMethod {
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
                 COMPACTION_BLOCK
             }
-            CompactionMethod::LookbackSmallBlocks => SMALL_BLOCK * kind.items_per_thread(),
+            CompactionMethod::LookbackWideBlocks => WIDE_BLOCK * kind.items_per_thread(),
             _ => COMPACTION_BLOCK * kind.items_per_thread(),
         }
     }
 
     /// Threads per block of the method's kernel.
     pub fn block_size(self) -> u32 {
-        if self == CompactionMethod::LookbackSmallBlocks { SMALL_BLOCK } else { COMPACTION_BLOCK }
+        if self == CompactionMethod::LookbackWideBlocks { WIDE_BLOCK } else { COMPACTION_BLOCK }
     }
 }
 
@@ -323,8 +323,8 @@ fn kernel_name(prefix: &str, kind: ElementKind) -> CudaResult<&'static str> {
         ("collate", ["compaction_collate_u32", "compaction_collate_elem16", "compaction_collate_path64"]),
         ("lookback", ["compaction_lookback_u32", "compaction_lookback_elem16", "compaction_lookback_path64"]),
         (
-            "lookback128",
-            ["compaction_lookback128_u32", "compaction_lookback128_elem16", "compaction_lookback128_path64"],
+            "lookback384",
+            ["compaction_lookback384_u32", "compaction_lookback384_elem16", "compaction_lookback384_path64"],
         ),
         (
             "lookback_staged",
@@ -688,16 +688,16 @@ pub fn lookback_staged<T: CompactionElement>(
     launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
 }
 
-/// `compaction_lookback128_*`: look-back with 128-thread blocks.
-pub fn lookback_small_blocks<T: CompactionElement>(
+/// `compaction_lookback384_*`: look-back with 384-thread blocks.
+pub fn lookback_wide_blocks<T: CompactionElement>(
     device: &CudaDevice,
     input: &DeviceBuffer<T>,
     output: &mut DeviceBuffer<T>,
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel_name("lookback128", T::KIND)?;
-    let method = CompactionMethod::LookbackSmallBlocks;
+    let name = kernel_name("lookback384", T::KIND)?;
+    let method = CompactionMethod::LookbackWideBlocks;
     let tile = method.tile_size(T::KIND);
     let n = check_lengths(input, output)?;
     launch_ordered_prefix(
@@ -894,7 +894,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::Sections => sections(device, input, output, intermediate, workspace, threshold),
             CompactionMethod::Lookback => lookback(device, input, output, workspace, threshold),
             CompactionMethod::LookbackStaged => lookback_staged(device, input, output, workspace, threshold),
-            CompactionMethod::LookbackSmallBlocks => lookback_small_blocks(device, input, output, workspace, threshold),
+            CompactionMethod::LookbackWideBlocks => lookback_wide_blocks(device, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
@@ -1008,6 +1008,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::Sections,
                 CompactionMethod::Lookback,
                 CompactionMethod::LookbackStaged,
+                CompactionMethod::LookbackWideBlocks,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],
