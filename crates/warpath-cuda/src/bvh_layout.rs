@@ -5,7 +5,7 @@
 //!   and indices of its two children; node 0 is the root. A child index `i >= 0` is another
 //!   node, `!slot < 0` a leaf.
 //! * Triangles: an array of float4 slots. Each leaf's triangles are stored consecutively
-//!   from its slot, three float4 each ([`GpuTriangle`]: `v0`, `v1 - v0`, `v2 - v0`, the
+//!   from its slot, three float4 each ([`GpuTriangle`](crate::layout::GpuTriangle): `v0`, `v1 - v0`, `v2 - v0`, the
 //!   Möller–Trumbore form the CPU reference uses), followed by one float4 whose `w` bits are
 //!   [`END_OF_LEAF`]. SBVH references one triangle from several leaves; each leaf gets
 //!   its own copy. Two spare float4 end the array so a kernel may fetch three float4

@@ -17,12 +17,22 @@
 //! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `strategies/regeneration.cuh` |
 //! | `streaming-sk`, `sorted-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order (seed 003) | `strategies/streaming.cuh` |
 //! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `strategies/streaming.cuh` |
+//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `strategies/multistage.cuh` |
+//!
+//! Host loops with a launch per bounce or step live in submodules: `wavefront`
+//! (whole-frame wavefronts), `pools` (regen-device, streaming-mk) and `multistage`.
 //!
 //! Kernel arguments: one [`ScheduleArgs`] (Rust owns the layout; `schedule.cuh` asserts it)
 //! carries the scene's device pointers, the film, the counters and the wave being run.
 
+mod multistage;
+mod pools;
+mod wavefront;
+
+pub use multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageQueues};
+
 use crate::buffer::DeviceBuffer;
-use crate::compaction::{CompactPathState, CompactionWorkspace, out_of_kernel_prefix};
+use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::{MEGAKERNEL, STRATEGIES};
 use crate::layout::LayoutEntry;
@@ -32,6 +42,7 @@ use crate::scene_upload::DeviceScene;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
 use glam::Vec3;
+use multistage::MultiStageBuffers;
 use std::mem::{offset_of, size_of};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
@@ -204,97 +215,6 @@ const _: () = assert!(size_of::<StoredPath>() == 64);
 // Wavefront buffers are held as the compaction library's 64-byte path element, so that the
 // separate OfK pass (typed on it) can compact them; the bytes inside are a StoredPath.
 const _: () = assert!(size_of::<StoredPath>() == size_of::<CompactPathState>());
-
-/// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
-/// strategies/multistage.cuh).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct MultiStageQueues {
-    pub origin_pixel: u64,
-    pub direction_sample: u64,
-    pub throughput_pdf: u64,
-    pub radiance_bounce: u64,
-    pub hits: u64,
-    pub extend_in: u64,
-    pub extend_out: u64,
-    pub material_ids: u64,
-    pub shadow_ids: u64,
-    pub shadow_origin_tmax: u64,
-    pub shadow_direction: u64,
-    pub shadow_contribution: u64,
-    pub finished_ids: u64,
-    pub counts: u64,
-    pub capacity: u32,
-    pub _pad: u32,
-}
-
-// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
-unsafe impl DeviceRepr for MultiStageQueues {}
-const _: () = assert!(size_of::<MultiStageQueues>() == 120);
-
-/// Material kinds, each with its own shade queue (`MULTISTAGE_KINDS`).
-const MULTISTAGE_KINDS: usize = 8;
-
-/// The multi-stage wavefront's device arrays for a wave of `capacity` paths.
-struct MultiStageBuffers {
-    path_words: [DeviceBuffer<[f32; 4]>; 4],
-    hits: DeviceBuffer<[f32; 4]>,
-    extend: [DeviceBuffer<u32>; 2],
-    material_ids: DeviceBuffer<u32>,
-    shadow_ids: DeviceBuffer<u32>,
-    shadow_words: [DeviceBuffer<[f32; 4]>; 3],
-    finished_ids: DeviceBuffer<u32>,
-    counts: DeviceBuffer<u32>,
-    capacity: u32,
-}
-
-impl MultiStageBuffers {
-    fn new(device: &CudaDevice, capacity: u32) -> CudaResult<Self> {
-        let n = capacity as usize;
-        let words = || DeviceBuffer::<[f32; 4]>::zeroed(device, n);
-        let ids = || DeviceBuffer::<u32>::zeroed(device, n);
-        Ok(MultiStageBuffers {
-            path_words: [words()?, words()?, words()?, words()?],
-            hits: words()?,
-            extend: [ids()?, ids()?],
-            material_ids: DeviceBuffer::zeroed(device, n * MULTISTAGE_KINDS)?,
-            shadow_ids: ids()?,
-            shadow_words: [words()?, words()?, words()?],
-            finished_ids: ids()?,
-            counts: DeviceBuffer::zeroed(device, 3 + MULTISTAGE_KINDS)?,
-            capacity,
-        })
-    }
-
-    /// The kernels' view, with extend queue `current` as the input.
-    fn queues(&self, device: &CudaDevice, current: usize) -> MultiStageQueues {
-        MultiStageQueues {
-            origin_pixel: self.path_words[0].address(device),
-            direction_sample: self.path_words[1].address(device),
-            throughput_pdf: self.path_words[2].address(device),
-            radiance_bounce: self.path_words[3].address(device),
-            hits: self.hits.address(device),
-            extend_in: self.extend[current].address(device),
-            extend_out: self.extend[1 - current].address(device),
-            material_ids: self.material_ids.address(device),
-            shadow_ids: self.shadow_ids.address(device),
-            shadow_origin_tmax: self.shadow_words[0].address(device),
-            shadow_direction: self.shadow_words[1].address(device),
-            shadow_contribution: self.shadow_words[2].address(device),
-            finished_ids: self.finished_ids.address(device),
-            counts: self.counts.address(device),
-            capacity: self.capacity,
-            _pad: 0,
-        }
-    }
-
-    /// Bytes per path slot: four path words, a hit, two extend ids, a material-queue id
-    /// per kind, a shadow entry (id + three words) and a finished id.
-    const BYTES_PER_PATH: usize = 4 * 16 + 16 + 2 * 4 + MULTISTAGE_KINDS * 4 + 4 + 3 * 16 + 4;
-}
-
-/// Bytes of device memory per path of the multi-stage wavefront (SoA state and queues).
-pub const MULTISTAGE_BYTES_PER_PATH: usize = MultiStageBuffers::BYTES_PER_PATH;
 
 /// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
@@ -706,244 +626,6 @@ impl<'d> StrategyRenderer<'d> {
             }
             Strategy::StreamingMk => self.run_streaming_mk(args),
             Strategy::MultiStage => self.run_multistage(args),
-        }
-    }
-
-    /// Whole-frame wavefront: one launch per bounce until no path is left.
-    fn run_wavefront(&mut self, args: &ScheduleArgs, method: WavefrontCompaction) -> CudaResult<()> {
-        let device = self.device;
-        let wave = args.wave_paths;
-        let kernel = match method {
-            WavefrontCompaction::None => "wavefront_extend_none",
-            WavefrontCompaction::Collate => "wavefront_extend_collate",
-            WavefrontCompaction::Lookback => "wavefront_extend_lookback",
-            WavefrontCompaction::Separate => "wavefront_extend_separate",
-            WavefrontCompaction::Sorted => "wavefront_extend_sorted",
-        };
-        let buffers = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];
-        let max_tiles = wave.div_ceil(BLOCK);
-        if self.compaction.is_none() {
-            self.compaction = Some(CompactionWorkspace::new(device, max_tiles)?);
-        }
-        if method == WavefrontCompaction::Separate {
-            if self.flags.as_ref().is_none_or(|f| f.len() < wave as usize) {
-                self.flags = None;
-                self.flags = Some(DeviceBuffer::zeroed(device, wave as usize)?);
-            }
-            if self.separate_compaction.is_none() {
-                self.separate_compaction = Some(CompactionWorkspace::for_elements(device, wave as usize)?);
-            }
-        }
-        let flags = self.flags.as_ref().map_or(0, |f| f.address(device));
-        let timing = self.times.is_some();
-        let event = |what: &str| {
-            device
-                .context()
-                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| CudaError::driver(what, e))
-        };
-        let events =
-            if timing { Some([event("creating a timing event")?, event("creating a timing event")?]) } else { None };
-
-        let mut current = 0usize;
-        let mut in_count = wave;
-        let mut first = true;
-        let mut bounce = 0usize;
-        loop {
-            let in_place = matches!(method, WavefrontCompaction::None | WavefrontCompaction::Separate);
-            let (input, output) = (buffers[current], if in_place { buffers[current] } else { buffers[1 - current] });
-            let grid = in_count.div_ceil(BLOCK);
-            let workspace = self.compaction.as_mut().expect("allocated above");
-            workspace.ensure(device, grid.max(1))?;
-            workspace.reset(device, grid.max(1))?;
-            let state = workspace.pointers(device, grid.max(1));
-            if let Some([start, _]) = &events {
-                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            }
-            let pointers = [input, output, flags, state[0], state[1], state[2]];
-            self.launch(kernel, grid, BLOCK, args, &pointers, &[grid, in_count, first as u32])?;
-            let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
-            if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
-                end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-                add_at(&mut times.extend_ms_per_bounce, bounce, ms);
-            }
-            if method == WavefrontCompaction::Separate && survivors > 0 {
-                if let Some([start, _]) = &events {
-                    start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                }
-                let [a, b] = &mut self.paths;
-                let (source, target) = if current == 0 { (a, b) } else { (b, a) };
-                let (source, target) = (source.as_ref().expect("allocated"), target.as_mut().expect("allocated"));
-                let flag_buffer = self.flags.as_ref().expect("allocated above");
-                let workspace = self.separate_compaction.as_mut().expect("allocated above");
-                out_of_kernel_prefix(device, source, flag_buffer, target, workspace, in_count)?;
-                survivors = workspace.count(device)?;
-                if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
-                    end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                    let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-                    add_at(&mut times.compaction_ms_per_bounce, bounce, ms);
-                }
-            }
-            bounce += 1;
-            if survivors == 0 {
-                return Ok(());
-            }
-            if method != WavefrontCompaction::None {
-                current = 1 - current;
-                in_count = survivors;
-            }
-            first = false;
-        }
-    }
-
-    /// The multi-stage wavefront: generate, then per bounce intersect, shade per material
-    /// kind, trace shadow rays, finish ended paths; queue lengths read back between stages.
-    fn run_multistage(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
-        let device = self.device;
-        let wave = args.wave_paths;
-        if self.multistage.as_ref().is_none_or(|m| m.capacity < wave) {
-            self.multistage = None;
-            self.multistage = Some(MultiStageBuffers::new(device, wave)?);
-        }
-        let buffers = self.multistage.as_mut().expect("allocated above");
-        buffers.counts.clear(device)?;
-        // generate writes extend_out of view 1, i.e. extend[0]: the first input.
-        let mut current = 0usize;
-        let queues = buffers.queues(device, 1);
-        let counts = |buffers: &MultiStageBuffers| -> CudaResult<Vec<u32>> { buffers.counts.download(device) };
-        self.launch_queues("multistage_generate_kernel", wave.div_ceil(BLOCK), args, &queues, &[])?;
-        let buffers = self.multistage.as_ref().expect("allocated above");
-        let mut count = counts(buffers)?[0];
-        while count > 0 {
-            let buffers = self.multistage.as_mut().expect("allocated above");
-            buffers.counts.clear(device)?;
-            let queues = buffers.queues(device, current);
-            self.launch_queues("multistage_intersect_kernel", count.div_ceil(BLOCK), args, &queues, &[count])?;
-            let after_intersect = counts(self.multistage.as_ref().expect("allocated above"))?;
-            for kind in 0..MULTISTAGE_KINDS {
-                let n = after_intersect[3 + kind];
-                if n > 0 {
-                    self.launch_queues("multistage_shade_kernel", n.div_ceil(BLOCK), args, &queues, &[kind as u32, n])?;
-                }
-            }
-            let after_shade = counts(self.multistage.as_ref().expect("allocated above"))?;
-            let (next, finished, shadows) = (after_shade[0], after_shade[1], after_shade[2]);
-            self.launch_queues("multistage_shadow_kernel", shadows.div_ceil(BLOCK), args, &queues, &[shadows])?;
-            self.launch_queues("multistage_finish_kernel", finished.div_ceil(BLOCK), args, &queues, &[finished])?;
-            count = next;
-            current = 1 - current;
-        }
-        Ok(())
-    }
-
-    /// Launches a multi-stage kernel `(ScheduleArgs, MultiStageQueues, words...)`.
-    fn launch_queues(
-        &mut self,
-        kernel: &'static str,
-        grid: u32,
-        args: &ScheduleArgs,
-        queues: &MultiStageQueues,
-        words: &[u32],
-    ) -> CudaResult<()> {
-        if grid == 0 {
-            return Ok(());
-        }
-        let device = self.device;
-        let timing = match &self.times {
-            Some(_) => {
-                let event = || {
-                    device
-                        .context()
-                        .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                        .map_err(|e| CudaError::driver("creating a timing event", e))
-                };
-                let (start, end) = (event()?, event()?);
-                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                Some((start, end))
-            }
-            None => None,
-        };
-        self.launch_queues_untimed(kernel, grid, args, queues, words)?;
-        if let (Some((start, end)), Some(times)) = (timing, self.times.as_mut()) {
-            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            let ms = start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-            times.add_stage(kernel, ms);
-        }
-        Ok(())
-    }
-
-    fn launch_queues_untimed(
-        &self,
-        kernel: &'static str,
-        grid: u32,
-        args: &ScheduleArgs,
-        queues: &MultiStageQueues,
-        words: &[u32],
-    ) -> CudaResult<()> {
-        let function = self.device.function(&STRATEGIES, kernel)?;
-        let mut launch = self.device.stream().launch_builder(&function);
-        launch.arg(args).arg(queues);
-        for word in words {
-            launch.arg(word);
-        }
-        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `kernel` is one of strategies.cu's multistage_*_kernel(ScheduleArgs,
-        // MultiStageQueues, unsigned...) and `words` are its trailing parameters; every
-        // array behind `queues` holds `capacity` ≥ the wave's paths (material_ids: 8×),
-        // and each grid covers at most the queue length the kernel bounds-checks against.
-        let launched = unsafe { launch.launch(config) };
-        self.device.check_launch(kernel, launched)
-    }
-
-    /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
-    fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
-        let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
-        let pool_size = grid * BLOCK;
-        // A fresh (zeroed: all dead) pool per wave.
-        self.paths[0] = None;
-        let pool = self.path_buffer(0, pool_size as usize)?;
-        loop {
-            self.launch("regen_device_fill_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
-            self.launch("regen_device_extend_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
-            let [next, live] = self.read_work()?;
-            if next >= args.wave_paths && live == 0 {
-                return Ok(());
-            }
-            self.reset_work(next, 0)?;
-        }
-    }
-
-    /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
-    fn run_streaming_mk(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
-        let device = self.device;
-        let capacity = self.resident_grid("wavefront_extend_collate", BLOCK)? * BLOCK * self.pool_factor;
-        let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
-        if self.compaction.is_none() {
-            self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);
-        }
-        let (mut current, mut live, mut next) = (0usize, 0u32, 0u32);
-        loop {
-            let new = (capacity - live).min(args.wave_paths - next);
-            if new > 0 {
-                let out = [buffers[current]];
-                self.launch("streaming_mk_regen_kernel", new.div_ceil(BLOCK), BLOCK, args, &out, &[live, next, new])?;
-            }
-            next += new;
-            let in_count = live + new;
-            if in_count == 0 {
-                return Ok(());
-            }
-            let grid = in_count.div_ceil(BLOCK);
-            let workspace = self.compaction.as_mut().expect("allocated above");
-            workspace.ensure(device, grid)?;
-            workspace.reset(device, grid)?;
-            let state = workspace.pointers(device, grid);
-            let (input, output) = (buffers[current], buffers[1 - current]);
-            let pointers = [input, output, 0, state[0], state[1], state[2]];
-            self.launch("wavefront_extend_collate", grid, BLOCK, args, &pointers, &[grid, in_count, 0])?;
-            live = self.compaction.as_ref().expect("allocated above").count(device)?;
-            current = 1 - current;
         }
     }
 

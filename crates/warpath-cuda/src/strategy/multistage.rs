@@ -1,0 +1,204 @@
+//! The multi-stage wavefront's device arrays and host loop (Laine, Karras & Aila 2013): per
+//! bounce intersect, shade once per material kind, trace shadow rays, finish ended paths,
+//! with queue lengths read back between stages (kernels: `kernels/strategies/multistage.cuh`).
+
+use super::{BLOCK, ScheduleArgs, StrategyRenderer};
+use crate::buffer::DeviceBuffer;
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::STRATEGIES;
+use crate::runtime::CudaDevice;
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+use std::mem::size_of;
+
+/// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
+/// strategies/multistage.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MultiStageQueues {
+    pub origin_pixel: u64,
+    pub direction_sample: u64,
+    pub throughput_pdf: u64,
+    pub radiance_bounce: u64,
+    pub hits: u64,
+    pub extend_in: u64,
+    pub extend_out: u64,
+    pub material_ids: u64,
+    pub shadow_ids: u64,
+    pub shadow_origin_tmax: u64,
+    pub shadow_direction: u64,
+    pub shadow_contribution: u64,
+    pub finished_ids: u64,
+    pub counts: u64,
+    pub capacity: u32,
+    pub _pad: u32,
+}
+
+// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
+unsafe impl DeviceRepr for MultiStageQueues {}
+const _: () = assert!(size_of::<MultiStageQueues>() == 120);
+
+/// Material kinds, each with its own shade queue (`MULTISTAGE_KINDS`).
+const MULTISTAGE_KINDS: usize = 8;
+
+/// The multi-stage wavefront's device arrays for a wave of `capacity` paths.
+pub(super) struct MultiStageBuffers {
+    path_words: [DeviceBuffer<[f32; 4]>; 4],
+    hits: DeviceBuffer<[f32; 4]>,
+    extend: [DeviceBuffer<u32>; 2],
+    material_ids: DeviceBuffer<u32>,
+    shadow_ids: DeviceBuffer<u32>,
+    shadow_words: [DeviceBuffer<[f32; 4]>; 3],
+    finished_ids: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    capacity: u32,
+}
+
+impl MultiStageBuffers {
+    fn new(device: &CudaDevice, capacity: u32) -> CudaResult<Self> {
+        let n = capacity as usize;
+        let words = || DeviceBuffer::<[f32; 4]>::zeroed(device, n);
+        let ids = || DeviceBuffer::<u32>::zeroed(device, n);
+        Ok(MultiStageBuffers {
+            path_words: [words()?, words()?, words()?, words()?],
+            hits: words()?,
+            extend: [ids()?, ids()?],
+            material_ids: DeviceBuffer::zeroed(device, n * MULTISTAGE_KINDS)?,
+            shadow_ids: ids()?,
+            shadow_words: [words()?, words()?, words()?],
+            finished_ids: ids()?,
+            counts: DeviceBuffer::zeroed(device, 3 + MULTISTAGE_KINDS)?,
+            capacity,
+        })
+    }
+
+    /// The kernels' view, with extend queue `current` as the input.
+    fn queues(&self, device: &CudaDevice, current: usize) -> MultiStageQueues {
+        MultiStageQueues {
+            origin_pixel: self.path_words[0].address(device),
+            direction_sample: self.path_words[1].address(device),
+            throughput_pdf: self.path_words[2].address(device),
+            radiance_bounce: self.path_words[3].address(device),
+            hits: self.hits.address(device),
+            extend_in: self.extend[current].address(device),
+            extend_out: self.extend[1 - current].address(device),
+            material_ids: self.material_ids.address(device),
+            shadow_ids: self.shadow_ids.address(device),
+            shadow_origin_tmax: self.shadow_words[0].address(device),
+            shadow_direction: self.shadow_words[1].address(device),
+            shadow_contribution: self.shadow_words[2].address(device),
+            finished_ids: self.finished_ids.address(device),
+            counts: self.counts.address(device),
+            capacity: self.capacity,
+            _pad: 0,
+        }
+    }
+
+    /// Bytes per path slot: four path words, a hit, two extend ids, a material-queue id
+    /// per kind, a shadow entry (id + three words) and a finished id.
+    const BYTES_PER_PATH: usize = 4 * 16 + 16 + 2 * 4 + MULTISTAGE_KINDS * 4 + 4 + 3 * 16 + 4;
+}
+
+/// Bytes of device memory per path of the multi-stage wavefront (SoA state and queues).
+pub const MULTISTAGE_BYTES_PER_PATH: usize = MultiStageBuffers::BYTES_PER_PATH;
+
+impl StrategyRenderer<'_> {
+    /// The multi-stage wavefront: generate, then per bounce intersect, shade per material
+    /// kind, trace shadow rays, finish ended paths; queue lengths read back between stages.
+    pub(super) fn run_multistage(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+        let device = self.device;
+        let wave = args.wave_paths;
+        if self.multistage.as_ref().is_none_or(|m| m.capacity < wave) {
+            self.multistage = None;
+            self.multistage = Some(MultiStageBuffers::new(device, wave)?);
+        }
+        let buffers = self.multistage.as_mut().expect("allocated above");
+        buffers.counts.clear(device)?;
+        // generate writes extend_out of view 1, i.e. extend[0]: the first input.
+        let mut current = 0usize;
+        let queues = buffers.queues(device, 1);
+        let counts = |buffers: &MultiStageBuffers| -> CudaResult<Vec<u32>> { buffers.counts.download(device) };
+        self.launch_queues("multistage_generate_kernel", wave.div_ceil(BLOCK), args, &queues, &[])?;
+        let buffers = self.multistage.as_ref().expect("allocated above");
+        let mut count = counts(buffers)?[0];
+        while count > 0 {
+            let buffers = self.multistage.as_mut().expect("allocated above");
+            buffers.counts.clear(device)?;
+            let queues = buffers.queues(device, current);
+            self.launch_queues("multistage_intersect_kernel", count.div_ceil(BLOCK), args, &queues, &[count])?;
+            let after_intersect = counts(self.multistage.as_ref().expect("allocated above"))?;
+            for kind in 0..MULTISTAGE_KINDS {
+                let n = after_intersect[3 + kind];
+                if n > 0 {
+                    self.launch_queues("multistage_shade_kernel", n.div_ceil(BLOCK), args, &queues, &[kind as u32, n])?;
+                }
+            }
+            let after_shade = counts(self.multistage.as_ref().expect("allocated above"))?;
+            let (next, finished, shadows) = (after_shade[0], after_shade[1], after_shade[2]);
+            self.launch_queues("multistage_shadow_kernel", shadows.div_ceil(BLOCK), args, &queues, &[shadows])?;
+            self.launch_queues("multistage_finish_kernel", finished.div_ceil(BLOCK), args, &queues, &[finished])?;
+            count = next;
+            current = 1 - current;
+        }
+        Ok(())
+    }
+
+    /// Launches a multi-stage kernel `(ScheduleArgs, MultiStageQueues, words...)`.
+    fn launch_queues(
+        &mut self,
+        kernel: &'static str,
+        grid: u32,
+        args: &ScheduleArgs,
+        queues: &MultiStageQueues,
+        words: &[u32],
+    ) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let device = self.device;
+        let timing = match &self.times {
+            Some(_) => {
+                let event = || {
+                    device
+                        .context()
+                        .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                        .map_err(|e| CudaError::driver("creating a timing event", e))
+                };
+                let (start, end) = (event()?, event()?);
+                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                Some((start, end))
+            }
+            None => None,
+        };
+        self.launch_queues_untimed(kernel, grid, args, queues, words)?;
+        if let (Some((start, end)), Some(times)) = (timing, self.times.as_mut()) {
+            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+            let ms = start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))? as f64;
+            times.add_stage(kernel, ms);
+        }
+        Ok(())
+    }
+
+    fn launch_queues_untimed(
+        &self,
+        kernel: &'static str,
+        grid: u32,
+        args: &ScheduleArgs,
+        queues: &MultiStageQueues,
+        words: &[u32],
+    ) -> CudaResult<()> {
+        let function = self.device.function(&STRATEGIES, kernel)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(args).arg(queues);
+        for word in words {
+            launch.arg(word);
+        }
+        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `kernel` is one of strategies.cu's multistage_*_kernel(ScheduleArgs,
+        // MultiStageQueues, unsigned...) and `words` are its trailing parameters; every
+        // array behind `queues` holds `capacity` ≥ the wave's paths (material_ids: 8×),
+        // and each grid covers at most the queue length the kernel bounds-checks against.
+        let launched = unsafe { launch.launch(config) };
+        self.device.check_launch(kernel, launched)
+    }
+}

@@ -1,0 +1,60 @@
+//! Host loops of the two pool strategies of seed 003 with a kernel per step: regen-device
+//! (regenerate dead slots, extend live ones) and streaming-mk (extend with device-wide
+//! InK-Collate, then append new camera paths after the survivors).
+
+use super::{BLOCK, ScheduleArgs, StrategyRenderer};
+use crate::compaction::CompactionWorkspace;
+use crate::error::CudaResult;
+
+impl StrategyRenderer<'_> {
+    /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
+    pub(super) fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+        let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
+        let pool_size = grid * BLOCK;
+        // A fresh (zeroed: all dead) pool per wave.
+        self.paths[0] = None;
+        let pool = self.path_buffer(0, pool_size as usize)?;
+        loop {
+            self.launch("regen_device_fill_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
+            self.launch("regen_device_extend_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
+            let [next, live] = self.read_work()?;
+            if next >= args.wave_paths && live == 0 {
+                return Ok(());
+            }
+            self.reset_work(next, 0)?;
+        }
+    }
+
+    /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
+    pub(super) fn run_streaming_mk(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+        let device = self.device;
+        let capacity = self.resident_grid("wavefront_extend_collate", BLOCK)? * BLOCK * self.pool_factor;
+        let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
+        if self.compaction.is_none() {
+            self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);
+        }
+        let (mut current, mut live, mut next) = (0usize, 0u32, 0u32);
+        loop {
+            let new = (capacity - live).min(args.wave_paths - next);
+            if new > 0 {
+                let out = [buffers[current]];
+                self.launch("streaming_mk_regen_kernel", new.div_ceil(BLOCK), BLOCK, args, &out, &[live, next, new])?;
+            }
+            next += new;
+            let in_count = live + new;
+            if in_count == 0 {
+                return Ok(());
+            }
+            let grid = in_count.div_ceil(BLOCK);
+            let workspace = self.compaction.as_mut().expect("allocated above");
+            workspace.ensure(device, grid)?;
+            workspace.reset(device, grid)?;
+            let state = workspace.pointers(device, grid);
+            let (input, output) = (buffers[current], buffers[1 - current]);
+            let pointers = [input, output, 0, state[0], state[1], state[2]];
+            self.launch("wavefront_extend_collate", grid, BLOCK, args, &pointers, &[grid, in_count, 0])?;
+            live = self.compaction.as_ref().expect("allocated above").count(device)?;
+            current = 1 - current;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The whole-frame wavefront's host loop (seed 000 §3.4): one extend launch per bounce over
+//! the live paths, their count read back to size the next launch, with the compaction
+//! method of [`WavefrontCompaction`] (kernels: `kernels/strategies/wavefront.cuh`).
+
+use super::{BLOCK, ScheduleArgs, StrategyRenderer, WavefrontCompaction, add_at};
+use crate::buffer::DeviceBuffer;
+use crate::compaction::{CompactionWorkspace, out_of_kernel_prefix};
+use crate::error::{CudaError, CudaResult};
+
+impl StrategyRenderer<'_> {
+    /// Whole-frame wavefront: one launch per bounce until no path is left.
+    pub(super) fn run_wavefront(&mut self, args: &ScheduleArgs, method: WavefrontCompaction) -> CudaResult<()> {
+        let device = self.device;
+        let wave = args.wave_paths;
+        let kernel = match method {
+            WavefrontCompaction::None => "wavefront_extend_none",
+            WavefrontCompaction::Collate => "wavefront_extend_collate",
+            WavefrontCompaction::Lookback => "wavefront_extend_lookback",
+            WavefrontCompaction::Separate => "wavefront_extend_separate",
+            WavefrontCompaction::Sorted => "wavefront_extend_sorted",
+        };
+        let buffers = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];
+        let max_tiles = wave.div_ceil(BLOCK);
+        if self.compaction.is_none() {
+            self.compaction = Some(CompactionWorkspace::new(device, max_tiles)?);
+        }
+        if method == WavefrontCompaction::Separate {
+            if self.flags.as_ref().is_none_or(|f| f.len() < wave as usize) {
+                self.flags = None;
+                self.flags = Some(DeviceBuffer::zeroed(device, wave as usize)?);
+            }
+            if self.separate_compaction.is_none() {
+                self.separate_compaction = Some(CompactionWorkspace::for_elements(device, wave as usize)?);
+            }
+        }
+        let flags = self.flags.as_ref().map_or(0, |f| f.address(device));
+        let timing = self.times.is_some();
+        let event = |what: &str| {
+            device
+                .context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| CudaError::driver(what, e))
+        };
+        let events =
+            if timing { Some([event("creating a timing event")?, event("creating a timing event")?]) } else { None };
+
+        let mut current = 0usize;
+        let mut in_count = wave;
+        let mut first = true;
+        let mut bounce = 0usize;
+        loop {
+            let in_place = matches!(method, WavefrontCompaction::None | WavefrontCompaction::Separate);
+            let (input, output) = (buffers[current], if in_place { buffers[current] } else { buffers[1 - current] });
+            let grid = in_count.div_ceil(BLOCK);
+            let workspace = self.compaction.as_mut().expect("allocated above");
+            workspace.ensure(device, grid.max(1))?;
+            workspace.reset(device, grid.max(1))?;
+            let state = workspace.pointers(device, grid.max(1));
+            if let Some([start, _]) = &events {
+                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+            }
+            let pointers = [input, output, flags, state[0], state[1], state[2]];
+            self.launch(kernel, grid, BLOCK, args, &pointers, &[grid, in_count, first as u32])?;
+            let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
+            if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
+                end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
+                add_at(&mut times.extend_ms_per_bounce, bounce, ms);
+            }
+            if method == WavefrontCompaction::Separate && survivors > 0 {
+                if let Some([start, _]) = &events {
+                    start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                }
+                let [a, b] = &mut self.paths;
+                let (source, target) = if current == 0 { (a, b) } else { (b, a) };
+                let (source, target) = (source.as_ref().expect("allocated"), target.as_mut().expect("allocated"));
+                let flag_buffer = self.flags.as_ref().expect("allocated above");
+                let workspace = self.separate_compaction.as_mut().expect("allocated above");
+                out_of_kernel_prefix(device, source, flag_buffer, target, workspace, in_count)?;
+                survivors = workspace.count(device)?;
+                if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
+                    end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                    let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
+                    add_at(&mut times.compaction_ms_per_bounce, bounce, ms);
+                }
+            }
+            bounce += 1;
+            if survivors == 0 {
+                return Ok(());
+            }
+            if method != WavefrontCompaction::None {
+                current = 1 - current;
+                in_count = survivors;
+            }
+            first = false;
+        }
+    }
+}
