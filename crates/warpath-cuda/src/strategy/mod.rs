@@ -772,8 +772,8 @@ mod tests {
     #[test]
     fn header_static_asserts_match_rust_layout() {
         let header = concat!(
-            include_str!("../kernels/strategies/schedule.cuh"),
-            include_str!("../kernels/strategies/multistage.cuh")
+            include_str!("../../kernels/strategies/schedule.cuh"),
+            include_str!("../../kernels/strategies/multistage.cuh")
         );
         let missing = crate::layout::missing_header_asserts(header, &layout_entries());
         assert!(missing.is_empty(), "strategies/schedule.cuh lacks static_assert for: {missing:?}");
