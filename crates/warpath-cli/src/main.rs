@@ -85,7 +85,7 @@ pub struct RenderArgs {
     #[arg(long, value_parser = parse_strategy)]
     pub strategy: Option<warpath_cuda::Strategy>,
     /// Count the rays a GPU render traces (extension and shadow rays), for Mrays/s in the
-    /// summary; costs about 15% of GPU speed. The CPU always counts.
+    /// summary; costs about 10% of GPU speed (9% measured: dragon, 1280×768, 64 spp, H100). The CPU always counts.
     #[arg(long)]
     pub count_rays: bool,
     /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
