@@ -78,7 +78,7 @@ pub struct RenderArgs {
     pub bvh: BvhKind,
     /// GPU path scheduling strategy (docs/benchmarks/strategies.md): multistage (a kernel per
     /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), wavefront,
-    /// wavefront-lookback, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
+    /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
     /// [default: multistage]

@@ -8,13 +8,15 @@
 #include "strategies/tiled.cuh"
 #include "strategies/wavefront.cuh"
 
-#define WAVEFRONT_KERNEL(NAME, METHOD)                                                                     \
-    extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK) NAME(                                    \
-        ScheduleArgs a, const StoredPath* in, StoredPath* out, unsigned char* flags, unsigned int* ticket,  \
-        unsigned int* count, unsigned long long* tile_status, unsigned int tiles, unsigned int in_count,     \
-        unsigned int first) {                                                                              \
-        CompactionState state{ticket, count, tile_status, nullptr, nullptr, nullptr, nullptr, tiles};      \
-        wavefront_extend<METHOD>(a, in, out, flags, state, in_count, first != 0);                          \
+#define WAVEFRONT_KERNEL(NAME, METHOD)                                                                      \
+    extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK) NAME(                                     \
+        ScheduleArgs a, const StoredPath* in, StoredPath* out, unsigned char* flags, StoredPath* intermediate, \
+        unsigned int* ticket, unsigned int* count, unsigned long long* tile_status, unsigned int* block_counts, \
+        unsigned int* section_counters, unsigned int* section_flags, unsigned int* section_offsets,           \
+        unsigned int tiles, unsigned int in_count, unsigned int first) {                                    \
+        CompactionState state{ticket,           count,         tile_status,     block_counts,              \
+                              section_counters, section_flags, section_offsets, tiles};                     \
+        wavefront_extend<METHOD>(a, in, out, flags, intermediate, state, in_count, first != 0);             \
     }
 
 WAVEFRONT_KERNEL(wavefront_extend_none, WAVEFRONT_NONE)
@@ -22,6 +24,7 @@ WAVEFRONT_KERNEL(wavefront_extend_collate, WAVEFRONT_COLLATE)
 WAVEFRONT_KERNEL(wavefront_extend_lookback, WAVEFRONT_LOOKBACK)
 WAVEFRONT_KERNEL(wavefront_extend_separate, WAVEFRONT_SEPARATE)
 WAVEFRONT_KERNEL(wavefront_extend_sorted, WAVEFRONT_SORTED)
+WAVEFRONT_KERNEL(wavefront_extend_sections, WAVEFRONT_SECTIONS)
 
 extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_thread(ScheduleArgs a) {
     regen_persistent<REGEN_THREAD>(a);

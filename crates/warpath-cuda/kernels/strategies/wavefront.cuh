@@ -11,7 +11,9 @@
 //                       separate out-of-kernel pass (OfK, compaction.cu) compacts them
 //                       (seed 001's comparison: in-kernel vs a pass of its own);
 //   WAVEFRONT_SORTED    InK-Collate after a block-level Morton sort of the survivors by ray
-//                       origin (seed 003 "Reordering" applied to the wavefront).
+//                       origin (seed 003 "Reordering" applied to the wavefront);
+//   WAVEFRONT_SECTIONS  InK-Compact, order kept by sections of 32 blocks through an
+//                       intermediate buffer (seed 001 §2.3).
 // The survivors' count goes to state.count, which the host reads back to size the next launch.
 #pragma once
 #include "strategies/schedule.cuh"
@@ -22,17 +24,20 @@
 #define WAVEFRONT_LOOKBACK 2
 #define WAVEFRONT_SEPARATE 3
 #define WAVEFRONT_SORTED 4
+#define WAVEFRONT_SECTIONS 5
 
 // One bounce of the paths in `in[0 .. in_count)` (first: of the wave's camera paths, with
 // in_count = wave_paths), survivors to `out` as METHOD says.
 template <int METHOD>
 __device__ __forceinline__ void wavefront_extend(const ScheduleArgs& a, const StoredPath* in,
                                                  StoredPath* out, unsigned char* __restrict__ flags,
-                                                 const CompactionState& state, unsigned int in_count, bool first) {
+                                                 StoredPath* __restrict__ intermediate, const CompactionState& state,
+                                                 unsigned int in_count, bool first) {
     __shared__ BlockScanStorage<1> scratch;
     const EstimatorContext ctx = schedule_context(a);
     unsigned int tile = blockIdx.x;
-    if constexpr (METHOD == WAVEFRONT_LOOKBACK) tile = compaction_ticket<1>(scratch, state.ticket);
+    if constexpr (METHOD == WAVEFRONT_LOOKBACK || METHOD == WAVEFRONT_SECTIONS)
+        tile = compaction_ticket<1>(scratch, state.ticket);
     const unsigned int i = tile * blockDim.x + threadIdx.x;
 
     PathState path;
@@ -69,6 +74,10 @@ __device__ __forceinline__ void wavefront_extend(const ScheduleArgs& a, const St
         const StoredPath elems[1] = {keep ? pack_path(path) : StoredPath{}};
         const bool keeps[1] = {keep};
         ink_lookback_store<StoredPath, 1>(scratch, out, state, tile, elems, keeps);
+    } else if constexpr (METHOD == WAVEFRONT_SECTIONS) {
+        const StoredPath elems[1] = {keep ? pack_path(path) : StoredPath{}};
+        const bool keeps[1] = {keep};
+        ink_compact_store<StoredPath, 1>(scratch, out, intermediate, state, tile, elems, keeps);
     } else {
         static_assert(METHOD == WAVEFRONT_SORTED, "unknown wavefront method");
         __shared__ BlockSortStorage sort;

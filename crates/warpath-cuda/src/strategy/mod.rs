@@ -61,6 +61,8 @@ pub enum WavefrontCompaction {
     Separate,
     /// InK-Collate after a block-level Morton sort of the survivors.
     Sorted,
+    /// InK-Compact at the end of the extend kernel: order kept by sections of 32 blocks.
+    Sections,
 }
 
 /// A path scheduling strategy (see the module docs).
@@ -82,10 +84,11 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order the benchmark reports them.
-    pub const ALL: [Strategy; 16] = [
+    pub const ALL: [Strategy; 17] = [
         Strategy::Naive,
         Strategy::Wavefront(WavefrontCompaction::Collate),
         Strategy::Wavefront(WavefrontCompaction::Lookback),
+        Strategy::Wavefront(WavefrontCompaction::Sections),
         Strategy::Wavefront(WavefrontCompaction::Separate),
         Strategy::Wavefront(WavefrontCompaction::None),
         Strategy::Wavefront(WavefrontCompaction::Sorted),
@@ -106,6 +109,7 @@ impl Strategy {
             Strategy::Naive => "naive",
             Strategy::Wavefront(WavefrontCompaction::Collate) => "wavefront",
             Strategy::Wavefront(WavefrontCompaction::Lookback) => "wavefront-lookback",
+            Strategy::Wavefront(WavefrontCompaction::Sections) => "wavefront-inkcompact",
             Strategy::Wavefront(WavefrontCompaction::Separate) => "wavefront-ofk",
             Strategy::Wavefront(WavefrontCompaction::None) => "wavefront-nocompact",
             Strategy::Wavefront(WavefrontCompaction::Sorted) => "wavefront-sorted",
@@ -135,6 +139,9 @@ impl Strategy {
             }
             Strategy::Wavefront(WavefrontCompaction::Lookback) => {
                 "wavefront, in-kernel order-preserving compaction by decoupled look-back"
+            }
+            Strategy::Wavefront(WavefrontCompaction::Sections) => {
+                "wavefront, in-kernel order-preserving InK-Compact (sections of 32 blocks, seed 001)"
             }
             Strategy::Wavefront(WavefrontCompaction::Separate) => {
                 "wavefront, survivors flagged in place and compacted by a separate OfK pass"
@@ -256,6 +263,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     "wavefront_extend_lookback",
     "wavefront_extend_separate",
     "wavefront_extend_sorted",
+    "wavefront_extend_sections",
     "regen_thread",
     "regen_warp",
     "regen_block",
@@ -341,7 +349,8 @@ pub struct StrategyRenderer<'d> {
     max_wave_paths: u32,
     pool_factor: u32,
     work: DeviceBuffer<u32>,
-    paths: [Option<DeviceBuffer<CompactPathState>>; 2],
+    /// Path buffers: two of a wave (or pool) and InK-Compact's intermediate one.
+    paths: [Option<DeviceBuffer<CompactPathState>>; 3],
     flags: Option<DeviceBuffer<u8>>,
     compaction: Option<CompactionWorkspace>,
     separate_compaction: Option<CompactionWorkspace>,
@@ -379,7 +388,7 @@ impl<'d> StrategyRenderer<'d> {
             max_wave_paths: default_wave_paths(device),
             pool_factor: DEFAULT_POOL_FACTOR,
             work: DeviceBuffer::zeroed(device, 2)?,
-            paths: [None, None],
+            paths: [None, None, None],
             flags: None,
             compaction: None,
             separate_compaction: None,
@@ -656,6 +665,7 @@ impl<'d> StrategyRenderer<'d> {
             Strategy::Wavefront(WavefrontCompaction::Lookback) => &[("wavefront_extend_lookback", BLOCK)],
             Strategy::Wavefront(WavefrontCompaction::Separate) => &[("wavefront_extend_separate", BLOCK)],
             Strategy::Wavefront(WavefrontCompaction::Sorted) => &[("wavefront_extend_sorted", BLOCK)],
+            Strategy::Wavefront(WavefrontCompaction::Sections) => &[("wavefront_extend_sections", BLOCK)],
             Strategy::Tiled => &[("tiled_global", TILED_THREADS)],
             Strategy::TiledShared => &[("tiled_shared", TILED_THREADS)],
             Strategy::RegenThread => &[("regen_thread", BLOCK)],

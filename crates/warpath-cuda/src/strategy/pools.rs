@@ -51,7 +51,7 @@ impl StrategyRenderer<'_> {
             workspace.reset(device, grid)?;
             let state = workspace.pointers(device, grid);
             let (input, output) = (buffers[current], buffers[1 - current]);
-            let pointers = [input, output, 0, state[0], state[1], state[2]];
+            let pointers = [input, output, 0, 0, state[0], state[1], state[2], state[3], state[4], state[5], state[6]];
             self.launch("wavefront_extend_collate", grid, BLOCK, args, &pointers, &[grid, in_count, 0])?;
             live = self.compaction.as_ref().expect("allocated above").count(device)?;
             current = 1 - current;

@@ -18,8 +18,15 @@ impl StrategyRenderer<'_> {
             WavefrontCompaction::Lookback => "wavefront_extend_lookback",
             WavefrontCompaction::Separate => "wavefront_extend_separate",
             WavefrontCompaction::Sorted => "wavefront_extend_sorted",
+            WavefrontCompaction::Sections => "wavefront_extend_sections",
         };
         let buffers = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];
+        // InK-Compact's intermediate buffer: whole tiles of the largest launch.
+        let intermediate = if method == WavefrontCompaction::Sections {
+            self.path_buffer(2, wave.next_multiple_of(BLOCK) as usize)?
+        } else {
+            0
+        };
         let max_tiles = wave.div_ceil(BLOCK);
         if self.compaction.is_none() {
             self.compaction = Some(CompactionWorkspace::new(device, max_tiles)?);
@@ -59,7 +66,19 @@ impl StrategyRenderer<'_> {
             if let Some([start, _]) = &events {
                 start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
             }
-            let pointers = [input, output, flags, state[0], state[1], state[2]];
+            let pointers = [
+                input,
+                output,
+                flags,
+                intermediate,
+                state[0],
+                state[1],
+                state[2],
+                state[3],
+                state[4],
+                state[5],
+                state[6],
+            ];
             self.launch(kernel, grid, BLOCK, args, &pointers, &[grid, in_count, first as u32])?;
             let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
             if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
@@ -71,7 +90,7 @@ impl StrategyRenderer<'_> {
                 if let Some([start, _]) = &events {
                     start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
                 }
-                let [a, b] = &mut self.paths;
+                let [a, b, _] = &mut self.paths;
                 let (source, target) = if current == 0 { (a, b) } else { (b, a) };
                 let (source, target) = (source.as_ref().expect("allocated"), target.as_mut().expect("allocated"));
                 let flag_buffer = self.flags.as_ref().expect("allocated above");
