@@ -171,7 +171,15 @@ __device__ __forceinline__ unsigned int warp_bitwise_exclusive_scan(unsigned int
 
 // The block-level compaction of one tile: rank[i] is the number of kept elements before
 // element i of this thread in tile order (valid where keep[i]); returns the tile's total.
-// Two barriers; the scratch may be reused by the next call right away.
+//
+// ITEMS = 1 (seed 001 §2.2 as written): the block total comes with __syncthreads_count and
+// warp 0 scans the per-warp counts by bit-decomposed ballots; two barriers, after which the
+// scratch may be reused at once.
+// ITEMS > 1: one barrier. Every warp reads the (round, warp) counts itself: lane j < ITEMS
+// sums round j over all warps (the round total) and over the warps before its own, then a
+// shuffle scan of the round totals gives each round's offset. No warp waits while warp 0
+// scans (an ncu profile of look-back showed half of all stalls at the two barriers). The
+// caller must pass a barrier before calling again on the same scratch (every caller does).
 template <int ITEMS>
 __device__ __forceinline__ unsigned int block_compaction_ranks(BlockScanStorage<ITEMS>& scratch,
                                                               const bool (&keep)[ITEMS],
@@ -187,24 +195,37 @@ __device__ __forceinline__ unsigned int block_compaction_ranks(BlockScanStorage<
         rank[i] = __popc(ballot & lower);
         if (lane == 0) scratch.counts[i * warps + warp] = __popc(ballot);
     }
-    unsigned int total = 0;
     if constexpr (ITEMS == 1) {
-        total = __syncthreads_count(keep[0]);  // §2.2: the block total comes with the barrier
-    } else {
-        __syncthreads();
-    }
-    if (warp == 0) {
-        // §2.2: warp offsets w(u) by bit-decomposed ballots; a count is at most 32 (6 bits).
-        const unsigned int sum = warp_bitwise_exclusive_scan<6>(scratch.counts, ITEMS * warps);
-        if constexpr (ITEMS != 1) {
-            if (lane == 0) scratch.total = sum;
+        const unsigned int total = __syncthreads_count(keep[0]);  // §2.2: the block total with the barrier
+        if (warp == 0) {
+            // §2.2: warp offsets w(u) by bit-decomposed ballots; a count is at most 32 (6 bits).
+            warp_bitwise_exclusive_scan<6>(scratch.counts, warps);
         }
-    }
-    __syncthreads();
+        __syncthreads();
+        rank[0] += scratch.counts[warp];
+        return total;
+    } else {
+        static_assert(ITEMS <= 32, "one lane per round");
+        __syncthreads();
+        unsigned int round_total = 0, before_me = 0;
+        if (lane < (unsigned int)ITEMS) {
+            for (unsigned int w = 0; w < warps; ++w) {
+                const unsigned int count = scratch.counts[lane * warps + w];
+                round_total += count;
+                before_me += w < warp ? count : 0u;
+            }
+        }
+        unsigned int inclusive = round_total;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) rank[i] += scratch.counts[i * warps + warp];
-    if constexpr (ITEMS != 1) total = scratch.total;
-    return total;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const unsigned int other = __shfl_up_sync(COMPACTION_FULL_WARP, inclusive, offset);
+            if (lane >= (unsigned int)offset) inclusive += other;
+        }
+        const unsigned int round_offset = inclusive - round_total + before_me;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) rank[i] += __shfl_sync(COMPACTION_FULL_WARP, round_offset, i);
+        return __shfl_sync(COMPACTION_FULL_WARP, inclusive, ITEMS - 1);
+    }
 }
 
 // The tile's logical index in start order (all threads call it; one atomicAdd per block).
