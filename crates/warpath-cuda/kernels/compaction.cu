@@ -8,6 +8,8 @@
 //   compaction_sections_*    InK-Compact: the same producer, order kept by block sections
 //   compaction_lookback_*    the same producer, order kept by decoupled look-back
 //   compaction_lookback384_* the look-back producer in 384-thread blocks
+//   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
+//                            current tile's look-back
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -128,6 +130,51 @@ __device__ __forceinline__ void lookback_staged(const T* __restrict__ in, T* __r
     bool keep[ITEMS];
     load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
     ink_lookback_staged_store<T, ITEMS>(scratch, staging, out, state, tile, elem, keep);
+}
+
+// Look-back in a persistent loop, software-pipelined: a block ranks its tile, stages the kept
+// elements in shared memory, publishes the tile's aggregate and takes its next ticket, then
+// issues the loads of that next tile *before* warp 0 looks back for the current one, so the
+// look-back wait overlaps the next tile's memory traffic; the staged run is stored coalesced.
+// A block holds at most one unfinished tile, whose aggregate is already published, and only
+// waits for lower tickets: every wait ends (see the header's forward-progress note).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* __restrict__ out,
+                                                   const CompactionState& state, unsigned int n,
+                                                   unsigned long long threshold) {
+    __shared__ BlockScanStorage<ITEMS> scratch;
+    __shared__ T staging[ITEMS * COMPACTION_BLOCK];
+    __shared__ unsigned int next_ticket;
+    unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    T elem[ITEMS];
+    bool keep[ITEMS];
+    if (tile < state.tiles) load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
+    while (tile < state.tiles) {
+        unsigned int rank[ITEMS];
+        const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (keep[i]) staging[rank[i]] = elem[i];
+        if (threadIdx.x == 0) {
+            lookback_publish_aggregate(state.tile_status, tile, total);
+            next_ticket = atomicAdd(state.ticket, 1u);
+        }
+        __syncthreads();
+        const unsigned int next = next_ticket;
+        if (next < state.tiles) load_tile<T, ITEMS>(in, n, next, KeepHashBelow{threshold}, elem, keep);
+        if (threadIdx.x < 32) {
+            const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total, true);
+            if (threadIdx.x == 0) {
+                scratch.base = exclusive;
+                if (tile == state.tiles - 1) *state.count = exclusive + total;
+            }
+        }
+        __syncthreads();
+        T* target = out + scratch.base;
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) target[k] = staging[k];
+        tile = next;
+        // The next ranking's barrier orders these staging reads before its staging writes.
+    }
 }
 
 template <typename T, int ITEMS>
@@ -253,6 +300,11 @@ extern "C" __global__ void __launch_bounds__(1024) compaction_scan_counts(unsign
         compaction_lookback_##SUFFIX(                                                                               \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                          \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_LOOKBACK_MIN_BLOCKS)                  \
+        compaction_lookback_pipelined_##SUFFIX(                                                                     \
+        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
+        lookback_pipelined<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                \
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(COMPACTION_WIDE_BLOCK, 2)                                         \
         compaction_lookback384_##SUFFIX(                                                                            \

@@ -280,14 +280,24 @@ __device__ __forceinline__ void ink_collate_store(T* __restrict__ out, unsigned 
 // aggregate, looks back over up to 32 predecessors at a time (waiting only for tiles with
 // lower tickets to publish anything), sums aggregates back to the nearest inclusive prefix,
 // then publishes its own inclusive prefix. Returns the exclusive prefix to lane 0 of warp 0.
+// Publishes the tile's aggregate (tile 0: its inclusive prefix, which is final).
+__device__ __forceinline__ void lookback_publish_aggregate(unsigned long long* tile_status, unsigned int tile,
+                                                           unsigned int total) {
+    const unsigned long long flag = tile == 0 ? COMPACTION_STATUS_INCLUSIVE : COMPACTION_STATUS_AGGREGATE;
+    compaction_store_relaxed(&tile_status[tile], flag | total);
+}
+
 __device__ __forceinline__ unsigned int lookback_exclusive_prefix(unsigned long long* tile_status,
-                                                                  unsigned int tile, unsigned int total) {
+                                                                  unsigned int tile, unsigned int total,
+                                                                  bool aggregate_published = false) {
     const unsigned int lane = threadIdx.x & 31u;
     if (tile == 0) {
-        if (lane == 0) compaction_store_relaxed(&tile_status[0], COMPACTION_STATUS_INCLUSIVE | total);
+        if (lane == 0 && !aggregate_published)
+            compaction_store_relaxed(&tile_status[0], COMPACTION_STATUS_INCLUSIVE | total);
         return 0;
     }
-    if (lane == 0) compaction_store_relaxed(&tile_status[tile], COMPACTION_STATUS_AGGREGATE | total);
+    if (lane == 0 && !aggregate_published)
+        compaction_store_relaxed(&tile_status[tile], COMPACTION_STATUS_AGGREGATE | total);
     unsigned int exclusive = 0;
     int window_end = (int)tile - 1;  // lane 0 looks at window_end, lane l at window_end - l
     while (true) {

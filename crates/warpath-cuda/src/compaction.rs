@@ -39,6 +39,9 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_staged_u32",
     "compaction_lookback_staged_elem16",
     "compaction_lookback_staged_path64",
+    "compaction_lookback_pipelined_u32",
+    "compaction_lookback_pipelined_elem16",
+    "compaction_lookback_pipelined_path64",
     "compaction_lookback384_u32",
     "compaction_lookback384_elem16",
     "compaction_lookback384_path64",
@@ -203,6 +206,9 @@ pub enum CompactionMethod {
     /// Look-back with the kept elements staged in shared memory during the look-back and
     /// stored coalesced.
     LookbackStaged,
+    /// Look-back in persistent blocks, the next tile's loads issued before the current
+    /// tile's look-back (software pipelining).
+    LookbackPipelined,
     /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
     LookbackWideBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
@@ -218,12 +224,13 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 10] = [
+    pub const ALL: [CompactionMethod; 11] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
         CompactionMethod::LookbackStaged,
         CompactionMethod::LookbackWideBlocks,
+        CompactionMethod::LookbackPipelined,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -238,6 +245,7 @@ impl CompactionMethod {
             CompactionMethod::Lookback => "lookback",
             CompactionMethod::LookbackStaged => "lookback-staged",
             CompactionMethod::LookbackWideBlocks => "lookback-384",
+            CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -322,6 +330,14 @@ fn kernel_name(prefix: &str, kind: ElementKind) -> CudaResult<&'static str> {
     let table: &[(&str, [&'static str; 3])] = &[
         ("collate", ["compaction_collate_u32", "compaction_collate_elem16", "compaction_collate_path64"]),
         ("lookback", ["compaction_lookback_u32", "compaction_lookback_elem16", "compaction_lookback_path64"]),
+        (
+            "lookback_pipelined",
+            [
+                "compaction_lookback_pipelined_u32",
+                "compaction_lookback_pipelined_elem16",
+                "compaction_lookback_pipelined_path64",
+            ],
+        ),
         (
             "lookback384",
             ["compaction_lookback384_u32", "compaction_lookback384_elem16", "compaction_lookback384_path64"],
@@ -588,7 +604,20 @@ fn launch_ordered<T: CompactionElement>(
 ) -> CudaResult<()> {
     let n = check_lengths(input, output)?;
     let block = COMPACTION_BLOCK;
-    launch_ordered_prefix(device, name, input, flags, output, intermediate, workspace, tile_size, block, threshold, n)
+    launch_ordered_prefix(
+        device,
+        name,
+        input,
+        flags,
+        output,
+        intermediate,
+        workspace,
+        tile_size,
+        block,
+        threshold,
+        n,
+        false,
+    )
 }
 
 /// [`launch_ordered`] over the first `n` elements of `input` only.
@@ -605,6 +634,7 @@ fn launch_ordered_prefix<T: CompactionElement>(
     block: u32,
     threshold: Option<u64>,
     n: u32,
+    persistent: bool,
 ) -> CudaResult<()> {
     if n as usize > input.len().min(output.len()) {
         return Err(CudaError::InvalidArgument(format!(
@@ -650,7 +680,14 @@ fn launch_ordered_prefix<T: CompactionElement>(
     // SAFETY: the arguments follow the kernels' signatures in compaction.cu (buffers,
     // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
     // pointers lie inside the workspace, sized for `tiles`.
-    let config = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    // Persistent kernels take their tiles by ticket in a loop: as many blocks as fit the GPU.
+    let grid = if persistent {
+        let resident = device.blocks_per_multiprocessor(&function, block)? * device.info().multiprocessors;
+        tiles.min(resident.max(1))
+    } else {
+        tiles
+    };
+    let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
     let launched = unsafe { launch.launch(config) };
     device.check_launch(name, launched)
 }
@@ -688,6 +725,22 @@ pub fn lookback_staged<T: CompactionElement>(
     launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
 }
 
+/// `compaction_lookback_pipelined_*`: look-back in persistent blocks (as many as fit the
+/// GPU), each loading its next tile while warp 0 looks back for the current one.
+pub fn lookback_pipelined<T: CompactionElement>(
+    device: &CudaDevice,
+    input: &DeviceBuffer<T>,
+    output: &mut DeviceBuffer<T>,
+    workspace: &mut CompactionWorkspace,
+    threshold: u64,
+) -> CudaResult<()> {
+    let name = kernel_name("lookback_pipelined", T::KIND)?;
+    let tile = CompactionMethod::LookbackPipelined.tile_size(T::KIND);
+    let n = check_lengths(input, output)?;
+    let block = COMPACTION_BLOCK;
+    launch_ordered_prefix(device, name, input, None, output, None, workspace, tile, block, Some(threshold), n, true)
+}
+
 /// `compaction_lookback384_*`: look-back with 384-thread blocks.
 pub fn lookback_wide_blocks<T: CompactionElement>(
     device: &CudaDevice,
@@ -712,6 +765,7 @@ pub fn lookback_wide_blocks<T: CompactionElement>(
         method.block_size(),
         Some(threshold),
         n,
+        false,
     )
 }
 
@@ -803,7 +857,20 @@ pub fn out_of_kernel_prefix<T: CompactionElement>(
 ) -> CudaResult<()> {
     let name = kernel_name("ofk", T::KIND)?;
     let tile = CompactionMethod::OutOfKernel.tile_size(T::KIND);
-    launch_ordered_prefix(device, name, input, Some(flags), output, None, workspace, tile, COMPACTION_BLOCK, None, n)
+    launch_ordered_prefix(
+        device,
+        name,
+        input,
+        Some(flags),
+        output,
+        None,
+        workspace,
+        tile,
+        COMPACTION_BLOCK,
+        None,
+        n,
+        false,
+    )
 }
 
 /// Three-pass scan-then-scatter: `compaction_count_*` (kept per tile),
@@ -895,6 +962,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::Lookback => lookback(device, input, output, workspace, threshold),
             CompactionMethod::LookbackStaged => lookback_staged(device, input, output, workspace, threshold),
             CompactionMethod::LookbackWideBlocks => lookback_wide_blocks(device, input, output, workspace, threshold),
+            CompactionMethod::LookbackPipelined => lookback_pipelined(device, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
@@ -1009,6 +1077,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::Lookback,
                 CompactionMethod::LookbackStaged,
                 CompactionMethod::LookbackWideBlocks,
+                CompactionMethod::LookbackPipelined,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],
