@@ -290,6 +290,12 @@ extern "C" __global__ void __launch_bounds__(1024) compaction_scan_counts(unsign
 #define COMPACTION_LOOKBACK_MIN_BLOCKS 4
 #endif
 
+// Resident blocks per SM of the pipelined look-back (it holds the next tile in registers
+// while the current one waits in shared memory).
+#ifndef COMPACTION_PIPELINED_MIN_BLOCKS
+#define COMPACTION_PIPELINED_MIN_BLOCKS 4
+#endif
+
 #define COMPACTION_KERNELS(SUFFIX, T, ITEMS)                                                                        \
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK)                                                  \
         compaction_collate_##SUFFIX(const T* in, T* out, unsigned int* counter, unsigned int n,                     \
@@ -301,7 +307,7 @@ extern "C" __global__ void __launch_bounds__(1024) compaction_scan_counts(unsign
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                          \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_LOOKBACK_MIN_BLOCKS)                  \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)                 \
         compaction_lookback_pipelined_##SUFFIX(                                                                     \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {               \
         lookback_pipelined<T, ITEMS>(in, out, COMPACTION_STATE_VALUE, n, threshold);                                \
