@@ -10,6 +10,7 @@
 //   compaction_lookback384_* the look-back producer in 384-thread blocks
 //   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
 //                            current tile's look-back
+//   compaction_lookback_deep_u32  one tile deeper: tile t is finished after t + 1 is published
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -174,6 +175,61 @@ __device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* 
         for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) target[k] = staging[k];
         tile = next;
         // The next ranking's barrier orders these staging reads before its staging writes.
+    }
+}
+
+// Look-back pipelined one tile deeper: a block finishes tile t (look-back, store) only after
+// it has ranked, staged and published tile t + 1, so t's predecessors have had a whole tile
+// of time to publish and warp 0's look-back rarely waits. Two staging buffers (u32 only: two
+// tiles of wider elements exceed the 48 KB of static shared memory).
+template <typename T, int ITEMS>
+__device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __restrict__ out,
+                                              const CompactionState& state, unsigned int n,
+                                              unsigned long long threshold) {
+    __shared__ BlockScanStorage<ITEMS> scratch;
+    __shared__ T staging[2][ITEMS * COMPACTION_BLOCK];
+    __shared__ unsigned int next_ticket;
+    const unsigned int none = 0xffffffffu;
+    unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    T elem[ITEMS];
+    bool keep[ITEMS];
+    if (tile < state.tiles) load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
+    unsigned int previous = none, previous_total = 0;  // block-uniform
+    unsigned int buffer = 0;
+    while (tile < state.tiles || previous != none) {
+        unsigned int total = 0;
+        if (tile < state.tiles) {
+            unsigned int rank[ITEMS];
+            total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                if (keep[i]) staging[buffer][rank[i]] = elem[i];
+            if (threadIdx.x == 0) {
+                lookback_publish_aggregate(state.tile_status, tile, total);
+                next_ticket = atomicAdd(state.ticket, 1u);
+            }
+        }
+        __syncthreads();
+        const unsigned int next = tile < state.tiles ? next_ticket : state.tiles;
+        if (next < state.tiles) load_tile<T, ITEMS>(in, n, next, KeepHashBelow{threshold}, elem, keep);
+        if (previous != none) {
+            if (threadIdx.x < 32) {
+                const unsigned int exclusive =
+                    lookback_exclusive_prefix(state.tile_status, previous, previous_total, true);
+                if (threadIdx.x == 0) {
+                    scratch.base = exclusive;
+                    if (previous == state.tiles - 1) *state.count = exclusive + previous_total;
+                }
+            }
+            __syncthreads();
+            T* target = out + scratch.base;
+            const T* source = staging[buffer ^ 1u];
+            for (unsigned int k = threadIdx.x; k < previous_total; k += blockDim.x) target[k] = source[k];
+        }
+        previous = tile < state.tiles ? tile : none;
+        previous_total = total;
+        buffer ^= 1u;
+        tile = next;
     }
 }
 
@@ -355,6 +411,12 @@ COMPACTION_KERNELS(x1_u32, unsigned int, 1)
 COMPACTION_BASELINE_KERNELS(u32, unsigned int, COMPACTION_ITEMS_U32)
 COMPACTION_BASELINE_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16)
 COMPACTION_BASELINE_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
+
+extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)
+    compaction_lookback_deep_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS, unsigned int n,
+                                 unsigned long long threshold) {
+    lookback_deep<unsigned int, COMPACTION_ITEMS_U32>(in, out, COMPACTION_STATE_VALUE, n, threshold);
+}
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

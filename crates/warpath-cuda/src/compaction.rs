@@ -42,6 +42,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_pipelined_u32",
     "compaction_lookback_pipelined_elem16",
     "compaction_lookback_pipelined_path64",
+    "compaction_lookback_deep_u32",
     "compaction_lookback384_u32",
     "compaction_lookback384_elem16",
     "compaction_lookback384_path64",
@@ -209,6 +210,9 @@ pub enum CompactionMethod {
     /// Look-back in persistent blocks, the next tile's loads issued before the current
     /// tile's look-back (software pipelining).
     LookbackPipelined,
+    /// Pipelined one tile deeper: a tile's look-back runs after the next tile is ranked,
+    /// staged and published (u32 only).
+    LookbackDeep,
     /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
     LookbackWideBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
@@ -224,13 +228,14 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 11] = [
+    pub const ALL: [CompactionMethod; 12] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
         CompactionMethod::LookbackStaged,
         CompactionMethod::LookbackWideBlocks,
         CompactionMethod::LookbackPipelined,
+        CompactionMethod::LookbackDeep,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -246,6 +251,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackStaged => "lookback-staged",
             CompactionMethod::LookbackWideBlocks => "lookback-384",
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
+            CompactionMethod::LookbackDeep => "lookback-deep",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -271,9 +277,10 @@ impl CompactionMethod {
     /// Whether kernels exist for `kind` (the one-per-thread variants are u32 only).
     pub fn supports(self, kind: ElementKind) -> bool {
         match self {
-            CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
-                kind == ElementKind::U32
-            }
+            CompactionMethod::CollateX1
+            | CompactionMethod::SectionsX1
+            | CompactionMethod::LookbackX1
+            | CompactionMethod::LookbackDeep => kind == ElementKind::U32,
             _ => true,
         }
     }
@@ -741,6 +748,21 @@ pub fn lookback_pipelined<T: CompactionElement>(
     launch_ordered_prefix(device, name, input, None, output, None, workspace, tile, block, Some(threshold), n, true)
 }
 
+/// `compaction_lookback_deep_u32`: the pipelined look-back one tile deeper.
+pub fn lookback_deep(
+    device: &CudaDevice,
+    input: &DeviceBuffer<u32>,
+    output: &mut DeviceBuffer<u32>,
+    workspace: &mut CompactionWorkspace,
+    threshold: u64,
+) -> CudaResult<()> {
+    let name = "compaction_lookback_deep_u32";
+    let tile = CompactionMethod::LookbackDeep.tile_size(ElementKind::U32);
+    let n = check_lengths(input, output)?;
+    let block = COMPACTION_BLOCK;
+    launch_ordered_prefix(device, name, input, None, output, None, workspace, tile, block, Some(threshold), n, true)
+}
+
 /// `compaction_lookback384_*`: look-back with 384-thread blocks.
 pub fn lookback_wide_blocks<T: CompactionElement>(
     device: &CudaDevice,
@@ -965,12 +987,16 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             CompactionMethod::LookbackPipelined => lookback_pipelined(device, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
-            CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
+            CompactionMethod::CollateX1
+            | CompactionMethod::SectionsX1
+            | CompactionMethod::LookbackX1
+            | CompactionMethod::LookbackDeep => {
                 let (Some(input), Some(output)) = (as_u32_buffer(input), as_u32_buffer_mut(output)) else {
                     return Err(u32_only(method.name()));
                 };
                 match method {
                     CompactionMethod::CollateX1 => collate_x1(device, input, output, workspace, threshold),
+                    CompactionMethod::LookbackDeep => lookback_deep(device, input, output, workspace, threshold),
                     CompactionMethod::LookbackX1 => lookback_x1(device, input, output, workspace, threshold),
                     _ => {
                         let Some(intermediate) = as_u32_buffer_mut(intermediate) else {
@@ -1078,6 +1104,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::LookbackStaged,
                 CompactionMethod::LookbackWideBlocks,
                 CompactionMethod::LookbackPipelined,
+                CompactionMethod::LookbackDeep,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],
