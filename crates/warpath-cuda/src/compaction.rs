@@ -296,6 +296,11 @@ impl CompactionMethod {
         }
     }
 
+    /// Whether the method's kernel is persistent (a grid that fits the GPU, tiles by ticket).
+    pub fn persistent(self) -> bool {
+        matches!(self, CompactionMethod::LookbackPipelined | CompactionMethod::LookbackDeep)
+    }
+
     /// Threads per block of the method's kernel.
     pub fn block_size(self) -> u32 {
         if self == CompactionMethod::LookbackWideBlocks { WIDE_BLOCK } else { COMPACTION_BLOCK }
@@ -684,9 +689,6 @@ fn launch_ordered_prefix<T: CompactionElement>(
     if let Some(threshold) = &threshold {
         launch.arg(threshold);
     }
-    // SAFETY: the arguments follow the kernels' signatures in compaction.cu (buffers,
-    // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
-    // pointers lie inside the workspace, sized for `tiles`.
     // Persistent kernels take their tiles by ticket in a loop: as many blocks as fit the GPU.
     let grid = if persistent {
         let resident = device.blocks_per_multiprocessor(&function, block)? * device.info().multiprocessors;
@@ -695,6 +697,10 @@ fn launch_ordered_prefix<T: CompactionElement>(
         tiles
     };
     let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: the arguments follow the kernels' signatures in compaction.cu (buffers,
+    // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
+    // pointers lie inside the workspace, sized for `tiles` (a persistent grid covers them
+    // by ticket).
     let launched = unsafe { launch.launch(config) };
     device.check_launch(name, launched)
 }
@@ -718,6 +724,36 @@ pub fn lookback<T: CompactionElement>(
     launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
 }
 
+/// The look-back variants that read their input and evaluate the predicate: `kernel` with
+/// `method`'s tile shape, block size and grid (persistent kernels: as many blocks as fit).
+fn launch_lookback_variant<T: CompactionElement>(
+    device: &CudaDevice,
+    method: CompactionMethod,
+    kernel: &'static str,
+    input: &DeviceBuffer<T>,
+    output: &mut DeviceBuffer<T>,
+    workspace: &mut CompactionWorkspace,
+    threshold: u64,
+) -> CudaResult<()> {
+    let n = check_lengths(input, output)?;
+    let (tile, block) = (method.tile_size(T::KIND), method.block_size());
+    let persistent = method.persistent();
+    launch_ordered_prefix(
+        device,
+        kernel,
+        input,
+        None,
+        output,
+        None,
+        workspace,
+        tile,
+        block,
+        Some(threshold),
+        n,
+        persistent,
+    )
+}
+
 /// `compaction_lookback_staged_*`: look-back, kept elements staged in shared memory while
 /// warp 0 looks back, then one coalesced store of the tile's run.
 pub fn lookback_staged<T: CompactionElement>(
@@ -727,9 +763,8 @@ pub fn lookback_staged<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel_name("lookback_staged", T::KIND)?;
-    let tile = CompactionMethod::LookbackStaged.tile_size(T::KIND);
-    launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
+    let kernel = kernel_name("lookback_staged", T::KIND)?;
+    launch_lookback_variant(device, CompactionMethod::LookbackStaged, kernel, input, output, workspace, threshold)
 }
 
 /// `compaction_lookback_pipelined_*`: look-back in persistent blocks (as many as fit the
@@ -741,11 +776,8 @@ pub fn lookback_pipelined<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel_name("lookback_pipelined", T::KIND)?;
-    let tile = CompactionMethod::LookbackPipelined.tile_size(T::KIND);
-    let n = check_lengths(input, output)?;
-    let block = COMPACTION_BLOCK;
-    launch_ordered_prefix(device, name, input, None, output, None, workspace, tile, block, Some(threshold), n, true)
+    let kernel = kernel_name("lookback_pipelined", T::KIND)?;
+    launch_lookback_variant(device, CompactionMethod::LookbackPipelined, kernel, input, output, workspace, threshold)
 }
 
 /// `compaction_lookback_deep_u32`: the pipelined look-back one tile deeper.
@@ -756,11 +788,8 @@ pub fn lookback_deep(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = "compaction_lookback_deep_u32";
-    let tile = CompactionMethod::LookbackDeep.tile_size(ElementKind::U32);
-    let n = check_lengths(input, output)?;
-    let block = COMPACTION_BLOCK;
-    launch_ordered_prefix(device, name, input, None, output, None, workspace, tile, block, Some(threshold), n, true)
+    let kernel = "compaction_lookback_deep_u32";
+    launch_lookback_variant(device, CompactionMethod::LookbackDeep, kernel, input, output, workspace, threshold)
 }
 
 /// `compaction_lookback384_*`: look-back with 384-thread blocks.
@@ -771,24 +800,8 @@ pub fn lookback_wide_blocks<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel_name("lookback384", T::KIND)?;
-    let method = CompactionMethod::LookbackWideBlocks;
-    let tile = method.tile_size(T::KIND);
-    let n = check_lengths(input, output)?;
-    launch_ordered_prefix(
-        device,
-        name,
-        input,
-        None,
-        output,
-        None,
-        workspace,
-        tile,
-        method.block_size(),
-        Some(threshold),
-        n,
-        false,
-    )
+    let kernel = kernel_name("lookback384", T::KIND)?;
+    launch_lookback_variant(device, CompactionMethod::LookbackWideBlocks, kernel, input, output, workspace, threshold)
 }
 
 /// `compaction_lookback_x1_u32`: look-back with one element per thread.

@@ -16,7 +16,7 @@ use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use glam::Vec3;
-use std::mem::{offset_of, size_of};
+use std::mem::size_of;
 use warpath_core::light::TriangleLight;
 use warpath_core::material::Material;
 use warpath_core::math::Ray;
@@ -111,14 +111,21 @@ pub struct LayoutEntry {
     pub value: usize,
 }
 
+/// `layout_list! { Ty { field, ... } ... }`: each struct's size, then each listed field's
+/// offset, as [`LayoutEntry`] rows (the layout tables of layout.rs, scene_upload.rs and
+/// strategy/).
 macro_rules! layout_list {
     ($( $ty:ident { $($field:ident),* $(,)? } )*) => {
         vec![$(
-            LayoutEntry { label: stringify!($ty), value: size_of::<$ty>() },
-            $( LayoutEntry { label: concat!(stringify!($ty), ".", stringify!($field)), value: offset_of!($ty, $field) }, )*
+            $crate::layout::LayoutEntry { label: stringify!($ty), value: ::std::mem::size_of::<$ty>() },
+            $( $crate::layout::LayoutEntry {
+                label: concat!(stringify!($ty), ".", stringify!($field)),
+                value: ::std::mem::offset_of!($ty, $field),
+            }, )*
         )*]
     };
 }
+pub(crate) use layout_list;
 
 /// Sizes and field offsets of every GPU-shared struct, in the order
 /// `kernels/layout_check.cu` writes them.

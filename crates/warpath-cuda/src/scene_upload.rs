@@ -17,11 +17,11 @@ use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::MEGAKERNEL;
-use crate::layout::LayoutEntry;
+use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::mem::{offset_of, size_of};
+use std::mem::size_of;
 use warpath_bvh::Bvh;
 use warpath_core::light::{Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
@@ -367,15 +367,6 @@ impl DeviceScene {
             + self.texels.size_bytes()
             + self.textures.size_bytes()
     }
-}
-
-macro_rules! layout_list {
-    ($( $ty:ident { $($field:ident),* $(,)? } )*) => {
-        vec![$(
-            LayoutEntry { label: stringify!($ty), value: size_of::<$ty>() },
-            $( LayoutEntry { label: concat!(stringify!($ty), ".", stringify!($field)), value: offset_of!($ty, $field) }, )*
-        )*]
-    };
 }
 
 /// Sizes and field offsets of the estimator's structs, in the order

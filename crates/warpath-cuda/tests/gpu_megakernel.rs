@@ -127,11 +127,7 @@ fn compare_images(label: &str, cpu: &Film, gpu: &Film) {
 fn estimator_layout_matches() {
     let Some(device) = device() else { return };
     let report = device_layout_report(&device).expect("layout report");
-    let entries = layout_entries();
-    assert_eq!(report.len(), entries.len());
-    for (entry, value) in entries.iter().zip(&report) {
-        assert_eq!(entry.value as u64, *value, "{}", entry.label);
-    }
+    common::assert_layout_matches(&report, &layout_entries());
 }
 
 #[test]

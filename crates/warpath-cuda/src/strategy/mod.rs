@@ -35,7 +35,7 @@ use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::{MEGAKERNEL, STRATEGIES};
-use crate::layout::LayoutEntry;
+use crate::layout::{LayoutEntry, layout_list};
 use crate::megakernel::{DEFAULT_BLOCK, megakernel_render};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceScene;
@@ -43,7 +43,7 @@ use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
 use glam::Vec3;
 use multistage::MultiStageBuffers;
-use std::mem::{offset_of, size_of};
+use std::mem::size_of;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_scene::{RenderSettings, Scene};
@@ -225,15 +225,6 @@ const _: () = assert!(size_of::<StoredPath>() == size_of::<CompactPathState>());
 
 /// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
-
-macro_rules! layout_list {
-    ($( $ty:ident { $($field:ident),* $(,)? } )*) => {
-        vec![$(
-            LayoutEntry { label: stringify!($ty), value: size_of::<$ty>() },
-            $( LayoutEntry { label: concat!(stringify!($ty), ".", stringify!($field)), value: offset_of!($ty, $field) }, )*
-        )*]
-    };
-}
 
 /// Sizes and offsets in the order `strategies_layout_report` writes them.
 pub fn layout_entries() -> Vec<LayoutEntry> {
