@@ -215,7 +215,7 @@ fn finish_rows(measured: &mut [Measured]) {
     }
 }
 
-fn find<'a>(measured: &'a [Measured], strategy: Strategy) -> Option<&'a Measured> {
+fn find(measured: &[Measured], strategy: Strategy) -> Option<&Measured> {
     measured.iter().find(|m| m.row.strategy == strategy.name())
 }
 
