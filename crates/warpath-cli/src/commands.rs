@@ -23,13 +23,25 @@ pub fn check_resolution(w: u32, h: u32) -> Result<()> {
     Ok(())
 }
 
+/// `render --quiet`: progress notes off (warnings, errors and the closing summary stay).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints a progress note to stderr unless `--quiet` asked for silence.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!($($arg)*);
+        }
+    };
+}
+
 pub fn load_scene(name: &str) -> Result<Scene> {
     let t = Instant::now();
     let scene = warpath_scene::load(name).map_err(anyhow::Error::new)?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }
-    eprintln!(
+    note!(
         "scene '{}': {} triangles, {} materials, loaded in {:.2} s",
         scene.name,
         scene.triangle_count(),
@@ -96,13 +108,14 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     if ext != "exr" && ext != "png" {
         bail!("{}: unsupported output format (use .exr or .png)", args.output.display());
     }
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let scene = load_scene(&args.scene)?;
     let mut opts = render_options(&scene, args)?;
     let device = choose_backend(args.backend)?;
     match &device {
         Some(d) => {
             let info = d.info();
-            eprintln!(
+            note!(
                 "backend: cuda ({}, {} SMs, driver CUDA {}), strategy {}",
                 info.name,
                 info.multiprocessors,
@@ -111,7 +124,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             )
         }
         None => {
-            eprintln!("backend: cpu ({} threads)", rayon::current_num_threads());
+            note!("backend: cpu ({} threads)", rayon::current_num_threads());
             if let Some(strategy) = args.strategy {
                 eprintln!("note: --strategy {strategy} schedules GPU paths; the CPU renderer ignores it");
             }
@@ -161,7 +174,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     write_image(&args.output, opts.width, opts.height, &film.mean(), args.exposure)?;
     if let Some(path) = &args.variance_output {
         write_image(path, opts.width, opts.height, &film.variance_of_mean(), 0.0)?;
-        eprintln!("wrote {}", path.display());
+        note!("wrote {}", path.display());
     }
     let secs = result.seconds.max(1e-9);
     let rays = match result.rays {
@@ -178,7 +191,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         result.samples as f64 / secs / 1e6,
         rays
     );
-    eprintln!("wrote {}", args.output.display());
+    note!("wrote {}", args.output.display());
     if cancel.load(Ordering::SeqCst) {
         std::process::exit(130);
     }
@@ -194,7 +207,7 @@ fn render_cpu(
 ) -> Result<RenderResult> {
     let t = Instant::now();
     let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
-    eprintln!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
+    note!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
     let (film, stats) = renderer.render(opts, cancel, progress);
     Ok(RenderResult { samples: stats.samples, rays: Some(stats.rays()), seconds: stats.seconds, film })
 }
@@ -223,7 +236,7 @@ fn render_cuda(
     renderer.set_strategy(args.strategy.unwrap_or(crate::DEFAULT_STRATEGY));
     // The counters cost about 10% on the GPU (atomics and clock reads per extension).
     renderer.set_instrumentation(args.count_rays)?;
-    eprintln!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());
+    note!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());
     // The first launch compiles (or loads from the cache) the kernel: keep it out of the
     // time, and start again from an empty film.
     renderer.render_pass(0, 1)?;

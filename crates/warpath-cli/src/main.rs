@@ -101,7 +101,8 @@ pub struct RenderArgs {
     /// Exposure scale applied to PNG output only, in stops.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub exposure: f32,
-    /// Print no progress bar.
+    /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
+    /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -139,3 +139,29 @@ fn unknown_strategy_lists_the_strategies() {
         assert!(err.contains(name), "'{name}' missing from: {err}");
     }
 }
+
+#[test]
+fn quiet_render_prints_only_the_summary() {
+    let dir = temp_dir();
+    let out = dir.path().join("quiet.png");
+    let o = warpath(&[
+        "render",
+        "cornell",
+        "--backend",
+        "cpu",
+        "--resolution",
+        "16x16",
+        "--spp",
+        "1",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("rendered 16x16"), "the closing summary stays: {err}");
+    for note in ["scene 'cornell'", "backend:", "bvh:", "wrote "] {
+        assert!(!err.contains(note), "'{note}' printed under --quiet: {err}");
+    }
+    assert!(out.exists());
+}
