@@ -204,7 +204,7 @@ pub fn run(args: TraversalArgs) -> Result<()> {
     }
     let mismatches: usize = rows.iter().map(|r| r.mismatches).sum();
     if let Some(p) = &args.json {
-        std::fs::write(&p, serde_json::to_string_pretty(&rows)?)
+        std::fs::write(p, serde_json::to_string_pretty(&rows)?)
             .with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }

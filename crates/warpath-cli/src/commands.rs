@@ -11,7 +11,7 @@ use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_cuda::{CudaDevice, StrategyRenderer};
-use warpath_scene::{RenderSettings, Scene};
+use warpath_scene::Scene;
 
 /// The largest image side we accept (a 16k×16k film already takes 9 GiB of buffers).
 pub const MAX_RESOLUTION: u32 = 16384;
@@ -223,15 +223,7 @@ fn render_cuda(
     mut progress: impl FnMut(u32),
 ) -> Result<RenderResult> {
     let t = Instant::now();
-    let settings = RenderSettings {
-        width: opts.width,
-        height: opts.height,
-        spp: opts.spp,
-        max_depth: opts.max_depth,
-        seed: opts.seed,
-        sampler: opts.sampler,
-        rr_threshold: opts.rr_threshold,
-    };
+    let settings = opts.settings();
     let mut renderer = StrategyRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
     renderer.set_strategy(args.strategy.unwrap_or(crate::DEFAULT_STRATEGY));
     // The counters cost about 10% on the GPU (atomics and clock reads per extension).

@@ -12,7 +12,7 @@ use warpath_bvh::{BuildKind, BuildOptions, BuildStats, Bvh};
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
 use warpath_core::sampler::{Sampler, SamplerKind};
-use warpath_scene::Scene;
+use warpath_scene::{RenderSettings, Scene};
 
 /// `BuildOptions::max_leaf_size` of the tree the CPU renderer builds (see `CpuRenderer::new`).
 pub const CPU_MAX_LEAF_SIZE: usize = 2;
@@ -33,7 +33,11 @@ pub struct RenderOptions {
 
 impl RenderOptions {
     pub fn from_scene(scene: &Scene) -> Self {
-        let s = &scene.settings;
+        Self::from_settings(&scene.settings)
+    }
+
+    /// The options of `settings`, one sample per pixel per pass.
+    pub fn from_settings(s: &RenderSettings) -> Self {
         RenderOptions {
             width: s.width,
             height: s.height,
@@ -43,6 +47,19 @@ impl RenderOptions {
             sampler: s.sampler,
             rr_threshold: s.rr_threshold,
             spp_per_pass: 1,
+        }
+    }
+
+    /// The scene-level settings these options render with (the GPU renderers take these).
+    pub fn settings(&self) -> RenderSettings {
+        RenderSettings {
+            width: self.width,
+            height: self.height,
+            spp: self.spp,
+            max_depth: self.max_depth,
+            seed: self.seed,
+            sampler: self.sampler,
+            rr_threshold: self.rr_threshold,
         }
     }
 }

@@ -719,22 +719,36 @@ pub fn lookback<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel_name("lookback", T::KIND)?;
-    let tile = CompactionMethod::Lookback.tile_size(T::KIND);
-    launch_ordered(device, name, input, None, output, None, workspace, tile, Some(threshold))
+    lookback_variant(device, CompactionMethod::Lookback, input, output, workspace, threshold)
 }
 
-/// The look-back variants that read their input and evaluate the predicate: `kernel` with
-/// `method`'s tile shape, block size and grid (persistent kernels: as many blocks as fit).
-fn launch_lookback_variant<T: CompactionElement>(
+/// A look-back method that reads its input and evaluates the predicate, with its kernel,
+/// tile shape, block size and grid (persistent kernels: as many blocks as fit the GPU):
+/// `Lookback`, `LookbackStaged` (kept elements staged in shared memory during the
+/// look-back), `LookbackWideBlocks` (384-thread blocks), `LookbackPipelined` (persistent
+/// blocks load their next tile before looking back) and `LookbackDeep` (u32 only: one
+/// tile deeper).
+pub fn lookback_variant<T: CompactionElement>(
     device: &CudaDevice,
     method: CompactionMethod,
-    kernel: &'static str,
     input: &DeviceBuffer<T>,
     output: &mut DeviceBuffer<T>,
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
+    let kernel = match method {
+        CompactionMethod::Lookback => kernel_name("lookback", T::KIND)?,
+        CompactionMethod::LookbackStaged => kernel_name("lookback_staged", T::KIND)?,
+        CompactionMethod::LookbackWideBlocks => kernel_name("lookback384", T::KIND)?,
+        CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
+        CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
+        _ => {
+            return Err(CudaError::InvalidArgument(format!(
+                "{method} is not a look-back method for {} elements",
+                T::KIND.name()
+            )));
+        }
+    };
     let n = check_lengths(input, output)?;
     let (tile, block) = (method.tile_size(T::KIND), method.block_size());
     let persistent = method.persistent();
@@ -752,56 +766,6 @@ fn launch_lookback_variant<T: CompactionElement>(
         n,
         persistent,
     )
-}
-
-/// `compaction_lookback_staged_*`: look-back, kept elements staged in shared memory while
-/// warp 0 looks back, then one coalesced store of the tile's run.
-pub fn lookback_staged<T: CompactionElement>(
-    device: &CudaDevice,
-    input: &DeviceBuffer<T>,
-    output: &mut DeviceBuffer<T>,
-    workspace: &mut CompactionWorkspace,
-    threshold: u64,
-) -> CudaResult<()> {
-    let kernel = kernel_name("lookback_staged", T::KIND)?;
-    launch_lookback_variant(device, CompactionMethod::LookbackStaged, kernel, input, output, workspace, threshold)
-}
-
-/// `compaction_lookback_pipelined_*`: look-back in persistent blocks (as many as fit the
-/// GPU), each loading its next tile while warp 0 looks back for the current one.
-pub fn lookback_pipelined<T: CompactionElement>(
-    device: &CudaDevice,
-    input: &DeviceBuffer<T>,
-    output: &mut DeviceBuffer<T>,
-    workspace: &mut CompactionWorkspace,
-    threshold: u64,
-) -> CudaResult<()> {
-    let kernel = kernel_name("lookback_pipelined", T::KIND)?;
-    launch_lookback_variant(device, CompactionMethod::LookbackPipelined, kernel, input, output, workspace, threshold)
-}
-
-/// `compaction_lookback_deep_u32`: the pipelined look-back one tile deeper.
-pub fn lookback_deep(
-    device: &CudaDevice,
-    input: &DeviceBuffer<u32>,
-    output: &mut DeviceBuffer<u32>,
-    workspace: &mut CompactionWorkspace,
-    threshold: u64,
-) -> CudaResult<()> {
-    let kernel = "compaction_lookback_deep_u32";
-    launch_lookback_variant(device, CompactionMethod::LookbackDeep, kernel, input, output, workspace, threshold)
-}
-
-/// `compaction_lookback384_*`: look-back with 384-thread blocks.
-pub fn lookback_wide_blocks<T: CompactionElement>(
-    device: &CudaDevice,
-    input: &DeviceBuffer<T>,
-    output: &mut DeviceBuffer<T>,
-    workspace: &mut CompactionWorkspace,
-    threshold: u64,
-) -> CudaResult<()> {
-    let kernel = kernel_name("lookback384", T::KIND)?;
-    launch_lookback_variant(device, CompactionMethod::LookbackWideBlocks, kernel, input, output, workspace, threshold)
 }
 
 /// `compaction_lookback_x1_u32`: look-back with one element per thread.
@@ -994,22 +958,20 @@ impl<T: CompactionElement> CompactionBuffers<T> {
         match method {
             CompactionMethod::Collate => collate(device, input, output, workspace, threshold),
             CompactionMethod::Sections => sections(device, input, output, intermediate, workspace, threshold),
-            CompactionMethod::Lookback => lookback(device, input, output, workspace, threshold),
-            CompactionMethod::LookbackStaged => lookback_staged(device, input, output, workspace, threshold),
-            CompactionMethod::LookbackWideBlocks => lookback_wide_blocks(device, input, output, workspace, threshold),
-            CompactionMethod::LookbackPipelined => lookback_pipelined(device, input, output, workspace, threshold),
+            CompactionMethod::LookbackDeep if T::KIND != ElementKind::U32 => Err(u32_only(method.name())),
+            CompactionMethod::Lookback
+            | CompactionMethod::LookbackStaged
+            | CompactionMethod::LookbackWideBlocks
+            | CompactionMethod::LookbackPipelined
+            | CompactionMethod::LookbackDeep => lookback_variant(device, method, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
-            CompactionMethod::CollateX1
-            | CompactionMethod::SectionsX1
-            | CompactionMethod::LookbackX1
-            | CompactionMethod::LookbackDeep => {
+            CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
                 let (Some(input), Some(output)) = (as_u32_buffer(input), as_u32_buffer_mut(output)) else {
                     return Err(u32_only(method.name()));
                 };
                 match method {
                     CompactionMethod::CollateX1 => collate_x1(device, input, output, workspace, threshold),
-                    CompactionMethod::LookbackDeep => lookback_deep(device, input, output, workspace, threshold),
                     CompactionMethod::LookbackX1 => lookback_x1(device, input, output, workspace, threshold),
                     _ => {
                         let Some(intermediate) = as_u32_buffer_mut(intermediate) else {
@@ -1154,49 +1116,6 @@ pub struct SkippedCombination {
     pub reason: String,
 }
 
-fn median(values: &[f32]) -> f32 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    if sorted.is_empty() {
-        0.0
-    } else if sorted.len() % 2 == 1 {
-        sorted[sorted.len() / 2]
-    } else {
-        0.5 * (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2])
-    }
-}
-
-/// Times `run` `timed_runs` times between CUDA events after `warmup_runs` untimed runs.
-fn time_runs(
-    device: &CudaDevice,
-    warmup_runs: usize,
-    timed_runs: usize,
-    mut run: impl FnMut() -> CudaResult<()>,
-) -> CudaResult<Vec<f32>> {
-    for _ in 0..warmup_runs {
-        run()?;
-    }
-    device.synchronize()?;
-    let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let event = |what: &str| device.context().new_event(flags).map_err(|e| CudaError::driver(what, e));
-    let (start, end) = (event("creating a timing event")?, event("creating a timing event")?);
-    let was_synchronizing = device.set_sync_after_launch(false);
-    let mut run_ms = Vec::with_capacity(timed_runs);
-    let mut timed = || -> CudaResult<()> {
-        for _ in 0..timed_runs {
-            start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            run()?;
-            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            run_ms.push(start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))?);
-        }
-        Ok(())
-    };
-    let result = timed();
-    device.set_sync_after_launch(was_synchronizing);
-    result?;
-    Ok(run_ms)
-}
-
 fn gigabytes_per_second(bytes: u64, ms: f32) -> f64 {
     if ms > 0.0 { bytes as f64 / (ms as f64 * 1e-3) / 1e9 } else { 0.0 }
 }
@@ -1256,7 +1175,7 @@ fn bench_kind<T: CompactionElement>(
     let mut buffers = CompactionBuffers::new(device, input)?;
     let size = kind.size_bytes() as u64;
     let row = |selectivity: f64, method: String, kept: usize, effective_bytes: u64, run_ms: Vec<f32>| {
-        let median_ms = median(&run_ms);
+        let median_ms = crate::runtime::median(&run_ms);
         CompactionTiming {
             element: kind.name(),
             element_bytes: kind.size_bytes(),
@@ -1273,7 +1192,7 @@ fn bench_kind<T: CompactionElement>(
     // memcpy of the input, once per (kind, size).
     {
         let CompactionBuffers { input, output, .. } = &mut buffers;
-        let run_ms = time_runs(device, options.warmup_runs, options.timed_runs, || {
+        let run_ms = device.time_runs(options.warmup_runs, options.timed_runs, || {
             device
                 .stream()
                 .memcpy_dtod(input.raw(), output.raw_mut())
@@ -1292,7 +1211,7 @@ fn bench_kind<T: CompactionElement>(
                 continue;
             }
             let run_ms =
-                time_runs(device, options.warmup_runs, options.timed_runs, || buffers.run(device, method, threshold))?;
+                device.time_runs(options.warmup_runs, options.timed_runs, || buffers.run(device, method, threshold))?;
             let kept = buffers.workspace.count(device)?;
             if let Some((first, count)) = reference_count {
                 if count != kept {

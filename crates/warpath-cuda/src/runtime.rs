@@ -11,7 +11,7 @@
 use crate::compiler::{CacheUse, CompileTarget, KernelCompiler, KernelSource, ModuleImage, panic_text};
 use crate::error::{CudaError, CudaResult, describe_driver_error, is_out_of_memory, mib};
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -315,12 +315,81 @@ impl CudaDevice {
         self.sync_after_launch.swap(sync, Ordering::Relaxed)
     }
 
+    /// A pair of CUDA events on this device's stream, for the GPU time of the work
+    /// launched between [`StreamTimer::start`] and [`StreamTimer::stop_ms`].
+    pub(crate) fn timer(&self) -> CudaResult<StreamTimer<'_>> {
+        let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let event = || self.context.new_event(flags).map_err(|e| CudaError::driver("creating a timing event", e));
+        Ok(StreamTimer { device: self, start: event()?, end: event()? })
+    }
+
+    /// Runs `run` `warmup_runs` times untimed, then `timed_runs` times between CUDA events,
+    /// without waiting on the host after each launch (a fault still shows when an event is
+    /// read); returns the milliseconds of each timed run.
+    pub(crate) fn time_runs(
+        &self,
+        warmup_runs: usize,
+        timed_runs: usize,
+        mut run: impl FnMut() -> CudaResult<()>,
+    ) -> CudaResult<Vec<f32>> {
+        for _ in 0..warmup_runs {
+            run()?;
+        }
+        self.synchronize()?;
+        let timer = self.timer()?;
+        let was_synchronizing = self.set_sync_after_launch(false);
+        let mut run_ms = Vec::with_capacity(timed_runs);
+        let mut timed = || -> CudaResult<()> {
+            for _ in 0..timed_runs {
+                timer.start()?;
+                run()?;
+                run_ms.push(timer.stop_ms()?);
+            }
+            Ok(())
+        };
+        let result = timed();
+        self.set_sync_after_launch(was_synchronizing);
+        result.map(|()| run_ms)
+    }
+
     /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).
     pub(crate) fn blocks_per_multiprocessor(&self, function: &CudaFunction, block_size: u32) -> CudaResult<u32> {
         function
             .occupancy_max_active_blocks_per_multiprocessor(block_size, 0, None)
             .map(|n| n.max(1))
             .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
+    }
+}
+
+/// The median of run times (the mean of the middle two for an even count; 0 for none).
+pub(crate) fn median(values: &[f32]) -> f32 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let half = sorted.len() / 2;
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[half],
+        _ => 0.5 * (sorted[half - 1] + sorted[half]),
+    }
+}
+
+/// Two CUDA events on a device's stream (see [`CudaDevice::timer`]).
+pub(crate) struct StreamTimer<'d> {
+    device: &'d CudaDevice,
+    start: CudaEvent,
+    end: CudaEvent,
+}
+
+impl StreamTimer<'_> {
+    /// Records the start event.
+    pub(crate) fn start(&self) -> CudaResult<()> {
+        self.start.record(self.device.stream()).map_err(|e| self.device.fault("recording an event", e))
+    }
+
+    /// Records the end event, waits for it and returns the milliseconds since the start.
+    pub(crate) fn stop_ms(&self) -> CudaResult<f32> {
+        self.end.record(self.device.stream()).map_err(|e| self.device.fault("recording an event", e))?;
+        self.start.elapsed_ms(&self.end).map_err(|e| self.device.fault("reading an event timer", e))
     }
 }
 

@@ -339,36 +339,10 @@ pub fn bench_traversal(
     let mut run = |device: &CudaDevice| {
         trace(device, &device_bvh, ray_buffer, hits, ray_counter, kernel, options.mode, &options.persistent)
     };
-    for _ in 0..options.warmup_runs {
-        run(device)?;
-    }
-    device.synchronize()?;
-    let timing_flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let event = |what: &str| device.context().new_event(timing_flags).map_err(|e| CudaError::driver(what, e));
-    let (start, end) = (event("creating a timing event")?, event("creating a timing event")?);
-    let mut run_ms = Vec::with_capacity(options.timed_runs);
-    // The warm-up ran with the configured launch checks; timed runs do not wait on the host
-    // between the launch and the end event (a fault still shows at `elapsed_ms`).
-    let was_synchronizing = device.set_sync_after_launch(false);
-    let mut timed = || -> CudaResult<()> {
-        for _ in 0..options.timed_runs {
-            start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            run(device)?;
-            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            run_ms.push(start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))?);
-        }
-        Ok(())
-    };
-    let timed_result = timed();
-    device.set_sync_after_launch(was_synchronizing);
-    timed_result?;
-    let mut sorted = run_ms.clone();
-    sorted.sort_by(f32::total_cmp);
-    let median_ms = if sorted.len() % 2 == 1 {
-        sorted[sorted.len() / 2]
-    } else {
-        0.5 * (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2])
-    };
+    // Warm-up with the configured launch checks; timed runs do not wait on the host between
+    // the launch and the end event (a fault still shows when the event is read).
+    let run_ms = device.time_runs(options.warmup_runs, options.timed_runs, || run(device))?;
+    let median_ms = crate::runtime::median(&run_ms);
     let hit_count = buffers.hits.download(device)?.iter().filter(|h| h.is_hit()).count();
     Ok(TraversalTiming {
         kernel,

@@ -29,16 +29,7 @@ mod common;
 use common::{device, material_scene, settings};
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
-    RenderOptions {
-        width: s.width,
-        height: s.height,
-        spp: s.spp,
-        max_depth: s.max_depth,
-        seed: s.seed,
-        sampler: s.sampler,
-        rr_threshold: s.rr_threshold,
-        spp_per_pass: s.spp,
-    }
+    RenderOptions { spp_per_pass: s.spp, ..RenderOptions::from_settings(s) }
 }
 
 fn render_cpu(scene: &Scene, s: &RenderSettings) -> (Film, warpath_cpu::integrator::PathCounters) {

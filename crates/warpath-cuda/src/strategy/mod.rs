@@ -564,12 +564,30 @@ impl<'d> StrategyRenderer<'d> {
         pointers: &[u64],
         words: &[u32],
     ) -> CudaResult<()> {
+        self.launch_kernel(kernel, grid, block, args, None::<&MultiStageQueues>, pointers, words)
+    }
+
+    /// Launches `kernel(ScheduleArgs[, queues], pointers..., words...)` on a 1D grid.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_kernel<Q: DeviceRepr>(
+        &self,
+        kernel: &'static str,
+        grid: u32,
+        block: u32,
+        args: &ScheduleArgs,
+        queues: Option<&Q>,
+        pointers: &[u64],
+        words: &[u32],
+    ) -> CudaResult<()> {
         if grid == 0 {
             return Ok(());
         }
         let function = self.device.function(&STRATEGIES, kernel)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(args);
+        if let Some(queues) = queues {
+            launch.arg(queues);
+        }
         for pointer in pointers {
             launch.arg(pointer);
         }
@@ -578,8 +596,11 @@ impl<'d> StrategyRenderer<'d> {
         }
         let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: every caller passes the parameters of `kernel`'s signature in strategies.cu
-        // (the ScheduleArgs, then its pointers, then its 32-bit words); the buffers behind
-        // the addresses were sized by the caller for the grid it launches.
+        // (the ScheduleArgs, the multi-stage queues where the kernel takes them, then its
+        // pointers, then its 32-bit words); the buffers behind the addresses were sized by
+        // the caller for the grid it launches (multi-stage: every queue array holds the
+        // wave's paths, material_ids 8×, and each grid covers at most the queue length the
+        // kernel bounds-checks against).
         let launched = unsafe { launch.launch(config) };
         self.device.check_launch(kernel, launched)
     }

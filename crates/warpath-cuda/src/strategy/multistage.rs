@@ -4,11 +4,10 @@
 
 use super::{BLOCK, ScheduleArgs, StrategyRenderer};
 use crate::buffer::DeviceBuffer;
-use crate::error::{CudaError, CudaResult};
-use crate::kernels::STRATEGIES;
+use crate::error::CudaResult;
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::DeviceRepr;
 use std::mem::size_of;
 
 /// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
@@ -156,49 +155,14 @@ impl StrategyRenderer<'_> {
             return Ok(());
         }
         let device = self.device;
-        let timing = match &self.times {
-            Some(_) => {
-                let event = || {
-                    device
-                        .context()
-                        .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                        .map_err(|e| CudaError::driver("creating a timing event", e))
-                };
-                let (start, end) = (event()?, event()?);
-                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                Some((start, end))
-            }
-            None => None,
-        };
-        self.launch_queues_untimed(kernel, grid, args, queues, words)?;
-        if let (Some((start, end)), Some(times)) = (timing, self.times.as_mut()) {
-            end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-            let ms = start.elapsed_ms(&end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-            times.add_stage(kernel, ms);
+        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
+        if let Some(timer) = &timer {
+            timer.start()?;
+        }
+        self.launch_kernel(kernel, grid, BLOCK, args, Some(queues), &[], words)?;
+        if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
+            times.add_stage(kernel, timer.stop_ms()? as f64);
         }
         Ok(())
-    }
-
-    fn launch_queues_untimed(
-        &self,
-        kernel: &'static str,
-        grid: u32,
-        args: &ScheduleArgs,
-        queues: &MultiStageQueues,
-        words: &[u32],
-    ) -> CudaResult<()> {
-        let function = self.device.function(&STRATEGIES, kernel)?;
-        let mut launch = self.device.stream().launch_builder(&function);
-        launch.arg(args).arg(queues);
-        for word in words {
-            launch.arg(word);
-        }
-        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `kernel` is one of strategies.cu's multistage_*_kernel(ScheduleArgs,
-        // MultiStageQueues, unsigned...) and `words` are its trailing parameters; every
-        // array behind `queues` holds `capacity` ≥ the wave's paths (material_ids: 8×),
-        // and each grid covers at most the queue length the kernel bounds-checks against.
-        let launched = unsafe { launch.launch(config) };
-        self.device.check_launch(kernel, launched)
     }
 }

@@ -5,7 +5,7 @@
 use super::{BLOCK, ScheduleArgs, StrategyRenderer, WavefrontCompaction, add_at};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactionWorkspace, out_of_kernel_prefix};
-use crate::error::{CudaError, CudaResult};
+use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
     /// Whole-frame wavefront: one launch per bounce until no path is left.
@@ -41,15 +41,7 @@ impl StrategyRenderer<'_> {
             }
         }
         let flags = self.flags.as_ref().map_or(0, |f| f.address(device));
-        let timing = self.times.is_some();
-        let event = |what: &str| {
-            device
-                .context()
-                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| CudaError::driver(what, e))
-        };
-        let events =
-            if timing { Some([event("creating a timing event")?, event("creating a timing event")?]) } else { None };
+        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
 
         let mut current = 0usize;
         let mut in_count = wave;
@@ -63,8 +55,8 @@ impl StrategyRenderer<'_> {
             workspace.ensure(device, grid.max(1))?;
             workspace.reset(device, grid.max(1))?;
             let state = workspace.pointers(device, grid.max(1));
-            if let Some([start, _]) = &events {
-                start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+            if let Some(timer) = &timer {
+                timer.start()?;
             }
             let pointers = [
                 input,
@@ -80,15 +72,14 @@ impl StrategyRenderer<'_> {
                 state[6],
             ];
             self.launch(kernel, grid, BLOCK, args, &pointers, &[grid, in_count, first as u32])?;
-            let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
-            if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
-                end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-                add_at(&mut times.extend_ms_per_bounce, bounce, ms);
+            // The end event goes before the survivor count's read-back, which it would time too.
+            if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
+                add_at(&mut times.extend_ms_per_bounce, bounce, timer.stop_ms()? as f64);
             }
+            let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
             if method == WavefrontCompaction::Separate && survivors > 0 {
-                if let Some([start, _]) = &events {
-                    start.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
+                if let Some(timer) = &timer {
+                    timer.start()?;
                 }
                 let [a, b, _] = &mut self.paths;
                 let (source, target) = if current == 0 { (a, b) } else { (b, a) };
@@ -96,12 +87,10 @@ impl StrategyRenderer<'_> {
                 let flag_buffer = self.flags.as_ref().expect("allocated above");
                 let workspace = self.separate_compaction.as_mut().expect("allocated above");
                 out_of_kernel_prefix(device, source, flag_buffer, target, workspace, in_count)?;
-                survivors = workspace.count(device)?;
-                if let (Some([start, end]), Some(times)) = (&events, self.times.as_mut()) {
-                    end.record(device.stream()).map_err(|e| device.fault("recording an event", e))?;
-                    let ms = start.elapsed_ms(end).map_err(|e| device.fault("reading an event timer", e))? as f64;
-                    add_at(&mut times.compaction_ms_per_bounce, bounce, ms);
+                if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
+                    add_at(&mut times.compaction_ms_per_bounce, bounce, timer.stop_ms()? as f64);
                 }
+                survivors = workspace.count(device)?;
             }
             bounce += 1;
             if survivors == 0 {
