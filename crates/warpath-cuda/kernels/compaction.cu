@@ -163,7 +163,13 @@ __device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* 
         __syncthreads();
         const unsigned int next = next_ticket;
         if (next < state.tiles) load_tile<T, ITEMS>(in, n, next, KeepHashBelow{threshold}, elem, keep);
-        lookback_tile_base<ITEMS>(scratch, state, tile, total, true);
+        if (threadIdx.x < 32) {
+            const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total, true);
+            if (threadIdx.x == 0) {
+                scratch.base = exclusive;
+                if (tile == state.tiles - 1) *state.count = exclusive + total;
+            }
+        }
         __syncthreads();
         T* target = out + scratch.base;
         for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) target[k] = staging[k];
@@ -207,7 +213,14 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
         const unsigned int next = tile < state.tiles ? next_ticket : state.tiles;
         if (next < state.tiles) load_tile<T, ITEMS>(in, n, next, KeepHashBelow{threshold}, elem, keep);
         if (previous != none) {
-            lookback_tile_base<ITEMS>(scratch, state, previous, previous_total, true);
+            if (threadIdx.x < 32) {
+                const unsigned int exclusive =
+                    lookback_exclusive_prefix(state.tile_status, previous, previous_total, true);
+                if (threadIdx.x == 0) {
+                    scratch.base = exclusive;
+                    if (previous == state.tiles - 1) *state.count = exclusive + previous_total;
+                }
+            }
             __syncthreads();
             T* target = out + scratch.base;
             const T* source = staging[buffer ^ 1u];

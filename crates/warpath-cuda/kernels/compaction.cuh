@@ -324,20 +324,6 @@ __device__ __forceinline__ unsigned int lookback_exclusive_prefix(unsigned long 
     return exclusive;
 }
 
-// The tile's global base into scratch.base (warp 0 looks back; the caller then passes a
-// barrier before reading it); the last tile writes the total to state.count.
-template <int ITEMS>
-__device__ __forceinline__ void lookback_tile_base(BlockScanStorage<ITEMS>& scratch, const CompactionState& state,
-                                                   unsigned int tile, unsigned int total,
-                                                   bool aggregate_published = false) {
-    if (threadIdx.x >= 32) return;
-    const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total, aggregate_published);
-    if (threadIdx.x == 0) {
-        scratch.base = exclusive;
-        if (tile == state.tiles - 1) *state.count = exclusive + total;
-    }
-}
-
 // Order-preserving single-pass compaction of the tile with ticket `tile` (from
 // compaction_ticket): the output is exactly the kept elements in tile order. The last tile
 // writes the total to state.count.
@@ -347,7 +333,13 @@ __device__ __forceinline__ void ink_lookback_store(BlockScanStorage<ITEMS>& scra
                                                    const T (&elem)[ITEMS], const bool (&keep)[ITEMS]) {
     unsigned int rank[ITEMS];
     const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-    lookback_tile_base<ITEMS>(scratch, state, tile, total);
+    if (threadIdx.x < 32) {
+        const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
+        if (threadIdx.x == 0) {
+            scratch.base = exclusive;
+            if (tile == state.tiles - 1) *state.count = exclusive + total;
+        }
+    }
     __syncthreads();
     scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
 }
@@ -365,7 +357,13 @@ __device__ __forceinline__ void ink_lookback_staged_store(BlockScanStorage<ITEMS
                                                           const bool (&keep)[ITEMS]) {
     unsigned int rank[ITEMS];
     const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-    lookback_tile_base<ITEMS>(scratch, state, tile, total);
+    if (threadIdx.x < 32) {
+        const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
+        if (threadIdx.x == 0) {
+            scratch.base = exclusive;
+            if (tile == state.tiles - 1) *state.count = exclusive + total;
+        }
+    }
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         if (keep[i]) staging[rank[i]] = elem[i];
