@@ -439,12 +439,13 @@ impl<'d> StrategyRenderer<'d> {
         Ok(())
     }
 
-    /// Turns per-bounce kernel timing (CUDA events; wavefront strategies only) on or off.
+    /// Turns kernel timing (CUDA events; per bounce for the wavefronts, per stage for
+    /// multistage) on or off.
     pub fn set_launch_timing(&mut self, enabled: bool) {
         self.times = enabled.then(LaunchTimes::default);
     }
 
-    /// Per-bounce kernel times so far (empty unless timing is on and a wavefront ran).
+    /// Kernel times so far (empty unless timing is on and a wavefront or multistage ran).
     pub fn launch_times(&self) -> LaunchTimes {
         self.times.clone().unwrap_or_default()
     }
@@ -537,7 +538,8 @@ impl<'d> StrategyRenderer<'d> {
         }
     }
 
-    /// Path buffer `index` with room for `len` paths (grown, never shrunk; zeroed = dead).
+    /// Path buffer `index` with room for `len` paths (grown, never shrunk; zeroed, i.e. all
+    /// slots dead, only when allocated).
     fn path_buffer(&mut self, index: usize, len: usize) -> CudaResult<u64> {
         let device = self.device;
         let slot = &mut self.paths[index];

@@ -11,9 +11,11 @@ impl StrategyRenderer<'_> {
     pub(super) fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
         let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
         let pool_size = grid * BLOCK;
-        // A fresh (zeroed: all dead) pool per wave.
-        self.paths[0] = None;
+        // Every slot starts dead (zero): another strategy may have left paths in the buffer.
         let pool = self.path_buffer(0, pool_size as usize)?;
+        if let Some(buffer) = &mut self.paths[0] {
+            buffer.clear(self.device)?;
+        }
         loop {
             self.launch("regen_device_fill_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
             self.launch("regen_device_extend_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
