@@ -11,6 +11,8 @@
 //   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
 //                            current tile's look-back
 //   compaction_lookback_deep_u32  one tile deeper: tile t is finished after t + 1 is published
+//   compaction_lookback_bulk_*  persistent blocks fed by Hopper bulk copies into a ring of
+//                            shared-memory tiles, several tiles of reads in flight per block
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -23,6 +25,7 @@
 // A tile is COMPACTION_BLOCK threads × ITEMS rounds; element i of thread t of tile k is
 // input[k * TILE + i * COMPACTION_BLOCK + t]. The order-preserving producers take their
 // tile from a ticket (compaction_ticket), never from blockIdx.x.
+#include "bulk_copy.cuh"
 #include "compaction.cuh"
 
 #define COMPACTION_BLOCK 256
@@ -233,6 +236,99 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
     }
 }
 
+// Look-back in persistent blocks fed by Hopper bulk copies (bulk_copy.cuh): shared memory
+// holds a ring of STAGES tiles; thread 0 keeps STAGES - 1 tiles of copies in flight ahead of
+// the one the block works on, so the block's loads never wait for its look-back or its
+// stores, and each SM has several tiles of reads outstanding at all times. Per tile: wait for
+// its copy, read the elements (striped, conflict-free), rank them (one barrier, after which
+// the stage is free: thread 0 refills it with a later tile), look back, store from registers.
+//
+// Tickets: thread 0 takes a tile's ticket one refill before it issues the tile's copy, so the
+// atomic's latency hides behind a tile of work. A block's tickets rise in the order it works
+// on them, so the lowest unfinished ticket always belongs to a block that can finish it (the
+// header's forward-progress note). A tail tile that is not whole, or a device without bulk
+// copies, is read from global memory by the consumers instead (the stage is then unused).
+template <typename T, int ITEMS, int STAGES>
+__device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __restrict__ out,
+                                              const CompactionState& state, unsigned int n,
+                                              unsigned long long threshold) {
+    constexpr unsigned int TILE = ITEMS * COMPACTION_BLOCK;
+    constexpr unsigned int TILE_BYTES = TILE * sizeof(T);
+    static_assert(TILE_BYTES % 16 == 0, "bulk copies move multiples of 16 bytes");
+    extern __shared__ __align__(128) unsigned char compaction_ring[];  // STAGES * TILE_BYTES
+    T* ring = reinterpret_cast<T*>(compaction_ring);
+    __shared__ BlockScanStorage<ITEMS> scratch;
+#if WARPATH_HAS_BULK_COPY
+    __shared__ __align__(8) unsigned long long full[STAGES];  // one transaction barrier per stage
+#endif
+    __shared__ unsigned int stage_tile[STAGES];
+    const KeepHashBelow predicate{threshold};
+    // Thread 0's ticket for the next refill (taken a refill early).
+    unsigned int pending = 0;
+    // Thread 0: records `ticket` as stage s's tile and starts its copy (or arrives at once
+    // when there is nothing to copy: past the end, a partial tail tile, no bulk copies).
+    auto issue = [&](unsigned int s, unsigned int ticket) {
+        stage_tile[s] = ticket;
+#if WARPATH_HAS_BULK_COPY
+        if (ticket < state.tiles && (unsigned long long)(ticket + 1) * TILE <= n) {
+            bulk_arrive_expect_bytes(&full[s], TILE_BYTES);
+            bulk_copy_to_shared(ring + s * TILE, in + (unsigned long long)ticket * TILE, TILE_BYTES, &full[s]);
+        } else {
+            bulk_arrive(&full[s]);
+        }
+#endif
+    };
+    if (threadIdx.x == 0) {
+#if WARPATH_HAS_BULK_COPY
+        for (int s = 0; s < STAGES; ++s) bulk_barrier_init(&full[s], 1);
+        bulk_barrier_init_fence();
+#endif
+        for (int s = 0; s < STAGES; ++s) issue(s, atomicAdd(state.ticket, 1u));
+        pending = atomicAdd(state.ticket, 1u);
+    }
+    __syncthreads();
+    for (unsigned int iteration = 0;; ++iteration) {
+        const unsigned int s = iteration % STAGES;
+#if WARPATH_HAS_BULK_COPY
+        bulk_wait(&full[s], (iteration / STAGES) & 1u);
+#endif
+        const unsigned int tile = stage_tile[s];
+        if (tile >= state.tiles) break;  // block-uniform: the tickets ran out
+        T elem[ITEMS];
+        bool keep[ITEMS];
+        if (WARPATH_HAS_BULK_COPY && (unsigned long long)(tile + 1) * TILE <= n) {
+            const T* stage = ring + s * TILE;
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                elem[i] = stage[i * COMPACTION_BLOCK + threadIdx.x];
+                keep[i] = predicate(elem[i]);
+            }
+        } else {
+            load_tile<T, ITEMS>(in, n, tile, predicate, elem, keep);
+        }
+        unsigned int rank[ITEMS];
+        const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+        // Past the ranking's barrier no thread reads stage s again: refill it.
+        if (threadIdx.x == 0) {
+#if WARPATH_HAS_BULK_COPY
+            bulk_fence_shared_before_async();
+#endif
+            issue(s, pending);
+            pending = atomicAdd(state.ticket, 1u);
+        }
+        if (threadIdx.x < 32) {
+            const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
+            if (threadIdx.x == 0) {
+                scratch.base = exclusive;
+                if (tile == state.tiles - 1) *state.count = exclusive + total;
+            }
+        }
+        __syncthreads();
+        scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+        // The next ranking's barrier orders this read of scratch.base before it is rewritten.
+    }
+}
+
 template <typename T, int ITEMS>
 __device__ __forceinline__ void sections(const T* __restrict__ in, T* __restrict__ out, T* __restrict__ intermediate,
                                          const CompactionState& state, unsigned int n,
@@ -417,6 +513,28 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
                                  unsigned long long threshold) {
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32>(in, out, COMPACTION_STATE_VALUE, n, threshold);
 }
+
+// Ring depth of the bulk-copy look-back: tiles of shared memory per block (the ring is
+// dynamic shared memory, STAGES * tile bytes; the host asks for it per launch).
+#ifndef COMPACTION_BULK_STAGES
+#define COMPACTION_BULK_STAGES 4
+#endif
+#ifndef COMPACTION_BULK_MIN_BLOCKS
+#define COMPACTION_BULK_MIN_BLOCKS 2
+#endif
+#define COMPACTION_BULK_KERNEL(SUFFIX, T, ITEMS, STAGES)                                                         \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                 \
+        compaction_lookback_bulk_##SUFFIX(                                                                     \
+        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {          \
+        lookback_bulk<T, ITEMS, STAGES>(in, out, COMPACTION_STATE_VALUE, n, threshold);                        \
+    }
+COMPACTION_BULK_KERNEL(u32, unsigned int, COMPACTION_ITEMS_U32, COMPACTION_BULK_STAGES)
+COMPACTION_BULK_KERNEL(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16, COMPACTION_BULK_STAGES)
+COMPACTION_BULK_KERNEL(path64, CompactPathState, COMPACTION_ITEMS_PATH, COMPACTION_BULK_STAGES)
+// Ring-depth experiments (docs/benchmarks/compaction.md): the u32 kernel at 2, 3 and 6 stages.
+COMPACTION_BULK_KERNEL(s2_u32, unsigned int, COMPACTION_ITEMS_U32, 2)
+COMPACTION_BULK_KERNEL(s3_u32, unsigned int, COMPACTION_ITEMS_U32, 3)
+COMPACTION_BULK_KERNEL(s6_u32, unsigned int, COMPACTION_ITEMS_U32, 6)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

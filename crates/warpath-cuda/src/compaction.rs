@@ -43,6 +43,12 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_pipelined_elem16",
     "compaction_lookback_pipelined_path64",
     "compaction_lookback_deep_u32",
+    "compaction_lookback_bulk_u32",
+    "compaction_lookback_bulk_elem16",
+    "compaction_lookback_bulk_path64",
+    "compaction_lookback_bulk_s2_u32",
+    "compaction_lookback_bulk_s3_u32",
+    "compaction_lookback_bulk_s6_u32",
     "compaction_lookback384_u32",
     "compaction_lookback384_elem16",
     "compaction_lookback384_path64",
@@ -213,6 +219,9 @@ pub enum CompactionMethod {
     /// Pipelined one tile deeper: a tile's look-back runs after the next tile is ranked,
     /// staged and published (u32 only).
     LookbackDeep,
+    /// Look-back in persistent blocks fed by Hopper bulk copies (TMA) into a ring of
+    /// shared-memory tiles: several tiles of reads in flight per block at all times.
+    LookbackBulk,
     /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
     LookbackWideBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
@@ -228,7 +237,7 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 12] = [
+    pub const ALL: [CompactionMethod; 13] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
@@ -236,6 +245,7 @@ impl CompactionMethod {
         CompactionMethod::LookbackWideBlocks,
         CompactionMethod::LookbackPipelined,
         CompactionMethod::LookbackDeep,
+        CompactionMethod::LookbackBulk,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -252,6 +262,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackWideBlocks => "lookback-384",
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::LookbackDeep => "lookback-deep",
+            CompactionMethod::LookbackBulk => "lookback-bulk",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -298,13 +309,40 @@ impl CompactionMethod {
 
     /// Whether the method's kernel is persistent (a grid that fits the GPU, tiles by ticket).
     pub fn persistent(self) -> bool {
-        matches!(self, CompactionMethod::LookbackPipelined | CompactionMethod::LookbackDeep)
+        matches!(
+            self,
+            CompactionMethod::LookbackPipelined | CompactionMethod::LookbackDeep | CompactionMethod::LookbackBulk
+        )
     }
 
     /// Threads per block of the method's kernel.
     pub fn block_size(self) -> u32 {
         if self == CompactionMethod::LookbackWideBlocks { WIDE_BLOCK } else { COMPACTION_BLOCK }
     }
+}
+
+/// Tiles in the shared-memory ring of `lookback-bulk` (`COMPACTION_BULK_STAGES`).
+pub const BULK_STAGES: u32 = 4;
+
+/// The `lookback-bulk` kernel and its ring depth: `COMPACTION_BULK_STAGES` tiles, or for u32
+/// elements the depth `WARPATH_COMPACTION_BULK_STAGES` asks for (2, 3, 4 or 6: the
+/// ring-depth experiment of docs/benchmarks/compaction.md).
+fn bulk_kernel(kind: ElementKind) -> CudaResult<(&'static str, u32)> {
+    let asked = std::env::var("WARPATH_COMPACTION_BULK_STAGES").ok();
+    let stages = match asked.as_deref().map(str::trim) {
+        None | Some("") => BULK_STAGES,
+        Some(text) => text.parse::<u32>().ok().filter(|s| [2, 3, 4, 6].contains(s)).ok_or_else(|| {
+            CudaError::InvalidArgument(format!("WARPATH_COMPACTION_BULK_STAGES={text}: expected 2, 3, 4 or 6"))
+        })?,
+    };
+    Ok(match (kind, stages) {
+        (ElementKind::U32, 2) => ("compaction_lookback_bulk_s2_u32", 2),
+        (ElementKind::U32, 3) => ("compaction_lookback_bulk_s3_u32", 3),
+        (ElementKind::U32, 6) => ("compaction_lookback_bulk_s6_u32", 6),
+        (ElementKind::U32, _) => ("compaction_lookback_bulk_u32", BULK_STAGES),
+        (ElementKind::Elem16, _) => ("compaction_lookback_bulk_elem16", BULK_STAGES),
+        (ElementKind::PathState, _) => ("compaction_lookback_bulk_path64", BULK_STAGES),
+    })
 }
 
 impl std::fmt::Display for CompactionMethod {
@@ -600,6 +638,16 @@ pub fn collate_api(
     device.check_launch(name, launched)
 }
 
+/// How many blocks an order-preserving launch starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GridShape {
+    /// One block per tile.
+    PerTile,
+    /// As many blocks as fit the GPU at once with this much dynamic shared memory each;
+    /// they take tiles by ticket in a loop.
+    Persistent { dynamic_shared_bytes: u32 },
+}
+
 /// Launches an order-preserving kernel: `prefix_args` (the buffers), the state, `n`, and
 /// (unless `None`) the threshold.
 #[allow(clippy::too_many_arguments)]
@@ -628,7 +676,7 @@ fn launch_ordered<T: CompactionElement>(
         block,
         threshold,
         n,
-        false,
+        GridShape::PerTile,
     )
 }
 
@@ -646,7 +694,7 @@ fn launch_ordered_prefix<T: CompactionElement>(
     block: u32,
     threshold: Option<u64>,
     n: u32,
-    persistent: bool,
+    shape: GridShape,
 ) -> CudaResult<()> {
     if n as usize > input.len().min(output.len()) {
         return Err(CudaError::InvalidArgument(format!(
@@ -690,13 +738,17 @@ fn launch_ordered_prefix<T: CompactionElement>(
         launch.arg(threshold);
     }
     // Persistent kernels take their tiles by ticket in a loop: as many blocks as fit the GPU.
-    let grid = if persistent {
-        let resident = device.blocks_per_multiprocessor(&function, block)? * device.info().multiprocessors;
-        tiles.min(resident.max(1))
-    } else {
-        tiles
+    let (grid, shared_bytes) = match shape {
+        GridShape::PerTile => (tiles, 0),
+        GridShape::Persistent { dynamic_shared_bytes } => {
+            if dynamic_shared_bytes > 48 * 1024 {
+                device.allow_dynamic_shared_memory(&function, name, dynamic_shared_bytes)?;
+            }
+            let per_sm = device.blocks_per_multiprocessor_with_shared(&function, block, dynamic_shared_bytes)?;
+            (tiles.min((per_sm * device.info().multiprocessors).max(1)), dynamic_shared_bytes)
+        }
     };
-    let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared_bytes };
     // SAFETY: the arguments follow the kernels' signatures in compaction.cu (buffers,
     // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
     // pointers lie inside the workspace, sized for `tiles` (a persistent grid covers them
@@ -742,6 +794,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackWideBlocks => kernel_name("lookback384", T::KIND)?,
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
+        CompactionMethod::LookbackBulk => bulk_kernel(T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
                 "{method} is not a look-back method for {} elements",
@@ -751,7 +804,14 @@ pub fn lookback_variant<T: CompactionElement>(
     };
     let n = check_lengths(input, output)?;
     let (tile, block) = (method.tile_size(T::KIND), method.block_size());
-    let persistent = method.persistent();
+    let shape = match method {
+        CompactionMethod::LookbackBulk => {
+            let stages = bulk_kernel(T::KIND)?.1;
+            GridShape::Persistent { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
+        }
+        _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
+        _ => GridShape::PerTile,
+    };
     launch_ordered_prefix(
         device,
         kernel,
@@ -764,7 +824,7 @@ pub fn lookback_variant<T: CompactionElement>(
         block,
         Some(threshold),
         n,
-        persistent,
+        shape,
     )
 }
 
@@ -868,7 +928,7 @@ pub fn out_of_kernel_prefix<T: CompactionElement>(
         COMPACTION_BLOCK,
         None,
         n,
-        false,
+        GridShape::PerTile,
     )
 }
 
@@ -963,7 +1023,8 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             | CompactionMethod::LookbackStaged
             | CompactionMethod::LookbackWideBlocks
             | CompactionMethod::LookbackPipelined
-            | CompactionMethod::LookbackDeep => lookback_variant(device, method, input, output, workspace, threshold),
+            | CompactionMethod::LookbackDeep
+            | CompactionMethod::LookbackBulk => lookback_variant(device, method, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
@@ -1080,6 +1141,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::LookbackWideBlocks,
                 CompactionMethod::LookbackPipelined,
                 CompactionMethod::LookbackDeep,
+                CompactionMethod::LookbackBulk,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],

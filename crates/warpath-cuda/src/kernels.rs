@@ -17,6 +17,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("estimator/lights.cuh", include_str!("../kernels/estimator/lights.cuh")),
     ("estimator/trace.cuh", include_str!("../kernels/estimator/trace.cuh")),
     ("estimator/integrator.cuh", include_str!("../kernels/estimator/integrator.cuh")),
+    ("bulk_copy.cuh", include_str!("../kernels/bulk_copy.cuh")),
     ("compaction.cuh", include_str!("../kernels/compaction.cuh")),
     ("strategies/schedule.cuh", include_str!("../kernels/strategies/schedule.cuh")),
     ("strategies/wavefront.cuh", include_str!("../kernels/strategies/wavefront.cuh")),

@@ -354,10 +354,32 @@ impl CudaDevice {
 
     /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).
     pub(crate) fn blocks_per_multiprocessor(&self, function: &CudaFunction, block_size: u32) -> CudaResult<u32> {
+        self.blocks_per_multiprocessor_with_shared(function, block_size, 0)
+    }
+
+    /// Resident blocks per SM of `function` at `block_size` threads and `dynamic_shared_bytes`
+    /// of dynamic shared memory per block (at least 1).
+    pub(crate) fn blocks_per_multiprocessor_with_shared(
+        &self,
+        function: &CudaFunction,
+        block_size: u32,
+        dynamic_shared_bytes: u32,
+    ) -> CudaResult<u32> {
         function
-            .occupancy_max_active_blocks_per_multiprocessor(block_size, 0, None)
+            .occupancy_max_active_blocks_per_multiprocessor(block_size, dynamic_shared_bytes as usize, None)
             .map(|n| n.max(1))
             .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
+    }
+
+    /// Lets `function` (named `name`, for the error) launch with `bytes` of dynamic shared
+    /// memory per block, beyond the 48 KiB every kernel may use without asking.
+    pub(crate) fn allow_dynamic_shared_memory(&self, function: &CudaFunction, name: &str, bytes: u32) -> CudaResult<()> {
+        use cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32).map_err(|e| {
+            CudaError::InvalidArgument(format!(
+                "{name} needs {bytes} bytes of dynamic shared memory per block, which this GPU refused ({e})"
+            ))
+        })
     }
 }
 
