@@ -239,7 +239,10 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
 // Look-back in persistent blocks fed by Hopper bulk copies (bulk_copy.cuh): shared memory
 // holds a ring of STAGES tiles; thread 0 keeps STAGES - 1 tiles of copies in flight ahead of
 // the one the block works on, so the block's loads never wait for its look-back or its
-// stores, and each SM has several tiles of reads outstanding at all times. Per tile: wait for
+// stores, and each SM has several tiles of reads outstanding at all times. Tickets are taken
+// a ring ahead of the work, so all blocks work on tiles of one narrow ticket range at once
+// and a tile's nearest inclusive predecessor may be a grid's worth of tiles back: the
+// look-back reads 256 predecessors per step (lookback_exclusive_prefix_wide). Per tile: wait for
 // its copy, read the elements (striped, conflict-free), rank them (one barrier, after which
 // the stage is free: thread 0 refills it with a later tile), look back, store from registers.
 //
@@ -248,6 +251,11 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
 // on them, so the lowest unfinished ticket always belongs to a block that can finish it (the
 // header's forward-progress note). A tail tile that is not whole, or a device without bulk
 // copies, is read from global memory by the consumers instead (the stage is then unused).
+// Predecessors each lane of the bulk kernel's look-back reads per step (window 32 × this).
+#ifndef COMPACTION_BULK_LOOKBACK_PER_LANE
+#define COMPACTION_BULK_LOOKBACK_PER_LANE 8
+#endif
+
 template <typename T, int ITEMS, int STAGES>
 __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __restrict__ out,
                                               const CompactionState& state, unsigned int n,
@@ -310,6 +318,7 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
         const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
         // Past the ranking's barrier no thread reads stage s again: refill it.
         if (threadIdx.x == 0) {
+            lookback_publish_aggregate(state.tile_status, tile, total);
 #if WARPATH_HAS_BULK_COPY
             bulk_fence_shared_before_async();
 #endif
@@ -317,7 +326,8 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
             pending = atomicAdd(state.ticket, 1u);
         }
         if (threadIdx.x < 32) {
-            const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
+            const unsigned int exclusive =
+                lookback_exclusive_prefix_wide<COMPACTION_BULK_LOOKBACK_PER_LANE>(state.tile_status, tile, total);
             if (threadIdx.x == 0) {
                 scratch.base = exclusive;
                 if (tile == state.tiles - 1) *state.count = exclusive + total;

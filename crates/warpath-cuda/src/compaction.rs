@@ -741,7 +741,9 @@ fn launch_ordered_prefix<T: CompactionElement>(
     let (grid, shared_bytes) = match shape {
         GridShape::PerTile => (tiles, 0),
         GridShape::Persistent { dynamic_shared_bytes } => {
-            if dynamic_shared_bytes > 48 * 1024 {
+            // Static plus dynamic shared memory above 48 KiB needs the opt-in; ask whenever
+            // there is any dynamic part.
+            if dynamic_shared_bytes > 0 {
                 device.allow_dynamic_shared_memory(&function, name, dynamic_shared_bytes)?;
             }
             let per_sm = device.blocks_per_multiprocessor_with_shared(&function, block, dynamic_shared_bytes)?;
