@@ -11,8 +11,9 @@
 //   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
 //                            current tile's look-back
 //   compaction_lookback_deep_u32  one tile deeper: tile t is finished after t + 1 is published
-//   compaction_lookback_bulk_*  persistent blocks fed by Hopper bulk copies into a ring of
-//                            shared-memory tiles, several tiles of reads in flight per block
+//   compaction_lookback_bulk_*  co-resident blocks (a cooperative launch) fed by Hopper bulk
+//                            copies into a ring of shared-memory tiles; tiles by round, not
+//                            by ticket
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -24,7 +25,8 @@
 //
 // A tile is COMPACTION_BLOCK threads × ITEMS rounds; element i of thread t of tile k is
 // input[k * TILE + i * COMPACTION_BLOCK + t]. The order-preserving producers take their
-// tile from a ticket (compaction_ticket), never from blockIdx.x.
+// tile from a ticket (compaction_ticket), never from blockIdx.x; the bulk kernel alone
+// numbers tiles by round and block, its blocks made co-resident by a cooperative launch.
 #include "bulk_copy.cuh"
 #include "compaction.cuh"
 
@@ -236,21 +238,25 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
     }
 }
 
-// Look-back in persistent blocks fed by Hopper bulk copies (bulk_copy.cuh): shared memory
+// Look-back in co-resident blocks fed by Hopper bulk copies (bulk_copy.cuh): shared memory
 // holds a ring of STAGES tiles; thread 0 keeps STAGES - 1 tiles of copies in flight ahead of
 // the one the block works on, so the block's loads never wait for its look-back or its
-// stores, and each SM has several tiles of reads outstanding at all times. Tickets are taken
-// a ring ahead of the work, so all blocks work on tiles of one narrow ticket range at once
-// and a tile's nearest inclusive predecessor may be a grid's worth of tiles back: the
-// look-back reads 256 predecessors per step (lookback_exclusive_prefix_wide). Per tile: wait for
+// stores, and each SM has several tiles of reads outstanding at all times. Per tile: wait for
 // its copy, read the elements (striped, conflict-free), rank them (one barrier, after which
-// the stage is free: thread 0 refills it with a later tile), look back, store from registers.
+// the stage is free: thread 0 publishes the aggregate and refills the stage), look back,
+// store from registers.
 //
-// Tickets: thread 0 takes a tile's ticket one refill before it issues the tile's copy, so the
-// atomic's latency hides behind a tile of work. A block's tickets rise in the order it works
-// on them, so the lowest unfinished ticket always belongs to a block that can finish it (the
-// header's forward-progress note). A tail tile that is not whole, or a device without bulk
-// copies, is read from global memory by the consumers instead (the stage is then unused).
+// Tiles go to blocks in rounds: block b's k-th tile is k * gridDim.x + b. (Tickets, as the
+// other look-back kernels take them, do not mix with a ring: a ticket taken a ring ahead sits
+// behind the block's earlier tiles, so its successors in other blocks wait for a whole ring
+// of this block's work; measured 2.5× slower than lookback-deep.) Round k's tiles are then
+// every block's current tile, and a tile waits only for blocks a little behind in the same
+// round. That needs every block resident at once: the host launches it cooperatively, which
+// fails rather than deadlocks when they do not fit. A tile's nearest inclusive prefix can be
+// up to a grid of tiles back, so the look-back reads 256 predecessors per step
+// (lookback_exclusive_prefix_wide). A tail tile that is not whole, or a device without bulk
+// copies, is read from global memory by the consumers instead (its stage is then unused).
+
 // Predecessors each lane of the bulk kernel's look-back reads per step (window 32 × this).
 #ifndef COMPACTION_BULK_LOOKBACK_PER_LANE
 #define COMPACTION_BULK_LOOKBACK_PER_LANE 8
@@ -269,21 +275,25 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
 #if WARPATH_HAS_BULK_COPY
     __shared__ __align__(8) unsigned long long full[STAGES];  // one transaction barrier per stage
 #endif
-    __shared__ unsigned int stage_tile[STAGES];
     const KeepHashBelow predicate{threshold};
-    // Thread 0's ticket for the next refill (taken a refill early).
-    unsigned int pending = 0;
-    // Thread 0: records `ticket` as stage s's tile and starts its copy (or arrives at once
-    // when there is nothing to copy: past the end, a partial tail tile, no bulk copies).
-    auto issue = [&](unsigned int s, unsigned int ticket) {
-        stage_tile[s] = ticket;
+    const unsigned int blocks = gridDim.x;
+    // Whether tile `tile` is whole (its copy is one bulk copy) on a device with bulk copies.
+    auto bulk_tile = [&](unsigned int tile) {
+        return WARPATH_HAS_BULK_COPY && tile < state.tiles && (unsigned long long)(tile + 1) * TILE <= n;
+    };
+    // Thread 0: starts the copy of `tile` into stage s, or arrives at once when there is
+    // nothing to copy (past the end, a partial tail tile).
+    auto issue = [&](unsigned int s, unsigned int tile) {
 #if WARPATH_HAS_BULK_COPY
-        if (ticket < state.tiles && (unsigned long long)(ticket + 1) * TILE <= n) {
+        if (bulk_tile(tile)) {
             bulk_arrive_expect_bytes(&full[s], TILE_BYTES);
-            bulk_copy_to_shared(ring + s * TILE, in + (unsigned long long)ticket * TILE, TILE_BYTES, &full[s]);
+            bulk_copy_to_shared(ring + s * TILE, in + (unsigned long long)tile * TILE, TILE_BYTES, &full[s]);
         } else {
             bulk_arrive(&full[s]);
         }
+#else
+        (void)s;
+        (void)tile;
 #endif
     };
     if (threadIdx.x == 0) {
@@ -291,20 +301,19 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
         for (int s = 0; s < STAGES; ++s) bulk_barrier_init(&full[s], 1);
         bulk_barrier_init_fence();
 #endif
-        for (int s = 0; s < STAGES; ++s) issue(s, atomicAdd(state.ticket, 1u));
-        pending = atomicAdd(state.ticket, 1u);
+        for (unsigned int s = 0; s < STAGES; ++s) issue(s, s * blocks + blockIdx.x);
     }
     __syncthreads();
-    for (unsigned int iteration = 0;; ++iteration) {
-        const unsigned int s = iteration % STAGES;
+    for (unsigned int round = 0;; ++round) {
+        const unsigned int tile = round * blocks + blockIdx.x;
+        if (tile >= state.tiles) break;
+        const unsigned int s = round % STAGES;
 #if WARPATH_HAS_BULK_COPY
-        bulk_wait(&full[s], (iteration / STAGES) & 1u);
+        bulk_wait(&full[s], (round / STAGES) & 1u);
 #endif
-        const unsigned int tile = stage_tile[s];
-        if (tile >= state.tiles) break;  // block-uniform: the tickets ran out
         T elem[ITEMS];
         bool keep[ITEMS];
-        if (WARPATH_HAS_BULK_COPY && (unsigned long long)(tile + 1) * TILE <= n) {
+        if (bulk_tile(tile)) {
             const T* stage = ring + s * TILE;
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
@@ -322,8 +331,7 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
 #if WARPATH_HAS_BULK_COPY
             bulk_fence_shared_before_async();
 #endif
-            issue(s, pending);
-            pending = atomicAdd(state.ticket, 1u);
+            issue(s, (round + STAGES) * blocks + blockIdx.x);
         }
         if (threadIdx.x < 32) {
             const unsigned int exclusive =

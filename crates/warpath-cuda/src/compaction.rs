@@ -219,8 +219,9 @@ pub enum CompactionMethod {
     /// Pipelined one tile deeper: a tile's look-back runs after the next tile is ranked,
     /// staged and published (u32 only).
     LookbackDeep,
-    /// Look-back in persistent blocks fed by Hopper bulk copies (TMA) into a ring of
-    /// shared-memory tiles: several tiles of reads in flight per block at all times.
+    /// Look-back in co-resident blocks (a cooperative launch) fed by Hopper bulk copies
+    /// (TMA) into a ring of shared-memory tiles: several tiles of reads in flight per block
+    /// at all times; tiles by round and block, not by ticket.
     LookbackBulk,
     /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
     LookbackWideBlocks,
@@ -646,6 +647,10 @@ enum GridShape {
     /// As many blocks as fit the GPU at once with this much dynamic shared memory each;
     /// they take tiles by ticket in a loop.
     Persistent { dynamic_shared_bytes: u32 },
+    /// As [`GridShape::Persistent`], launched cooperatively so that the driver guarantees
+    /// every block is resident at once (or fails the launch): the kernel takes tiles by
+    /// round and block index and waits on other blocks' tiles of the same round.
+    CoResident { dynamic_shared_bytes: u32 },
 }
 
 /// Launches an order-preserving kernel: `prefix_args` (the buffers), the state, `n`, and
@@ -740,7 +745,7 @@ fn launch_ordered_prefix<T: CompactionElement>(
     // Persistent kernels take their tiles by ticket in a loop: as many blocks as fit the GPU.
     let (grid, shared_bytes) = match shape {
         GridShape::PerTile => (tiles, 0),
-        GridShape::Persistent { dynamic_shared_bytes } => {
+        GridShape::Persistent { dynamic_shared_bytes } | GridShape::CoResident { dynamic_shared_bytes } => {
             // Static plus dynamic shared memory above 48 KiB needs the opt-in; ask whenever
             // there is any dynamic part.
             if dynamic_shared_bytes > 0 {
@@ -755,7 +760,12 @@ fn launch_ordered_prefix<T: CompactionElement>(
     // COMPACTION_STATE_PARAMS, n[, threshold]); lengths are checked above and the state
     // pointers lie inside the workspace, sized for `tiles` (a persistent grid covers them
     // by ticket).
-    let launched = unsafe { launch.launch(config) };
+    let launched = unsafe {
+        match shape {
+            GridShape::CoResident { .. } => launch.launch_cooperative(config),
+            _ => launch.launch(config),
+        }
+    };
     device.check_launch(name, launched)
 }
 
@@ -809,7 +819,7 @@ pub fn lookback_variant<T: CompactionElement>(
     let shape = match method {
         CompactionMethod::LookbackBulk => {
             let stages = bulk_kernel(T::KIND)?.1;
-            GridShape::Persistent { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
+            GridShape::CoResident { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
         }
         _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
         _ => GridShape::PerTile,
