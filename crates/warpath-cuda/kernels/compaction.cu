@@ -262,7 +262,9 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
 #define COMPACTION_BULK_LOOKBACK_PER_LANE 8
 #endif
 
-template <typename T, int ITEMS, int STAGES>
+// ORDERED = false: the same loads and ranking, the base from one atomicAdd on state.count
+// (InK-Collate fed by bulk copies: order kept within a tile only).
+template <typename T, int ITEMS, int STAGES, bool ORDERED, int PER_LANE>
 __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __restrict__ out,
                                               const CompactionState& state, unsigned int n,
                                               unsigned long long threshold) {
@@ -327,15 +329,15 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
         const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
         // Past the ranking's barrier no thread reads stage s again: refill it.
         if (threadIdx.x == 0) {
-            lookback_publish_aggregate(state.tile_status, tile, total);
+            if (ORDERED) lookback_publish_aggregate(state.tile_status, tile, total);
+            else scratch.base = total ? atomicAdd(state.count, total) : 0u;
 #if WARPATH_HAS_BULK_COPY
             bulk_fence_shared_before_async();
 #endif
             issue(s, (round + STAGES) * blocks + blockIdx.x);
         }
-        if (threadIdx.x < 32) {
-            const unsigned int exclusive =
-                lookback_exclusive_prefix_wide<COMPACTION_BULK_LOOKBACK_PER_LANE>(state.tile_status, tile, total);
+        if (ORDERED && threadIdx.x < 32) {
+            const unsigned int exclusive = lookback_exclusive_prefix_wide<PER_LANE>(state.tile_status, tile, total);
             if (threadIdx.x == 0) {
                 scratch.base = exclusive;
                 if (tile == state.tiles - 1) *state.count = exclusive + total;
@@ -540,19 +542,24 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
 #ifndef COMPACTION_BULK_MIN_BLOCKS
 #define COMPACTION_BULK_MIN_BLOCKS 2
 #endif
-#define COMPACTION_BULK_KERNEL(SUFFIX, T, ITEMS, STAGES)                                                         \
-    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                 \
-        compaction_lookback_bulk_##SUFFIX(                                                                     \
+#define COMPACTION_BULK_KERNEL(NAME, T, ITEMS, STAGES, ORDERED, PER_LANE)                                      \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS) NAME(           \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {          \
-        lookback_bulk<T, ITEMS, STAGES>(in, out, COMPACTION_STATE_VALUE, n, threshold);                        \
+        lookback_bulk<T, ITEMS, STAGES, ORDERED, PER_LANE>(in, out, COMPACTION_STATE_VALUE, n, threshold);     \
     }
-COMPACTION_BULK_KERNEL(u32, unsigned int, COMPACTION_ITEMS_U32, COMPACTION_BULK_STAGES)
-COMPACTION_BULK_KERNEL(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16, COMPACTION_BULK_STAGES)
-COMPACTION_BULK_KERNEL(path64, CompactPathState, COMPACTION_ITEMS_PATH, COMPACTION_BULK_STAGES)
-// Ring-depth experiments (docs/benchmarks/compaction.md): the u32 kernel at 2, 3 and 6 stages.
-COMPACTION_BULK_KERNEL(s2_u32, unsigned int, COMPACTION_ITEMS_U32, 2)
-COMPACTION_BULK_KERNEL(s3_u32, unsigned int, COMPACTION_ITEMS_U32, 3)
-COMPACTION_BULK_KERNEL(s6_u32, unsigned int, COMPACTION_ITEMS_U32, 6)
+#define COMPACTION_BULK_KERNELS(SUFFIX, T, ITEMS)                                                                \
+    COMPACTION_BULK_KERNEL(compaction_lookback_bulk_##SUFFIX, T, ITEMS, COMPACTION_BULK_STAGES, true,          \
+                           COMPACTION_BULK_LOOKBACK_PER_LANE)                                                  \
+    COMPACTION_BULK_KERNEL(compaction_collate_bulk_##SUFFIX, T, ITEMS, COMPACTION_BULK_STAGES, false, 1)
+COMPACTION_BULK_KERNELS(u32, unsigned int, COMPACTION_ITEMS_U32)
+COMPACTION_BULK_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16)
+COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
+// Experiments (docs/benchmarks/compaction.md): the u32 look-back kernel with a ring of 2, 3
+// or 6 stages, and with a 32-wide look-back window (w1).
+COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s2_u32, unsigned int, COMPACTION_ITEMS_U32, 2, true, 8)
+COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s3_u32, unsigned int, COMPACTION_ITEMS_U32, 3, true, 8)
+COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s6_u32, unsigned int, COMPACTION_ITEMS_U32, 6, true, 8)
+COMPACTION_BULK_KERNEL(compaction_lookback_bulk_w1_u32, unsigned int, COMPACTION_ITEMS_U32, COMPACTION_BULK_STAGES, true, 1)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

@@ -49,6 +49,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_bulk_s2_u32",
     "compaction_lookback_bulk_s3_u32",
     "compaction_lookback_bulk_s6_u32",
+    "compaction_lookback_bulk_w1_u32",
+    "compaction_collate_bulk_u32",
+    "compaction_collate_bulk_elem16",
+    "compaction_collate_bulk_path64",
     "compaction_lookback384_u32",
     "compaction_lookback384_elem16",
     "compaction_lookback384_path64",
@@ -223,6 +227,9 @@ pub enum CompactionMethod {
     /// (TMA) into a ring of shared-memory tiles: several tiles of reads in flight per block
     /// at all times; tiles by round and block, not by ticket.
     LookbackBulk,
+    /// InK-Collate fed by the same bulk-copy ring (one atomicAdd per tile; order kept
+    /// within a tile only).
+    CollateBulk,
     /// Look-back with blocks of 384 threads (CUB's sm90 shape for 4-byte select).
     LookbackWideBlocks,
     /// OfK: look-back compaction in its own kernel from a flag array + the data.
@@ -238,7 +245,7 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 13] = [
+    pub const ALL: [CompactionMethod; 14] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
@@ -247,6 +254,7 @@ impl CompactionMethod {
         CompactionMethod::LookbackPipelined,
         CompactionMethod::LookbackDeep,
         CompactionMethod::LookbackBulk,
+        CompactionMethod::CollateBulk,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
         CompactionMethod::CollateX1,
@@ -264,6 +272,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::LookbackDeep => "lookback-deep",
             CompactionMethod::LookbackBulk => "lookback-bulk",
+            CompactionMethod::CollateBulk => "ink-collate-bulk",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
             CompactionMethod::CollateX1 => "ink-collate-x1",
@@ -278,7 +287,7 @@ impl CompactionMethod {
 
     /// Whether the output is exactly the kept elements in input order.
     pub fn preserves_order(self) -> bool {
-        !matches!(self, CompactionMethod::Collate | CompactionMethod::CollateX1)
+        !matches!(self, CompactionMethod::Collate | CompactionMethod::CollateX1 | CompactionMethod::CollateBulk)
     }
 
     /// Whether the method reads a flag array instead of evaluating the predicate.
@@ -312,7 +321,10 @@ impl CompactionMethod {
     pub fn persistent(self) -> bool {
         matches!(
             self,
-            CompactionMethod::LookbackPipelined | CompactionMethod::LookbackDeep | CompactionMethod::LookbackBulk
+            CompactionMethod::LookbackPipelined
+                | CompactionMethod::LookbackDeep
+                | CompactionMethod::LookbackBulk
+                | CompactionMethod::CollateBulk
         )
     }
 
@@ -325,24 +337,35 @@ impl CompactionMethod {
 /// Tiles in the shared-memory ring of `lookback-bulk` (`COMPACTION_BULK_STAGES`).
 pub const BULK_STAGES: u32 = 4;
 
-/// The `lookback-bulk` kernel and its ring depth: `COMPACTION_BULK_STAGES` tiles, or for u32
-/// elements the depth `WARPATH_COMPACTION_BULK_STAGES` asks for (2, 3, 4 or 6: the
-/// ring-depth experiment of docs/benchmarks/compaction.md).
-fn bulk_kernel(kind: ElementKind) -> CudaResult<(&'static str, u32)> {
-    let asked = std::env::var("WARPATH_COMPACTION_BULK_STAGES").ok();
-    let stages = match asked.as_deref().map(str::trim) {
-        None | Some("") => BULK_STAGES,
-        Some(text) => text.parse::<u32>().ok().filter(|s| [2, 3, 4, 6].contains(s)).ok_or_else(|| {
-            CudaError::InvalidArgument(format!("WARPATH_COMPACTION_BULK_STAGES={text}: expected 2, 3, 4 or 6"))
-        })?,
-    };
-    Ok(match (kind, stages) {
-        (ElementKind::U32, 2) => ("compaction_lookback_bulk_s2_u32", 2),
-        (ElementKind::U32, 3) => ("compaction_lookback_bulk_s3_u32", 3),
-        (ElementKind::U32, 6) => ("compaction_lookback_bulk_s6_u32", 6),
-        (ElementKind::U32, _) => ("compaction_lookback_bulk_u32", BULK_STAGES),
-        (ElementKind::Elem16, _) => ("compaction_lookback_bulk_elem16", BULK_STAGES),
-        (ElementKind::PathState, _) => ("compaction_lookback_bulk_path64", BULK_STAGES),
+/// The kernel of a bulk-copy method and its ring depth: `COMPACTION_BULK_STAGES` tiles, or
+/// for u32 look-back the experiment `WARPATH_COMPACTION_BULK_VARIANT` names (`s2`, `s3`,
+/// `s6`: a ring of 2, 3 or 6 tiles; `w1`: a 32-wide look-back window; see
+/// docs/benchmarks/compaction.md).
+fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32)> {
+    if method == CompactionMethod::CollateBulk {
+        let name = match kind {
+            ElementKind::U32 => "compaction_collate_bulk_u32",
+            ElementKind::Elem16 => "compaction_collate_bulk_elem16",
+            ElementKind::PathState => "compaction_collate_bulk_path64",
+        };
+        return Ok((name, BULK_STAGES));
+    }
+    let variant = std::env::var("WARPATH_COMPACTION_BULK_VARIANT").unwrap_or_default();
+    Ok(match (kind, variant.trim()) {
+        (ElementKind::U32, "s2") => ("compaction_lookback_bulk_s2_u32", 2),
+        (ElementKind::U32, "s3") => ("compaction_lookback_bulk_s3_u32", 3),
+        (ElementKind::U32, "s6") => ("compaction_lookback_bulk_s6_u32", 6),
+        (ElementKind::U32, "w1") => ("compaction_lookback_bulk_w1_u32", BULK_STAGES),
+        (_, "" | "s2" | "s3" | "s6" | "w1") => match kind {
+            ElementKind::U32 => ("compaction_lookback_bulk_u32", BULK_STAGES),
+            ElementKind::Elem16 => ("compaction_lookback_bulk_elem16", BULK_STAGES),
+            ElementKind::PathState => ("compaction_lookback_bulk_path64", BULK_STAGES),
+        },
+        (_, other) => {
+            return Err(CudaError::InvalidArgument(format!(
+                "WARPATH_COMPACTION_BULK_VARIANT={other}: expected s2, s3, s6 or w1"
+            )));
+        }
     })
 }
 
@@ -806,7 +829,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackWideBlocks => kernel_name("lookback384", T::KIND)?,
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
-        CompactionMethod::LookbackBulk => bulk_kernel(T::KIND)?.0,
+        CompactionMethod::LookbackBulk | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
                 "{method} is not a look-back method for {} elements",
@@ -817,8 +840,8 @@ pub fn lookback_variant<T: CompactionElement>(
     let n = check_lengths(input, output)?;
     let (tile, block) = (method.tile_size(T::KIND), method.block_size());
     let shape = match method {
-        CompactionMethod::LookbackBulk => {
-            let stages = bulk_kernel(T::KIND)?.1;
+        CompactionMethod::LookbackBulk | CompactionMethod::CollateBulk => {
+            let stages = bulk_kernel(method, T::KIND)?.1;
             GridShape::CoResident { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
         }
         _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
@@ -1036,7 +1059,8 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             | CompactionMethod::LookbackWideBlocks
             | CompactionMethod::LookbackPipelined
             | CompactionMethod::LookbackDeep
-            | CompactionMethod::LookbackBulk => lookback_variant(device, method, input, output, workspace, threshold),
+            | CompactionMethod::LookbackBulk
+            | CompactionMethod::CollateBulk => lookback_variant(device, method, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
