@@ -11,9 +11,10 @@
 //   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
 //                            current tile's look-back
 //   compaction_lookback_deep_u32  one tile deeper: tile t is finished after t + 1 is published
-//   compaction_lookback_bulk_*  co-resident blocks (a cooperative launch) fed by Hopper bulk
-//                            copies into a ring of shared-memory tiles; tiles by round, not
-//                            by ticket
+//   compaction_collate_bulk_*  InK-Collate fed by Hopper bulk copies into a ring of
+//                            shared-memory tiles (co-resident blocks, tiles by round)
+//   compaction_round_scan_*  order-preserving over the same ring: a tile's offset from its
+//                            round's published counts, read DEFER rounds later
 //   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
 //                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
@@ -25,8 +26,8 @@
 //
 // A tile is COMPACTION_BLOCK threads × ITEMS rounds; element i of thread t of tile k is
 // input[k * TILE + i * COMPACTION_BLOCK + t]. The order-preserving producers take their
-// tile from a ticket (compaction_ticket), never from blockIdx.x; the bulk kernel alone
-// numbers tiles by round and block, its blocks made co-resident by a cooperative launch.
+// tile from a ticket (compaction_ticket), never from blockIdx.x; the bulk-copy kernels alone
+// number tiles by round and block, their blocks made co-resident by a cooperative launch.
 #include "bulk_copy.cuh"
 #include "compaction.cuh"
 
@@ -238,58 +239,49 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
     }
 }
 
-// Look-back in co-resident blocks fed by Hopper bulk copies (bulk_copy.cuh): shared memory
-// holds a ring of STAGES tiles; thread 0 keeps STAGES - 1 tiles of copies in flight ahead of
-// the one the block works on, so the block's loads never wait for its look-back or its
-// stores, and each SM has several tiles of reads outstanding at all times. Per tile: wait for
-// its copy, read the elements (striped, conflict-free), rank them (one barrier, after which
-// the stage is free: thread 0 publishes the aggregate and refills the stage), look back,
-// store from registers.
+// ---- bulk-copy methods (Hopper): a ring of shared-memory tiles --------------------------
 //
-// Tiles go to blocks in rounds: block b's k-th tile is k * gridDim.x + b. (Tickets, as the
-// other look-back kernels take them, do not mix with a ring: a ticket taken a ring ahead sits
-// behind the block's earlier tiles, so its successors in other blocks wait for a whole ring
-// of this block's work; measured 2.5× slower than lookback-deep.) Round k's tiles are then
-// every block's current tile, and a tile waits only for blocks a little behind in the same
-// round. That needs every block resident at once: the host launches it cooperatively, which
-// fails rather than deadlocks when they do not fit. A tile's nearest inclusive prefix can be
-// up to a grid of tiles back, so the look-back reads 256 predecessors per step
-// (lookback_exclusive_prefix_wide). A tail tile that is not whole, or a device without bulk
-// copies, is read from global memory by the consumers instead (its stage is then unused).
-
-// Predecessors each lane of the bulk kernel's look-back reads per step (window 32 × this).
-#ifndef COMPACTION_BULK_LOOKBACK_PER_LANE
-#define COMPACTION_BULK_LOOKBACK_PER_LANE 8
-#endif
-
-// ORDERED = false: the same loads and ranking, the base from one atomicAdd on state.count
-// (InK-Collate fed by bulk copies: order kept within a tile only).
-template <typename T, int ITEMS, int STAGES, bool ORDERED, int PER_LANE>
-__device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __restrict__ out,
-                                              const CompactionState& state, unsigned int n,
-                                              unsigned long long threshold) {
-    constexpr unsigned int TILE = ITEMS * COMPACTION_BLOCK;
-    constexpr unsigned int TILE_BYTES = TILE * sizeof(T);
+// A block keeps several tiles of reads in flight at all times: shared memory holds a ring of
+// STAGES tiles (dynamic shared memory, STAGES * tile bytes, asked for by the host), each
+// filled by one bulk copy (bulk_copy.cuh) that thread 0 issues as soon as the stage is free,
+// so loads never wait for the block's ranking, offsets or stores. Tiles go to blocks in
+// rounds: block b's k-th tile is k * gridDim.x + b. A tail tile that is not whole, or a
+// device without bulk copies, is read from global memory by the consumers instead.
+//
+// Why rounds and not tickets (measured, docs/benchmarks/compaction.md): a ticket taken a ring
+// ahead sits behind the block's earlier tiles, and a look-back successor in another block
+// then waits for that whole ring of work (2.5× slower than lookback-deep).
+template <typename T, int ITEMS, int STAGES>
+struct BulkRing {
+    static constexpr unsigned int TILE = ITEMS * COMPACTION_BLOCK;
+    static constexpr unsigned int TILE_BYTES = TILE * sizeof(T);
     static_assert(TILE_BYTES % 16 == 0, "bulk copies move multiples of 16 bytes");
-    extern __shared__ __align__(128) unsigned char compaction_ring[];  // STAGES * TILE_BYTES
-    T* ring = reinterpret_cast<T*>(compaction_ring);
-    __shared__ BlockScanStorage<ITEMS> scratch;
+    T* tiles;                  // STAGES * TILE elements of dynamic shared memory
+    unsigned long long* full;  // STAGES transaction barriers in shared memory
+    const T* in;
+    unsigned int n, tile_count;
+
+    // Whether `tile` arrives by one bulk copy (whole, in range, on a device that has them).
+    __device__ __forceinline__ bool by_copy(unsigned int tile) const {
+        return WARPATH_HAS_BULK_COPY && tile < tile_count && (unsigned long long)(tile + 1) * TILE <= n;
+    }
+    __device__ __forceinline__ T* stage(unsigned int s) const { return tiles + s * TILE; }
+    // Thread 0 only, once, before a block barrier.
+    __device__ __forceinline__ void init() {
 #if WARPATH_HAS_BULK_COPY
-    __shared__ __align__(8) unsigned long long full[STAGES];  // one transaction barrier per stage
+        for (int s = 0; s < STAGES; ++s) bulk_barrier_init(&full[s], 1);
+        bulk_barrier_init_fence();
 #endif
-    const KeepHashBelow predicate{threshold};
-    const unsigned int blocks = gridDim.x;
-    // Whether tile `tile` is whole (its copy is one bulk copy) on a device with bulk copies.
-    auto bulk_tile = [&](unsigned int tile) {
-        return WARPATH_HAS_BULK_COPY && tile < state.tiles && (unsigned long long)(tile + 1) * TILE <= n;
-    };
-    // Thread 0: starts the copy of `tile` into stage s, or arrives at once when there is
-    // nothing to copy (past the end, a partial tail tile).
-    auto issue = [&](unsigned int s, unsigned int tile) {
+    }
+    // Thread 0 only: starts the copy of `tile` into stage s, or completes the stage's phase at
+    // once when there is nothing to copy. Every reader of the stage has passed a block
+    // barrier since its last read.
+    __device__ __forceinline__ void issue(unsigned int s, unsigned int tile) {
 #if WARPATH_HAS_BULK_COPY
-        if (bulk_tile(tile)) {
+        bulk_fence_shared_before_async();
+        if (by_copy(tile)) {
             bulk_arrive_expect_bytes(&full[s], TILE_BYTES);
-            bulk_copy_to_shared(ring + s * TILE, in + (unsigned long long)tile * TILE, TILE_BYTES, &full[s]);
+            bulk_copy_to_shared(stage(s), in + (unsigned long long)tile * TILE, TILE_BYTES, &full[s]);
         } else {
             bulk_arrive(&full[s]);
         }
@@ -297,55 +289,170 @@ __device__ __forceinline__ void lookback_bulk(const T* __restrict__ in, T* __res
         (void)s;
         (void)tile;
 #endif
-    };
-    if (threadIdx.x == 0) {
-#if WARPATH_HAS_BULK_COPY
-        for (int s = 0; s < STAGES; ++s) bulk_barrier_init(&full[s], 1);
-        bulk_barrier_init_fence();
-#endif
-        for (unsigned int s = 0; s < STAGES; ++s) issue(s, s * blocks + blockIdx.x);
     }
-    __syncthreads();
-    for (unsigned int round = 0;; ++round) {
-        const unsigned int tile = round * blocks + blockIdx.x;
-        if (tile >= state.tiles) break;
-        const unsigned int s = round % STAGES;
+    // Every thread: waits for the `use`-th fill of stage s (use = 0, 1, ...), then reads its
+    // ITEMS elements of `tile` (striped: conflict-free) and evaluates the predicate.
+    __device__ __forceinline__ void read(unsigned int s, unsigned int use, unsigned int tile, KeepHashBelow predicate,
+                                         T (&elem)[ITEMS], bool (&keep)[ITEMS]) {
 #if WARPATH_HAS_BULK_COPY
-        bulk_wait(&full[s], (round / STAGES) & 1u);
+        bulk_wait(&full[s], use & 1u);
 #endif
-        T elem[ITEMS];
-        bool keep[ITEMS];
-        if (bulk_tile(tile)) {
-            const T* stage = ring + s * TILE;
+        (void)use;
+        if (by_copy(tile)) {
+            const T* source = stage(s);
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                elem[i] = stage[i * COMPACTION_BLOCK + threadIdx.x];
+                elem[i] = source[i * COMPACTION_BLOCK + threadIdx.x];
                 keep[i] = predicate(elem[i]);
             }
         } else {
             load_tile<T, ITEMS>(in, n, tile, predicate, elem, keep);
         }
+    }
+};
+
+// Declares `ring` over the block's dynamic shared memory and STAGES barriers.
+#define COMPACTION_BULK_RING(T, ITEMS, STAGES, IN, N, TILE_COUNT)                                   \
+    extern __shared__ __align__(128) unsigned char compaction_ring_bytes[];                         \
+    __shared__ __align__(8) unsigned long long compaction_ring_full[STAGES];                        \
+    BulkRing<T, ITEMS, STAGES> ring{reinterpret_cast<T*>(compaction_ring_bytes), compaction_ring_full, \
+                                    IN, N, TILE_COUNT};
+
+// InK-Collate fed by the ring: one atomicAdd per tile for its base (order kept within a
+// tile only), stores from registers; stage s is refilled right after the ranking barrier.
+template <typename T, int ITEMS, int STAGES>
+__device__ __forceinline__ void collate_bulk(const T* __restrict__ in, T* __restrict__ out, const CompactionState& state,
+                                             unsigned int n, unsigned long long threshold) {
+    COMPACTION_BULK_RING(T, ITEMS, STAGES, in, n, state.tiles)
+    __shared__ BlockScanStorage<ITEMS> scratch;
+    const KeepHashBelow predicate{threshold};
+    const unsigned int blocks = gridDim.x;
+    if (threadIdx.x == 0) {
+        ring.init();
+        for (unsigned int s = 0; s < STAGES; ++s) ring.issue(s, s * blocks + blockIdx.x);
+    }
+    __syncthreads();
+    for (unsigned int round = 0; round * blocks + blockIdx.x < state.tiles; ++round) {
+        const unsigned int tile = round * blocks + blockIdx.x, s = round % STAGES;
+        T elem[ITEMS];
+        bool keep[ITEMS];
+        ring.read(s, round / STAGES, tile, predicate, elem, keep);
         unsigned int rank[ITEMS];
         const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-        // Past the ranking's barrier no thread reads stage s again: refill it.
         if (threadIdx.x == 0) {
-            if (ORDERED) lookback_publish_aggregate(state.tile_status, tile, total);
-            else scratch.base = total ? atomicAdd(state.count, total) : 0u;
-#if WARPATH_HAS_BULK_COPY
-            bulk_fence_shared_before_async();
-#endif
-            issue(s, (round + STAGES) * blocks + blockIdx.x);
-        }
-        if (ORDERED && threadIdx.x < 32) {
-            const unsigned int exclusive = lookback_exclusive_prefix_wide<PER_LANE>(state.tile_status, tile, total);
-            if (threadIdx.x == 0) {
-                scratch.base = exclusive;
-                if (tile == state.tiles - 1) *state.count = exclusive + total;
-            }
+            scratch.base = total ? atomicAdd(state.count, total) : 0u;
+            ring.issue(s, (round + STAGES) * blocks + blockIdx.x);  // past the barrier: stage s is free
         }
         __syncthreads();
         scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
-        // The next ranking's barrier orders this read of scratch.base before it is rewritten.
+    }
+}
+
+// Order-preserving, by rounds: every block publishes its tile's count (an aggregate status
+// word), compacts the tile in place in its stage, and stores it DEFER rounds later, when all
+// counts of that round have long been published: warp 0 then reads the whole round's counts
+// (gridDim.x words, about a dozen loads per lane, all in flight at once) and takes the sum of
+// the blocks before its own plus a running total of all earlier rounds, which every block
+// keeps itself. No look-back walk and no inclusive prefixes: no tile's offset waits on
+// another tile's offset, only on counts published DEFER rounds before. The kept run is
+// stored coalesced from shared memory. Blocks wait on every block of a round, so they must
+// all be resident: the host launches cooperatively.
+//
+// Ring use: round k lives in stage k % STAGES from its copy until its store (iteration
+// k + DEFER); the stage is refilled, with round k + STAGES, after the next barrier. So
+// STAGES - DEFER - 1 rounds of copies are in flight ahead of the one being ranked.
+template <typename T, int ITEMS, int STAGES, int DEFER>
+__device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __restrict__ out,
+                                                const CompactionState& state, unsigned int n,
+                                                unsigned long long threshold) {
+    static_assert(DEFER >= 1 && STAGES >= DEFER + 2, "a stage to rank, DEFER held, one refilling");
+    COMPACTION_BULK_RING(T, ITEMS, STAGES, in, n, state.tiles)
+    __shared__ BlockScanStorage<ITEMS> scratch;
+    const KeepHashBelow predicate{threshold};
+    const unsigned int blocks = gridDim.x, lane = threadIdx.x & 31u;
+    if (threadIdx.x == 0) {
+        ring.init();
+        for (unsigned int s = 0; s < STAGES; ++s) ring.issue(s, s * blocks + blockIdx.x);
+    }
+    __syncthreads();
+    // held_total[d]: kept count of round k - d (block-uniform); [DEFER] is the one stored now.
+    unsigned int held_total[DEFER + 1];
+    unsigned long long running = 0;  // warp 0: kept elements of all rounds already offset
+    // This block's rounds, then DEFER more iterations that only store.
+    const unsigned int my_rounds = blockIdx.x < state.tiles ? (state.tiles - 1 - blockIdx.x) / blocks + 1 : 0;
+    for (unsigned int k = 0; k < my_rounds + DEFER; ++k) {
+        // 1. Rank round k's tile, publish its count, compact it in place in its stage.
+        if (k < my_rounds) {
+            const unsigned int tile = k * blocks + blockIdx.x, s = k % STAGES;
+            T elem[ITEMS];
+            bool keep[ITEMS];
+            ring.read(s, k / STAGES, tile, predicate, elem, keep);
+            unsigned int rank[ITEMS];
+            const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+            if (threadIdx.x == 0) compaction_store_relaxed(&state.tile_status[tile], COMPACTION_STATUS_AGGREGATE | total);
+            // Every thread read its elements before the ranking's barrier: writing the kept
+            // ones at their ranks (never past their own position) clobbers nothing unread.
+            T* stage = ring.stage(s);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                if (keep[i]) stage[rank[i]] = elem[i];
+#pragma unroll
+            for (int d = DEFER; d > 0; --d) held_total[d] = held_total[d - 1];
+            held_total[0] = total;
+        } else {
+#pragma unroll
+            for (int d = DEFER; d > 0; --d) held_total[d] = held_total[d - 1];
+            held_total[0] = 0;
+            __syncthreads();  // the barrier the ranking would have passed
+        }
+        // Past that barrier, the stage stored in the previous iteration is free: refill it.
+        if (threadIdx.x == 0 && k >= DEFER + 1) {
+            const unsigned int done = k - DEFER - 1;
+            ring.issue(done % STAGES, (done + STAGES) * blocks + blockIdx.x);
+        }
+        // 2. Store round k - DEFER: offset = running total + counts of the blocks before.
+        if (k >= DEFER) {
+            const unsigned int round = k - DEFER;
+            const unsigned int first = round * blocks;
+            const unsigned int in_round = min(blocks, state.tiles - first);
+            if (threadIdx.x < 32) {
+                unsigned int before = 0, all = 0;
+                // 256 counts per step: a lane's 8 loads are all issued before it waits on any.
+                for (unsigned int chunk = 0; chunk < in_round; chunk += 256) {
+                    unsigned long long status[8];
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) {
+                        const unsigned int b = chunk + j * 32 + lane;
+                        status[j] = b < in_round ? compaction_load_relaxed(&state.tile_status[first + b])
+                                                 : COMPACTION_STATUS_AGGREGATE;
+                    }
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) {
+                        const unsigned int b = chunk + j * 32 + lane;
+                        while ((status[j] >> 32) == 0) {  // not yet published (rare: DEFER rounds ago)
+                            __nanosleep(COMPACTION_LOOKBACK_BACKOFF_NS);
+                            status[j] = compaction_load_relaxed(&state.tile_status[first + b]);
+                        }
+                        all += (unsigned int)status[j];
+                        before += b < blockIdx.x ? (unsigned int)status[j] : 0u;
+                    }
+                }
+                before = __reduce_add_sync(COMPACTION_FULL_WARP, before);
+                all = __reduce_add_sync(COMPACTION_FULL_WARP, all);
+                if (threadIdx.x == 0) {
+                    scratch.base = (unsigned int)(running + before);
+                    if (first + blockIdx.x == state.tiles - 1)
+                        *state.count = (unsigned int)(running + before) + held_total[DEFER];
+                }
+                running += all;
+            }
+            __syncthreads();
+            const unsigned int base = scratch.base, total = held_total[DEFER];
+            const T* stage = ring.stage(round % STAGES);
+            for (unsigned int e = threadIdx.x; e < total; e += COMPACTION_BLOCK) out[base + e] = stage[e];
+        }
+        // The next iteration's first barrier orders these reads of scratch.base and of the
+        // stage before they are rewritten.
     }
 }
 
@@ -534,32 +641,43 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32>(in, out, COMPACTION_STATE_VALUE, n, threshold);
 }
 
-// Ring depth of the bulk-copy look-back: tiles of shared memory per block (the ring is
-// dynamic shared memory, STAGES * tile bytes; the host asks for it per launch).
+// The bulk-copy methods' ring: tiles of shared memory per block, and rounds a tile is held
+// (compacted) before its store in round-scan. The host mirrors these in BULK_STAGES.
 #ifndef COMPACTION_BULK_STAGES
 #define COMPACTION_BULK_STAGES 4
+#endif
+#ifndef COMPACTION_ROUND_SCAN_DEFER
+#define COMPACTION_ROUND_SCAN_DEFER 1
 #endif
 #ifndef COMPACTION_BULK_MIN_BLOCKS
 #define COMPACTION_BULK_MIN_BLOCKS 2
 #endif
-#define COMPACTION_BULK_KERNEL(NAME, T, ITEMS, STAGES, ORDERED, PER_LANE)                                      \
-    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS) NAME(           \
-        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {          \
-        lookback_bulk<T, ITEMS, STAGES, ORDERED, PER_LANE>(in, out, COMPACTION_STATE_VALUE, n, threshold);     \
+#define COMPACTION_BULK_KERNELS(SUFFIX, T, ITEMS)                                                               \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                \
+        compaction_collate_bulk_##SUFFIX(                                                                     \
+        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {         \
+        collate_bulk<T, ITEMS, COMPACTION_BULK_STAGES>(in, out, COMPACTION_STATE_VALUE, n, threshold);        \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                \
+        compaction_round_scan_##SUFFIX(                                                                       \
+        const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {         \
+        round_scan_bulk<T, ITEMS, COMPACTION_BULK_STAGES, COMPACTION_ROUND_SCAN_DEFER>(                       \
+            in, out, COMPACTION_STATE_VALUE, n, threshold);                                                   \
     }
-#define COMPACTION_BULK_KERNELS(SUFFIX, T, ITEMS)                                                                \
-    COMPACTION_BULK_KERNEL(compaction_lookback_bulk_##SUFFIX, T, ITEMS, COMPACTION_BULK_STAGES, true,          \
-                           COMPACTION_BULK_LOOKBACK_PER_LANE)                                                  \
-    COMPACTION_BULK_KERNEL(compaction_collate_bulk_##SUFFIX, T, ITEMS, COMPACTION_BULK_STAGES, false, 1)
 COMPACTION_BULK_KERNELS(u32, unsigned int, COMPACTION_ITEMS_U32)
 COMPACTION_BULK_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16)
 COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
-// Experiments (docs/benchmarks/compaction.md): the u32 look-back kernel with a ring of 2, 3
-// or 6 stages, and with a 32-wide look-back window (w1).
-COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s2_u32, unsigned int, COMPACTION_ITEMS_U32, 2, true, 8)
-COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s3_u32, unsigned int, COMPACTION_ITEMS_U32, 3, true, 8)
-COMPACTION_BULK_KERNEL(compaction_lookback_bulk_s6_u32, unsigned int, COMPACTION_ITEMS_U32, 6, true, 8)
-COMPACTION_BULK_KERNEL(compaction_lookback_bulk_w1_u32, unsigned int, COMPACTION_ITEMS_U32, COMPACTION_BULK_STAGES, true, 1)
+// Experiments (docs/benchmarks/compaction.md): round-scan on u32 with other ring shapes.
+#define COMPACTION_ROUND_SCAN_VARIANT(NAME, STAGES, DEFER)                                                     \
+    extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS) NAME(          \
+        const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS, unsigned int n,                  \
+        unsigned long long threshold) {                                                                      \
+        round_scan_bulk<unsigned int, COMPACTION_ITEMS_U32, STAGES, DEFER>(in, out, COMPACTION_STATE_VALUE, n, \
+                                                                          threshold);                        \
+    }
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s3d1_u32, 3, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d1_u32, 5, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d2_u32, 6, 2)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

@@ -324,49 +324,6 @@ __device__ __forceinline__ unsigned int lookback_exclusive_prefix(unsigned long 
     return exclusive;
 }
 
-// lookback_exclusive_prefix with a window of 32 * PER_LANE predecessors per step: lane l
-// reads tiles window_end - l * PER_LANE - (0 .. PER_LANE), all its loads in flight at once.
-// Where many tiles are in flight together (the bulk-copy kernel holds a whole ring of them
-// per block), a tile's nearest inclusive prefix can be hundreds of tiles back; 32 per step
-// made that walk a chain of a dozen L2 round trips. The aggregate is already published.
-template <int PER_LANE>
-__device__ __forceinline__ unsigned int lookback_exclusive_prefix_wide(unsigned long long* tile_status,
-                                                                       unsigned int tile, unsigned int total) {
-    const unsigned int lane = threadIdx.x & 31u;
-    if (tile == 0) return 0;
-    unsigned int exclusive = 0;
-    int window_end = (int)tile - 1;
-    while (true) {
-        const int top = window_end - (int)lane * PER_LANE;  // this lane's nearest predecessor
-        unsigned long long status[PER_LANE];
-#pragma unroll
-        for (int j = 0; j < PER_LANE; ++j)
-            status[j] = top - j >= 0 ? compaction_load_relaxed(&tile_status[top - j]) : COMPACTION_STATUS_INCLUSIVE;
-#pragma unroll
-        for (int j = 0; j < PER_LANE; ++j) {
-            while ((status[j] >> 32) == 0) {
-                __nanosleep(COMPACTION_LOOKBACK_BACKOFF_NS);
-                status[j] = compaction_load_relaxed(&tile_status[top - j]);
-            }
-        }
-        // This lane's sum, nearest first, down to and including its nearest inclusive prefix.
-        unsigned int sum = 0;
-        bool found = false;
-#pragma unroll
-        for (int j = 0; j < PER_LANE; ++j) {
-            if (!found) sum += (unsigned int)status[j];
-            found = found || (status[j] >> 32) == 2;
-        }
-        const unsigned int inclusive = __ballot_sync(COMPACTION_FULL_WARP, found);
-        const unsigned int stop = inclusive ? (unsigned int)(__ffs(inclusive) - 1) : 31u;
-        exclusive += __reduce_add_sync(COMPACTION_FULL_WARP, lane <= stop ? sum : 0u);
-        if (inclusive) break;
-        window_end -= 32 * PER_LANE;
-    }
-    if (lane == 0) compaction_store_relaxed(&tile_status[tile], COMPACTION_STATUS_INCLUSIVE | (exclusive + total));
-    return exclusive;
-}
-
 // Order-preserving single-pass compaction of the tile with ticket `tile` (from
 // compaction_ticket): the output is exactly the kept elements in tile order. The last tile
 // writes the total to state.count.

@@ -43,13 +43,12 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_pipelined_elem16",
     "compaction_lookback_pipelined_path64",
     "compaction_lookback_deep_u32",
-    "compaction_lookback_bulk_u32",
-    "compaction_lookback_bulk_elem16",
-    "compaction_lookback_bulk_path64",
-    "compaction_lookback_bulk_s2_u32",
-    "compaction_lookback_bulk_s3_u32",
-    "compaction_lookback_bulk_s6_u32",
-    "compaction_lookback_bulk_w1_u32",
+    "compaction_round_scan_u32",
+    "compaction_round_scan_elem16",
+    "compaction_round_scan_path64",
+    "compaction_round_scan_s3d1_u32",
+    "compaction_round_scan_s5d1_u32",
+    "compaction_round_scan_s6d2_u32",
     "compaction_collate_bulk_u32",
     "compaction_collate_bulk_elem16",
     "compaction_collate_bulk_path64",
@@ -223,10 +222,10 @@ pub enum CompactionMethod {
     /// Pipelined one tile deeper: a tile's look-back runs after the next tile is ranked,
     /// staged and published (u32 only).
     LookbackDeep,
-    /// Look-back in co-resident blocks (a cooperative launch) fed by Hopper bulk copies
-    /// (TMA) into a ring of shared-memory tiles: several tiles of reads in flight per block
-    /// at all times; tiles by round and block, not by ticket.
-    LookbackBulk,
+    /// Order-preserving over a ring of shared-memory tiles fed by Hopper bulk copies (TMA):
+    /// co-resident blocks (a cooperative launch) take tiles by round; a tile's offset comes
+    /// from all counts of its round, read a round later, plus a running total.
+    RoundScan,
     /// InK-Collate fed by the same bulk-copy ring (one atomicAdd per tile; order kept
     /// within a tile only).
     CollateBulk,
@@ -253,7 +252,7 @@ impl CompactionMethod {
         CompactionMethod::LookbackWideBlocks,
         CompactionMethod::LookbackPipelined,
         CompactionMethod::LookbackDeep,
-        CompactionMethod::LookbackBulk,
+        CompactionMethod::RoundScan,
         CompactionMethod::CollateBulk,
         CompactionMethod::OutOfKernel,
         CompactionMethod::ThreePass,
@@ -271,7 +270,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackWideBlocks => "lookback-384",
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::LookbackDeep => "lookback-deep",
-            CompactionMethod::LookbackBulk => "lookback-bulk",
+            CompactionMethod::RoundScan => "round-scan",
             CompactionMethod::CollateBulk => "ink-collate-bulk",
             CompactionMethod::OutOfKernel => "ofk",
             CompactionMethod::ThreePass => "three-pass",
@@ -323,7 +322,7 @@ impl CompactionMethod {
             self,
             CompactionMethod::LookbackPipelined
                 | CompactionMethod::LookbackDeep
-                | CompactionMethod::LookbackBulk
+                | CompactionMethod::RoundScan
                 | CompactionMethod::CollateBulk
         )
     }
@@ -334,36 +333,33 @@ impl CompactionMethod {
     }
 }
 
-/// Tiles in the shared-memory ring of `lookback-bulk` (`COMPACTION_BULK_STAGES`).
+/// Tiles in the shared-memory ring of the bulk-copy methods (`COMPACTION_BULK_STAGES`).
 pub const BULK_STAGES: u32 = 4;
 
 /// The kernel of a bulk-copy method and its ring depth: `COMPACTION_BULK_STAGES` tiles, or
-/// for u32 look-back the experiment `WARPATH_COMPACTION_BULK_VARIANT` names (`s2`, `s3`,
-/// `s6`: a ring of 2, 3 or 6 tiles; `w1`: a 32-wide look-back window; see
-/// docs/benchmarks/compaction.md).
+/// for u32 round-scan the ring shape `WARPATH_COMPACTION_BULK_VARIANT` names (`s3d1`,
+/// `s5d1`, `s6d2`: a ring of 3, 5 or 6 tiles of which 1, 1 or 2 are held for their store;
+/// the experiment of docs/benchmarks/compaction.md).
 fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32)> {
+    let by_kind = |names: [&'static str; 3]| (names[kind.index()], BULK_STAGES);
     if method == CompactionMethod::CollateBulk {
-        let name = match kind {
-            ElementKind::U32 => "compaction_collate_bulk_u32",
-            ElementKind::Elem16 => "compaction_collate_bulk_elem16",
-            ElementKind::PathState => "compaction_collate_bulk_path64",
-        };
-        return Ok((name, BULK_STAGES));
+        return Ok(by_kind([
+            "compaction_collate_bulk_u32",
+            "compaction_collate_bulk_elem16",
+            "compaction_collate_bulk_path64",
+        ]));
     }
     let variant = std::env::var("WARPATH_COMPACTION_BULK_VARIANT").unwrap_or_default();
     Ok(match (kind, variant.trim()) {
-        (ElementKind::U32, "s2") => ("compaction_lookback_bulk_s2_u32", 2),
-        (ElementKind::U32, "s3") => ("compaction_lookback_bulk_s3_u32", 3),
-        (ElementKind::U32, "s6") => ("compaction_lookback_bulk_s6_u32", 6),
-        (ElementKind::U32, "w1") => ("compaction_lookback_bulk_w1_u32", BULK_STAGES),
-        (_, "" | "s2" | "s3" | "s6" | "w1") => match kind {
-            ElementKind::U32 => ("compaction_lookback_bulk_u32", BULK_STAGES),
-            ElementKind::Elem16 => ("compaction_lookback_bulk_elem16", BULK_STAGES),
-            ElementKind::PathState => ("compaction_lookback_bulk_path64", BULK_STAGES),
-        },
+        (ElementKind::U32, "s3d1") => ("compaction_round_scan_s3d1_u32", 3),
+        (ElementKind::U32, "s5d1") => ("compaction_round_scan_s5d1_u32", 5),
+        (ElementKind::U32, "s6d2") => ("compaction_round_scan_s6d2_u32", 6),
+        (_, "" | "s3d1" | "s5d1" | "s6d2") => {
+            by_kind(["compaction_round_scan_u32", "compaction_round_scan_elem16", "compaction_round_scan_path64"])
+        }
         (_, other) => {
             return Err(CudaError::InvalidArgument(format!(
-                "WARPATH_COMPACTION_BULK_VARIANT={other}: expected s2, s3, s6 or w1"
+                "WARPATH_COMPACTION_BULK_VARIANT={other}: expected s3d1, s5d1 or s6d2"
             )));
         }
     })
@@ -829,7 +825,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackWideBlocks => kernel_name("lookback384", T::KIND)?,
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
-        CompactionMethod::LookbackBulk | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
+        CompactionMethod::RoundScan | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
                 "{method} is not a look-back method for {} elements",
@@ -840,27 +836,14 @@ pub fn lookback_variant<T: CompactionElement>(
     let n = check_lengths(input, output)?;
     let (tile, block) = (method.tile_size(T::KIND), method.block_size());
     let shape = match method {
-        CompactionMethod::LookbackBulk | CompactionMethod::CollateBulk => {
+        CompactionMethod::RoundScan | CompactionMethod::CollateBulk => {
             let stages = bulk_kernel(method, T::KIND)?.1;
             GridShape::CoResident { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
         }
         _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
         _ => GridShape::PerTile,
     };
-    launch_ordered_prefix(
-        device,
-        kernel,
-        input,
-        None,
-        output,
-        None,
-        workspace,
-        tile,
-        block,
-        Some(threshold),
-        n,
-        shape,
-    )
+    launch_ordered_prefix(device, kernel, input, None, output, None, workspace, tile, block, Some(threshold), n, shape)
 }
 
 /// `compaction_lookback_x1_u32`: look-back with one element per thread.
@@ -1059,7 +1042,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             | CompactionMethod::LookbackWideBlocks
             | CompactionMethod::LookbackPipelined
             | CompactionMethod::LookbackDeep
-            | CompactionMethod::LookbackBulk
+            | CompactionMethod::RoundScan
             | CompactionMethod::CollateBulk => lookback_variant(device, method, input, output, workspace, threshold),
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
@@ -1177,7 +1160,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::LookbackWideBlocks,
                 CompactionMethod::LookbackPipelined,
                 CompactionMethod::LookbackDeep,
-                CompactionMethod::LookbackBulk,
+                CompactionMethod::RoundScan,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
             ],

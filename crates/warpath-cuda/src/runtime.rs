@@ -373,7 +373,12 @@ impl CudaDevice {
 
     /// Lets `function` (named `name`, for the error) launch with `bytes` of dynamic shared
     /// memory per block, beyond the 48 KiB every kernel may use without asking.
-    pub(crate) fn allow_dynamic_shared_memory(&self, function: &CudaFunction, name: &str, bytes: u32) -> CudaResult<()> {
+    pub(crate) fn allow_dynamic_shared_memory(
+        &self,
+        function: &CudaFunction,
+        name: &str,
+        bytes: u32,
+    ) -> CudaResult<()> {
         use cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
         function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32).map_err(|e| {
             CudaError::InvalidArgument(format!(
