@@ -676,8 +676,14 @@ COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
                                                                           threshold);                        \
     }
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s3d1_u32, 3, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s4d2_u32, 4, 2)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d1_u32, 5, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d2_u32, 5, 2)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d3_u32, 5, 3)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d2_u32, 6, 2)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d3_u32, 6, 3)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d2_u32, 8, 2)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d4_u32, 8, 4)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

@@ -47,8 +47,14 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_round_scan_elem16",
     "compaction_round_scan_path64",
     "compaction_round_scan_s3d1_u32",
+    "compaction_round_scan_s4d2_u32",
     "compaction_round_scan_s5d1_u32",
+    "compaction_round_scan_s5d2_u32",
+    "compaction_round_scan_s5d3_u32",
     "compaction_round_scan_s6d2_u32",
+    "compaction_round_scan_s6d3_u32",
+    "compaction_round_scan_s8d2_u32",
+    "compaction_round_scan_s8d4_u32",
     "compaction_collate_bulk_u32",
     "compaction_collate_bulk_elem16",
     "compaction_collate_bulk_path64",
@@ -337,9 +343,9 @@ impl CompactionMethod {
 pub const BULK_STAGES: u32 = 4;
 
 /// The kernel of a bulk-copy method and its ring depth: `COMPACTION_BULK_STAGES` tiles, or
-/// for u32 round-scan the ring shape `WARPATH_COMPACTION_BULK_VARIANT` names (`s3d1`,
-/// `s5d1`, `s6d2`: a ring of 3, 5 or 6 tiles of which 1, 1 or 2 are held for their store;
-/// the experiment of docs/benchmarks/compaction.md).
+/// for u32 round-scan the ring shape `WARPATH_COMPACTION_BULK_VARIANT` names (`sSdD`: a
+/// ring of S tiles of which D are held for their store; [`ROUND_SCAN_VARIANTS`]; the
+/// experiment of docs/benchmarks/compaction.md).
 fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32)> {
     let by_kind = |names: [&'static str; 3]| (names[kind.index()], BULK_STAGES);
     if method == CompactionMethod::CollateBulk {
@@ -350,20 +356,38 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
         ]));
     }
     let variant = std::env::var("WARPATH_COMPACTION_BULK_VARIANT").unwrap_or_default();
-    Ok(match (kind, variant.trim()) {
-        (ElementKind::U32, "s3d1") => ("compaction_round_scan_s3d1_u32", 3),
-        (ElementKind::U32, "s5d1") => ("compaction_round_scan_s5d1_u32", 5),
-        (ElementKind::U32, "s6d2") => ("compaction_round_scan_s6d2_u32", 6),
-        (_, "" | "s3d1" | "s5d1" | "s6d2") => {
-            by_kind(["compaction_round_scan_u32", "compaction_round_scan_elem16", "compaction_round_scan_path64"])
-        }
-        (_, other) => {
-            return Err(CudaError::InvalidArgument(format!(
-                "WARPATH_COMPACTION_BULK_VARIANT={other}: expected s3d1, s5d1 or s6d2"
-            )));
-        }
-    })
+    let variant = variant.trim();
+    if variant.is_empty() || kind != ElementKind::U32 {
+        return Ok(by_kind([
+            "compaction_round_scan_u32",
+            "compaction_round_scan_elem16",
+            "compaction_round_scan_path64",
+        ]));
+    }
+    ROUND_SCAN_VARIANTS
+        .iter()
+        .find(|(_, stages, defer)| variant == format!("s{stages}d{defer}"))
+        .map(|&(name, stages, _)| (name, stages))
+        .ok_or_else(|| {
+            CudaError::InvalidArgument(format!(
+                "WARPATH_COMPACTION_BULK_VARIANT={variant}: expected one of {}",
+                ROUND_SCAN_VARIANTS.iter().map(|(_, s, d)| format!("s{s}d{d}")).collect::<Vec<_>>().join(", ")
+            ))
+        })
 }
+
+/// The u32 round-scan ring shapes compiled for the experiment: (kernel, stages, deferral).
+const ROUND_SCAN_VARIANTS: &[(&str, u32, u32)] = &[
+    ("compaction_round_scan_s3d1_u32", 3, 1),
+    ("compaction_round_scan_s4d2_u32", 4, 2),
+    ("compaction_round_scan_s5d1_u32", 5, 1),
+    ("compaction_round_scan_s5d2_u32", 5, 2),
+    ("compaction_round_scan_s5d3_u32", 5, 3),
+    ("compaction_round_scan_s6d2_u32", 6, 2),
+    ("compaction_round_scan_s6d3_u32", 6, 3),
+    ("compaction_round_scan_s8d2_u32", 8, 2),
+    ("compaction_round_scan_s8d4_u32", 8, 4),
+];
 
 impl std::fmt::Display for CompactionMethod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -770,7 +794,13 @@ fn launch_ordered_prefix<T: CompactionElement>(
             if dynamic_shared_bytes > 0 {
                 device.allow_dynamic_shared_memory(&function, name, dynamic_shared_bytes)?;
             }
-            let per_sm = device.blocks_per_multiprocessor_with_shared(&function, block, dynamic_shared_bytes)?;
+            let mut per_sm = device.blocks_per_multiprocessor_with_shared(&function, block, dynamic_shared_bytes)?;
+            // Experiment knob: fewer resident blocks per SM than fit.
+            if let Some(cap) =
+                std::env::var("WARPATH_COMPACTION_BLOCKS_PER_SM").ok().and_then(|v| v.parse::<u32>().ok())
+            {
+                per_sm = per_sm.min(cap.max(1));
+            }
             (tiles.min((per_sm * device.info().multiprocessors).max(1)), dynamic_shared_bytes)
         }
     };
