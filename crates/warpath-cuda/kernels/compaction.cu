@@ -349,27 +349,45 @@ __device__ __forceinline__ void collate_bulk(const T* __restrict__ in, T* __rest
 }
 
 // Order-preserving, by rounds: every block publishes its tile's count (an aggregate status
-// word), compacts the tile in place in its stage, and stores it DEFER rounds later, when all
-// counts of that round have long been published: warp 0 then reads the whole round's counts
-// (gridDim.x words, about a dozen loads per lane, all in flight at once) and takes the sum of
-// the blocks before its own plus a running total of all earlier rounds, which every block
-// keeps itself. No look-back walk and no inclusive prefixes: no tile's offset waits on
-// another tile's offset, only on counts published DEFER rounds before. The kept run is
-// stored coalesced from shared memory. Blocks wait on every block of a round, so they must
-// all be resident: the host launches cooperatively.
+// word), compacts the tile in place in its stage, and stores it DEFER rounds later, when the
+// counts of that round have long been published: the tile's offset is the sum of the counts
+// of the blocks before it in its round plus a running total of all earlier rounds, which
+// every block keeps itself. No look-back walk, no inclusive prefixes: no tile's offset waits
+// on another tile's offset, only on counts published DEFER rounds before. Blocks wait on
+// every block of a round, so all must be resident: the host launches cooperatively.
+//
+// The round's counts are read by all threads, up to COMPACTION_ROUND_SCAN_LOADS per thread
+// (gridDim.x <= 256 * that), one iteration before they are needed, so the loads' latency is
+// off the critical path (a first version read them by warp 0 at the store, two L2 round trips
+// per round on every block's critical path: 1.69 TB/s at best). The kept run is stored
+// coalesced from shared memory.
 //
 // Ring use: round k lives in stage k % STAGES from its copy until its store (iteration
 // k + DEFER); the stage is refilled, with round k + STAGES, after the next barrier. So
 // STAGES - DEFER - 1 rounds of copies are in flight ahead of the one being ranked.
+#ifndef COMPACTION_ROUND_SCAN_LOADS
+#define COMPACTION_ROUND_SCAN_LOADS 4
+#endif
+
+template <int ITEMS>
+struct RoundScanStorage {
+    BlockScanStorage<ITEMS> scan;
+    unsigned int before[COMPACTION_BLOCK / 32];  // per warp: counts of blocks before this one
+    unsigned int all[COMPACTION_BLOCK / 32];     // per warp: counts of the whole round
+};
+
 template <typename T, int ITEMS, int STAGES, int DEFER>
 __device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __restrict__ out,
                                                 const CompactionState& state, unsigned int n,
                                                 unsigned long long threshold) {
     static_assert(DEFER >= 1 && STAGES >= DEFER + 2, "a stage to rank, DEFER held, one refilling");
+    constexpr int LOADS = COMPACTION_ROUND_SCAN_LOADS;
+    constexpr unsigned int WARPS = COMPACTION_BLOCK / 32;
     COMPACTION_BULK_RING(T, ITEMS, STAGES, in, n, state.tiles)
-    __shared__ BlockScanStorage<ITEMS> scratch;
+    __shared__ RoundScanStorage<ITEMS> scratch;
     const KeepHashBelow predicate{threshold};
-    const unsigned int blocks = gridDim.x, lane = threadIdx.x & 31u;
+    const unsigned int blocks = gridDim.x, lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (blocks > LOADS * COMPACTION_BLOCK) __trap();  // the host caps the grid (round_scan_max_blocks)
     if (threadIdx.x == 0) {
         ring.init();
         for (unsigned int s = 0; s < STAGES; ++s) ring.issue(s, s * blocks + blockIdx.x);
@@ -377,10 +395,29 @@ __device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __r
     __syncthreads();
     // held_total[d]: kept count of round k - d (block-uniform); [DEFER] is the one stored now.
     unsigned int held_total[DEFER + 1];
-    unsigned long long running = 0;  // warp 0: kept elements of all rounds already offset
+    unsigned long long running = 0;  // kept elements of all rounds already stored (every thread)
+    // status[j]: the count of block j * COMPACTION_BLOCK + threadIdx.x in the next round to
+    // store, loaded an iteration early.
+    unsigned long long status[LOADS];
+    // Loads the counts of `round` (nothing past this block's rounds).
+    auto load_counts = [&](unsigned int round) {
+#pragma unroll
+        for (int j = 0; j < LOADS; ++j) {
+            const unsigned int b = j * COMPACTION_BLOCK + threadIdx.x;
+            const unsigned long long tile = (unsigned long long)round * blocks + b;
+            status[j] = b < blocks && tile < state.tiles ? compaction_load_relaxed(&state.tile_status[tile])
+                                                         : COMPACTION_STATUS_AGGREGATE;  // counts 0
+        }
+    };
     // This block's rounds, then DEFER more iterations that only store.
     const unsigned int my_rounds = blockIdx.x < state.tiles ? (state.tiles - 1 - blockIdx.x) / blocks + 1 : 0;
     for (unsigned int k = 0; k < my_rounds + DEFER; ++k) {
+        // 0. The counts of the round stored now (loaded last iteration); those of the round
+        // stored next iteration go in flight.
+        unsigned long long counts_now[LOADS];
+#pragma unroll
+        for (int j = 0; j < LOADS; ++j) counts_now[j] = status[j];
+        if (k + 1 >= DEFER && k + 1 - DEFER < my_rounds) load_counts(k + 1 - DEFER);
         // 1. Rank round k's tile, publish its count, compact it in place in its stage.
         if (k < my_rounds) {
             const unsigned int tile = k * blocks + blockIdx.x, s = k % STAGES;
@@ -388,7 +425,7 @@ __device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __r
             bool keep[ITEMS];
             ring.read(s, k / STAGES, tile, predicate, elem, keep);
             unsigned int rank[ITEMS];
-            const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+            const unsigned int total = block_compaction_ranks<ITEMS>(scratch.scan, keep, rank);
             if (threadIdx.x == 0) compaction_store_relaxed(&state.tile_status[tile], COMPACTION_STATUS_AGGREGATE | total);
             // Every thread read its elements before the ranking's barrier: writing the kept
             // ones at their ranks (never past their own position) clobbers nothing unread.
@@ -410,49 +447,43 @@ __device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __r
             const unsigned int done = k - DEFER - 1;
             ring.issue(done % STAGES, (done + STAGES) * blocks + blockIdx.x);
         }
-        // 2. Store round k - DEFER: offset = running total + counts of the blocks before.
+        // 2. Store round k - DEFER.
         if (k >= DEFER) {
             const unsigned int round = k - DEFER;
-            const unsigned int first = round * blocks;
-            const unsigned int in_round = min(blocks, state.tiles - first);
-            if (threadIdx.x < 32) {
-                unsigned int before = 0, all = 0;
-                // 256 counts per step: a lane's 8 loads are all issued before it waits on any.
-                for (unsigned int chunk = 0; chunk < in_round; chunk += 256) {
-                    unsigned long long status[8];
+            unsigned int before = 0, all = 0;
 #pragma unroll
-                    for (int j = 0; j < 8; ++j) {
-                        const unsigned int b = chunk + j * 32 + lane;
-                        status[j] = b < in_round ? compaction_load_relaxed(&state.tile_status[first + b])
-                                                 : COMPACTION_STATUS_AGGREGATE;
-                    }
-#pragma unroll
-                    for (int j = 0; j < 8; ++j) {
-                        const unsigned int b = chunk + j * 32 + lane;
-                        while ((status[j] >> 32) == 0) {  // not yet published (rare: DEFER rounds ago)
-                            __nanosleep(COMPACTION_LOOKBACK_BACKOFF_NS);
-                            status[j] = compaction_load_relaxed(&state.tile_status[first + b]);
-                        }
-                        all += (unsigned int)status[j];
-                        before += b < blockIdx.x ? (unsigned int)status[j] : 0u;
-                    }
+            for (int j = 0; j < LOADS; ++j) {
+                const unsigned int b = j * COMPACTION_BLOCK + threadIdx.x;
+                const unsigned long long tile = (unsigned long long)round * blocks + b;
+                while ((counts_now[j] >> 32) == 0) {  // not yet published (rare: DEFER rounds ago)
+                    __nanosleep(COMPACTION_LOOKBACK_BACKOFF_NS);
+                    counts_now[j] = compaction_load_relaxed(&state.tile_status[tile]);
                 }
-                before = __reduce_add_sync(COMPACTION_FULL_WARP, before);
-                all = __reduce_add_sync(COMPACTION_FULL_WARP, all);
-                if (threadIdx.x == 0) {
-                    scratch.base = (unsigned int)(running + before);
-                    if (first + blockIdx.x == state.tiles - 1)
-                        *state.count = (unsigned int)(running + before) + held_total[DEFER];
-                }
-                running += all;
+                all += (unsigned int)counts_now[j];
+                before += b < blockIdx.x ? (unsigned int)counts_now[j] : 0u;
+            }
+            before = __reduce_add_sync(COMPACTION_FULL_WARP, before);
+            all = __reduce_add_sync(COMPACTION_FULL_WARP, all);
+            if (lane == 0) {
+                scratch.before[warp] = before;
+                scratch.all[warp] = all;
             }
             __syncthreads();
-            const unsigned int base = scratch.base, total = held_total[DEFER];
+            before = 0;
+            all = 0;
+#pragma unroll
+            for (unsigned int w = 0; w < WARPS; ++w) {
+                before += scratch.before[w];
+                all += scratch.all[w];
+            }
+            const unsigned int base = (unsigned int)(running + before), total = held_total[DEFER];
+            running += all;
+            if (threadIdx.x == 0 && round * blocks + blockIdx.x == state.tiles - 1) *state.count = base + total;
             const T* stage = ring.stage(round % STAGES);
             for (unsigned int e = threadIdx.x; e < total; e += COMPACTION_BLOCK) out[base + e] = stage[e];
         }
-        // The next iteration's first barrier orders these reads of scratch.base and of the
-        // stage before they are rewritten.
+        // The next iteration's first barrier orders these reads of scratch and of the stage
+        // before they are rewritten.
     }
 }
 
@@ -641,18 +672,20 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32>(in, out, COMPACTION_STATE_VALUE, n, threshold);
 }
 
-// The bulk-copy methods' ring: tiles of shared memory per block, and rounds a tile is held
-// (compacted) before its store in round-scan. The host mirrors these in BULK_STAGES.
+// The bulk-copy methods' ring: tiles of shared memory per block (collate), and for
+// round-scan per element type the ring and the rounds a tile is held (compacted) before its
+// store. The host mirrors these (BULK_STAGES, round_scan_stages).
 #ifndef COMPACTION_BULK_STAGES
 #define COMPACTION_BULK_STAGES 4
 #endif
-#ifndef COMPACTION_ROUND_SCAN_DEFER
-#define COMPACTION_ROUND_SCAN_DEFER 1
-#endif
+#define COMPACTION_ROUND_SCAN_STAGES_U32 5
+#define COMPACTION_ROUND_SCAN_DEFER_U32 2
+#define COMPACTION_ROUND_SCAN_STAGES_WIDE 4  // elem16, path64: 32 KB tiles
+#define COMPACTION_ROUND_SCAN_DEFER_WIDE 2
 #ifndef COMPACTION_BULK_MIN_BLOCKS
 #define COMPACTION_BULK_MIN_BLOCKS 2
 #endif
-#define COMPACTION_BULK_KERNELS(SUFFIX, T, ITEMS)                                                               \
+#define COMPACTION_BULK_KERNELS(SUFFIX, T, ITEMS, STAGES, DEFER)                                                \
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                \
         compaction_collate_bulk_##SUFFIX(                                                                     \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {         \
@@ -661,12 +694,14 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS)                \
         compaction_round_scan_##SUFFIX(                                                                       \
         const T* in, T* out, COMPACTION_STATE_PARAMS, unsigned int n, unsigned long long threshold) {         \
-        round_scan_bulk<T, ITEMS, COMPACTION_BULK_STAGES, COMPACTION_ROUND_SCAN_DEFER>(                       \
-            in, out, COMPACTION_STATE_VALUE, n, threshold);                                                   \
+        round_scan_bulk<T, ITEMS, STAGES, DEFER>(in, out, COMPACTION_STATE_VALUE, n, threshold);              \
     }
-COMPACTION_BULK_KERNELS(u32, unsigned int, COMPACTION_ITEMS_U32)
-COMPACTION_BULK_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16)
-COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
+COMPACTION_BULK_KERNELS(u32, unsigned int, COMPACTION_ITEMS_U32, COMPACTION_ROUND_SCAN_STAGES_U32,
+                        COMPACTION_ROUND_SCAN_DEFER_U32)
+COMPACTION_BULK_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16, COMPACTION_ROUND_SCAN_STAGES_WIDE,
+                        COMPACTION_ROUND_SCAN_DEFER_WIDE)
+COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH, COMPACTION_ROUND_SCAN_STAGES_WIDE,
+                        COMPACTION_ROUND_SCAN_DEFER_WIDE)
 // Experiments (docs/benchmarks/compaction.md): round-scan on u32 with other ring shapes.
 #define COMPACTION_ROUND_SCAN_VARIANT(NAME, STAGES, DEFER)                                                     \
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS) NAME(          \
@@ -676,14 +711,11 @@ COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH)
                                                                           threshold);                        \
     }
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s3d1_u32, 3, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s4d1_u32, 4, 1)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s4d2_u32, 4, 2)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d1_u32, 5, 1)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d2_u32, 5, 2)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s5d3_u32, 5, 3)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d2_u32, 6, 2)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d3_u32, 6, 3)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d2_u32, 8, 2)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d4_u32, 8, 4)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d3_u32, 8, 3)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

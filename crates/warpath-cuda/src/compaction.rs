@@ -47,14 +47,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_round_scan_elem16",
     "compaction_round_scan_path64",
     "compaction_round_scan_s3d1_u32",
+    "compaction_round_scan_s4d1_u32",
     "compaction_round_scan_s4d2_u32",
-    "compaction_round_scan_s5d1_u32",
-    "compaction_round_scan_s5d2_u32",
-    "compaction_round_scan_s5d3_u32",
     "compaction_round_scan_s6d2_u32",
     "compaction_round_scan_s6d3_u32",
-    "compaction_round_scan_s8d2_u32",
-    "compaction_round_scan_s8d4_u32",
+    "compaction_round_scan_s8d3_u32",
     "compaction_collate_bulk_u32",
     "compaction_collate_bulk_elem16",
     "compaction_collate_bulk_path64",
@@ -358,11 +355,8 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
     let variant = std::env::var("WARPATH_COMPACTION_BULK_VARIANT").unwrap_or_default();
     let variant = variant.trim();
     if variant.is_empty() || kind != ElementKind::U32 {
-        return Ok(by_kind([
-            "compaction_round_scan_u32",
-            "compaction_round_scan_elem16",
-            "compaction_round_scan_path64",
-        ]));
+        let names = ["compaction_round_scan_u32", "compaction_round_scan_elem16", "compaction_round_scan_path64"];
+        return Ok((names[kind.index()], round_scan_stages(kind)));
     }
     ROUND_SCAN_VARIANTS
         .iter()
@@ -376,17 +370,23 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
         })
 }
 
+/// Tiles in round-scan's ring per element type (`COMPACTION_ROUND_SCAN_STAGES_*`).
+pub fn round_scan_stages(kind: ElementKind) -> u32 {
+    if kind == ElementKind::U32 { 5 } else { 4 }
+}
+
+/// The most blocks round-scan takes: each thread reads `COMPACTION_ROUND_SCAN_LOADS` (4)
+/// counts of a round.
+pub const ROUND_SCAN_MAX_BLOCKS: u32 = 4 * COMPACTION_BLOCK;
+
 /// The u32 round-scan ring shapes compiled for the experiment: (kernel, stages, deferral).
 const ROUND_SCAN_VARIANTS: &[(&str, u32, u32)] = &[
     ("compaction_round_scan_s3d1_u32", 3, 1),
+    ("compaction_round_scan_s4d1_u32", 4, 1),
     ("compaction_round_scan_s4d2_u32", 4, 2),
-    ("compaction_round_scan_s5d1_u32", 5, 1),
-    ("compaction_round_scan_s5d2_u32", 5, 2),
-    ("compaction_round_scan_s5d3_u32", 5, 3),
     ("compaction_round_scan_s6d2_u32", 6, 2),
     ("compaction_round_scan_s6d3_u32", 6, 3),
-    ("compaction_round_scan_s8d2_u32", 8, 2),
-    ("compaction_round_scan_s8d4_u32", 8, 4),
+    ("compaction_round_scan_s8d3_u32", 8, 3),
 ];
 
 impl std::fmt::Display for CompactionMethod {
@@ -801,7 +801,11 @@ fn launch_ordered_prefix<T: CompactionElement>(
             {
                 per_sm = per_sm.min(cap.max(1));
             }
-            (tiles.min((per_sm * device.info().multiprocessors).max(1)), dynamic_shared_bytes)
+            let mut grid = tiles.min((per_sm * device.info().multiprocessors).max(1));
+            if matches!(shape, GridShape::CoResident { .. }) {
+                grid = grid.min(ROUND_SCAN_MAX_BLOCKS);
+            }
+            (grid, dynamic_shared_bytes)
         }
     };
     let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared_bytes };
