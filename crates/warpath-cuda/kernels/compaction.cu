@@ -703,19 +703,18 @@ COMPACTION_BULK_KERNELS(elem16, CompactElem16, COMPACTION_ITEMS_ELEM16, COMPACTI
 COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH, COMPACTION_ROUND_SCAN_STAGES_WIDE,
                         COMPACTION_ROUND_SCAN_DEFER_WIDE)
 // Experiments (docs/benchmarks/compaction.md): round-scan on u32 with other ring shapes.
-#define COMPACTION_ROUND_SCAN_VARIANT(NAME, STAGES, DEFER)                                                     \
+#define COMPACTION_ROUND_SCAN_VARIANT(NAME, ITEMS, STAGES, DEFER)                                              \
     extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_BULK_MIN_BLOCKS) NAME(          \
         const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS, unsigned int n,                  \
         unsigned long long threshold) {                                                                      \
-        round_scan_bulk<unsigned int, COMPACTION_ITEMS_U32, STAGES, DEFER>(in, out, COMPACTION_STATE_VALUE, n, \
-                                                                          threshold);                        \
+        round_scan_bulk<unsigned int, ITEMS, STAGES, DEFER>(in, out, COMPACTION_STATE_VALUE, n, threshold);   \
     }
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s3d1_u32, 3, 1)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s4d1_u32, 4, 1)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s4d2_u32, 4, 2)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d2_u32, 6, 2)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s6d3_u32, 6, 3)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_s8d3_u32, 8, 3)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s6d3_u32, 16, 6, 3)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s5d3_u32, 16, 5, 3)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s6d4_u32, 16, 6, 4)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s10d5_u32, 8, 10, 5)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s12d6_u32, 8, 12, 6)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s12d8_u32, 8, 12, 8)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,

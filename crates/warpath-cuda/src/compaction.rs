@@ -46,12 +46,12 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_round_scan_u32",
     "compaction_round_scan_elem16",
     "compaction_round_scan_path64",
-    "compaction_round_scan_s3d1_u32",
-    "compaction_round_scan_s4d1_u32",
-    "compaction_round_scan_s4d2_u32",
-    "compaction_round_scan_s6d2_u32",
-    "compaction_round_scan_s6d3_u32",
-    "compaction_round_scan_s8d3_u32",
+    "compaction_round_scan_i16s6d3_u32",
+    "compaction_round_scan_i16s5d3_u32",
+    "compaction_round_scan_i16s6d4_u32",
+    "compaction_round_scan_i8s10d5_u32",
+    "compaction_round_scan_i8s12d6_u32",
+    "compaction_round_scan_i8s12d8_u32",
     "compaction_collate_bulk_u32",
     "compaction_collate_bulk_elem16",
     "compaction_collate_bulk_path64",
@@ -340,11 +340,12 @@ impl CompactionMethod {
 pub const BULK_STAGES: u32 = 4;
 
 /// The kernel of a bulk-copy method and its ring depth: `COMPACTION_BULK_STAGES` tiles, or
-/// for u32 round-scan the ring shape `WARPATH_COMPACTION_BULK_VARIANT` names (`sSdD`: a
-/// ring of S tiles of which D are held for their store; [`ROUND_SCAN_VARIANTS`]; the
+/// for u32 round-scan the shape `WARPATH_COMPACTION_BULK_VARIANT` names (`iIsSdD`: I items
+/// per thread, a ring of S tiles of which D are held for their store; [`ROUND_SCAN_VARIANTS`]; the
 /// experiment of docs/benchmarks/compaction.md).
-fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32)> {
-    let by_kind = |names: [&'static str; 3]| (names[kind.index()], BULK_STAGES);
+fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32, u32)> {
+    let items = kind.items_per_thread();
+    let by_kind = |names: [&'static str; 3]| (names[kind.index()], BULK_STAGES, items);
     if method == CompactionMethod::CollateBulk {
         return Ok(by_kind([
             "compaction_collate_bulk_u32",
@@ -356,16 +357,16 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
     let variant = variant.trim();
     if variant.is_empty() || kind != ElementKind::U32 {
         let names = ["compaction_round_scan_u32", "compaction_round_scan_elem16", "compaction_round_scan_path64"];
-        return Ok((names[kind.index()], round_scan_stages(kind)));
+        return Ok((names[kind.index()], round_scan_stages(kind), items));
     }
     ROUND_SCAN_VARIANTS
         .iter()
-        .find(|(_, stages, defer)| variant == format!("s{stages}d{defer}"))
-        .map(|&(name, stages, _)| (name, stages))
+        .find(|(_, items, stages, defer)| variant == format!("i{items}s{stages}d{defer}"))
+        .map(|&(name, items, stages, _)| (name, stages, items))
         .ok_or_else(|| {
             CudaError::InvalidArgument(format!(
                 "WARPATH_COMPACTION_BULK_VARIANT={variant}: expected one of {}",
-                ROUND_SCAN_VARIANTS.iter().map(|(_, s, d)| format!("s{s}d{d}")).collect::<Vec<_>>().join(", ")
+                ROUND_SCAN_VARIANTS.iter().map(|(_, i, s, d)| format!("i{i}s{s}d{d}")).collect::<Vec<_>>().join(", ")
             ))
         })
 }
@@ -379,14 +380,15 @@ pub fn round_scan_stages(kind: ElementKind) -> u32 {
 /// counts of a round.
 pub const ROUND_SCAN_MAX_BLOCKS: u32 = 4 * COMPACTION_BLOCK;
 
-/// The u32 round-scan ring shapes compiled for the experiment: (kernel, stages, deferral).
-const ROUND_SCAN_VARIANTS: &[(&str, u32, u32)] = &[
-    ("compaction_round_scan_s3d1_u32", 3, 1),
-    ("compaction_round_scan_s4d1_u32", 4, 1),
-    ("compaction_round_scan_s4d2_u32", 4, 2),
-    ("compaction_round_scan_s6d2_u32", 6, 2),
-    ("compaction_round_scan_s6d3_u32", 6, 3),
-    ("compaction_round_scan_s8d3_u32", 8, 3),
+/// The u32 round-scan shapes compiled for the experiment: (kernel, items per thread, stages,
+/// deferral).
+const ROUND_SCAN_VARIANTS: &[(&str, u32, u32, u32)] = &[
+    ("compaction_round_scan_i16s6d3_u32", 16, 6, 3),
+    ("compaction_round_scan_i16s5d3_u32", 16, 5, 3),
+    ("compaction_round_scan_i16s6d4_u32", 16, 6, 4),
+    ("compaction_round_scan_i8s10d5_u32", 8, 10, 5),
+    ("compaction_round_scan_i8s12d6_u32", 8, 12, 6),
+    ("compaction_round_scan_i8s12d8_u32", 8, 12, 8),
 ];
 
 impl std::fmt::Display for CompactionMethod {
@@ -868,10 +870,11 @@ pub fn lookback_variant<T: CompactionElement>(
         }
     };
     let n = check_lengths(input, output)?;
-    let (tile, block) = (method.tile_size(T::KIND), method.block_size());
+    let (mut tile, block) = (method.tile_size(T::KIND), method.block_size());
     let shape = match method {
         CompactionMethod::RoundScan | CompactionMethod::CollateBulk => {
-            let stages = bulk_kernel(method, T::KIND)?.1;
+            let (_, stages, items) = bulk_kernel(method, T::KIND)?;
+            tile = items * block;
             GridShape::CoResident { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
         }
         _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
