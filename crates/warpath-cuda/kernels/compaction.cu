@@ -678,10 +678,10 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
 #ifndef COMPACTION_BULK_STAGES
 #define COMPACTION_BULK_STAGES 4
 #endif
-#define COMPACTION_ROUND_SCAN_STAGES_U32 5
-#define COMPACTION_ROUND_SCAN_DEFER_U32 2
-#define COMPACTION_ROUND_SCAN_STAGES_WIDE 4  // elem16, path64: 32 KB tiles
-#define COMPACTION_ROUND_SCAN_DEFER_WIDE 2
+#define COMPACTION_ROUND_SCAN_STAGES_U32 6  // 16 KB tiles: 96 KB, 2 blocks per SM
+#define COMPACTION_ROUND_SCAN_DEFER_U32 3
+#define COMPACTION_ROUND_SCAN_STAGES_WIDE 4  // elem16, path64: 32 KB tiles, 1 block per SM
+#define COMPACTION_ROUND_SCAN_DEFER_WIDE 1
 #ifndef COMPACTION_BULK_MIN_BLOCKS
 #define COMPACTION_BULK_MIN_BLOCKS 2
 #endif
@@ -709,12 +709,10 @@ COMPACTION_BULK_KERNELS(path64, CompactPathState, COMPACTION_ITEMS_PATH, COMPACT
         unsigned long long threshold) {                                                                      \
         round_scan_bulk<unsigned int, ITEMS, STAGES, DEFER>(in, out, COMPACTION_STATE_VALUE, n, threshold);   \
     }
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s6d3_u32, 16, 6, 3)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s4d1_u32, 16, 4, 1)
+COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s5d2_u32, 16, 5, 2)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s5d3_u32, 16, 5, 3)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i16s6d4_u32, 16, 6, 4)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s10d5_u32, 8, 10, 5)
 COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s12d6_u32, 8, 12, 6)
-COMPACTION_ROUND_SCAN_VARIANT(compaction_round_scan_i8s12d8_u32, 8, 12, 8)
 
 // The one-element-per-thread form, as a producing kernel would call it at its end.
 extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, unsigned int* out,
@@ -728,7 +726,8 @@ extern "C" __global__ void compaction_collate_api_u32(const unsigned int* in, un
 
 // Device sizes, offsets and tile shapes, for the layout test:
 // [sizeof Elem16, sizeof PathState, offsets of PathState origin, pdf, direction, t_max,
-//  throughput, flags, block, items u32, items elem16, items path64].
+//  throughput, flags, block, items u32, items elem16, items path64, bulk ring stages,
+//  round-scan ring stages u32 and wide, round-scan's most blocks].
 extern "C" __global__ void compaction_layout_report(unsigned int* out) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     out[0] = sizeof(CompactElem16);
@@ -743,4 +742,8 @@ extern "C" __global__ void compaction_layout_report(unsigned int* out) {
     out[9] = COMPACTION_ITEMS_U32;
     out[10] = COMPACTION_ITEMS_ELEM16;
     out[11] = COMPACTION_ITEMS_PATH;
+    out[12] = COMPACTION_BULK_STAGES;
+    out[13] = COMPACTION_ROUND_SCAN_STAGES_U32;
+    out[14] = COMPACTION_ROUND_SCAN_STAGES_WIDE;
+    out[15] = COMPACTION_ROUND_SCAN_LOADS * COMPACTION_BLOCK;
 }

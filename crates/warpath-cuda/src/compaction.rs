@@ -46,12 +46,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_round_scan_u32",
     "compaction_round_scan_elem16",
     "compaction_round_scan_path64",
-    "compaction_round_scan_i16s6d3_u32",
+    "compaction_round_scan_i16s4d1_u32",
+    "compaction_round_scan_i16s5d2_u32",
     "compaction_round_scan_i16s5d3_u32",
-    "compaction_round_scan_i16s6d4_u32",
-    "compaction_round_scan_i8s10d5_u32",
     "compaction_round_scan_i8s12d6_u32",
-    "compaction_round_scan_i8s12d8_u32",
     "compaction_collate_bulk_u32",
     "compaction_collate_bulk_elem16",
     "compaction_collate_bulk_path64",
@@ -373,7 +371,7 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
 
 /// Tiles in round-scan's ring per element type (`COMPACTION_ROUND_SCAN_STAGES_*`).
 pub fn round_scan_stages(kind: ElementKind) -> u32 {
-    if kind == ElementKind::U32 { 5 } else { 4 }
+    if kind == ElementKind::U32 { 6 } else { 4 }
 }
 
 /// The most blocks round-scan takes: each thread reads `COMPACTION_ROUND_SCAN_LOADS` (4)
@@ -383,12 +381,10 @@ pub const ROUND_SCAN_MAX_BLOCKS: u32 = 4 * COMPACTION_BLOCK;
 /// The u32 round-scan shapes compiled for the experiment: (kernel, items per thread, stages,
 /// deferral).
 const ROUND_SCAN_VARIANTS: &[(&str, u32, u32, u32)] = &[
-    ("compaction_round_scan_i16s6d3_u32", 16, 6, 3),
+    ("compaction_round_scan_i16s4d1_u32", 16, 4, 1),
+    ("compaction_round_scan_i16s5d2_u32", 16, 5, 2),
     ("compaction_round_scan_i16s5d3_u32", 16, 5, 3),
-    ("compaction_round_scan_i16s6d4_u32", 16, 6, 4),
-    ("compaction_round_scan_i8s10d5_u32", 8, 10, 5),
     ("compaction_round_scan_i8s12d6_u32", 8, 12, 6),
-    ("compaction_round_scan_i8s12d8_u32", 8, 12, 8),
 ];
 
 impl std::fmt::Display for CompactionMethod {
@@ -1134,13 +1130,13 @@ fn as_u32_buffer_mut<T: CompactionElement>(buffer: &mut DeviceBuffer<T>) -> Opti
 /// sizeof PathState, offsets of origin, pdf, direction, t_max, throughput, flags, block,
 /// items u32, items elem16, items path64].
 pub fn layout_report(device: &CudaDevice) -> CudaResult<Vec<u32>> {
-    let mut out = DeviceBuffer::<u32>::zeroed(device, 12)?;
+    let mut out = DeviceBuffer::<u32>::zeroed(device, 16)?;
     let name = "compaction_layout_report";
     let function = device.function(&COMPACTION, name)?;
     let mut launch = device.stream().launch_builder(&function);
     launch.arg(out.raw_mut());
     let config = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: matches `compaction_layout_report(unsigned*)`; the buffer holds 12 values.
+    // SAFETY: matches `compaction_layout_report(unsigned*)`; the buffer holds 16 values.
     let launched = unsafe { launch.launch(config) };
     device.check_launch(name, launched)?;
     out.download(device)
@@ -1162,6 +1158,10 @@ pub fn host_layout() -> Vec<u32> {
         ElementKind::U32.items_per_thread(),
         ElementKind::Elem16.items_per_thread(),
         ElementKind::PathState.items_per_thread(),
+        BULK_STAGES,
+        round_scan_stages(ElementKind::U32),
+        round_scan_stages(ElementKind::Elem16),
+        ROUND_SCAN_MAX_BLOCKS,
     ]
 }
 
