@@ -85,6 +85,61 @@ __device__ __forceinline__ void load_tile(const T* __restrict__ in, unsigned int
     for (int i = 0; i < ITEMS; ++i) keep[i] = first + i * blockDim.x < n && predicate(elem[i]);
 }
 
+// load_tile in the vec4 layout (u32): vector r of thread t is elements
+// tile * TILE + r * 4 * blockDim.x + 4 * t + (0..3), one 16-byte load when whole.
+template <int ITEMS>
+__device__ __forceinline__ void load_tile_vec4(const unsigned int* __restrict__ in, unsigned int n, unsigned int tile,
+                                               KeepHashBelow predicate, unsigned int (&elem)[ITEMS],
+                                               bool (&keep)[ITEMS]) {
+#pragma unroll
+    for (int r = 0; r < ITEMS / 4; ++r) {
+        const unsigned int first = tile * (ITEMS * blockDim.x) + r * 4 * blockDim.x + 4 * threadIdx.x;
+        if (first + 4 <= n) {
+            const uint4 v = *reinterpret_cast<const uint4*>(in + first);
+            elem[r * 4] = v.x;
+            elem[r * 4 + 1] = v.y;
+            elem[r * 4 + 2] = v.z;
+            elem[r * 4 + 3] = v.w;
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (first + c < n) elem[r * 4 + c] = in[first + c];
+        }
+#pragma unroll
+        for (int c = 0; c < 4; ++c) keep[r * 4 + c] = first + c < n && predicate(elem[r * 4 + c]);
+    }
+}
+
+// The tile layouts the u32 kernels come in: Striped (element i of thread t at i * block + t)
+// or Vec4 (load_tile_vec4 / block_compaction_ranks_vec4).
+enum class TileLayout { Striped, Vec4 };
+
+template <typename T, int ITEMS, TileLayout LAYOUT>
+struct TileOps {
+    using Scratch = BlockScanStorage<ITEMS>;
+    __device__ __forceinline__ static void load(const T* in, unsigned int n, unsigned int tile, KeepHashBelow p,
+                                                T (&elem)[ITEMS], bool (&keep)[ITEMS]) {
+        load_tile<T, ITEMS>(in, n, tile, p, elem, keep);
+    }
+    __device__ __forceinline__ static unsigned int ranks(Scratch& scratch, const bool (&keep)[ITEMS],
+                                                         unsigned int (&rank)[ITEMS]) {
+        return block_compaction_ranks<ITEMS>(scratch, keep, rank);
+    }
+};
+
+template <int ITEMS>
+struct TileOps<unsigned int, ITEMS, TileLayout::Vec4> {
+    using Scratch = BlockScanStorage<ITEMS / 4>;
+    __device__ __forceinline__ static void load(const unsigned int* in, unsigned int n, unsigned int tile,
+                                                KeepHashBelow p, unsigned int (&elem)[ITEMS], bool (&keep)[ITEMS]) {
+        load_tile_vec4<ITEMS>(in, n, tile, p, elem, keep);
+    }
+    __device__ __forceinline__ static unsigned int ranks(Scratch& scratch, const bool (&keep)[ITEMS],
+                                                         unsigned int (&rank)[ITEMS]) {
+        return block_compaction_ranks_vec4<ITEMS>(scratch, keep, rank);
+    }
+};
+
 template <typename T, int ITEMS>
 __device__ __forceinline__ void load_tile_flags(const T* __restrict__ in, const unsigned char* __restrict__ flags,
                                                 unsigned int n, unsigned int tile, T (&elem)[ITEMS],
@@ -98,14 +153,23 @@ __device__ __forceinline__ void load_tile_flags(const T* __restrict__ in, const 
     }
 }
 
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, TileLayout LAYOUT = TileLayout::Striped>
 __device__ __forceinline__ void collate(const T* __restrict__ in, T* __restrict__ out, unsigned int* counter,
                                         unsigned int n, unsigned long long threshold) {
-    __shared__ BlockScanStorage<ITEMS> scratch;
+    using Ops = TileOps<T, ITEMS, LAYOUT>;
+    __shared__ typename Ops::Scratch scratch;
     T elem[ITEMS];
     bool keep[ITEMS];
-    load_tile<T, ITEMS>(in, n, blockIdx.x, KeepHashBelow{threshold}, elem, keep);
-    ink_collate_store<T, ITEMS>(scratch, out, counter, elem, keep);
+    Ops::load(in, n, blockIdx.x, KeepHashBelow{threshold}, elem, keep);
+    if constexpr (LAYOUT == TileLayout::Striped) {
+        ink_collate_store<T, ITEMS>(scratch, out, counter, elem, keep);  // the library's call
+    } else {
+        unsigned int rank[ITEMS];
+        const unsigned int total = Ops::ranks(scratch, keep, rank);
+        if (threadIdx.x == 0) scratch.base = total ? atomicAdd(counter, total) : 0u;
+        __syncthreads();
+        scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+    }
 }
 
 #define COMPACTION_STATE_PARAMS                                                                           \
@@ -188,25 +252,28 @@ __device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* 
 // it has ranked, staged and published tile t + 1, so t's predecessors have had a whole tile
 // of time to publish and warp 0's look-back rarely waits. Two staging buffers (u32 only: two
 // tiles of wider elements exceed the 48 KB of static shared memory).
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, TileLayout LAYOUT = TileLayout::Striped>
 __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __restrict__ out,
                                               const CompactionState& state, unsigned int n,
                                               unsigned long long threshold) {
-    __shared__ BlockScanStorage<ITEMS> scratch;
+    using Ops = TileOps<T, ITEMS, LAYOUT>;
+    __shared__ typename Ops::Scratch scratch;
     __shared__ T staging[2][ITEMS * COMPACTION_BLOCK];
     __shared__ unsigned int next_ticket;
     const unsigned int none = 0xffffffffu;
-    unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    if (threadIdx.x == 0) scratch.ticket = atomicAdd(state.ticket, 1u);
+    __syncthreads();
+    unsigned int tile = scratch.ticket;
     T elem[ITEMS];
     bool keep[ITEMS];
-    if (tile < state.tiles) load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
+    if (tile < state.tiles) Ops::load(in, n, tile, KeepHashBelow{threshold}, elem, keep);
     unsigned int previous = none, previous_total = 0;  // block-uniform
     unsigned int buffer = 0;
     while (tile < state.tiles || previous != none) {
         unsigned int total = 0;
         if (tile < state.tiles) {
             unsigned int rank[ITEMS];
-            total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
+            total = Ops::ranks(scratch, keep, rank);
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i)
                 if (keep[i]) staging[buffer][rank[i]] = elem[i];
@@ -217,7 +284,7 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
         }
         __syncthreads();
         const unsigned int next = tile < state.tiles ? next_ticket : state.tiles;
-        if (next < state.tiles) load_tile<T, ITEMS>(in, n, next, KeepHashBelow{threshold}, elem, keep);
+        if (next < state.tiles) Ops::load(in, n, next, KeepHashBelow{threshold}, elem, keep);
         if (previous != none) {
             if (threadIdx.x < 32) {
                 const unsigned int exclusive =
@@ -670,6 +737,19 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
     compaction_lookback_deep_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS, unsigned int n,
                                  unsigned long long threshold) {
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32>(in, out, COMPACTION_STATE_VALUE, n, threshold);
+}
+
+// The vec4 layout (16-byte loads, three ballots per 4 elements) on u32: the experiment of
+// docs/benchmarks/compaction.md.
+extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)
+    compaction_lookback_deep_vec4_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
+                                      unsigned int n, unsigned long long threshold) {
+    lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4>(in, out, COMPACTION_STATE_VALUE, n, threshold);
+}
+extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK)
+    compaction_collate_vec4_u32(const unsigned int* in, unsigned int* out, unsigned int* counter, unsigned int n,
+                                unsigned long long threshold) {
+    collate<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4>(in, out, counter, n, threshold);
 }
 
 // The bulk-copy methods' ring: tiles of shared memory per block (collate), and for

@@ -228,6 +228,67 @@ __device__ __forceinline__ unsigned int block_compaction_ranks(BlockScanStorage<
     }
 }
 
+// The block-level compaction of a tile laid out in vectors (`vec4` layout, u32 experiment):
+// element c of vector r of thread t sits at tile position r * 4 * blockDim.x + 4 * t + c, so a
+// thread loads each vector of 4 consecutive elements with one 16-byte load. elem/keep/rank
+// index r * 4 + c. Per vector the thread's kept count (0..4, 3 bits) is scanned across the
+// warp by three bit-decomposed ballots (seed 001 eq. 3–4) instead of four single-bit
+// ballots; the (vector, warp) counts then go through the same one-barrier block scan as
+// block_compaction_ranks. Returns the tile's total.
+template <int ITEMS>
+__device__ __forceinline__ unsigned int block_compaction_ranks_vec4(BlockScanStorage<ITEMS / 4>& scratch,
+                                                                   const bool (&keep)[ITEMS],
+                                                                   unsigned int (&rank)[ITEMS]) {
+    constexpr int VECTORS = ITEMS / 4;
+    static_assert(ITEMS % 4 == 0 && VECTORS > 1 && VECTORS <= 32, "whole vectors, one lane per vector");
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned int lower = compaction_lanemask_lt();
+    unsigned int thread_offset[VECTORS];
+#pragma unroll
+    for (int r = 0; r < VECTORS; ++r) {
+        const unsigned int k0 = keep[r * 4], k1 = keep[r * 4 + 1], k2 = keep[r * 4 + 2], k3 = keep[r * 4 + 3];
+        rank[r * 4] = 0;
+        rank[r * 4 + 1] = k0;
+        rank[r * 4 + 2] = k0 + k1;
+        rank[r * 4 + 3] = k0 + k1 + k2;
+        const unsigned int count = k0 + k1 + k2 + k3;
+        unsigned int offset = 0, total = 0;
+#pragma unroll
+        for (int bit = 0; bit < 3; ++bit) {
+            const unsigned int ballot = __ballot_sync(COMPACTION_FULL_WARP, (count >> bit) & 1u);
+            offset += (unsigned int)__popc(ballot & lower) << bit;
+            total += (unsigned int)__popc(ballot) << bit;
+        }
+        thread_offset[r] = offset;
+        if (lane == 0) scratch.counts[r * warps + warp] = total;
+    }
+    __syncthreads();
+    unsigned int round_total = 0, before_me = 0;
+    if (lane < (unsigned int)VECTORS) {
+        for (unsigned int w = 0; w < warps; ++w) {
+            const unsigned int count = scratch.counts[lane * warps + w];
+            round_total += count;
+            before_me += w < warp ? count : 0u;
+        }
+    }
+    unsigned int inclusive = round_total;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const unsigned int other = __shfl_up_sync(COMPACTION_FULL_WARP, inclusive, offset);
+        if (lane >= (unsigned int)offset) inclusive += other;
+    }
+    const unsigned int round_offset = inclusive - round_total + before_me;
+#pragma unroll
+    for (int r = 0; r < VECTORS; ++r) {
+        const unsigned int base = __shfl_sync(COMPACTION_FULL_WARP, round_offset, r) + thread_offset[r];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) rank[r * 4 + c] += base;
+    }
+    return __shfl_sync(COMPACTION_FULL_WARP, inclusive, VECTORS - 1);
+}
+
 // The tile's logical index in start order (all threads call it; one atomicAdd per block).
 template <int ITEMS>
 __device__ __forceinline__ unsigned int compaction_ticket(BlockScanStorage<ITEMS>& scratch, unsigned int* ticket) {

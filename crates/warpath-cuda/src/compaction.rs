@@ -43,6 +43,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_pipelined_elem16",
     "compaction_lookback_pipelined_path64",
     "compaction_lookback_deep_u32",
+    "compaction_lookback_deep_vec4_u32",
+    "compaction_collate_vec4_u32",
     "compaction_round_scan_u32",
     "compaction_round_scan_elem16",
     "compaction_round_scan_path64",
@@ -223,6 +225,11 @@ pub enum CompactionMethod {
     /// Pipelined one tile deeper: a tile's look-back runs after the next tile is ranked,
     /// staged and published (u32 only).
     LookbackDeep,
+    /// `LookbackDeep` with each thread's elements in vectors of 4 consecutive u32 (16-byte
+    /// loads, three ballots per vector; u32 only).
+    LookbackDeepVec4,
+    /// InK-Collate with the same vec4 layout (u32 only).
+    CollateVec4,
     /// Order-preserving over a ring of shared-memory tiles fed by Hopper bulk copies (TMA):
     /// co-resident blocks (a cooperative launch) take tiles by round; a tile's offset comes
     /// from all counts of its round, read a round later, plus a running total.
@@ -245,7 +252,7 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 14] = [
+    pub const ALL: [CompactionMethod; 16] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
@@ -253,6 +260,8 @@ impl CompactionMethod {
         CompactionMethod::LookbackWideBlocks,
         CompactionMethod::LookbackPipelined,
         CompactionMethod::LookbackDeep,
+        CompactionMethod::LookbackDeepVec4,
+        CompactionMethod::CollateVec4,
         CompactionMethod::RoundScan,
         CompactionMethod::CollateBulk,
         CompactionMethod::OutOfKernel,
@@ -271,6 +280,8 @@ impl CompactionMethod {
             CompactionMethod::LookbackWideBlocks => "lookback-384",
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::LookbackDeep => "lookback-deep",
+            CompactionMethod::LookbackDeepVec4 => "lookback-deep-vec4",
+            CompactionMethod::CollateVec4 => "ink-collate-vec4",
             CompactionMethod::RoundScan => "round-scan",
             CompactionMethod::CollateBulk => "ink-collate-bulk",
             CompactionMethod::OutOfKernel => "ofk",
@@ -287,7 +298,13 @@ impl CompactionMethod {
 
     /// Whether the output is exactly the kept elements in input order.
     pub fn preserves_order(self) -> bool {
-        !matches!(self, CompactionMethod::Collate | CompactionMethod::CollateX1 | CompactionMethod::CollateBulk)
+        !matches!(
+            self,
+            CompactionMethod::Collate
+                | CompactionMethod::CollateX1
+                | CompactionMethod::CollateBulk
+                | CompactionMethod::CollateVec4
+        )
     }
 
     /// Whether the method reads a flag array instead of evaluating the predicate.
@@ -301,7 +318,9 @@ impl CompactionMethod {
             CompactionMethod::CollateX1
             | CompactionMethod::SectionsX1
             | CompactionMethod::LookbackX1
-            | CompactionMethod::LookbackDeep => kind == ElementKind::U32,
+            | CompactionMethod::LookbackDeep
+            | CompactionMethod::LookbackDeepVec4
+            | CompactionMethod::CollateVec4 => kind == ElementKind::U32,
             _ => true,
         }
     }
@@ -323,6 +342,7 @@ impl CompactionMethod {
             self,
             CompactionMethod::LookbackPipelined
                 | CompactionMethod::LookbackDeep
+                | CompactionMethod::LookbackDeepVec4
                 | CompactionMethod::RoundScan
                 | CompactionMethod::CollateBulk
         )
@@ -630,6 +650,7 @@ fn collate_kernel<T: CompactionElement>(
     let name = match method {
         CompactionMethod::Collate => kernel_name("collate", T::KIND)?,
         CompactionMethod::CollateX1 => "compaction_collate_x1_u32",
+        CompactionMethod::CollateVec4 if T::KIND == ElementKind::U32 => "compaction_collate_vec4_u32",
         _ => unreachable!("collate_kernel is only called for the collate methods"),
     };
     let function = device.function(&COMPACTION, name)?;
@@ -857,6 +878,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackWideBlocks => kernel_name("lookback384", T::KIND)?,
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
+        CompactionMethod::LookbackDeepVec4 if T::KIND == ElementKind::U32 => "compaction_lookback_deep_vec4_u32",
         CompactionMethod::RoundScan | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
@@ -1075,8 +1097,15 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             | CompactionMethod::LookbackWideBlocks
             | CompactionMethod::LookbackPipelined
             | CompactionMethod::LookbackDeep
+            | CompactionMethod::LookbackDeepVec4
             | CompactionMethod::RoundScan
             | CompactionMethod::CollateBulk => lookback_variant(device, method, input, output, workspace, threshold),
+            CompactionMethod::CollateVec4 => {
+                let (Some(input), Some(output)) = (as_u32_buffer(input), as_u32_buffer_mut(output)) else {
+                    return Err(u32_only(method.name()));
+                };
+                collate_kernel(device, input, output, workspace, threshold, method)
+            }
             CompactionMethod::OutOfKernel => out_of_kernel(device, input, flags, output, workspace),
             CompactionMethod::ThreePass => three_pass(device, input, output, workspace, threshold),
             CompactionMethod::CollateX1 | CompactionMethod::SectionsX1 | CompactionMethod::LookbackX1 => {
