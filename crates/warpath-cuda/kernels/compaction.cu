@@ -252,7 +252,11 @@ __device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* 
 // it has ranked, staged and published tile t + 1, so t's predecessors have had a whole tile
 // of time to publish and warp 0's look-back rarely waits. Two staging buffers (u32 only: two
 // tiles of wider elements exceed the 48 KB of static shared memory).
-template <typename T, int ITEMS, TileLayout LAYOUT = TileLayout::Striped>
+// TICKET_AHEAD: thread 0 takes each ticket one tile early and keeps it in a register, so
+// the barrier before the next tile's loads never waits for an atomic's round trip. The
+// block then holds one ticket it has not loaded yet; it is higher than the block's other
+// tickets, so the lowest unfinished ticket still always belongs to a block that can finish it.
+template <typename T, int ITEMS, TileLayout LAYOUT = TileLayout::Striped, bool TICKET_AHEAD = false>
 __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __restrict__ out,
                                               const CompactionState& state, unsigned int n,
                                               unsigned long long threshold) {
@@ -261,7 +265,11 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
     __shared__ T staging[2][ITEMS * COMPACTION_BLOCK];
     __shared__ unsigned int next_ticket;
     const unsigned int none = 0xffffffffu;
-    if (threadIdx.x == 0) scratch.ticket = atomicAdd(state.ticket, 1u);
+    unsigned int pending = 0;  // thread 0, TICKET_AHEAD: the ticket of the tile after next
+    if (threadIdx.x == 0) {
+        scratch.ticket = atomicAdd(state.ticket, 1u);
+        if (TICKET_AHEAD) pending = atomicAdd(state.ticket, 1u);
+    }
     __syncthreads();
     unsigned int tile = scratch.ticket;
     T elem[ITEMS];
@@ -279,7 +287,12 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
                 if (keep[i]) staging[buffer][rank[i]] = elem[i];
             if (threadIdx.x == 0) {
                 lookback_publish_aggregate(state.tile_status, tile, total);
-                next_ticket = atomicAdd(state.ticket, 1u);
+                if (TICKET_AHEAD) {
+                    next_ticket = pending;
+                    pending = atomicAdd(state.ticket, 1u);
+                } else {
+                    next_ticket = atomicAdd(state.ticket, 1u);
+                }
             }
         }
         __syncthreads();
@@ -745,6 +758,12 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
     compaction_lookback_deep_vec4_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
                                       unsigned int n, unsigned long long threshold) {
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4>(in, out, COMPACTION_STATE_VALUE, n, threshold);
+}
+extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)
+    compaction_lookback_deep_ahead_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
+                                       unsigned int n, unsigned long long threshold) {
+    lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4, true>(in, out, COMPACTION_STATE_VALUE, n,
+                                                                            threshold);
 }
 extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK)
     compaction_collate_vec4_u32(const unsigned int* in, unsigned int* out, unsigned int* counter, unsigned int n,

@@ -44,6 +44,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_pipelined_path64",
     "compaction_lookback_deep_u32",
     "compaction_lookback_deep_vec4_u32",
+    "compaction_lookback_deep_ahead_u32",
     "compaction_collate_vec4_u32",
     "compaction_round_scan_u32",
     "compaction_round_scan_elem16",
@@ -228,6 +229,8 @@ pub enum CompactionMethod {
     /// `LookbackDeep` with each thread's elements in vectors of 4 consecutive u32 (16-byte
     /// loads, three ballots per vector; u32 only).
     LookbackDeepVec4,
+    /// `LookbackDeepVec4` taking each tile's ticket one tile early (u32 only).
+    LookbackDeepAhead,
     /// InK-Collate with the same vec4 layout (u32 only).
     CollateVec4,
     /// Order-preserving over a ring of shared-memory tiles fed by Hopper bulk copies (TMA):
@@ -252,7 +255,7 @@ pub enum CompactionMethod {
 }
 
 impl CompactionMethod {
-    pub const ALL: [CompactionMethod; 16] = [
+    pub const ALL: [CompactionMethod; 17] = [
         CompactionMethod::Collate,
         CompactionMethod::Sections,
         CompactionMethod::Lookback,
@@ -261,6 +264,7 @@ impl CompactionMethod {
         CompactionMethod::LookbackPipelined,
         CompactionMethod::LookbackDeep,
         CompactionMethod::LookbackDeepVec4,
+        CompactionMethod::LookbackDeepAhead,
         CompactionMethod::CollateVec4,
         CompactionMethod::RoundScan,
         CompactionMethod::CollateBulk,
@@ -281,6 +285,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackPipelined => "lookback-pipelined",
             CompactionMethod::LookbackDeep => "lookback-deep",
             CompactionMethod::LookbackDeepVec4 => "lookback-deep-vec4",
+            CompactionMethod::LookbackDeepAhead => "lookback-deep-ahead",
             CompactionMethod::CollateVec4 => "ink-collate-vec4",
             CompactionMethod::RoundScan => "round-scan",
             CompactionMethod::CollateBulk => "ink-collate-bulk",
@@ -320,6 +325,7 @@ impl CompactionMethod {
             | CompactionMethod::LookbackX1
             | CompactionMethod::LookbackDeep
             | CompactionMethod::LookbackDeepVec4
+            | CompactionMethod::LookbackDeepAhead
             | CompactionMethod::CollateVec4 => kind == ElementKind::U32,
             _ => true,
         }
@@ -343,6 +349,7 @@ impl CompactionMethod {
             CompactionMethod::LookbackPipelined
                 | CompactionMethod::LookbackDeep
                 | CompactionMethod::LookbackDeepVec4
+                | CompactionMethod::LookbackDeepAhead
                 | CompactionMethod::RoundScan
                 | CompactionMethod::CollateBulk
         )
@@ -879,6 +886,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
         CompactionMethod::LookbackDeepVec4 if T::KIND == ElementKind::U32 => "compaction_lookback_deep_vec4_u32",
+        CompactionMethod::LookbackDeepAhead if T::KIND == ElementKind::U32 => "compaction_lookback_deep_ahead_u32",
         CompactionMethod::RoundScan | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
@@ -1098,6 +1106,7 @@ impl<T: CompactionElement> CompactionBuffers<T> {
             | CompactionMethod::LookbackPipelined
             | CompactionMethod::LookbackDeep
             | CompactionMethod::LookbackDeepVec4
+            | CompactionMethod::LookbackDeepAhead
             | CompactionMethod::RoundScan
             | CompactionMethod::CollateBulk => lookback_variant(device, method, input, output, workspace, threshold),
             CompactionMethod::CollateVec4 => {
