@@ -10,13 +10,17 @@
 //   compaction_lookback384_* the look-back producer in 384-thread blocks
 //   compaction_lookback_pipelined_*  persistent blocks; the next tile's loads overlap the
 //                            current tile's look-back
+//   compaction_lookback_staged_*  look-back with the kept elements staged in shared memory
+//                            during the look-back and stored coalesced
 //   compaction_lookback_deep_u32  one tile deeper: tile t is finished after t + 1 is published
+//   compaction_lookback_deep_vec4_u32  the same in the vec4 layout (16-byte loads)
+//   compaction_lookback_deep_ahead_u32  vec4, tickets taken a tile early: the fastest
+//                            order-preserving u32 kernel (docs/benchmarks/compaction.md)
+//   compaction_collate_vec4_u32  InK-Collate in the vec4 layout
 //   compaction_collate_bulk_*  InK-Collate fed by Hopper bulk copies into a ring of
 //                            shared-memory tiles (co-resident blocks, tiles by round)
 //   compaction_round_scan_*  order-preserving over the same ring: a tile's offset from its
 //                            round's published counts, read DEFER rounds later
-//   compaction_lookback_staged_*  the same, kept elements staged in shared memory during
-//                            the look-back and stored coalesced
 //   compaction_flags_*       a producer that only writes a flag array (input of OfK)
 //   compaction_ofk_*         OfK: compaction in its own kernel from flags + data (look-back)
 //   compaction_count_*,      three-pass scan-then-scatter: per-block counts, a one-block

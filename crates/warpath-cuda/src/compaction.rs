@@ -10,6 +10,12 @@
 //! produces the same multiset. The kept count lands in the [`CompactionWorkspace`], whose
 //! state (tile tickets, look-back status words, section counters and flags) is zeroed by
 //! one memset before every launch.
+//!
+//! For order-preserving u32 compaction use [`CompactionMethod::LookbackDeepAhead`] (the
+//! fastest on the H100, docs/benchmarks/compaction.md); the other look-back variants, the
+//! Hopper bulk-copy methods (`RoundScan`, `CollateBulk`: cooperative launches with dynamic
+//! shared memory) and their experiment knobs (`WARPATH_COMPACTION_BULK_VARIANT`,
+//! `WARPATH_COMPACTION_BLOCKS_PER_SM`) stay for the measurements that compare them.
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
