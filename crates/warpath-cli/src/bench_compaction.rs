@@ -25,13 +25,14 @@ pub struct CompactionArgs {
     #[arg(long, value_delimiter = ',', default_value = "u32,elem16,path64")]
     pub elements: Vec<String>,
     /// Methods: ink-collate, ink-compact, lookback, lookback-staged, lookback-384,
-    /// lookback-pipelined, lookback-deep (u32), round-scan, ink-collate-bulk (the last two
-    /// use Hopper bulk copies where the GPU has them), ofk, three-pass,
-    /// ink-collate-x1, ink-compact-x1, lookback-x1 (the x1 ones: u32 only).
+    /// lookback-pipelined, lookback-deep, lookback-deep-vec4, lookback-deep-ahead (the
+    /// fastest order-preserving one), ink-collate-vec4 (these four: u32 only), round-scan,
+    /// ink-collate-bulk (these two use Hopper bulk copies where the GPU has them), ofk,
+    /// three-pass, ink-collate-x1, ink-compact-x1, lookback-x1 (the x1 ones: u32 only).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "ink-collate,ink-compact,lookback,lookback-staged,lookback-384,lookback-pipelined,lookback-deep,round-scan,ofk,three-pass"
+        default_value = "ink-collate,ink-compact,lookback,lookback-staged,lookback-384,lookback-pipelined,lookback-deep,lookback-deep-ahead,round-scan,ofk,three-pass"
     )]
     pub methods: Vec<String>,
     /// Timed runs per combination (median reported).

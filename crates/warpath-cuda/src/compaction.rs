@@ -1241,6 +1241,7 @@ impl Default for CompactionBenchOptions {
                 CompactionMethod::LookbackWideBlocks,
                 CompactionMethod::LookbackPipelined,
                 CompactionMethod::LookbackDeep,
+                CompactionMethod::LookbackDeepAhead,
                 CompactionMethod::RoundScan,
                 CompactionMethod::OutOfKernel,
                 CompactionMethod::ThreePass,
