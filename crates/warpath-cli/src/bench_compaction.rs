@@ -222,8 +222,7 @@ pub fn run(args: CompactionArgs) -> Result<()> {
         timings.extend(cub_rows);
         columns.extend(["cub-if", "cub-flagged"].map(String::from));
     }
-    let skipped: Vec<String> =
-        skipped.iter().map(|s| format!("{} × 2^{}: {}", s.element, s.elements.trailing_zeros(), s.reason)).collect();
+    let skipped: Vec<String> = skipped.iter().map(|s| s.to_string()).collect();
     for line in &skipped {
         println!("- skipped {line}");
     }

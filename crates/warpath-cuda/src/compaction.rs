@@ -348,6 +348,34 @@ impl CompactionMethod {
         }
     }
 
+    /// Why `self` cannot run on `device` for `kind` elements, if it cannot: the element type
+    /// (u32-only kernels), or for the bulk-copy methods a device without cooperative launch
+    /// or with too little shared memory per block for their ring.
+    pub fn unavailable_reason(self, device: &CudaDevice, kind: ElementKind) -> Option<String> {
+        if !self.supports(kind) {
+            return Some(format!("{self} exists for u32 elements only"));
+        }
+        if matches!(self, CompactionMethod::RoundScan | CompactionMethod::CollateBulk) {
+            let info = device.info();
+            if !info.cooperative_launch {
+                return Some(format!("{self} needs cooperative launches, which {} lacks", info.name));
+            }
+            let (_, stages, items) = bulk_kernel(self, kind).ok()?;
+            // The ring plus the kernel's static scratch (at most 4 KiB).
+            let needed = (stages * items * COMPACTION_BLOCK) as usize * kind.size_bytes() + 4096;
+            if needed > info.max_shared_bytes_per_block_optin {
+                return Some(format!(
+                    "{self} needs {} KiB of shared memory per block for {} elements; {} allows {} KiB",
+                    needed >> 10,
+                    kind.name(),
+                    info.name,
+                    info.max_shared_bytes_per_block_optin >> 10
+                ));
+            }
+        }
+        None
+    }
+
     /// Whether the method's kernel is persistent (a grid that fits the GPU, tiles by ticket).
     pub fn persistent(self) -> bool {
         matches!(
@@ -901,6 +929,9 @@ pub fn lookback_variant<T: CompactionElement>(
             )));
         }
     };
+    if let Some(reason) = method.unavailable_reason(device, T::KIND) {
+        return Err(CudaError::InvalidArgument(reason));
+    }
     let n = check_lengths(input, output)?;
     let (mut tile, block) = (method.tile_size(T::KIND), method.block_size());
     let shape = match method {
@@ -1271,12 +1302,23 @@ pub struct CompactionTiming {
     pub gigabytes_per_second: f64,
 }
 
-/// What [`bench_compaction`] skipped, and why.
+/// What [`bench_compaction`] skipped, and why: a whole (element, size), or one method on
+/// every size of an element type (`method` set, `elements` 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SkippedCombination {
     pub element: &'static str,
     pub elements: usize,
+    pub method: Option<&'static str>,
     pub reason: String,
+}
+
+impl std::fmt::Display for SkippedCombination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.method {
+            Some(method) => write!(f, "{method} on {}: {}", self.element, self.reason),
+            None => write!(f, "{} × 2^{}: {}", self.element, self.elements.trailing_zeros(), self.reason),
+        }
+    }
 }
 
 fn gigabytes_per_second(bytes: u64, ms: f32) -> f64 {
@@ -1296,6 +1338,22 @@ pub fn bench_compaction(
     }
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
+    // Methods this device cannot run are listed once per element type and left out (u32-only
+    // kernels on other types are left out silently: their columns show "–").
+    let mut unavailable = Vec::new();
+    for &kind in &options.kinds {
+        for &method in options.methods.iter().filter(|m| m.supports(kind)) {
+            if let Some(reason) = method.unavailable_reason(device, kind) {
+                skipped.push(SkippedCombination {
+                    element: kind.name(),
+                    elements: 0,
+                    method: Some(method.name()),
+                    reason,
+                });
+                unavailable.push((kind, method));
+            }
+        }
+    }
     for &kind in &options.kinds {
         for &log2 in &options.sizes_log2 {
             if log2 > 31 {
@@ -1307,6 +1365,7 @@ pub fn bench_compaction(
                 skipped.push(SkippedCombination {
                     element: kind.name(),
                     elements: n,
+                    method: None,
                     reason: format!(
                         "{} MiB per buffer exceeds the cap of {} MiB",
                         bytes >> 20,
@@ -1316,9 +1375,13 @@ pub fn bench_compaction(
                 continue;
             }
             match kind {
-                ElementKind::U32 => bench_kind::<u32>(device, options, n, &mut rows, &mut progress)?,
-                ElementKind::Elem16 => bench_kind::<CompactElem16>(device, options, n, &mut rows, &mut progress)?,
-                ElementKind::PathState => bench_kind::<CompactPathState>(device, options, n, &mut rows, &mut progress)?,
+                ElementKind::U32 => bench_kind::<u32>(device, options, &unavailable, n, &mut rows, &mut progress)?,
+                ElementKind::Elem16 => {
+                    bench_kind::<CompactElem16>(device, options, &unavailable, n, &mut rows, &mut progress)?
+                }
+                ElementKind::PathState => {
+                    bench_kind::<CompactPathState>(device, options, &unavailable, n, &mut rows, &mut progress)?
+                }
             }
         }
     }
@@ -1328,6 +1391,7 @@ pub fn bench_compaction(
 fn bench_kind<T: CompactionElement>(
     device: &CudaDevice,
     options: &CompactionBenchOptions,
+    unavailable: &[(ElementKind, CompactionMethod)],
     n: usize,
     rows: &mut Vec<CompactionTiming>,
     progress: &mut impl FnMut(&CompactionTiming),
@@ -1370,7 +1434,7 @@ fn bench_kind<T: CompactionElement>(
         write_flags(device, &buffers.input, &mut buffers.flags, threshold)?;
         let mut reference_count: Option<(CompactionMethod, u32)> = None;
         for &method in &options.methods {
-            if !method.supports(kind) {
+            if !method.supports(kind) || unavailable.contains(&(kind, method)) {
                 continue;
             }
             let run_ms =
@@ -1397,4 +1461,35 @@ fn bench_kind<T: CompactionElement>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipped_lines_name_the_size_or_the_method() {
+        let size = SkippedCombination { element: "path64", elements: 1 << 28, method: None, reason: "too big".into() };
+        assert_eq!(size.to_string(), "path64 × 2^28: too big");
+        let method =
+            SkippedCombination { element: "u32", elements: 0, method: Some("round-scan"), reason: "no TMA".into() };
+        assert_eq!(method.to_string(), "round-scan on u32: no TMA");
+    }
+
+    #[test]
+    fn method_names_round_trip_and_bulk_kernels_exist() {
+        for method in CompactionMethod::ALL {
+            assert_eq!(CompactionMethod::from_name(method.name()), Some(method));
+        }
+        for kind in ElementKind::ALL {
+            for method in [CompactionMethod::RoundScan, CompactionMethod::CollateBulk] {
+                let (name, stages, items) = bulk_kernel(method, kind).expect("a kernel");
+                assert!(KERNEL_NAMES.contains(&name), "{name} is not in KERNEL_NAMES");
+                assert!(stages >= 2 && items == kind.items_per_thread());
+            }
+        }
+        for &(name, ..) in ROUND_SCAN_VARIANTS {
+            assert!(KERNEL_NAMES.contains(&name), "{name} is not in KERNEL_NAMES");
+        }
+    }
 }

@@ -31,6 +31,10 @@ pub struct DeviceInfo {
     pub l2_cache_bytes: usize,
     /// As `cuDriverGetVersion` reports it, e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
+    /// Shared memory one block may use when the kernel opts in (227 KiB on H100).
+    pub max_shared_bytes_per_block_optin: usize,
+    /// Whether the device can launch cooperative kernels (all blocks resident at once).
+    pub cooperative_launch: bool,
 }
 
 impl DeviceInfo {
@@ -163,6 +167,15 @@ impl CudaDevice {
             l2_cache_bytes: attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "the L2 size")?.max(0)
                 as usize,
             driver_version,
+            max_shared_bytes_per_block_optin: attribute(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                "the opt-in shared memory per block",
+            )?
+            .max(0) as usize,
+            cooperative_launch: attribute(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                "cooperative launch",
+            )? != 0,
         };
         let sync_after_launch = match std::env::var("WARPATH_SYNC_LAUNCHES").as_deref() {
             Ok("1") => true,
