@@ -471,7 +471,7 @@ __device__ __forceinline__ void round_scan_bulk(const T* __restrict__ in, T* __r
     __shared__ RoundScanStorage<ITEMS> scratch;
     const KeepHashBelow predicate{threshold};
     const unsigned int blocks = gridDim.x, lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (blocks > LOADS * COMPACTION_BLOCK) __trap();  // the host caps the grid (round_scan_max_blocks)
+    if (blocks > LOADS * COMPACTION_BLOCK) __trap();  // the host caps the grid (ROUND_SCAN_MAX_BLOCKS)
     if (threadIdx.x == 0) {
         ring.init();
         for (unsigned int s = 0; s < STAGES; ++s) ring.issue(s, s * blocks + blockIdx.x);
