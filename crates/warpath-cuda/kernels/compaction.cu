@@ -763,25 +763,6 @@ extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELI
                                       unsigned int n, unsigned long long threshold) {
     lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4>(in, out, COMPACTION_STATE_VALUE, n, threshold);
 }
-// Experiments around lookback-deep-ahead (docs/benchmarks/compaction.md): tickets ahead in
-// the striped layout; vec4 at 3 blocks per SM; vec4 tiles of 20 items per thread.
-extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)
-    compaction_lookback_deep_ahead_striped_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
-                                               unsigned int n, unsigned long long threshold) {
-    lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Striped, true>(in, out, COMPACTION_STATE_VALUE, n,
-                                                                               threshold);
-}
-extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, 3)
-    compaction_lookback_deep_ahead_b3_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
-                                          unsigned int n, unsigned long long threshold) {
-    lookback_deep<unsigned int, COMPACTION_ITEMS_U32, TileLayout::Vec4, true>(in, out, COMPACTION_STATE_VALUE, n,
-                                                                            threshold);
-}
-extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, 3)
-    compaction_lookback_deep_ahead_i20_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
-                                           unsigned int n, unsigned long long threshold) {
-    lookback_deep<unsigned int, 20, TileLayout::Vec4, true>(in, out, COMPACTION_STATE_VALUE, n, threshold);
-}
 extern "C" __global__ void __launch_bounds__(COMPACTION_BLOCK, COMPACTION_PIPELINED_MIN_BLOCKS)
     compaction_lookback_deep_ahead_u32(const unsigned int* in, unsigned int* out, COMPACTION_STATE_PARAMS,
                                        unsigned int n, unsigned long long threshold) {

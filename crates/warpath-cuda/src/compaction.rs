@@ -51,9 +51,6 @@ pub const KERNEL_NAMES: &[&str] = &[
     "compaction_lookback_deep_u32",
     "compaction_lookback_deep_vec4_u32",
     "compaction_lookback_deep_ahead_u32",
-    "compaction_lookback_deep_ahead_striped_u32",
-    "compaction_lookback_deep_ahead_b3_u32",
-    "compaction_lookback_deep_ahead_i20_u32",
     "compaction_collate_vec4_u32",
     "compaction_round_scan_u32",
     "compaction_round_scan_elem16",
@@ -431,22 +428,6 @@ fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'sta
                 ROUND_SCAN_VARIANTS.iter().map(|(_, i, s, d)| format!("i{i}s{s}d{d}")).collect::<Vec<_>>().join(", ")
             ))
         })
-}
-
-/// The `lookback-deep-ahead` kernel and its items per thread: the default, or the variant
-/// `WARPATH_COMPACTION_DEEP_VARIANT` names (`striped`: tickets ahead without vec4 loads;
-/// `b3`: 3 blocks per SM; `i20`: 20 items per thread), the experiment of
-/// docs/benchmarks/compaction.md.
-fn deep_ahead_variant() -> CudaResult<(&'static str, u32)> {
-    match std::env::var("WARPATH_COMPACTION_DEEP_VARIANT").unwrap_or_default().trim() {
-        "" => Ok(("compaction_lookback_deep_ahead_u32", 16)),
-        "striped" => Ok(("compaction_lookback_deep_ahead_striped_u32", 16)),
-        "b3" => Ok(("compaction_lookback_deep_ahead_b3_u32", 16)),
-        "i20" => Ok(("compaction_lookback_deep_ahead_i20_u32", 20)),
-        other => Err(CudaError::InvalidArgument(format!(
-            "WARPATH_COMPACTION_DEEP_VARIANT={other}: expected striped, b3 or i20"
-        ))),
-    }
 }
 
 /// Tiles in round-scan's ring per element type (`COMPACTION_ROUND_SCAN_STAGES_*`).
@@ -939,7 +920,7 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackPipelined => kernel_name("lookback_pipelined", T::KIND)?,
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
         CompactionMethod::LookbackDeepVec4 if T::KIND == ElementKind::U32 => "compaction_lookback_deep_vec4_u32",
-        CompactionMethod::LookbackDeepAhead if T::KIND == ElementKind::U32 => deep_ahead_variant()?.0,
+        CompactionMethod::LookbackDeepAhead if T::KIND == ElementKind::U32 => "compaction_lookback_deep_ahead_u32",
         CompactionMethod::RoundScan | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
         _ => {
             return Err(CudaError::InvalidArgument(format!(
@@ -953,9 +934,6 @@ pub fn lookback_variant<T: CompactionElement>(
     }
     let n = check_lengths(input, output)?;
     let (mut tile, block) = (method.tile_size(T::KIND), method.block_size());
-    if method == CompactionMethod::LookbackDeepAhead {
-        tile = deep_ahead_variant()?.1 * block;
-    }
     let shape = match method {
         CompactionMethod::RoundScan | CompactionMethod::CollateBulk => {
             let (_, stages, items) = bulk_kernel(method, T::KIND)?;
