@@ -165,15 +165,9 @@ __device__ __forceinline__ void collate(const T* __restrict__ in, T* __restrict_
     T elem[ITEMS];
     bool keep[ITEMS];
     Ops::load(in, n, blockIdx.x, KeepHashBelow{threshold}, elem, keep);
-    if constexpr (LAYOUT == TileLayout::Striped) {
-        ink_collate_store<T, ITEMS>(scratch, out, counter, elem, keep);  // the library's call
-    } else {
-        unsigned int rank[ITEMS];
-        const unsigned int total = Ops::ranks(scratch, keep, rank);
-        if (threadIdx.x == 0) scratch.base = total ? atomicAdd(counter, total) : 0u;
-        __syncthreads();
-        scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
-    }
+    unsigned int rank[ITEMS];
+    const unsigned int total = Ops::ranks(scratch, keep, rank);
+    ink_collate_store_ranked<T, ITEMS>(scratch, out, counter, total, elem, keep, rank);
 }
 
 #define COMPACTION_STATE_PARAMS                                                                           \
@@ -187,7 +181,7 @@ template <typename T, int ITEMS>
 __device__ __forceinline__ void lookback(const T* __restrict__ in, T* __restrict__ out, const CompactionState& state,
                                          unsigned int n, unsigned long long threshold) {
     __shared__ BlockScanStorage<ITEMS> scratch;
-    const unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    const unsigned int tile = compaction_ticket(scratch, state.ticket);
     T elem[ITEMS];
     bool keep[ITEMS];
     load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
@@ -200,7 +194,7 @@ __device__ __forceinline__ void lookback_staged(const T* __restrict__ in, T* __r
                                                 unsigned long long threshold) {
     __shared__ BlockScanStorage<ITEMS> scratch;
     __shared__ T staging[ITEMS * COMPACTION_BLOCK];
-    const unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    const unsigned int tile = compaction_ticket(scratch, state.ticket);
     T elem[ITEMS];
     bool keep[ITEMS];
     load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
@@ -220,7 +214,7 @@ __device__ __forceinline__ void lookback_pipelined(const T* __restrict__ in, T* 
     __shared__ BlockScanStorage<ITEMS> scratch;
     __shared__ T staging[ITEMS * COMPACTION_BLOCK];
     __shared__ unsigned int next_ticket;
-    unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    unsigned int tile = compaction_ticket(scratch, state.ticket);
     T elem[ITEMS];
     bool keep[ITEMS];
     if (tile < state.tiles) load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
@@ -269,13 +263,9 @@ __device__ __forceinline__ void lookback_deep(const T* __restrict__ in, T* __res
     __shared__ T staging[2][ITEMS * COMPACTION_BLOCK];
     __shared__ unsigned int next_ticket;
     const unsigned int none = 0xffffffffu;
-    unsigned int pending = 0;  // thread 0, TICKET_AHEAD: the ticket of the tile after next
-    if (threadIdx.x == 0) {
-        scratch.ticket = atomicAdd(state.ticket, 1u);
-        if (TICKET_AHEAD) pending = atomicAdd(state.ticket, 1u);
-    }
-    __syncthreads();
-    unsigned int tile = scratch.ticket;
+    unsigned int tile = compaction_ticket(scratch, state.ticket);
+    // Thread 0, TICKET_AHEAD: the ticket of the tile after next.
+    unsigned int pending = TICKET_AHEAD && threadIdx.x == 0 ? atomicAdd(state.ticket, 1u) : 0u;
     T elem[ITEMS];
     bool keep[ITEMS];
     if (tile < state.tiles) Ops::load(in, n, tile, KeepHashBelow{threshold}, elem, keep);
@@ -423,12 +413,8 @@ __device__ __forceinline__ void collate_bulk(const T* __restrict__ in, T* __rest
         ring.read(s, round / STAGES, tile, predicate, elem, keep);
         unsigned int rank[ITEMS];
         const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-        if (threadIdx.x == 0) {
-            scratch.base = total ? atomicAdd(state.count, total) : 0u;
-            ring.issue(s, (round + STAGES) * blocks + blockIdx.x);  // past the barrier: stage s is free
-        }
-        __syncthreads();
-        scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+        if (threadIdx.x == 0) ring.issue(s, (round + STAGES) * blocks + blockIdx.x);  // past the barrier: free
+        ink_collate_store_ranked<T, ITEMS>(scratch, out, state.count, total, elem, keep, rank);
     }
 }
 
@@ -576,7 +562,7 @@ __device__ __forceinline__ void sections(const T* __restrict__ in, T* __restrict
                                          const CompactionState& state, unsigned int n,
                                          unsigned long long threshold) {
     __shared__ BlockScanStorage<ITEMS> scratch;
-    const unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    const unsigned int tile = compaction_ticket(scratch, state.ticket);
     T elem[ITEMS];
     bool keep[ITEMS];
     load_tile<T, ITEMS>(in, n, tile, KeepHashBelow{threshold}, elem, keep);
@@ -594,7 +580,7 @@ template <typename T, int ITEMS>
 __device__ __forceinline__ void out_of_kernel(const T* __restrict__ in, const unsigned char* __restrict__ flags,
                                               T* __restrict__ out, const CompactionState& state, unsigned int n) {
     __shared__ BlockScanStorage<ITEMS> scratch;
-    const unsigned int tile = compaction_ticket<ITEMS>(scratch, state.ticket);
+    const unsigned int tile = compaction_ticket(scratch, state.ticket);
     T elem[ITEMS];
     bool keep[ITEMS];
     load_tile_flags<T, ITEMS>(in, flags, n, tile, elem, keep);

@@ -169,6 +169,35 @@ __device__ __forceinline__ unsigned int warp_bitwise_exclusive_scan(unsigned int
     return carry;
 }
 
+// The second half of the one-barrier block ranking: after the barrier that follows the
+// (round, warp) counts, every warp computes round_offset (lane r < ROUNDS: kept elements of
+// the block before this warp's part of round r) and the tile's total (the return value).
+// Lane r sums round r over all warps and over the warps before its own; a shuffle scan of
+// the round totals gives each round's start.
+template <int ROUNDS>
+__device__ __forceinline__ unsigned int block_round_offsets(const unsigned int* counts, unsigned int& round_offset) {
+    static_assert(ROUNDS <= 32, "one lane per round");
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    unsigned int round_total = 0, before_me = 0;
+    if (lane < (unsigned int)ROUNDS) {
+        for (unsigned int w = 0; w < warps; ++w) {
+            const unsigned int count = counts[lane * warps + w];
+            round_total += count;
+            before_me += w < warp ? count : 0u;
+        }
+    }
+    unsigned int inclusive = round_total;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const unsigned int other = __shfl_up_sync(COMPACTION_FULL_WARP, inclusive, offset);
+        if (lane >= (unsigned int)offset) inclusive += other;
+    }
+    round_offset = inclusive - round_total + before_me;
+    return __shfl_sync(COMPACTION_FULL_WARP, inclusive, ROUNDS - 1);
+}
+
 // The block-level compaction of one tile: rank[i] is the number of kept elements before
 // element i of this thread in tile order (valid where keep[i]); returns the tile's total.
 //
@@ -205,26 +234,12 @@ __device__ __forceinline__ unsigned int block_compaction_ranks(BlockScanStorage<
         rank[0] += scratch.counts[warp];
         return total;
     } else {
-        static_assert(ITEMS <= 32, "one lane per round");
         __syncthreads();
-        unsigned int round_total = 0, before_me = 0;
-        if (lane < (unsigned int)ITEMS) {
-            for (unsigned int w = 0; w < warps; ++w) {
-                const unsigned int count = scratch.counts[lane * warps + w];
-                round_total += count;
-                before_me += w < warp ? count : 0u;
-            }
-        }
-        unsigned int inclusive = round_total;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const unsigned int other = __shfl_up_sync(COMPACTION_FULL_WARP, inclusive, offset);
-            if (lane >= (unsigned int)offset) inclusive += other;
-        }
-        const unsigned int round_offset = inclusive - round_total + before_me;
+        unsigned int round_offset;
+        const unsigned int total = block_round_offsets<ITEMS>(scratch.counts, round_offset);
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) rank[i] += __shfl_sync(COMPACTION_FULL_WARP, round_offset, i);
-        return __shfl_sync(COMPACTION_FULL_WARP, inclusive, ITEMS - 1);
+        return total;
     }
 }
 
@@ -240,7 +255,7 @@ __device__ __forceinline__ unsigned int block_compaction_ranks_vec4(BlockScanSto
                                                                    const bool (&keep)[ITEMS],
                                                                    unsigned int (&rank)[ITEMS]) {
     constexpr int VECTORS = ITEMS / 4;
-    static_assert(ITEMS % 4 == 0 && VECTORS > 1 && VECTORS <= 32, "whole vectors, one lane per vector");
+    static_assert(ITEMS % 4 == 0 && VECTORS > 1, "whole vectors");
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
@@ -265,33 +280,20 @@ __device__ __forceinline__ unsigned int block_compaction_ranks_vec4(BlockScanSto
         if (lane == 0) scratch.counts[r * warps + warp] = total;
     }
     __syncthreads();
-    unsigned int round_total = 0, before_me = 0;
-    if (lane < (unsigned int)VECTORS) {
-        for (unsigned int w = 0; w < warps; ++w) {
-            const unsigned int count = scratch.counts[lane * warps + w];
-            round_total += count;
-            before_me += w < warp ? count : 0u;
-        }
-    }
-    unsigned int inclusive = round_total;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const unsigned int other = __shfl_up_sync(COMPACTION_FULL_WARP, inclusive, offset);
-        if (lane >= (unsigned int)offset) inclusive += other;
-    }
-    const unsigned int round_offset = inclusive - round_total + before_me;
+    unsigned int round_offset;
+    const unsigned int total = block_round_offsets<VECTORS>(scratch.counts, round_offset);
 #pragma unroll
     for (int r = 0; r < VECTORS; ++r) {
         const unsigned int base = __shfl_sync(COMPACTION_FULL_WARP, round_offset, r) + thread_offset[r];
 #pragma unroll
         for (int c = 0; c < 4; ++c) rank[r * 4 + c] += base;
     }
-    return __shfl_sync(COMPACTION_FULL_WARP, inclusive, VECTORS - 1);
+    return total;
 }
 
 // The tile's logical index in start order (all threads call it; one atomicAdd per block).
-template <int ITEMS>
-__device__ __forceinline__ unsigned int compaction_ticket(BlockScanStorage<ITEMS>& scratch, unsigned int* ticket) {
+template <typename Scratch>
+__device__ __forceinline__ unsigned int compaction_ticket(Scratch& scratch, unsigned int* ticket) {
     if (threadIdx.x == 0) scratch.ticket = atomicAdd(ticket, 1u);
     __syncthreads();
     return scratch.ticket;
@@ -311,15 +313,25 @@ __device__ __forceinline__ void scatter_kept(T* __restrict__ out, unsigned int b
 // Appends this block's kept elements at an atomically reserved base: the output holds every
 // kept element once, in tile order within a block, blocks in any order. `counter` ends as
 // the total. No ticket needed.
+// The InK-Collate store of a ranked tile (`total` kept, `rank` from any block ranking whose
+// barrier every thread has passed): reserves the base, then scatters.
+template <typename T, int ITEMS, typename Scratch>
+__device__ __forceinline__ void ink_collate_store_ranked(Scratch& scratch, T* __restrict__ out, unsigned int* counter,
+                                                         unsigned int total, const T (&elem)[ITEMS],
+                                                         const bool (&keep)[ITEMS],
+                                                         const unsigned int (&rank)[ITEMS]) {
+    if (threadIdx.x == 0) scratch.base = total ? atomicAdd(counter, total) : 0u;
+    __syncthreads();
+    scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+}
+
 template <typename T, int ITEMS>
 __device__ __forceinline__ void ink_collate_store(BlockScanStorage<ITEMS>& scratch, T* __restrict__ out,
                                                   unsigned int* counter, const T (&elem)[ITEMS],
                                                   const bool (&keep)[ITEMS]) {
     unsigned int rank[ITEMS];
     const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-    if (threadIdx.x == 0) scratch.base = total ? atomicAdd(counter, total) : 0u;
-    __syncthreads();
-    scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
+    ink_collate_store_ranked<T, ITEMS>(scratch, out, counter, total, elem, keep, rank);
 }
 
 // One element per thread: the form a producing kernel calls at its end.

@@ -128,6 +128,21 @@ __device__ __forceinline__ void store_hit(const TraversalScene& scene, GpuHit* _
     reinterpret_cast<float4*>(hits)[index] = make_float4(best.t, best.u, best.v, __int_as_float(prim));
 }
 
+// One while-while step (seed 004): descend inner nodes to a leaf, then test leaves until the
+// next inner node; `node` ends at the sentinel when the stack is empty or an any-hit ray hit.
+template <bool AnyHit>
+__device__ __forceinline__ void while_while_step(const TraversalScene& scene, const PreparedRay& ray, HitRecord& best,
+                                                 int& node, TraversalStack& stack) {
+    while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
+    while (node < 0) {
+        if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
+            node = WARPATH_ENTRYPOINT_SENTINEL;
+            break;
+        }
+        node = stack.pop();
+    }
+}
+
 // One ray, one thread, while-while (seed 004): the loop of the while-while batch kernel
 // and of the estimator's extension and shadow rays.
 template <bool AnyHit>
@@ -136,15 +151,6 @@ __device__ __forceinline__ HitRecord trace_while_while_one(const TraversalScene&
     TraversalStack stack;
     stack.reset();
     int node = 0;  // the root
-    while (node != WARPATH_ENTRYPOINT_SENTINEL) {
-        while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
-        while (node < 0) {
-            if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
-                node = WARPATH_ENTRYPOINT_SENTINEL;
-                break;
-            }
-            node = stack.pop();
-        }
-    }
+    while (node != WARPATH_ENTRYPOINT_SENTINEL) while_while_step<AnyHit>(scene, ray, best, node, stack);
     return best;
 }

@@ -149,14 +149,7 @@ __device__ __forceinline__ void trace_persistent(const TraversalScene& scene, co
                 traverse_postponing_leaves(scene, ray, cull_distance(best.t), node, leaf, stack);
                 test_postponed_leaves<AnyHit>(scene, ray, best, node, leaf, stack);
             } else {
-                while (is_inner_node(node)) visit_inner_node(scene, ray, cull_distance(best.t), node, stack);
-                while (node < 0) {
-                    if (intersect_leaf<AnyHit>(scene, node, ray, best)) {
-                        node = WARPATH_ENTRYPOINT_SENTINEL;
-                        break;
-                    }
-                    node = stack.pop();
-                }
+                while_while_step<AnyHit>(scene, ray, best, node, stack);
             }
             const unsigned int busy = __ballot_sync(WARPATH_FULL_WARP, node != WARPATH_ENTRYPOINT_SENTINEL);
             if (__popc(busy) < threshold) break;

@@ -356,22 +356,7 @@ impl CompactionMethod {
             return Some(format!("{self} exists for u32 elements only"));
         }
         if matches!(self, CompactionMethod::RoundScan | CompactionMethod::CollateBulk) {
-            let info = device.info();
-            if !info.cooperative_launch {
-                return Some(format!("{self} needs cooperative launches, which {} lacks", info.name));
-            }
-            let (_, stages, items) = bulk_kernel(self, kind).ok()?;
-            // The ring plus the kernel's static scratch (at most 4 KiB).
-            let needed = (stages * items * COMPACTION_BLOCK) as usize * kind.size_bytes() + 4096;
-            if needed > info.max_shared_bytes_per_block_optin {
-                return Some(format!(
-                    "{self} needs {} KiB of shared memory per block for {} elements; {} allows {} KiB",
-                    needed >> 10,
-                    kind.name(),
-                    info.name,
-                    info.max_shared_bytes_per_block_optin >> 10
-                ));
-            }
+            return bulk_kernel(self, kind).ok()?.unavailable(device, self, kind);
         }
         None
     }
@@ -402,32 +387,66 @@ pub const BULK_STAGES: u32 = 4;
 /// for u32 round-scan the shape `WARPATH_COMPACTION_BULK_VARIANT` names (`iIsSdD`: I items
 /// per thread, a ring of S tiles of which D are held for their store; [`ROUND_SCAN_VARIANTS`]; the
 /// experiment of docs/benchmarks/compaction.md).
-fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<(&'static str, u32, u32)> {
+fn bulk_kernel(method: CompactionMethod, kind: ElementKind) -> CudaResult<BulkShape> {
     let items = kind.items_per_thread();
-    let by_kind = |names: [&'static str; 3]| (names[kind.index()], BULK_STAGES, items);
     if method == CompactionMethod::CollateBulk {
-        return Ok(by_kind([
-            "compaction_collate_bulk_u32",
-            "compaction_collate_bulk_elem16",
-            "compaction_collate_bulk_path64",
-        ]));
+        let names = ["compaction_collate_bulk_u32", "compaction_collate_bulk_elem16", "compaction_collate_bulk_path64"];
+        return Ok(BulkShape { kernel: names[kind.index()], stages: BULK_STAGES, items });
     }
     let variant = std::env::var("WARPATH_COMPACTION_BULK_VARIANT").unwrap_or_default();
     let variant = variant.trim();
     if variant.is_empty() || kind != ElementKind::U32 {
         let names = ["compaction_round_scan_u32", "compaction_round_scan_elem16", "compaction_round_scan_path64"];
-        return Ok((names[kind.index()], round_scan_stages(kind), items));
+        return Ok(BulkShape { kernel: names[kind.index()], stages: round_scan_stages(kind), items });
     }
     ROUND_SCAN_VARIANTS
         .iter()
         .find(|(_, items, stages, defer)| variant == format!("i{items}s{stages}d{defer}"))
-        .map(|&(name, items, stages, _)| (name, stages, items))
+        .map(|&(kernel, items, stages, _)| BulkShape { kernel, stages, items })
         .ok_or_else(|| {
             CudaError::InvalidArgument(format!(
                 "WARPATH_COMPACTION_BULK_VARIANT={variant}: expected one of {}",
                 ROUND_SCAN_VARIANTS.iter().map(|(_, i, s, d)| format!("i{i}s{s}d{d}")).collect::<Vec<_>>().join(", ")
             ))
         })
+}
+
+/// A bulk-copy kernel and its ring: `stages` tiles of `items` elements per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BulkShape {
+    kernel: &'static str,
+    stages: u32,
+    items: u32,
+}
+
+impl BulkShape {
+    fn tile(&self) -> u32 {
+        self.items * COMPACTION_BLOCK
+    }
+
+    /// Dynamic shared memory per block: the ring.
+    fn ring_bytes(&self, kind: ElementKind) -> u32 {
+        self.stages * self.tile() * kind.size_bytes() as u32
+    }
+
+    /// Why `method` in this shape cannot run on `device`: no cooperative launch, or less
+    /// shared memory per block than the ring plus the kernel's static scratch (at most 4 KiB).
+    fn unavailable(&self, device: &CudaDevice, method: CompactionMethod, kind: ElementKind) -> Option<String> {
+        let info = device.info();
+        if !info.cooperative_launch {
+            return Some(format!("{method} needs cooperative launches, which {} lacks", info.name));
+        }
+        let needed = self.ring_bytes(kind) as usize + 4096;
+        (needed > info.max_shared_bytes_per_block_optin).then(|| {
+            format!(
+                "{method} needs {} KiB of shared memory per block for {} elements; {} allows {} KiB",
+                needed >> 10,
+                kind.name(),
+                info.name,
+                info.max_shared_bytes_per_block_optin >> 10
+            )
+        })
+    }
 }
 
 /// Tiles in round-scan's ring per element type (`COMPACTION_ROUND_SCAN_STAGES_*`).
@@ -862,6 +881,8 @@ fn launch_ordered_prefix<T: CompactionElement>(
                 per_sm = per_sm.min(cap.max(1));
             }
             let mut grid = tiles.min((per_sm * device.info().multiprocessors).max(1));
+            // Round-scan reads a round's counts with a fixed number of loads per thread; the
+            // cap binds only on GPUs with over 1024 resident blocks, for both bulk kernels.
             if matches!(shape, GridShape::CoResident { .. }) {
                 grid = grid.min(ROUND_SCAN_MAX_BLOCKS);
             }
@@ -921,7 +942,30 @@ pub fn lookback_variant<T: CompactionElement>(
         CompactionMethod::LookbackDeep if T::KIND == ElementKind::U32 => "compaction_lookback_deep_u32",
         CompactionMethod::LookbackDeepVec4 if T::KIND == ElementKind::U32 => "compaction_lookback_deep_vec4_u32",
         CompactionMethod::LookbackDeepAhead if T::KIND == ElementKind::U32 => "compaction_lookback_deep_ahead_u32",
-        CompactionMethod::RoundScan | CompactionMethod::CollateBulk => bulk_kernel(method, T::KIND)?.0,
+        CompactionMethod::RoundScan | CompactionMethod::CollateBulk => {
+            // Resolved once: the kernel, its tile and its ring.
+            let bulk = bulk_kernel(method, T::KIND)?;
+            if let Some(reason) = bulk.unavailable(device, method, T::KIND) {
+                return Err(CudaError::InvalidArgument(reason));
+            }
+            let n = check_lengths(input, output)?;
+            let shape = GridShape::CoResident { dynamic_shared_bytes: bulk.ring_bytes(T::KIND) };
+            let (tile, block) = (bulk.tile(), COMPACTION_BLOCK);
+            return launch_ordered_prefix(
+                device,
+                bulk.kernel,
+                input,
+                None,
+                output,
+                None,
+                workspace,
+                tile,
+                block,
+                Some(threshold),
+                n,
+                shape,
+            );
+        }
         _ => {
             return Err(CudaError::InvalidArgument(format!(
                 "{method} is not a look-back method for {} elements",
@@ -929,20 +973,10 @@ pub fn lookback_variant<T: CompactionElement>(
             )));
         }
     };
-    if let Some(reason) = method.unavailable_reason(device, T::KIND) {
-        return Err(CudaError::InvalidArgument(reason));
-    }
     let n = check_lengths(input, output)?;
-    let (mut tile, block) = (method.tile_size(T::KIND), method.block_size());
-    let shape = match method {
-        CompactionMethod::RoundScan | CompactionMethod::CollateBulk => {
-            let (_, stages, items) = bulk_kernel(method, T::KIND)?;
-            tile = items * block;
-            GridShape::CoResident { dynamic_shared_bytes: stages * tile * T::KIND.size_bytes() as u32 }
-        }
-        _ if method.persistent() => GridShape::Persistent { dynamic_shared_bytes: 0 },
-        _ => GridShape::PerTile,
-    };
+    let (tile, block) = (method.tile_size(T::KIND), method.block_size());
+    let shape =
+        if method.persistent() { GridShape::Persistent { dynamic_shared_bytes: 0 } } else { GridShape::PerTile };
     launch_ordered_prefix(device, kernel, input, None, output, None, workspace, tile, block, Some(threshold), n, shape)
 }
 
@@ -1483,9 +1517,9 @@ mod tests {
         }
         for kind in ElementKind::ALL {
             for method in [CompactionMethod::RoundScan, CompactionMethod::CollateBulk] {
-                let (name, stages, items) = bulk_kernel(method, kind).expect("a kernel");
-                assert!(KERNEL_NAMES.contains(&name), "{name} is not in KERNEL_NAMES");
-                assert!(stages >= 2 && items == kind.items_per_thread());
+                let shape = bulk_kernel(method, kind).expect("a kernel");
+                assert!(KERNEL_NAMES.contains(&shape.kernel), "{} is not in KERNEL_NAMES", shape.kernel);
+                assert!(shape.stages >= 2 && shape.items == kind.items_per_thread());
             }
         }
         for &(name, ..) in ROUND_SCAN_VARIANTS {

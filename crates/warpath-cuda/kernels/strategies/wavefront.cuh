@@ -37,7 +37,7 @@ __device__ __forceinline__ void wavefront_extend(const ScheduleArgs& a, const St
     const EstimatorContext ctx = schedule_context(a);
     unsigned int tile = blockIdx.x;
     if constexpr (METHOD == WAVEFRONT_LOOKBACK || METHOD == WAVEFRONT_SECTIONS)
-        tile = compaction_ticket<1>(scratch, state.ticket);
+        tile = compaction_ticket(scratch, state.ticket);
     const unsigned int i = tile * blockDim.x + threadIdx.x;
 
     PathState path;
