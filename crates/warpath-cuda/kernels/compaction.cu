@@ -32,8 +32,8 @@
 // input[k * TILE + i * COMPACTION_BLOCK + t]. The order-preserving producers take their
 // tile from a ticket (compaction_ticket), never from blockIdx.x; the bulk-copy kernels alone
 // number tiles by round and block, their blocks made co-resident by a cooperative launch.
-#include "bulk_copy.cuh"
-#include "compaction.cuh"
+#include "compaction/bulk_copy.cuh"
+#include "compaction/compaction.cuh"
 
 #define COMPACTION_BLOCK 256
 #define COMPACTION_WIDE_BLOCK 384  // the lookback384 kernels (CUB's sm90 block for 4-byte select)

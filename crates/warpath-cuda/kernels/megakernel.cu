@@ -1,14 +1,14 @@
 // megakernel.cu — the naive megakernel of seed 000 (appendix B.1): one thread per pixel on
 // a 2D grid (8×8 blocks by default, configurable from Rust), each thread tracing this
 // launch's samples first_sample .. first_sample + sample_count of its pixel, every path
-// from generate to termination (estimator/integrator.cuh: generate, extend — illuminate,
+// from generate to termination (surface/estimator.cuh: generate, extend — illuminate,
 // bounce — accumulate), then adding its sums to the film. No path state leaves registers
 // and no compaction happens: threads whose paths end early idle until the warp's longest
 // path is done, the baseline the compaction strategies are measured against.
 //
 // Also megakernel_layout_report: sizeof/offsetof of the estimator's Pod structs as the
 // device compiler sees them, for the GPU layout test.
-#include "estimator/integrator.cuh"
+#include "surface/estimator.cuh"
 
 extern "C" __global__ void megakernel_render(
     const GpuSceneParams* __restrict__ params, const float4* __restrict__ bvh_nodes,

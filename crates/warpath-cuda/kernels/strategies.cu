@@ -1,12 +1,12 @@
 // strategies.cu — the path scheduling strategies of issue 5 over the shared estimator
-// (estimator/integrator.cuh), one extern "C" kernel per strategy and variant; each family
-// lives in a header of strategies/ (schedule.cuh has what they share). The naive megakernel
+// (surface/estimator.cuh), one extern "C" kernel per strategy and variant; each family
+// lives in a header of schedules/ (schedule.cuh has what they share). The naive megakernel
 // is megakernel.cu. Host side: crates/warpath-cuda/src/strategy.rs.
-#include "strategies/multistage.cuh"
-#include "strategies/regeneration.cuh"
-#include "strategies/streaming.cuh"
-#include "strategies/tiled.cuh"
-#include "strategies/wavefront.cuh"
+#include "schedules/multistage.cuh"
+#include "schedules/regeneration.cuh"
+#include "schedules/streaming.cuh"
+#include "schedules/tiled.cuh"
+#include "schedules/wavefront.cuh"
 
 #define WAVEFRONT_KERNEL(NAME, METHOD)                                                                      \
     extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK) NAME(                                     \
@@ -110,7 +110,7 @@ extern "C" __global__ void strategies_layout_report(unsigned long long* values, 
     *written = n;
 }
 
-// ---- the multi-stage wavefront (strategies/multistage.cuh) --------------------------------
+// ---- the multi-stage wavefront (schedules/multistage.cuh) --------------------------------
 extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
     multistage_generate_kernel(ScheduleArgs a, MultiStageQueues q) {
     multistage_generate(a, q);

@@ -19,7 +19,7 @@
 // Warp votes need every lane of the warp at the same call, so the kernels that vote keep
 // all 32 lanes in their loops (a lane with no ray, or whose ray is done, just idles) and
 // are launched with blocks of a multiple of 32 threads.
-#include "traversal.cuh"
+#include "traversal/traversal.cuh"
 
 // Threads per block of every traversal kernel (a multiple of 32).
 #define WARPATH_TRAVERSAL_BLOCK 128

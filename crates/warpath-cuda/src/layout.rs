@@ -1,5 +1,5 @@
 //! Every struct the GPU reads or writes, defined once here (`#[repr(C)]`, `Pod`) and
-//! mirrored in `kernels/layout.cuh`, whose `static_assert`s pin each size and field
+//! mirrored in `kernels/common/layout.cuh`, whose `static_assert`s pin each size and field
 //! offset. The GPU test `layout_matches` runs `kernels/layout_check.cu`, which writes the
 //! device compiler's `sizeof`/`offsetof` of each struct, and compares them with
 //! [`layout_entries`] (Rust's `size_of`/`offset_of!`), entry by entry.
@@ -197,12 +197,12 @@ const _: () = assert!(size_of::<TriangleLight>() == 64);
 mod tests {
     use super::*;
 
-    /// The sizes and offsets `kernels/layout.cuh` asserts, read from its text: the Rust
+    /// The sizes and offsets `kernels/common/layout.cuh` asserts, read from its text: the Rust
     /// side and the header agree without a GPU (the GPU test checks the device compiler).
     #[test]
     fn header_static_asserts_match_rust_layout() {
-        let missing = missing_header_asserts(include_str!("../kernels/layout.cuh"), &layout_entries());
-        assert!(missing.is_empty(), "kernels/layout.cuh lacks static_assert for: {missing:?}");
+        let missing = missing_header_asserts(include_str!("../kernels/common/layout.cuh"), &layout_entries());
+        assert!(missing.is_empty(), "kernels/common/layout.cuh lacks static_assert for: {missing:?}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   `kernels/layout.cuh`.
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
 //! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
-//!   device buffers the estimator kernels (`kernels/estimator/`) read.
+//!   device buffers the estimator kernels (`kernels/common/ and kernels/surface/`) read.
 //! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
 //!   paths through the shared device estimator.
 //! * [`strategy`]: the path scheduling strategies (issue 5: wavefront, tiled, regeneration,

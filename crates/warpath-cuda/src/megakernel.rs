@@ -1,7 +1,7 @@
 //! The naive megakernel of seed 000 (appendix B.1) — the baseline every other schedule is
 //! measured against: one thread per pixel on a 2D grid (8×8 blocks by default, as in the
 //! seed), each tracing this pass's samples of its pixel, whole paths from `generate` to
-//! termination, through the shared device estimator (`kernels/estimator/integrator.cuh`:
+//! termination, through the shared device estimator (`kernels/surface/estimator.cuh`:
 //! generate, extend → illuminate, bounce; accumulate), then adding its sums to a float
 //! film (sum, sum of squares, count per pixel, as `warpath_core::film::Film`).
 //!

@@ -1,5 +1,5 @@
 //! A `warpath_scene::Scene` turned into the device buffers the estimator kernels read
-//! (`kernels/estimator/scene.cuh`): materials, triangle lights and their selection CDF,
+//! (`kernels/common/scene.cuh`): materials, triangle lights and their selection CDF,
 //! the environment (a constant, or an equirectangular map with its flattened 2D sampling
 //! distribution), per-triangle vertex indices and material ids, vertex positions, normals
 //! and uvs, textures flattened into one texel array with per-texture offsets, the BVH in
@@ -396,9 +396,9 @@ mod tests {
     /// scene.cuh's static_asserts state exactly Rust's sizes and offsets.
     #[test]
     fn header_static_asserts_match_rust_layout() {
-        let header = include_str!("../kernels/estimator/scene.cuh");
+        let header = include_str!("../kernels/common/scene.cuh");
         let missing = crate::layout::missing_header_asserts(header, &layout_entries());
-        assert!(missing.is_empty(), "estimator/scene.cuh lacks static_assert for: {missing:?}");
+        assert!(missing.is_empty(), "common/scene.cuh lacks static_assert for: {missing:?}");
         let report = include_str!("../kernels/megakernel.cu");
         let reported = report.matches("WARPATH_REPORT(sizeof(").count()
             + report.matches("WARPATH_REPORT(WARPATH_OFFSETOF(").count();

@@ -1,5 +1,5 @@
 //! Path scheduling strategies (issue 5; seeds 000 and 003): every way warpath schedules its
-//! paths on the GPU, over one shared device estimator (`kernels/estimator/integrator.cuh`).
+//! paths on the GPU, over one shared device estimator (`kernels/surface/estimator.cuh`).
 //! A strategy only decides which thread runs which path when; the paths themselves are a
 //! pure function of (pixel, sample, bounce, dimension), so every strategy traces the same
 //! paths and produces the same per-bounce counts and, up to float round-off in the order
@@ -11,13 +11,13 @@
 //! | name | what | kernels |
 //! |---|---|---|
 //! | `naive` | one thread per pixel traces whole paths (seed 000 B.1) | `megakernel.cu` |
-//! | `wavefront*` | one bounce per launch, paths stored between launches, survivors compacted (seed 000 B.2) | `strategies/wavefront.cuh` |
-//! | `tiled`, `tiled-shared` | a 64-thread block runs a 64×8 tile of paths to the end, compacting its live-path list (seed 000 B.3) | `strategies/tiled.cuh` |
-//! | `regen-thread/warp/block` | persistent threads regenerating paths from a work counter (seed 003) | `strategies/regeneration.cuh` |
-//! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `strategies/regeneration.cuh` |
-//! | `streaming-sk`, `sorted-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order (seed 003) | `strategies/streaming.cuh` |
-//! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `strategies/streaming.cuh` |
-//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `strategies/multistage.cuh` |
+//! | `wavefront*` | one bounce per launch, paths stored between launches, survivors compacted (seed 000 B.2) | `schedules/wavefront.cuh` |
+//! | `tiled`, `tiled-shared` | a 64-thread block runs a 64×8 tile of paths to the end, compacting its live-path list (seed 000 B.3) | `schedules/tiled.cuh` |
+//! | `regen-thread/warp/block` | persistent threads regenerating paths from a work counter (seed 003) | `schedules/regeneration.cuh` |
+//! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `schedules/regeneration.cuh` |
+//! | `streaming-sk`, `sorted-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order (seed 003) | `schedules/streaming.cuh` |
+//! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `schedules/streaming.cuh` |
+//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `schedules/multistage.cuh` |
 //!
 //! Host loops with a launch per bounce or step live in submodules: `wavefront`
 //! (whole-frame wavefronts), `pools` (regen-device, streaming-mk) and `multistage`.
@@ -174,7 +174,7 @@ impl std::fmt::Display for Strategy {
     }
 }
 
-/// The arguments of every strategy kernel (`ScheduleArgs` in `strategies/schedule.cuh`).
+/// The arguments of every strategy kernel (`ScheduleArgs` in `schedules/schedule.cuh`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ScheduleArgs {
@@ -796,11 +796,11 @@ mod tests {
     #[test]
     fn header_static_asserts_match_rust_layout() {
         let header = concat!(
-            include_str!("../../kernels/strategies/schedule.cuh"),
-            include_str!("../../kernels/strategies/multistage.cuh")
+            include_str!("../../kernels/schedules/schedule.cuh"),
+            include_str!("../../kernels/schedules/multistage.cuh")
         );
         let missing = crate::layout::missing_header_asserts(header, &layout_entries());
-        assert!(missing.is_empty(), "strategies/schedule.cuh lacks static_assert for: {missing:?}");
+        assert!(missing.is_empty(), "schedules/schedule.cuh lacks static_assert for: {missing:?}");
     }
 
     #[test]

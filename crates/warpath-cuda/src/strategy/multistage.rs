@@ -1,6 +1,6 @@
 //! The multi-stage wavefront's device arrays and host loop (Laine, Karras & Aila 2013): per
 //! bounce intersect, shade once per material kind, trace shadow rays, finish ended paths,
-//! with queue lengths read back between stages (kernels: `kernels/strategies/multistage.cuh`).
+//! with queue lengths read back between stages (kernels: `kernels/schedules/multistage.cuh`).
 
 use super::{BLOCK, ScheduleArgs, StrategyRenderer};
 use crate::buffer::DeviceBuffer;

@@ -1,6 +1,6 @@
 //! The whole-frame wavefront's host loop (seed 000 §3.4): one extend launch per bounce over
 //! the live paths, their count read back to size the next launch, with the compaction
-//! method of [`WavefrontCompaction`] (kernels: `kernels/strategies/wavefront.cuh`).
+//! method of [`WavefrontCompaction`] (kernels: `kernels/schedules/wavefront.cuh`).
 
 use super::{BLOCK, ScheduleArgs, StrategyRenderer, WavefrontCompaction, add_at};
 use crate::buffer::DeviceBuffer;

@@ -1,11 +1,11 @@
-// strategies/tiled.cuh — tiled compaction (seed 000 §3.5, appendix B.3): a block of 64
+// schedules/tiled.cuh — tiled compaction (seed 000 §3.5, appendix B.3): a block of 64
 // threads owns a tile of 64 × TILED_M paths and runs all their bounces in one launch. After
 // each bounce it compacts the list of its live path ids in shared memory (order kept), so
 // that its two warps only ever run live paths; each thread runs up to TILED_M paths per
 // bounce. The paths themselves stay in their slots: in global memory (tiled) or in shared
 // memory (tiled-shared, 32 KB per block at M = 8, which costs occupancy — seed 000 §4.1).
 #pragma once
-#include "strategies/schedule.cuh"
+#include "schedules/schedule.cuh"
 
 #define TILED_THREADS 64
 #define TILED_M 8

@@ -1,11 +1,11 @@
-// traversal.cuh — the pieces every Aila–Laine traversal schedule shares (seed 004, "Data
+// traversal/traversal.cuh — the pieces every Aila–Laine traversal schedule shares (seed 004, "Data
 // structures" and "Traversal algorithm"): the per-ray stack with its entrypoint
 // sentinel, one inner-node step (fetch both child boxes with __ldg float4 loads, test
 // both, go to the nearer, push the farther), the leaf loop over consecutive triangles
 // up to the end marker, and the result store with the remap to original triangle ids.
 #pragma once
-#include "layout.cuh"
-#include "ray_triangle.cuh"
+#include "common/layout.cuh"
+#include "traversal/ray_triangle.cuh"
 
 // Entries of the per-ray traversal stack (local memory). The host refuses trees that
 // could need more (warpath-bvh keeps depth below 60).

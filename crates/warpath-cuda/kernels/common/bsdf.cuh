@@ -1,4 +1,4 @@
-// estimator/bsdf.cuh — warpath_core::bsdf on the device: eval / pdf / sample of every
+// common/bsdf.cuh — warpath_core::bsdf on the device: eval / pdf / sample of every
 // MaterialKind in the local shading frame, with the CPU's conventions (wo toward the
 // viewer, +z the shading normal; opaque kinds two-sided with wo.z >= 0 arranged by the
 // integrator, transmissive kinds seeing the true side; eval returns f·|cos θi| of the
@@ -6,8 +6,8 @@
 // scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
 // as bsdf.rs.
 #pragma once
-#include "layout.cuh"
-#include "estimator/warp.cuh"
+#include "common/layout.cuh"
+#include "common/warp.cuh"
 
 // warpath_core::material::MaterialKind
 #define MATERIAL_DIFFUSE 0u

@@ -1,4 +1,4 @@
-// estimator/sampler.cuh — random numbers as a pure function of (pixel, sample, bounce,
+// common/sampler.cuh — random numbers as a pure function of (pixel, sample, bounce,
 // dimension): a port of warpath_core::sampler, bit for bit. Padded replication sampling
 // (seed 000 §3.2): Halton in bases (2, 3) per 2D sample and 2 per single dimension, over
 // a sample index permuted per (pixel, bounce, group of dimensions) by a nested uniform
@@ -6,7 +6,7 @@
 // dimension); every key from an LCG seeded by the pixel and advanced with O(log n)
 // jump-ahead (lcg_skip). Or a PCG hash of all four coordinates.
 #pragma once
-#include "estimator/math.cuh"
+#include "common/math.cuh"
 
 // warpath_core::sampler::dims
 #define DIM_PIXEL_X 0u

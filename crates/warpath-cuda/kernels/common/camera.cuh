@@ -1,10 +1,10 @@
-// estimator/camera.cuh — warpath_core::camera::Camera::generate_ray on the device: a thin
+// common/camera.cuh — warpath_core::camera::Camera::generate_ray on the device: a thin
 // lens with Mitsuba's conventions (camera space looks down +z, +x to the left, +y up,
 // image origin top-left). The camera arrives as GpuCamera (scene.cuh), with
 // tan_half_fov already evaluated on the host for this film size.
 #pragma once
-#include "estimator/scene.cuh"
-#include "estimator/warp.cuh"
+#include "common/scene.cuh"
+#include "common/warp.cuh"
 
 // glam's Mat4::transform_point3 / transform_vector3 (column-major, x then y, z, w).
 __device__ __forceinline__ float3 camera_column(const GpuCamera& c, int column) {

@@ -1,4 +1,4 @@
-// strategies/schedule.cuh — what every path scheduling strategy shares (issue 5; seeds 000
+// schedules/schedule.cuh — what every path scheduling strategy shares (issue 5; seeds 000
 // and 003): the launch arguments, the map from a path index to its (pixel, sample), the
 // 64-byte form of a path stored between bounces, the atomic film update of a finished path,
 // and the block-level Morton sort of the sorted variants.
@@ -11,8 +11,8 @@
 // waves of at most wave_paths indices from path_base; every strategy traces each index of a
 // wave once, through the same estimator, so paths, counts and radiance are the same.
 #pragma once
-#include "compaction.cuh"
-#include "estimator/integrator.cuh"
+#include "compaction/compaction.cuh"
+#include "surface/estimator.cuh"
 
 // Kernel arguments of every strategy kernel (ScheduleArgs in crates/warpath-cuda/src/strategy.rs).
 struct ScheduleArgs {

@@ -1,4 +1,4 @@
-// strategies/regeneration.cuh — persistent threads with path regeneration (seed 003
+// schedules/regeneration.cuh — persistent threads with path regeneration (seed 003
 // "Persistent Thread", algorithm regenerate): a grid that fills the GPU once, each thread
 // holding one path in registers and taking new wave indices from the global work counter
 // (work[SCHEDULE_WORK_NEXT]) when its path ends. Three granularities:
@@ -11,7 +11,7 @@
 // The device-wide variant (two kernels, regenerate then extend over a pool of slots) is
 // regen_device_fill / regen_device_extend.
 #pragma once
-#include "strategies/schedule.cuh"
+#include "schedules/schedule.cuh"
 
 #define REGEN_BLOCK_SIZE 256
 #define REGEN_THREAD 0

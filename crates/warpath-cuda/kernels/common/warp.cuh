@@ -1,8 +1,8 @@
-// estimator/warp.cuh — warpath_core::warp on the device: warps of the unit square to the
+// common/warp.cuh — warpath_core::warp on the device: warps of the unit square to the
 // disk, the cosine hemisphere, the sphere, triangles and the Blinn lobe, with their pdfs.
 // Same operation order as the CPU; vector and product terms rounded one by one.
 #pragma once
-#include "estimator/math.cuh"
+#include "common/math.cuh"
 
 #define WARPATH_UNIFORM_SPHERE_PDF (1.0f / (4.0f * WARPATH_PI))
 

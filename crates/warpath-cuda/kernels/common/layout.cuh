@@ -1,4 +1,4 @@
-// layout.cuh — device mirrors of the GPU-shared structs that Rust owns
+// common/layout.cuh — device mirrors of the GPU-shared structs that Rust owns
 // (crates/warpath-cuda/src/layout.rs, warpath-core's Material and TriangleLight).
 // Rust is the single source of truth: every size and field offset is pinned here with
 // static_assert, and the GPU test `layout_matches` compares the device compiler's

@@ -1,4 +1,4 @@
-// strategies/streaming.cuh — compaction plus regeneration (seed 003 "Compaction"):
+// schedules/streaming.cuh — compaction plus regeneration (seed 003 "Compaction"):
 //   streaming_sk  tiled block compaction in one persistent kernel (algorithm streamingSK):
 //                 each block owns blockDim path slots in global memory; every iteration it
 //                 loads its live paths (the first total_active slots), regenerates the rest
@@ -9,7 +9,7 @@
 //   streaming_mk  device compaction, two kernels: wavefront_extend<WAVEFRONT_COLLATE> over the
 //                 pool, then streaming_mk_regen appends new camera paths after the survivors.
 #pragma once
-#include "strategies/schedule.cuh"
+#include "schedules/schedule.cuh"
 
 #define STREAMING_BLOCK 256
 

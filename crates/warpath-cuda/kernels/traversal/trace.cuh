@@ -1,10 +1,10 @@
-// estimator/trace.cuh — one ray, one thread: closest hit and any hit (shadow rays) by
+// traversal/trace.cuh — one ray, one thread: closest hit and any hit (shadow rays) by
 // while-while traversal (seed 004) of the Aila–Laine BVH: traversal.cuh's
 // trace_while_while_one, on a ray held in registers. The hit matches warpath_bvh::Bvh::intersect
 // (same Möller–Trumbore arithmetic, ties to the lower triangle id).
 #pragma once
-#include "traversal.cuh"
-#include "estimator/math.cuh"
+#include "traversal/traversal.cuh"
+#include "common/math.cuh"
 
 // A PreparedRay from registers (traversal.cuh's prepare_ray reads a GpuRay buffer).
 __device__ __forceinline__ PreparedRay prepare_estimator_ray(const Ray& r) {

@@ -1,4 +1,4 @@
-// compaction.cuh — in-kernel stream compaction, after seed 001 (In-Kernel stream
+// compaction/compaction.cuh — in-kernel stream compaction, after seed 001 (In-Kernel stream
 // compaction: §2.1 thread offset by a masked ballot + popc, §2.2 warp offsets by
 // bit-decomposed ballots, eq. 3–4, block total by __syncthreads_count, §2.3 InK-Compact
 // with block sections, §2.4 InK-Collate) and Merrill & Garland 2016 (single-pass scan with

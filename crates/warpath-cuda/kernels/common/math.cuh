@@ -1,4 +1,4 @@
-// estimator/math.cuh — the vector arithmetic of warpath_core::math and glam's Vec2/Vec3, on
+// common/math.cuh — the vector arithmetic of warpath_core::math and glam's Vec2/Vec3, on
 // the device. Every float3 operator rounds each operation on its own (__fadd_rn,
 // __fmul_rn, ...), so NVRTC's --fmad=true cannot fuse them into FMAs and a vector
 // expression computes what glam computes on the CPU, operation for operation (dot is

@@ -1,4 +1,4 @@
-// strategies/wavefront.cuh — whole-frame wavefront compaction (seed 000 §3.4, appendix B.2):
+// schedules/wavefront.cuh — whole-frame wavefront compaction (seed 000 §3.4, appendix B.2):
 // one bounce of every live path per launch, path state (StoredPath, 64 B) in device memory
 // between launches, and the survivors compacted after each bounce so that the next launch
 // runs only live paths. The first launch generates the camera paths itself. How the
@@ -16,7 +16,7 @@
 //                       intermediate buffer (seed 001 §2.3).
 // The survivors' count goes to state.count, which the host reads back to size the next launch.
 #pragma once
-#include "strategies/schedule.cuh"
+#include "schedules/schedule.cuh"
 
 #define WAVEFRONT_BLOCK 256
 #define WAVEFRONT_NONE 0

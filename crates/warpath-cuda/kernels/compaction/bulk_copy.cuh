@@ -1,4 +1,4 @@
-// bulk_copy.cuh — Hopper (sm_90+) bulk asynchronous copies from global to shared memory
+// compaction/bulk_copy.cuh — Hopper (sm_90+) bulk asynchronous copies from global to shared memory
 // (the 1-D form of the tensor memory accelerator, `cp.async.bulk`), completed through a
 // shared-memory transaction barrier (`mbarrier`), as inline PTX so that NVRTC needs no
 // CCCL headers. A block-wide pattern:

@@ -1,12 +1,12 @@
-// estimator/scene.cuh — the scene as the estimator reads it on the device: the Pod structs
+// common/scene.cuh — the scene as the estimator reads it on the device: the Pod structs
 // that crates/warpath-cuda/src/scene_upload.rs owns (GpuCamera, GpuTexture,
 // GpuSceneParams; sizes and offsets pinned here with static_assert, compared with Rust's
 // by the GPU test gpu_megakernel.rs through megakernel_layout_report), and DeviceScene,
 // the bundle of device pointers a kernel builds from its arguments.
 #pragma once
-#include "layout.cuh"
-#include "traversal.cuh"
-#include "estimator/math.cuh"
+#include "common/layout.cuh"
+#include "traversal/traversal.cuh"
+#include "common/math.cuh"
 
 // The thin-lens camera: to_world column-major (left, up, forward, position), tan of the
 // half field of view along x and y for this film (computed on the host, as

@@ -1,4 +1,4 @@
-// estimator/lights.cuh — warpath_core::light::LightSet and warpath_core::distribution on
+// common/lights.cuh — warpath_core::light::LightSet and warpath_core::distribution on
 // the device: light selection by the uploaded CDF over [triangle lights..., environment],
 // uniform points on the chosen triangle, and the environment (a constant, or an
 // equirectangular map importance-sampled with its flattened Distribution2D:
@@ -6,8 +6,8 @@
 // height + 1 values of the marginal over rows). Every pdf includes the selection
 // probability, as on the CPU. Also Texture::sample (bilinear, repeat) of warpath_scene.
 #pragma once
-#include "estimator/scene.cuh"
-#include "estimator/warp.cuh"
+#include "common/scene.cuh"
+#include "common/warp.cuh"
 
 // ---- Distribution1D / Distribution2D ---------------------------------------------------------
 

@@ -1,4 +1,4 @@
-// estimator/integrator.cuh — the path tracing estimator of crates/warpath-cpu/src/
+// surface/estimator.cuh — the path tracing estimator of crates/warpath-cpu/src/
 // integrator.rs as device functions, stage by stage with the CPU's names (seed 000 §3.2,
 // appendix A):
 //   generate    a camera path for (pixel, sample): box-filtered jitter in the pixel, thin lens;
@@ -25,11 +25,11 @@
 //   [2 + 2S + b] clock64 cycles of those warp executions (per group: the slowest lane's
 //                time through extend), for the time per active warp per bounce.
 #pragma once
-#include "estimator/bsdf.cuh"
-#include "estimator/camera.cuh"
-#include "estimator/lights.cuh"
-#include "estimator/sampler.cuh"
-#include "estimator/trace.cuh"
+#include "common/bsdf.cuh"
+#include "common/camera.cuh"
+#include "common/lights.cuh"
+#include "common/sampler.cuh"
+#include "traversal/trace.cuh"
 
 #define COUNTER_EXTENSION_RAYS 0u
 #define COUNTER_SHADOW_RAYS 1u

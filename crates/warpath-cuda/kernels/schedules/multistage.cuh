@@ -1,4 +1,4 @@
-// strategies/multistage.cuh — the multi-stage wavefront (Laine, Karras & Aila 2013; pbrt-v4
+// schedules/multistage.cuh — the multi-stage wavefront (Laine, Karras & Aila 2013; pbrt-v4
 // and Cycles do the same): a kernel per stage instead of one extend kernel, path state as
 // structure-of-arrays (four float4 arrays indexed by path slot, so a stage reads only the
 // words it needs), and queues of path ids between the stages. Per bounce:
@@ -17,7 +17,7 @@
 // prepare_illumination, bounce), so the paths are those of every other strategy: the
 // radiance is summed in the same order (emission, then the shadow contribution).
 #pragma once
-#include "strategies/schedule.cuh"
+#include "schedules/schedule.cuh"
 
 #define MULTISTAGE_BLOCK 256
 #define MULTISTAGE_KINDS 8  // MATERIAL_DIFFUSE .. MATERIAL_BLACK

@@ -1,4 +1,4 @@
-// ray_triangle.cuh — the two geometric tests of BVH traversal: ray/box (slab test) and
+// traversal/ray_triangle.cuh — the two geometric tests of BVH traversal: ray/box (slab test) and
 // ray/triangle (Möller–Trumbore), written to compute bit for bit what the CPU reference
 // computes (warpath-bvh's traverse.rs and warpath_core::math::intersect_triangle):
 // the same operations in the same order, each rounded on its own (__fmul_rn/__fadd_rn
@@ -6,7 +6,7 @@
 // and a CPU hit on the same triangle have the same t, u, v, and the two traversals pick
 // the same primitive whenever the closest hit is unambiguous.
 #pragma once
-#include "layout.cuh"
+#include "common/layout.cuh"
 
 // 1 + 2γ₃ with γₙ = nε/(1-nε), ε = 2⁻²⁴: widening of a box's exit distance (pbrt's robust
 // bound test), the CPU traversal's EXIT_WIDENING.
