@@ -18,6 +18,7 @@
 //! wherever it runs. Bounce `k` is the k-th surface hit (0 = first hit after the
 //! camera); a path with `max_depth` bounces has at most `max_depth + 1` segments.
 
+use crate::estimator::Estimator;
 use glam::{Vec2, Vec3};
 use warpath_bvh::Bvh;
 use warpath_bvh::cpu_layout::CpuBvh;
@@ -297,7 +298,26 @@ pub fn accumulate(film: &mut Film, path: &PathState) {
 
 /// Traces one whole path (the naive megakernel's loop) and returns its radiance.
 pub fn trace_path(view: &SceneView, pixel: u32, sample: u32, counters: &mut PathCounters) -> Vec3 {
-    let mut path = generate(view, pixel, sample);
-    while extend(view, &mut path, counters) {}
-    path.radiance
+    crate::estimator::trace_path(view, pixel, sample, counters)
+}
+
+/// The surface path tracer as an [`Estimator`]: the stage functions of this module.
+impl Estimator for SceneView<'_> {
+    type Path = PathState;
+
+    fn generate(&self, pixel: u32, sample: u32) -> PathState {
+        generate(self, pixel, sample)
+    }
+
+    fn extend(&self, path: &mut PathState, counters: &mut PathCounters) -> bool {
+        extend(self, path, counters)
+    }
+
+    fn radiance(&self, path: &PathState) -> Vec3 {
+        path.radiance
+    }
+
+    fn resolution(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
 }

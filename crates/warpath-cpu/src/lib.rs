@@ -1,13 +1,18 @@
 //! warpath-cpu: the CPU reference path tracer (rayon), the spec every GPU kernel is
 //! checked against and the default backend where no GPU is found.
 //!
+//! - [`estimator`]: the [`Estimator`] trait every CPU estimator implements and the
+//!   renderer is generic over;
 //! - [`integrator`]: the estimator, one function per stage of seed 000 §3.2 / appendix A
 //!   (`generate`, `extend`, `illuminate`, `bounce`, `accumulate`), the names the GPU
 //!   kernels keep;
 //! - [`render`]: progressive passes over the film, cancellation, statistics.
 
+pub mod estimator;
 pub mod integrator;
 pub mod render;
 
+pub use estimator::Estimator;
 pub use integrator::{PathState, SceneView};
+pub use render::render_pass_with;
 pub use render::{CpuRenderer, RenderOptions, RenderStats};

@@ -2,7 +2,8 @@
 //! film, rows spread over threads with rayon. Each pass adds to the film, so a render
 //! can be stopped between passes (Ctrl-C) and still yields the image so far.
 
-use crate::integrator::{PathCounters, SceneView, trace_path};
+use crate::estimator::{Estimator, trace_path};
+use crate::integrator::{PathCounters, SceneView};
 use glam::Vec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -117,39 +118,10 @@ impl<'a> CpuRenderer<'a> {
         }
     }
 
-    /// Adds samples `first_sample .. first_sample + count` of every pixel to `film`.
+    /// Adds samples `first_sample .. first_sample + count` of every pixel to `film`, with
+    /// the surface path tracer.
     pub fn render_pass(&self, opts: &RenderOptions, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
-        let view = self.view(opts);
-        let width = opts.width as usize;
-        if width == 0 {
-            return PathCounters::default();
-        }
-        // Rows in parallel, each written straight into the film (no per-row buffers, no serial
-        // merge); per pixel the pass's samples are summed first, then added, as before.
-        let rows =
-            film.sum.par_chunks_mut(width).zip(film.sum_sq.par_chunks_mut(width)).zip(film.count.par_chunks_mut(width));
-        rows.enumerate()
-            .map(|(y, ((sums, sums_sq), counts))| {
-                let mut counters = PathCounters::default();
-                for x in 0..width {
-                    let pixel = y as u32 * opts.width + x as u32;
-                    let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
-                    for s in first_sample..first_sample + count {
-                        let l = trace_path(&view, pixel, s, &mut counters);
-                        let l = if l.is_finite() { l } else { Vec3::ZERO };
-                        sum += l;
-                        sum_sq += l * l;
-                    }
-                    sums[x] += sum;
-                    sums_sq[x] += sum_sq;
-                    counts[x] += count;
-                }
-                counters
-            })
-            .reduce(PathCounters::default, |mut a, b| {
-                a.merge(&b);
-                a
-            })
+        render_pass_with(&self.view(opts), film, first_sample, count)
     }
 
     /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`
@@ -177,4 +149,39 @@ impl<'a> CpuRenderer<'a> {
         stats.seconds = start.elapsed().as_secs_f64();
         (film, stats)
     }
+}
+
+/// Adds samples `first_sample .. first_sample + count` of every pixel of `film` (the
+/// estimator's resolution) with `estimator`: rows in parallel, each written straight into the
+/// film; per pixel the pass's samples are summed first, then added.
+pub fn render_pass_with<E: Estimator>(estimator: &E, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
+    let (width, _) = estimator.resolution();
+    let width = width as usize;
+    if width == 0 {
+        return PathCounters::default();
+    }
+    let rows =
+        film.sum.par_chunks_mut(width).zip(film.sum_sq.par_chunks_mut(width)).zip(film.count.par_chunks_mut(width));
+    rows.enumerate()
+        .map(|(y, ((sums, sums_sq), counts))| {
+            let mut counters = PathCounters::default();
+            for x in 0..width {
+                let pixel = (y * width + x) as u32;
+                let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
+                for s in first_sample..first_sample + count {
+                    let l = trace_path(estimator, pixel, s, &mut counters);
+                    let l = if l.is_finite() { l } else { Vec3::ZERO };
+                    sum += l;
+                    sum_sq += l * l;
+                }
+                sums[x] += sum;
+                sums_sq[x] += sum_sq;
+                counts[x] += count;
+            }
+            counters
+        })
+        .reduce(PathCounters::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
 }
