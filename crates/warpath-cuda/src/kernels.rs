@@ -24,7 +24,9 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("schedules/regeneration.cuh", include_str!("../kernels/schedules/regeneration.cuh")),
     ("schedules/tiled.cuh", include_str!("../kernels/schedules/tiled.cuh")),
     ("schedules/streaming.cuh", include_str!("../kernels/schedules/streaming.cuh")),
-    ("schedules/multistage.cuh", include_str!("../kernels/schedules/multistage.cuh")),
+    ("schedules/naive.cuh", include_str!("../kernels/schedules/naive.cuh")),
+    ("schedules/kernels.cuh", include_str!("../kernels/schedules/kernels.cuh")),
+    ("surface/stages.cuh", include_str!("../kernels/surface/stages.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -43,11 +45,11 @@ pub const TRAVERSE: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// `megakernel.cu`: the naive megakernel (seed 000 B.1) over the shared estimator.
-pub const MEGAKERNEL: KernelSource = KernelSource {
-    name: "megakernel",
-    file_name: "megakernel.cu",
-    source: include_str!("../kernels/megakernel.cu"),
+/// `surface_megakernel.cu`: the naive megakernel (seed 000 B.1) over the surface estimator.
+pub const SURFACE_MEGAKERNEL: KernelSource = KernelSource {
+    name: "surface_megakernel",
+    file_name: "surface_megakernel.cu",
+    source: include_str!("../kernels/surface_megakernel.cu"),
     headers: HEADERS,
 };
 
@@ -60,31 +62,34 @@ pub const COMPACTION: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// `strategies.cu`: the path scheduling strategies (issue 5) over the shared estimator.
-pub const STRATEGIES: KernelSource = KernelSource {
-    name: "strategies",
-    file_name: "strategies.cu",
-    source: include_str!("../kernels/strategies.cu"),
+/// `surface_schedules.cu`: every other path scheduling strategy (issue 5) over the surface
+/// estimator, and its stage list for the multi-stage wavefront.
+pub const SURFACE_SCHEDULES: KernelSource = KernelSource {
+    name: "surface_schedules",
+    file_name: "surface_schedules.cu",
+    source: include_str!("../kernels/surface_schedules.cu"),
     headers: HEADERS,
 };
 
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
-pub const PROGRAMS: &[(KernelSource, &[&str])] = &[
-    (LAYOUT_CHECK, &["layout_report"]),
-    (
-        TRAVERSE,
-        &[
-            "traverse_while_while_closest",
-            "traverse_while_while_any",
-            "traverse_speculative_closest",
-            "traverse_speculative_any",
-            "traverse_persistent_closest",
-            "traverse_persistent_any",
-            "traverse_postponed_closest",
-            "traverse_postponed_any",
-        ],
-    ),
-    (MEGAKERNEL, &["megakernel_render", "megakernel_layout_report"]),
-    (COMPACTION, crate::compaction::KERNEL_NAMES),
-    (STRATEGIES, crate::strategy::KERNEL_NAMES),
-];
+pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
+    vec![
+        (LAYOUT_CHECK, vec!["layout_report"]),
+        (
+            TRAVERSE,
+            vec![
+                "traverse_while_while_closest",
+                "traverse_while_while_any",
+                "traverse_speculative_closest",
+                "traverse_speculative_any",
+                "traverse_persistent_closest",
+                "traverse_persistent_any",
+                "traverse_postponed_closest",
+                "traverse_postponed_any",
+            ],
+        ),
+        (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
+        (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
+        (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
+    ]
+}

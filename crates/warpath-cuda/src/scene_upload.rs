@@ -16,7 +16,7 @@
 use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::MEGAKERNEL;
+use crate::kernels::SURFACE_MEGAKERNEL;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
@@ -255,6 +255,42 @@ fn vec3s(values: &[Vec3]) -> Vec<[f32; 3]> {
     values.iter().map(|v| v.to_array()).collect()
 }
 
+/// The BVH's device addresses (`TraversalScene` of traversal/traversal.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct TraversalSceneArgs {
+    pub nodes: u64,
+    pub triangles: u64,
+    pub triangle_ids: u64,
+}
+
+/// A scene's device addresses as the surface estimator reads them (`DeviceScene` of
+/// common/scene.cuh, asserted there as `DeviceSceneArgs`): passed by value inside
+/// `ScheduleArgs`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DeviceSceneArgs {
+    pub params: u64,
+    pub bvh: TraversalSceneArgs,
+    pub positions: u64,
+    pub normals: u64,
+    pub uvs: u64,
+    pub triangles: u64,
+    pub triangle_materials: u64,
+    pub materials: u64,
+    pub triangle_to_light: u64,
+    pub lights: u64,
+    pub light_cdf: u64,
+    pub env_pixels: u64,
+    pub env_conditional_cdf: u64,
+    pub env_marginal_cdf: u64,
+    pub texels: u64,
+    pub textures: u64,
+}
+
+// SAFETY: a `#[repr(C)]` Pod struct of device addresses whose layout common/scene.cuh asserts.
+unsafe impl cudarc::driver::DeviceRepr for DeviceSceneArgs {}
+
 /// One scene in device memory, as `DeviceScene` of scene.cuh points at it.
 #[derive(Debug)]
 pub struct DeviceScene {
@@ -324,29 +360,31 @@ impl DeviceScene {
         })
     }
 
-    /// Device addresses in the field order of `DeviceScene` in scene.cuh (what a
-    /// strategy kernel receives inside its `ScheduleArgs`).
-    pub(crate) fn pointers(&self, device: &CudaDevice) -> [u64; 18] {
-        [
-            self.params_buffer.address(device),
-            self.bvh.nodes.address(device),
-            self.bvh.triangles.address(device),
-            self.bvh.triangle_ids.address(device),
-            self.positions.address(device),
-            self.normals.address(device),
-            self.uvs.address(device),
-            self.triangles.address(device),
-            self.triangle_materials.address(device),
-            self.materials.address(device),
-            self.triangle_to_light.address(device),
-            self.lights.address(device),
-            self.light_cdf.address(device),
-            self.env_pixels.address(device),
-            self.env_conditional_cdf.address(device),
-            self.env_marginal_cdf.address(device),
-            self.texels.address(device),
-            self.textures.address(device),
-        ]
+    /// The kernels' view of this scene: its device addresses as `DeviceScene` of scene.cuh
+    /// (what a schedule kernel receives inside its `ScheduleArgs`).
+    pub fn args(&self, device: &CudaDevice) -> DeviceSceneArgs {
+        DeviceSceneArgs {
+            params: self.params_buffer.address(device),
+            bvh: TraversalSceneArgs {
+                nodes: self.bvh.nodes.address(device),
+                triangles: self.bvh.triangles.address(device),
+                triangle_ids: self.bvh.triangle_ids.address(device),
+            },
+            positions: self.positions.address(device),
+            normals: self.normals.address(device),
+            uvs: self.uvs.address(device),
+            triangles: self.triangles.address(device),
+            triangle_materials: self.triangle_materials.address(device),
+            materials: self.materials.address(device),
+            triangle_to_light: self.triangle_to_light.address(device),
+            lights: self.lights.address(device),
+            light_cdf: self.light_cdf.address(device),
+            env_pixels: self.env_pixels.address(device),
+            env_conditional_cdf: self.env_conditional_cdf.address(device),
+            env_marginal_cdf: self.env_marginal_cdf.address(device),
+            texels: self.texels.address(device),
+            textures: self.textures.address(device),
+        }
     }
 
     /// Bytes of device memory the scene occupies (BVH excluded).
@@ -386,7 +424,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
 /// Runs `megakernel_layout_report`: the device compiler's sizes and offsets of the
 /// estimator's structs, in the order of [`layout_entries`].
 pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &MEGAKERNEL, "megakernel_layout_report", 128)
+    crate::layout::run_layout_report(device, &SURFACE_MEGAKERNEL, "megakernel_layout_report", 128)
 }
 
 #[cfg(test)]
@@ -399,7 +437,7 @@ mod tests {
         let header = include_str!("../kernels/common/scene.cuh");
         let missing = crate::layout::missing_header_asserts(header, &layout_entries());
         assert!(missing.is_empty(), "common/scene.cuh lacks static_assert for: {missing:?}");
-        let report = include_str!("../kernels/megakernel.cu");
+        let report = include_str!("../kernels/surface_megakernel.cu");
         let reported = report.matches("WARPATH_REPORT(sizeof(").count()
             + report.matches("WARPATH_REPORT(WARPATH_OFFSETOF(").count();
         assert_eq!(reported, layout_entries().len(), "megakernel_layout_report must report every entry");

@@ -4,7 +4,7 @@
 //! `WARPATH_REQUIRE_NVRTC=1` (CI's `.ci/nvrtc-check` sets it), where that is a failure.
 
 use warpath_cuda::compiler::{CacheUse, CompileTarget, KernelCompiler, ModuleImage};
-use warpath_cuda::kernels::PROGRAMS;
+use warpath_cuda::kernels::programs;
 
 fn compiler() -> Option<KernelCompiler> {
     match KernelCompiler::new() {
@@ -35,7 +35,7 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     let target = compiler.target_for((9, 0)).expect("a target for sm_90");
     assert_eq!(target, CompileTarget::Cubin { arch: 90 }, "NVRTC {major}.{minor} should emit sm_90 machine code");
     let mut failures = Vec::new();
-    for (source, kernels) in PROGRAMS {
+    for (source, kernels) in &programs() {
         match compiler.compile(source, &target) {
             Err(error) => failures.push(format!("{}: {error}", source.file_name)),
             Ok(module) => {
@@ -47,7 +47,7 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
                     continue;
                 };
                 eprintln!("{}: {} bytes of sm_90 CUBIN", source.file_name, cubin.len());
-                for kernel in *kernels {
+                for kernel in kernels {
                     if !cubin_defines(cubin, kernel) {
                         failures.push(format!("{} does not define kernel `{kernel}`", source.file_name));
                     }
@@ -62,10 +62,11 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
 fn ptx_fallback_compiles() {
     let Some(compiler) = compiler() else { return };
     let compiler = compiler.with_cache_dir(None);
-    let (source, kernels) = &PROGRAMS[1];
+    let programs = programs();
+    let (source, kernels) = &programs[1];
     let module = compiler.compile(source, &CompileTarget::Ptx { arch: 90 }).expect("PTX for compute_90");
     let ModuleImage::Ptx(ptx) = &module.image else { panic!("expected PTX") };
-    for kernel in *kernels {
+    for kernel in kernels {
         assert!(ptx.contains(&format!(".entry {kernel}(")), "the PTX lacks `.entry {kernel}(`");
     }
 }
@@ -92,7 +93,8 @@ fn second_compile_comes_from_the_disk_cache() {
     let dir = std::env::temp_dir().join(format!("warpath-kernel-cache-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let compiler = compiler.with_cache_dir(Some(dir.clone())).with_driver_version(13000);
-    let (source, _) = &PROGRAMS[0];
+    let programs = programs();
+    let (source, _) = &programs[0];
     let target = CompileTarget::Cubin { arch: 90 };
     let first = compiler.compile(source, &target).expect("compile");
     let CacheUse::Stored(path) = &first.cache else { panic!("first compile should store: {:?}", first.cache) };

@@ -112,6 +112,31 @@ struct DeviceScene {
     const GpuTexture* __restrict__ textures;
 };
 
+// Rust's DeviceSceneArgs (scene_upload.rs) is this struct; its layout, pinned here.
+using DeviceSceneArgs = DeviceScene;
+using TraversalSceneArgs = TraversalScene;
+static_assert(sizeof(DeviceSceneArgs) == 144, "DeviceSceneArgs size");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, params) == 0, "DeviceSceneArgs.params");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, bvh) == 8, "DeviceSceneArgs.bvh");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, positions) == 32, "DeviceSceneArgs.positions");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, normals) == 40, "DeviceSceneArgs.normals");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, uvs) == 48, "DeviceSceneArgs.uvs");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangles) == 56, "DeviceSceneArgs.triangles");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangle_materials) == 64, "DeviceSceneArgs.triangle_materials");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, materials) == 72, "DeviceSceneArgs.materials");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangle_to_light) == 80, "DeviceSceneArgs.triangle_to_light");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, lights) == 88, "DeviceSceneArgs.lights");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, light_cdf) == 96, "DeviceSceneArgs.light_cdf");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_pixels) == 104, "DeviceSceneArgs.env_pixels");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_conditional_cdf) == 112, "DeviceSceneArgs.env_conditional_cdf");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_marginal_cdf) == 120, "DeviceSceneArgs.env_marginal_cdf");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, texels) == 128, "DeviceSceneArgs.texels");
+static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, textures) == 136, "DeviceSceneArgs.textures");
+static_assert(sizeof(TraversalSceneArgs) == 24, "TraversalSceneArgs size");
+static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, nodes) == 0, "TraversalSceneArgs.nodes");
+static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, triangles) == 8, "TraversalSceneArgs.triangles");
+static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, triangle_ids) == 16, "TraversalSceneArgs.triangle_ids");
+
 // Mat3 (three columns) times v, as glam's mul_vec3: (c0·x + c1·y) + c2·z.
 __device__ __forceinline__ float3 mat3_mul(const float* m, float3 v) {
     const float3 c0 = make_float3(m[0], m[1], m[2]);

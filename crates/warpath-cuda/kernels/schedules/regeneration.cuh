@@ -18,11 +18,11 @@
 #define REGEN_WARP 1
 #define REGEN_BLOCK 2
 
-template <int MODE>
-__device__ __forceinline__ void regen_persistent(const ScheduleArgs& a) {
-    const EstimatorContext ctx = schedule_context(a);
+template <class E, int MODE>
+__device__ __forceinline__ void regen_persistent(const ScheduleArgs<E>& a) {
+    const typename E::Context ctx = schedule_context(a);
     unsigned int* next = a.work + SCHEDULE_WORK_NEXT;
-    PathState path;
+    typename E::Path path;
     bool alive = false;
     if constexpr (MODE == REGEN_THREAD) {
         while (true) {
@@ -31,7 +31,7 @@ __device__ __forceinline__ void regen_persistent(const ScheduleArgs& a) {
                 if (i >= a.wave_paths) return;
                 alive = generate_wave_path(ctx, a, i, path);
             }
-            if (!extend(ctx, path)) {
+            if (!E::extend(ctx, path)) {
                 film_add_path(a, path);
                 alive = false;
             }
@@ -47,7 +47,7 @@ __device__ __forceinline__ void regen_persistent(const ScheduleArgs& a) {
                 alive = generate_wave_path(ctx, a, base + lane, path);
                 continue;
             }
-            if (alive && !extend(ctx, path)) {
+            if (alive && !E::extend(ctx, path)) {
                 film_add_path(a, path);
                 alive = false;
             }
@@ -69,7 +69,7 @@ __device__ __forceinline__ void regen_persistent(const ScheduleArgs& a) {
                 queue_empty = first + needed >= a.wave_paths;
             }
             if (__syncthreads_or(alive) == 0) return;
-            if (alive && !extend(ctx, path)) {
+            if (alive && !E::extend(ctx, path)) {
                 film_add_path(a, path);
                 alive = false;
             }
@@ -79,11 +79,12 @@ __device__ __forceinline__ void regen_persistent(const ScheduleArgs& a) {
 
 // Device regeneration, kernel 1 of 2: every dead slot of the pool takes a new wave index
 // (one atomicAdd per warp, ranks by ballot) and its camera path.
-__device__ __forceinline__ void regen_device_fill(const ScheduleArgs& a, StoredPath* __restrict__ pool,
+template <class E>
+__device__ __forceinline__ void regen_device_fill(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ pool,
                                                   unsigned int pool_size) {
-    const EstimatorContext ctx = schedule_context(a);
+    const typename E::Context ctx = schedule_context(a);
     const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool dead = slot < pool_size && !slot_is_live(pool + slot);
+    const bool dead = slot < pool_size && !E::slot_is_live(pool + slot);
     const unsigned int ballot = __ballot_sync(COMPACTION_FULL_WARP, dead);
     if (!ballot) return;
     const unsigned int lane = threadIdx.x & 31u;
@@ -91,25 +92,26 @@ __device__ __forceinline__ void regen_device_fill(const ScheduleArgs& a, StoredP
     if (lane == (unsigned int)(__ffs(ballot) - 1)) base = atomicAdd(a.work + SCHEDULE_WORK_NEXT, __popc(ballot));
     base = __shfl_sync(COMPACTION_FULL_WARP, base, __ffs(ballot) - 1);
     if (!dead) return;
-    PathState path;
-    if (generate_wave_path(ctx, a, base + __popc(ballot & compaction_lanemask_lt()), path)) store_path(pool + slot, path);
+    typename E::Path path;
+    if (generate_wave_path(ctx, a, base + __popc(ballot & compaction_lanemask_lt()), path)) E::store(pool + slot, path);
 }
 
 // Device regeneration, kernel 2 of 2: one bounce of every live slot; finished paths go to
 // the film and leave their slot dead; live paths are counted in work[SCHEDULE_WORK_LIVE].
-__device__ __forceinline__ void regen_device_extend(const ScheduleArgs& a, StoredPath* __restrict__ pool,
+template <class E>
+__device__ __forceinline__ void regen_device_extend(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ pool,
                                                     unsigned int pool_size) {
-    const EstimatorContext ctx = schedule_context(a);
+    const typename E::Context ctx = schedule_context(a);
     const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
     bool keep = false;
-    if (slot < pool_size && slot_is_live(pool + slot)) {
-        PathState path = load_path(pool + slot);
-        keep = extend(ctx, path);
+    if (slot < pool_size && E::slot_is_live(pool + slot)) {
+        typename E::Path path = E::load(pool + slot);
+        keep = E::extend(ctx, path);
         if (keep) {
-            store_path(pool + slot, path);
+            E::store(pool + slot, path);
         } else {
             film_add_path(a, path);
-            mark_slot_dead(pool + slot);
+            E::mark_slot_dead(pool + slot);
         }
     }
     const unsigned int survivors = __syncthreads_count(keep);

@@ -13,20 +13,20 @@
 
 #define STREAMING_BLOCK 256
 
-template <bool SORTED>
-__device__ __forceinline__ void streaming_sk(const ScheduleArgs& a, StoredPath* __restrict__ pool) {
+template <class E, bool SORTED>
+__device__ __forceinline__ void streaming_sk(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ pool) {
     __shared__ BlockScanStorage<1> scratch;
     __shared__ unsigned int base;
-    const EstimatorContext ctx = schedule_context(a);
-    StoredPath* mine = pool + (size_t)blockIdx.x * blockDim.x;
+    const typename E::Context ctx = schedule_context(a);
+    typename E::Stored* mine = pool + (size_t)blockIdx.x * blockDim.x;
     const unsigned int tid = threadIdx.x;
     unsigned int total_active = 0;  // block-uniform
     bool exhausted = false;         // block-uniform
     do {
-        PathState path;
+        typename E::Path path;
         bool alive = false;
         if (tid < total_active) {
-            path = load_path(mine + tid);
+            path = E::load(mine + tid);
             alive = true;
         }
         if (!exhausted) {
@@ -39,13 +39,13 @@ __device__ __forceinline__ void streaming_sk(const ScheduleArgs& a, StoredPath* 
         }
         bool keep = false;
         if (alive) {
-            keep = extend(ctx, path);
+            keep = E::extend(ctx, path);
             if (!keep) film_add_path(a, path);
         }
         unsigned int position, total;
         if constexpr (SORTED) {
             __shared__ BlockSortStorage sort;
-            position = block_sort_position(sort, keep ? morton_key(a, path.ray.o) : 0u, keep, total);
+            position = block_sort_position(sort, keep ? morton_key(a, E::sort_position(path)) : 0u, keep, total);
         } else {
             const bool keeps[1] = {keep};
             unsigned int rank[1];
@@ -53,22 +53,23 @@ __device__ __forceinline__ void streaming_sk(const ScheduleArgs& a, StoredPath* 
             position = rank[0];
         }
         // Every load of `mine` happened before the ranks' barriers: the slots are free.
-        if (keep) store_path(mine + position, path);
+        if (keep) E::store(mine + position, path);
         __syncthreads();  // the stores are visible to the block's next loads
         total_active = total;
     } while (total_active > 0 || !exhausted);
 }
 
 // New camera paths for wave indices next .. next + count, stored at out[live ..].
-__device__ __forceinline__ void streaming_mk_regen(const ScheduleArgs& a, StoredPath* __restrict__ out,
+template <class E>
+__device__ __forceinline__ void streaming_mk_regen(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ out,
                                                    unsigned int live, unsigned int next, unsigned int count) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    const EstimatorContext ctx = schedule_context(a);
-    PathState path;
+    const typename E::Context ctx = schedule_context(a);
+    typename E::Path path;
     if (generate_wave_path(ctx, a, next + i, path)) {
-        store_path(out + live + i, path);
+        E::store(out + live + i, path);
     } else {
-        mark_slot_dead(out + live + i);
+        E::mark_slot_dead(out + live + i);
     }
 }

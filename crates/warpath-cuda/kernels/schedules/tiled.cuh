@@ -25,19 +25,20 @@ __device__ __forceinline__ unsigned int tiled_compact_ids(BlockScanStorage<TILED
 }
 
 // `tile_paths`: the tile's TILED_PATHS slots (global or shared memory).
-__device__ __forceinline__ void tiled_render(const ScheduleArgs& a, StoredPath* tile_paths) {
+template <class E>
+__device__ __forceinline__ void tiled_render(const ScheduleArgs<E>& a, typename E::Stored* tile_paths) {
     __shared__ BlockScanStorage<TILED_M> scratch;
     __shared__ unsigned short active_ids[TILED_PATHS];
-    const EstimatorContext ctx = schedule_context(a);
+    const typename E::Context ctx = schedule_context(a);
     const unsigned int first = blockIdx.x * TILED_PATHS;
     bool keep[TILED_M];
     unsigned int id[TILED_M];
 #pragma unroll
     for (int r = 0; r < TILED_M; ++r) {
         id[r] = r * TILED_THREADS + threadIdx.x;
-        PathState path;
+        typename E::Path path;
         keep[r] = generate_wave_path(ctx, a, first + id[r], path);
-        if (keep[r]) store_path(tile_paths + id[r], path);
+        if (keep[r]) E::store(tile_paths + id[r], path);
     }
     unsigned int live = tiled_compact_ids(scratch, active_ids, keep, id);
     while (live > 0) {
@@ -47,10 +48,10 @@ __device__ __forceinline__ void tiled_render(const ScheduleArgs& a, StoredPath* 
             keep[r] = false;
             if (j < live) {
                 id[r] = active_ids[j];
-                PathState path = load_path(tile_paths + id[r]);
-                keep[r] = extend(ctx, path);
+                typename E::Path path = E::load(tile_paths + id[r]);
+                keep[r] = E::extend(ctx, path);
                 if (keep[r]) {
-                    store_path(tile_paths + id[r], path);
+                    E::store(tile_paths + id[r], path);
                 } else {
                     film_add_path(a, path);
                 }

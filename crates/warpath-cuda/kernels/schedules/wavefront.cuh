@@ -1,5 +1,5 @@
 // schedules/wavefront.cuh — whole-frame wavefront compaction (seed 000 §3.4, appendix B.2):
-// one bounce of every live path per launch, path state (StoredPath, 64 B) in device memory
+// one bounce of every live path per launch, path state (typename E::Stored, 64 B) in device memory
 // between launches, and the survivors compacted after each bounce so that the next launch
 // runs only live paths. The first launch generates the camera paths itself. How the
 // survivors are compacted is the template argument, so the benchmark can swap it:
@@ -26,31 +26,58 @@
 #define WAVEFRONT_SORTED 4
 #define WAVEFRONT_SECTIONS 5
 
+// The buffers of one extend launch (WavefrontBuffers in crates/warpath-cuda/src/strategy/
+// args.rs): the live paths in, the survivors out (== in for the in-place methods), the
+// separate pass's flag per slot, InK-Compact's intermediate buffer, and the compaction state.
+// Paths are E::Stored; the pointers are untyped so the struct is one for every estimator.
+struct WavefrontBuffers {
+    const void* input;
+    void* output;
+    unsigned char* flags;
+    void* intermediate;
+    CompactionState state;
+};
+static_assert(sizeof(CompactionState) == 64, "CompactionState size");
+static_assert(WARPATH_OFFSETOF(CompactionState, ticket) == 0, "CompactionState.ticket");
+static_assert(WARPATH_OFFSETOF(CompactionState, count) == 8, "CompactionState.count");
+static_assert(WARPATH_OFFSETOF(CompactionState, tile_status) == 16, "CompactionState.tile_status");
+static_assert(WARPATH_OFFSETOF(CompactionState, block_counts) == 24, "CompactionState.block_counts");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_counters) == 32, "CompactionState.section_counters");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_flags) == 40, "CompactionState.section_flags");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_offsets) == 48, "CompactionState.section_offsets");
+static_assert(WARPATH_OFFSETOF(CompactionState, tiles) == 56, "CompactionState.tiles");
+static_assert(sizeof(WavefrontBuffers) == 96, "WavefrontBuffers size");
+static_assert(WARPATH_OFFSETOF(WavefrontBuffers, input) == 0, "WavefrontBuffers.input");
+static_assert(WARPATH_OFFSETOF(WavefrontBuffers, output) == 8, "WavefrontBuffers.output");
+static_assert(WARPATH_OFFSETOF(WavefrontBuffers, flags) == 16, "WavefrontBuffers.flags");
+static_assert(WARPATH_OFFSETOF(WavefrontBuffers, intermediate) == 24, "WavefrontBuffers.intermediate");
+static_assert(WARPATH_OFFSETOF(WavefrontBuffers, state) == 32, "WavefrontBuffers.state");
+
 // One bounce of the paths in `in[0 .. in_count)` (first: of the wave's camera paths, with
 // in_count = wave_paths), survivors to `out` as METHOD says.
-template <int METHOD>
-__device__ __forceinline__ void wavefront_extend(const ScheduleArgs& a, const StoredPath* in,
-                                                 StoredPath* out, unsigned char* __restrict__ flags,
-                                                 StoredPath* __restrict__ intermediate, const CompactionState& state,
+template <class E, int METHOD>
+__device__ __forceinline__ void wavefront_extend(const ScheduleArgs<E>& a, const typename E::Stored* in,
+                                                 typename E::Stored* out, unsigned char* __restrict__ flags,
+                                                 typename E::Stored* __restrict__ intermediate, const CompactionState& state,
                                                  unsigned int in_count, bool first) {
     __shared__ BlockScanStorage<1> scratch;
-    const EstimatorContext ctx = schedule_context(a);
+    const typename E::Context ctx = schedule_context(a);
     unsigned int tile = blockIdx.x;
     if constexpr (METHOD == WAVEFRONT_LOOKBACK || METHOD == WAVEFRONT_SECTIONS)
         tile = compaction_ticket(scratch, state.ticket);
     const unsigned int i = tile * blockDim.x + threadIdx.x;
 
-    PathState path;
+    typename E::Path path;
     bool active = false;
     if (first) {
         active = generate_wave_path(ctx, a, i, path);
     } else if (i < in_count) {
-        active = slot_is_live(in + i);  // dead: padding, or a finished path left in place
-        if (active) path = load_path(in + i);
+        active = E::slot_is_live(in + i);  // dead: padding, or a finished path left in place
+        if (active) path = E::load(in + i);
     }
     bool keep = false;
     if (active) {
-        keep = extend(ctx, path);
+        keep = E::extend(ctx, path);
         if (!keep) film_add_path(a, path);
     }
 
@@ -58,35 +85,35 @@ __device__ __forceinline__ void wavefront_extend(const ScheduleArgs& a, const St
         // In place (out may equal in): the slot keeps its path or is marked dead.
         if (i < in_count) {
             if (keep) {
-                store_path(out + i, path);
+                E::store(out + i, path);
             } else if (active || first) {
-                mark_slot_dead(out + i);
+                E::mark_slot_dead(out + i);
             }
             if constexpr (METHOD == WAVEFRONT_SEPARATE) flags[i] = keep ? 1 : 0;
         }
         const unsigned int survivors = __syncthreads_count(keep);
         if (threadIdx.x == 0 && survivors) atomicAdd(state.count, survivors);
     } else if constexpr (METHOD == WAVEFRONT_COLLATE) {
-        const StoredPath elems[1] = {keep ? pack_path(path) : StoredPath{}};
+        const typename E::Stored elems[1] = {keep ? E::pack(path) : typename E::Stored{}};
         const bool keeps[1] = {keep};
-        ink_collate_store<StoredPath, 1>(scratch, out, state.count, elems, keeps);
+        ink_collate_store<typename E::Stored, 1>(scratch, out, state.count, elems, keeps);
     } else if constexpr (METHOD == WAVEFRONT_LOOKBACK) {
-        const StoredPath elems[1] = {keep ? pack_path(path) : StoredPath{}};
+        const typename E::Stored elems[1] = {keep ? E::pack(path) : typename E::Stored{}};
         const bool keeps[1] = {keep};
-        ink_lookback_store<StoredPath, 1>(scratch, out, state, tile, elems, keeps);
+        ink_lookback_store<typename E::Stored, 1>(scratch, out, state, tile, elems, keeps);
     } else if constexpr (METHOD == WAVEFRONT_SECTIONS) {
-        const StoredPath elems[1] = {keep ? pack_path(path) : StoredPath{}};
+        const typename E::Stored elems[1] = {keep ? E::pack(path) : typename E::Stored{}};
         const bool keeps[1] = {keep};
-        ink_compact_store<StoredPath, 1>(scratch, out, intermediate, state, tile, elems, keeps);
+        ink_compact_store<typename E::Stored, 1>(scratch, out, intermediate, state, tile, elems, keeps);
     } else {
         static_assert(METHOD == WAVEFRONT_SORTED, "unknown wavefront method");
         __shared__ BlockSortStorage sort;
         __shared__ unsigned int base;
         unsigned int total;
-        const unsigned int key = keep ? morton_key(a, path.ray.o) : 0u;
+        const unsigned int key = keep ? morton_key(a, E::sort_position(path)) : 0u;
         const unsigned int position = block_sort_position(sort, key, keep, total);
         if (threadIdx.x == 0) base = total ? atomicAdd(state.count, total) : 0u;
         __syncthreads();
-        if (keep) store_path(out + base + position, path);
+        if (keep) E::store(out + base + position, path);
     }
 }

@@ -324,47 +324,97 @@ __device__ __forceinline__ bool extend(const EstimatorContext& ctx, PathState& p
     return goes_on;
 }
 
-// A pixel's running sums over the samples one thread traces (Film::add_sample).
-struct PixelAccumulator {
-    float3 sum;
-    float3 sum_sq;
-    unsigned int count;
+// ---- a path between bounces: 64 bytes, four 16-byte words ---------------------------------
+// (origin, ~pixel) (direction, sample) (throughput, last_bsdf_pdf) (radiance, bounce | delta << 31).
+// The pixel is stored complemented so that a zeroed slot (word 0) reads as dead. The ray's t
+// range is always [0, inf) here (generate and bounce make full rays).
+struct alignas(16) StoredPath {
+    float4 origin_pixel;
+    float4 direction_sample;
+    float4 throughput_pdf;
+    float4 radiance_bounce;
 };
+static_assert(sizeof(StoredPath) == 64, "StoredPath size");
 
-__device__ __forceinline__ PixelAccumulator empty_accumulator() {
-    PixelAccumulator acc;
-    acc.sum = zero3();
-    acc.sum_sq = zero3();
-    acc.count = 0u;
-    return acc;
+#define STORED_PATH_DEAD 0u  // the (complemented) pixel word of an empty slot
+
+__device__ __forceinline__ StoredPath pack_path(const PathState& p) {
+    StoredPath s;
+    s.origin_pixel = make_float4(p.ray.o.x, p.ray.o.y, p.ray.o.z, __uint_as_float(~p.pixel));
+    s.direction_sample = make_float4(p.ray.d.x, p.ray.d.y, p.ray.d.z, __uint_as_float(p.sample));
+    s.throughput_pdf = make_float4(p.throughput.x, p.throughput.y, p.throughput.z, p.last_bsdf_pdf);
+    s.radiance_bounce = make_float4(p.radiance.x, p.radiance.y, p.radiance.z,
+                                    __uint_as_float(p.bounce | (p.last_delta ? 0x80000000u : 0u)));
+    return s;
 }
 
-// Adds a finished path's radiance (non-finite: a zero sample, still counted).
-__device__ __forceinline__ void accumulate(PixelAccumulator& acc, const PathState& path) {
-    const float3 l = is_finite3(path.radiance) ? path.radiance : zero3();
-    acc.sum += l;
-    acc.sum_sq += l * l;
-    acc.count += 1u;
+__device__ __forceinline__ PathState unpack_path(const StoredPath& s) {
+    PathState p;
+    p.ray = make_ray(make_float3(s.origin_pixel.x, s.origin_pixel.y, s.origin_pixel.z),
+                     make_float3(s.direction_sample.x, s.direction_sample.y, s.direction_sample.z));
+    p.pixel = ~__float_as_uint(s.origin_pixel.w);
+    p.sample = __float_as_uint(s.direction_sample.w);
+    p.throughput = make_float3(s.throughput_pdf.x, s.throughput_pdf.y, s.throughput_pdf.z);
+    p.last_bsdf_pdf = s.throughput_pdf.w;
+    p.radiance = make_float3(s.radiance_bounce.x, s.radiance_bounce.y, s.radiance_bounce.z);
+    const unsigned int word = __float_as_uint(s.radiance_bounce.w);
+    p.bounce = word & 0x7fffffffu;
+    p.last_delta = (word >> 31) != 0;
+    return p;
 }
 
-// Adds a pixel's sums to the film (3 floats per pixel for sum and sum_sq).
-__device__ __forceinline__ void store_film(float* __restrict__ film_sum, float* __restrict__ film_sum_sq,
-                                           unsigned int* __restrict__ film_count, unsigned int pixel,
-                                           const PixelAccumulator& acc) {
-    const size_t i = 3 * (size_t)pixel;
-    film_sum[i] = __fadd_rn(film_sum[i], acc.sum.x);
-    film_sum[i + 1] = __fadd_rn(film_sum[i + 1], acc.sum.y);
-    film_sum[i + 2] = __fadd_rn(film_sum[i + 2], acc.sum.z);
-    film_sum_sq[i] = __fadd_rn(film_sum_sq[i], acc.sum_sq.x);
-    film_sum_sq[i + 1] = __fadd_rn(film_sum_sq[i + 1], acc.sum_sq.y);
-    film_sum_sq[i + 2] = __fadd_rn(film_sum_sq[i + 2], acc.sum_sq.z);
-    film_count[pixel] += acc.count;
+__device__ __forceinline__ void store_path(StoredPath* slot, const PathState& p) {
+    const StoredPath s = pack_path(p);
+    float4* words = reinterpret_cast<float4*>(slot);
+    words[0] = s.origin_pixel;
+    words[1] = s.direction_sample;
+    words[2] = s.throughput_pdf;
+    words[3] = s.radiance_bounce;
 }
 
-// Traces one whole path (the naive megakernel's loop) and returns it finished.
-__device__ __forceinline__ PathState trace_path(const EstimatorContext& ctx, unsigned int pixel, unsigned int sample) {
-    PathState path = generate(ctx, pixel, sample);
-    while (extend(ctx, path)) {
+__device__ __forceinline__ PathState load_path(const StoredPath* slot) {
+    const float4* words = reinterpret_cast<const float4*>(slot);
+    StoredPath s;
+    s.origin_pixel = words[0];
+    s.direction_sample = words[1];
+    s.throughput_pdf = words[2];
+    s.radiance_bounce = words[3];
+    return unpack_path(s);
+}
+
+__device__ __forceinline__ bool slot_is_live(const StoredPath* slot) {
+    return __float_as_uint(reinterpret_cast<const float*>(slot)[3]) != STORED_PATH_DEAD;
+}
+
+__device__ __forceinline__ void mark_slot_dead(StoredPath* slot) {
+    reinterpret_cast<float*>(slot)[3] = __uint_as_float(STORED_PATH_DEAD);
+}
+
+// ---- the surface path tracer as an estimator of the schedules (schedules/schedule.cuh) ----
+struct SurfaceEstimator {
+    using Scene = DeviceScene;
+    using Context = EstimatorContext;
+    using Path = PathState;
+    using Stored = StoredPath;
+
+    static __device__ __forceinline__ Context context(const Scene& scene, unsigned long long* counters) {
+        EstimatorContext ctx;
+        ctx.scene = scene;
+        ctx.sampler.kind = scene.params->sampler;
+        ctx.sampler.seed = scene.params->seed;
+        ctx.counters = counters;
+        return ctx;
     }
-    return path;
-}
+    static __device__ __forceinline__ Path generate(const Context& ctx, unsigned int pixel, unsigned int sample) {
+        return ::generate(ctx, pixel, sample);
+    }
+    static __device__ __forceinline__ bool extend(const Context& ctx, Path& path) { return ::extend(ctx, path); }
+    static __device__ __forceinline__ float3 radiance(const Path& path) { return path.radiance; }
+    static __device__ __forceinline__ unsigned int pixel(const Path& path) { return path.pixel; }
+    static __device__ __forceinline__ float3 sort_position(const Path& path) { return path.ray.o; }
+    static __device__ __forceinline__ Stored pack(const Path& path) { return pack_path(path); }
+    static __device__ __forceinline__ void store(Stored* slot, const Path& path) { store_path(slot, path); }
+    static __device__ __forceinline__ Path load(const Stored* slot) { return load_path(slot); }
+    static __device__ __forceinline__ bool slot_is_live(const Stored* slot) { return ::slot_is_live(slot); }
+    static __device__ __forceinline__ void mark_slot_dead(Stored* slot) { ::mark_slot_dead(slot); }
+};

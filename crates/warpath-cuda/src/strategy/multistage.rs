@@ -1,8 +1,10 @@
 //! The multi-stage wavefront's device arrays and host loop (Laine, Karras & Aila 2013): per
 //! bounce intersect, shade once per material kind, trace shadow rays, finish ended paths,
-//! with queue lengths read back between stages (kernels: `kernels/schedules/multistage.cuh`).
+//! with queue lengths read back between stages (kernels: `kernels/surface/stages.cuh`).
 
-use super::{BLOCK, ScheduleArgs, StrategyRenderer};
+use super::args::SurfaceScheduleArgs;
+use super::launch::SurfaceStage;
+use super::renderer::{BLOCK, StrategyRenderer};
 use crate::buffer::DeviceBuffer;
 use crate::error::CudaResult;
 use crate::runtime::CudaDevice;
@@ -11,7 +13,7 @@ use cudarc::driver::DeviceRepr;
 use std::mem::size_of;
 
 /// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
-/// strategies/multistage.cuh).
+/// surface/stages.cuh).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MultiStageQueues {
@@ -41,7 +43,7 @@ const _: () = assert!(size_of::<MultiStageQueues>() == 120);
 const MULTISTAGE_KINDS: usize = 8;
 
 /// The multi-stage wavefront's device arrays for a wave of `capacity` paths.
-pub(super) struct MultiStageBuffers {
+pub(crate) struct MultiStageBuffers {
     path_words: [DeviceBuffer<[f32; 4]>; 4],
     hits: DeviceBuffer<[f32; 4]>,
     extend: [DeviceBuffer<u32>; 2],
@@ -54,7 +56,7 @@ pub(super) struct MultiStageBuffers {
 }
 
 impl MultiStageBuffers {
-    fn new(device: &CudaDevice, capacity: u32) -> CudaResult<Self> {
+    pub(super) fn new(device: &CudaDevice, capacity: u32) -> CudaResult<Self> {
         let n = capacity as usize;
         let words = || DeviceBuffer::<[f32; 4]>::zeroed(device, n);
         let ids = || DeviceBuffer::<u32>::zeroed(device, n);
@@ -104,7 +106,7 @@ pub const MULTISTAGE_BYTES_PER_PATH: usize = MultiStageBuffers::BYTES_PER_PATH;
 impl StrategyRenderer<'_> {
     /// The multi-stage wavefront: generate, then per bounce intersect, shade per material
     /// kind, trace shadow rays, finish ended paths; queue lengths read back between stages.
-    pub(super) fn run_multistage(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+    pub(super) fn run_multistage(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
         let device = self.device;
         let wave = args.wave_paths;
         if self.multistage.as_ref().is_none_or(|m| m.capacity < wave) {
@@ -117,41 +119,42 @@ impl StrategyRenderer<'_> {
         let mut current = 0usize;
         let queues = buffers.queues(device, 1);
         let counts = |buffers: &MultiStageBuffers| -> CudaResult<Vec<u32>> { buffers.counts.download(device) };
-        self.launch_queues("multistage_generate_kernel", wave.div_ceil(BLOCK), args, &queues, &[])?;
+        self.launch_stage(SurfaceStage::Generate, args, &queues, 0, wave)?;
         let buffers = self.multistage.as_ref().expect("allocated above");
         let mut count = counts(buffers)?[0];
         while count > 0 {
             let buffers = self.multistage.as_mut().expect("allocated above");
             buffers.counts.clear(device)?;
             let queues = buffers.queues(device, current);
-            self.launch_queues("multistage_intersect_kernel", count.div_ceil(BLOCK), args, &queues, &[count])?;
+            self.launch_stage(SurfaceStage::Intersect, args, &queues, 0, count)?;
             let after_intersect = counts(self.multistage.as_ref().expect("allocated above"))?;
             for kind in 0..MULTISTAGE_KINDS {
                 let n = after_intersect[3 + kind];
                 if n > 0 {
-                    self.launch_queues("multistage_shade_kernel", n.div_ceil(BLOCK), args, &queues, &[kind as u32, n])?;
+                    self.launch_stage(SurfaceStage::Shade, args, &queues, kind as u32, n)?;
                 }
             }
             let after_shade = counts(self.multistage.as_ref().expect("allocated above"))?;
             let (next, finished, shadows) = (after_shade[0], after_shade[1], after_shade[2]);
-            self.launch_queues("multistage_shadow_kernel", shadows.div_ceil(BLOCK), args, &queues, &[shadows])?;
-            self.launch_queues("multistage_finish_kernel", finished.div_ceil(BLOCK), args, &queues, &[finished])?;
+            self.launch_stage(SurfaceStage::Shadow, args, &queues, 0, shadows)?;
+            self.launch_stage(SurfaceStage::Finish, args, &queues, 0, finished)?;
             count = next;
             current = 1 - current;
         }
         Ok(())
     }
 
-    /// Launches a multi-stage kernel `(ScheduleArgs, MultiStageQueues, words...)`.
-    fn launch_queues(
+    /// Launches `stage` over `count` queue entries (the wave for Generate), timed per stage
+    /// when launch timing is on.
+    fn launch_stage(
         &mut self,
-        kernel: &'static str,
-        grid: u32,
-        args: &ScheduleArgs,
+        stage: SurfaceStage,
+        args: &SurfaceScheduleArgs,
         queues: &MultiStageQueues,
-        words: &[u32],
+        kind: u32,
+        count: u32,
     ) -> CudaResult<()> {
-        if grid == 0 {
+        if count == 0 {
             return Ok(());
         }
         let device = self.device;
@@ -159,9 +162,9 @@ impl StrategyRenderer<'_> {
         if let Some(timer) = &timer {
             timer.start()?;
         }
-        self.launch_kernel(kernel, grid, BLOCK, args, Some(queues), &[], words)?;
+        self.launcher(args).surface_stage(stage, BLOCK, queues, kind, count)?;
         if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
-            times.add_stage(kernel, timer.stop_ms()? as f64);
+            times.add_stage(stage.name(), timer.stop_ms()? as f64);
         }
         Ok(())
     }

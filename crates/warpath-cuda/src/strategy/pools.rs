@@ -2,14 +2,17 @@
 //! (regenerate dead slots, extend live ones) and streaming-mk (extend with device-wide
 //! InK-Collate, then append new camera paths after the survivors).
 
-use super::{BLOCK, ScheduleArgs, StrategyRenderer};
+use super::args::{CompactionState, SurfaceScheduleArgs, WavefrontBuffers};
+use super::catalog::WavefrontCompaction;
+use super::launch::{RegenDeviceKernel, SURFACE};
+use super::renderer::{BLOCK, StrategyRenderer};
 use crate::compaction::CompactionWorkspace;
 use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
     /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
-    pub(super) fn run_regen_device(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
-        let grid = self.resident_grid("regen_device_extend_kernel", BLOCK)? * self.pool_factor;
+    pub(super) fn run_regen_device(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+        let grid = self.resident_grid(SURFACE.kernels.regen_device_extend, BLOCK)? * self.pool_factor;
         let pool_size = grid * BLOCK;
         // Every slot starts dead (zero): another strategy may have left paths in the buffer.
         let pool = self.path_buffer(0, pool_size as usize)?;
@@ -17,8 +20,9 @@ impl StrategyRenderer<'_> {
             buffer.clear(self.device)?;
         }
         loop {
-            self.launch("regen_device_fill_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
-            self.launch("regen_device_extend_kernel", grid, BLOCK, args, &[pool], &[pool_size])?;
+            let launcher = self.launcher(args);
+            launcher.regen_device(RegenDeviceKernel::Fill, grid, BLOCK, pool, pool_size)?;
+            launcher.regen_device(RegenDeviceKernel::Extend, grid, BLOCK, pool, pool_size)?;
             let [next, live] = self.read_work()?;
             if next >= args.wave_paths && live == 0 {
                 return Ok(());
@@ -28,9 +32,9 @@ impl StrategyRenderer<'_> {
     }
 
     /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
-    pub(super) fn run_streaming_mk(&mut self, args: &ScheduleArgs) -> CudaResult<()> {
+    pub(super) fn run_streaming_mk(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
         let device = self.device;
-        let capacity = self.resident_grid("wavefront_extend_collate", BLOCK)? * BLOCK * self.pool_factor;
+        let capacity = self.resident_grid(SURFACE.kernels.wavefront_collate, BLOCK)? * BLOCK * self.pool_factor;
         let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
         if self.compaction.is_none() {
             self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);
@@ -39,8 +43,7 @@ impl StrategyRenderer<'_> {
         loop {
             let new = (capacity - live).min(args.wave_paths - next);
             if new > 0 {
-                let out = [buffers[current]];
-                self.launch("streaming_mk_regen_kernel", new.div_ceil(BLOCK), BLOCK, args, &out, &[live, next, new])?;
+                self.launcher(args).streaming_mk_regen(BLOCK, buffers[current], live, next, new)?;
             }
             next += new;
             let in_count = live + new;
@@ -53,8 +56,16 @@ impl StrategyRenderer<'_> {
             workspace.reset(device, grid)?;
             let state = workspace.pointers(device, grid);
             let (input, output) = (buffers[current], buffers[1 - current]);
-            let pointers = [input, output, 0, 0, state[0], state[1], state[2], state[3], state[4], state[5], state[6]];
-            self.launch("wavefront_extend_collate", grid, BLOCK, args, &pointers, &[grid, in_count, 0])?;
+            let wave_buffers =
+                WavefrontBuffers { input, output, flags: 0, intermediate: 0, state: CompactionState::new(state, grid) };
+            self.launcher(args).wavefront_extend(
+                WavefrontCompaction::Collate,
+                grid,
+                BLOCK,
+                &wave_buffers,
+                in_count,
+                false,
+            )?;
             live = self.compaction.as_ref().expect("allocated above").count(device)?;
             current = 1 - current;
         }

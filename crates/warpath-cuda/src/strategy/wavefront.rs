@@ -2,25 +2,19 @@
 //! the live paths, their count read back to size the next launch, with the compaction
 //! method of [`WavefrontCompaction`] (kernels: `kernels/schedules/wavefront.cuh`).
 
-use super::{BLOCK, ScheduleArgs, StrategyRenderer, WavefrontCompaction, add_at};
+use super::args::{CompactionState, SurfaceScheduleArgs, WavefrontBuffers};
+use super::catalog::WavefrontCompaction;
+use super::renderer::{BLOCK, StrategyRenderer, add_at};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactionWorkspace, out_of_kernel_prefix};
 use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
     /// Whole-frame wavefront: one launch per bounce until no path is left.
-    pub(super) fn run_wavefront(&mut self, args: &ScheduleArgs, method: WavefrontCompaction) -> CudaResult<()> {
+    pub(super) fn run_wavefront(&mut self, args: &SurfaceScheduleArgs, method: WavefrontCompaction) -> CudaResult<()> {
         let device = self.device;
         let wave = args.wave_paths;
-        let kernel = match method {
-            WavefrontCompaction::None => "wavefront_extend_none",
-            WavefrontCompaction::Collate => "wavefront_extend_collate",
-            WavefrontCompaction::Lookback => "wavefront_extend_lookback",
-            WavefrontCompaction::Separate => "wavefront_extend_separate",
-            WavefrontCompaction::Sorted => "wavefront_extend_sorted",
-            WavefrontCompaction::Sections => "wavefront_extend_sections",
-        };
-        let buffers = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];
+        let paths = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];
         // InK-Compact's intermediate buffer: whole tiles of the largest launch.
         let intermediate = if method == WavefrontCompaction::Sections {
             self.path_buffer(2, wave.next_multiple_of(BLOCK) as usize)?
@@ -49,7 +43,7 @@ impl StrategyRenderer<'_> {
         let mut bounce = 0usize;
         loop {
             let in_place = matches!(method, WavefrontCompaction::None | WavefrontCompaction::Separate);
-            let (input, output) = (buffers[current], if in_place { buffers[current] } else { buffers[1 - current] });
+            let (input, output) = (paths[current], if in_place { paths[current] } else { paths[1 - current] });
             let grid = in_count.div_ceil(BLOCK);
             let workspace = self.compaction.as_mut().expect("allocated above");
             workspace.ensure(device, grid.max(1))?;
@@ -58,20 +52,9 @@ impl StrategyRenderer<'_> {
             if let Some(timer) = &timer {
                 timer.start()?;
             }
-            let pointers = [
-                input,
-                output,
-                flags,
-                intermediate,
-                state[0],
-                state[1],
-                state[2],
-                state[3],
-                state[4],
-                state[5],
-                state[6],
-            ];
-            self.launch(kernel, grid, BLOCK, args, &pointers, &[grid, in_count, first as u32])?;
+            let buffers =
+                WavefrontBuffers { input, output, flags, intermediate, state: CompactionState::new(state, grid) };
+            self.launcher(args).wavefront_extend(method, grid, BLOCK, &buffers, in_count, first)?;
             // The end event goes before the survivor count's read-back, which it would time too.
             if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
                 add_at(&mut times.extend_ms_per_bounce, bounce, timer.stop_ms()? as f64);

@@ -1,4 +1,4 @@
-// schedules/multistage.cuh — the multi-stage wavefront (Laine, Karras & Aila 2013; pbrt-v4
+// surface/stages.cuh — the surface estimator's stage list, run by the multi-stage wavefront (Laine, Karras & Aila 2013; pbrt-v4
 // and Cycles do the same): a kernel per stage instead of one extend kernel, path state as
 // structure-of-arrays (four float4 arrays indexed by path slot, so a stage reads only the
 // words it needs), and queues of path ids between the stages. Per bounce:
@@ -18,6 +18,28 @@
 // radiance is summed in the same order (emission, then the shadow contribution).
 #pragma once
 #include "schedules/schedule.cuh"
+#include "surface/estimator.cuh"
+
+// The schedule arguments of the surface estimator (ScheduleArgs<DeviceSceneArgs> in Rust,
+// crates/warpath-cuda/src/strategy/args.rs); Rust's layout, pinned here.
+using SurfaceScheduleArgs = ScheduleArgs<SurfaceEstimator>;
+static_assert(sizeof(SurfaceScheduleArgs) == 240, "SurfaceScheduleArgs size");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_sum) == 0, "SurfaceScheduleArgs.film_sum");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_sum_sq) == 8, "SurfaceScheduleArgs.film_sum_sq");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_count) == 16, "SurfaceScheduleArgs.film_count");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, counters) == 24, "SurfaceScheduleArgs.counters");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, work) == 32, "SurfaceScheduleArgs.work");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, morton_lo) == 40, "SurfaceScheduleArgs.morton_lo");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, morton_scale) == 52, "SurfaceScheduleArgs.morton_scale");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, first_sample) == 64, "SurfaceScheduleArgs.first_sample");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, padded_pixels) == 68, "SurfaceScheduleArgs.padded_pixels");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, tiles_x) == 72, "SurfaceScheduleArgs.tiles_x");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, width) == 76, "SurfaceScheduleArgs.width");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, height) == 80, "SurfaceScheduleArgs.height");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, path_base) == 84, "SurfaceScheduleArgs.path_base");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, wave_paths) == 88, "SurfaceScheduleArgs.wave_paths");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, _pad) == 92, "SurfaceScheduleArgs._pad");
+static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, scene) == 96, "SurfaceScheduleArgs.scene");
 
 #define MULTISTAGE_BLOCK 256
 #define MULTISTAGE_KINDS 8  // MATERIAL_DIFFUSE .. MATERIAL_BLACK
@@ -95,7 +117,7 @@ __device__ __forceinline__ void store_path_soa(const MultiStageQueues& q, unsign
 }
 
 // The wave's camera paths into their slots; their ids to extend_out.
-__device__ __forceinline__ void multistage_generate(const ScheduleArgs& a, const MultiStageQueues& q) {
+__device__ __forceinline__ void multistage_generate(const SurfaceScheduleArgs& a, const MultiStageQueues& q) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     const EstimatorContext ctx = schedule_context(a);
     PathState path;
@@ -104,7 +126,7 @@ __device__ __forceinline__ void multistage_generate(const ScheduleArgs& a, const
     queue_push(q.extend_out, q.counts + MULTISTAGE_COUNT_NEXT, i);
 }
 
-__device__ __forceinline__ void multistage_intersect(const ScheduleArgs& a, const MultiStageQueues& q,
+__device__ __forceinline__ void multistage_intersect(const SurfaceScheduleArgs& a, const MultiStageQueues& q,
                                                      unsigned int count) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -129,7 +151,7 @@ __device__ __forceinline__ void multistage_intersect(const ScheduleArgs& a, cons
 }
 
 // Shades the hits of material kind `kind` (its queue holds `count` ids).
-__device__ __forceinline__ void multistage_shade(const ScheduleArgs& a, const MultiStageQueues& q,
+__device__ __forceinline__ void multistage_shade(const SurfaceScheduleArgs& a, const MultiStageQueues& q,
                                                  unsigned int kind, unsigned int count) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -164,7 +186,7 @@ __device__ __forceinline__ void multistage_shade(const ScheduleArgs& a, const Mu
     }
 }
 
-__device__ __forceinline__ void multistage_shadow(const ScheduleArgs& a, const MultiStageQueues& q,
+__device__ __forceinline__ void multistage_shadow(const SurfaceScheduleArgs& a, const MultiStageQueues& q,
                                                   unsigned int count) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -181,7 +203,7 @@ __device__ __forceinline__ void multistage_shadow(const ScheduleArgs& a, const M
     q.radiance_bounce[id] = r;
 }
 
-__device__ __forceinline__ void multistage_finish(const ScheduleArgs& a, const MultiStageQueues& q,
+__device__ __forceinline__ void multistage_finish(const SurfaceScheduleArgs& a, const MultiStageQueues& q,
                                                   unsigned int count) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;

@@ -1,0 +1,75 @@
+// schedules/kernels.cuh — the instantiation lists: every schedule kernel for one estimator
+// E, as extern "C" entry points named <kernel>_<NAME> (the Rust side's typed launches name
+// them through ScheduleKernels in crates/warpath-cuda/src/strategy/launch.rs). A new
+// estimator gets every schedule with one line in its program:
+//   WARPATH_SCHEDULE_KERNELS(SurfaceEstimator, surface)   (in surface_schedules.cu)
+//   WARPATH_NAIVE_KERNEL(SurfaceEstimator, surface)       (in surface_megakernel.cu)
+// extern "C" functions cannot be templates, hence the two macros; everything they call is.
+#pragma once
+#include "schedules/naive.cuh"
+#include "schedules/regeneration.cuh"
+#include "schedules/streaming.cuh"
+#include "schedules/tiled.cuh"
+#include "schedules/wavefront.cuh"
+
+// The naive megakernel (schedules/naive.cuh): a 2D grid of pixels, any block shape.
+#define WARPATH_NAIVE_KERNEL(E, NAME)                                                                  \
+    extern "C" __global__ void naive_##NAME(ScheduleArgs<E> a, unsigned int sample_count) {           \
+        naive_render<E>(a, sample_count);                                                              \
+    }
+
+#define WARPATH_WAVEFRONT_KERNEL(E, NAME, METHOD_NAME, METHOD)                                         \
+    extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK)                                      \
+        wavefront_extend_##METHOD_NAME##_##NAME(ScheduleArgs<E> a, WavefrontBuffers b, unsigned int in_count, \
+                                                unsigned int first) {                                  \
+        using Stored = typename E::Stored;                                                             \
+        wavefront_extend<E, METHOD>(a, static_cast<const Stored*>(b.input), static_cast<Stored*>(b.output), b.flags, \
+                                    static_cast<Stored*>(b.intermediate), b.state, in_count, first != 0); \
+    }
+
+// Every other schedule (wavefront variants, regeneration, tiled, streaming).
+#define WARPATH_SCHEDULE_KERNELS(E, NAME)                                                              \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, none, WAVEFRONT_NONE)                                            \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, collate, WAVEFRONT_COLLATE)                                      \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, lookback, WAVEFRONT_LOOKBACK)                                    \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, separate, WAVEFRONT_SEPARATE)                                    \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, sorted, WAVEFRONT_SORTED)                                        \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, sections, WAVEFRONT_SECTIONS)                                    \
+    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_thread_##NAME(ScheduleArgs<E> a) { \
+        regen_persistent<E, REGEN_THREAD>(a);                                                          \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_warp_##NAME(ScheduleArgs<E> a) { \
+        regen_persistent<E, REGEN_WARP>(a);                                                            \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_block_##NAME(ScheduleArgs<E> a) { \
+        regen_persistent<E, REGEN_BLOCK>(a);                                                           \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)                                     \
+        regen_device_fill_##NAME(ScheduleArgs<E> a, typename E::Stored* pool, unsigned int pool_size) { \
+        regen_device_fill<E>(a, pool, pool_size);                                                      \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)                                     \
+        regen_device_extend_##NAME(ScheduleArgs<E> a, typename E::Stored* pool, unsigned int pool_size) { \
+        regen_device_extend<E>(a, pool, pool_size);                                                    \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(TILED_THREADS)                                        \
+        tiled_global_##NAME(ScheduleArgs<E> a, typename E::Stored* path_memory) {                      \
+        tiled_render<E>(a, path_memory + (size_t)blockIdx.x * TILED_PATHS);                            \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(TILED_THREADS) tiled_shared_##NAME(ScheduleArgs<E> a) { \
+        __shared__ typename E::Stored tile_paths[TILED_PATHS];                                         \
+        tiled_render<E>(a, tile_paths);                                                                \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK)                                      \
+        streaming_sk_scan_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                        \
+        streaming_sk<E, false>(a, pool);                                                               \
+    }                                                                                                  \
+    extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK)                                      \
+        streaming_sk_sorted_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                      \
+        streaming_sk<E, true>(a, pool);                                                                \
+    }                                                                                                  \
+    extern "C" __global__ void streaming_mk_regen_##NAME(ScheduleArgs<E> a, typename E::Stored* out,   \
+                                                         unsigned int live, unsigned int next,         \
+                                                         unsigned int count) {                         \
+        streaming_mk_regen<E>(a, out, live, next, count);                                              \
+    }

@@ -1,0 +1,175 @@
+//! The arguments of the schedule kernels, whose layout Rust owns (DESIGN.md rule 1): the
+//! [`ScheduleArgs`] every schedule kernel takes by value (the schedule's fields, then the
+//! estimator's scene), the [`StoredPath`] the surface estimator keeps between bounces, and the
+//! [`WavefrontBuffers`] of an extend launch. `surface/stages.cuh`, `common/scene.cuh` and
+//! `schedules/wavefront.cuh` pin each size and offset with `static_assert`; the GPU test reads
+//! them back from `strategies_layout_report`.
+
+use crate::layout::{LayoutEntry, layout_list};
+use crate::runtime::CudaDevice;
+use crate::scene_upload::{DeviceSceneArgs, TraversalSceneArgs};
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::DeviceRepr;
+use std::mem::size_of;
+
+pub use super::multistage::MultiStageQueues;
+
+/// The arguments of every schedule kernel (`ScheduleArgs<E>` in `schedules/schedule.cuh`):
+/// the film, the counters, the wave being run, then the estimator's scene `S` last, so the
+/// schedule's own offsets are the same for every estimator.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScheduleArgs<S> {
+    pub film_sum: u64,
+    pub film_sum_sq: u64,
+    pub film_count: u64,
+    /// The estimator's counters, or 0 (instrumentation off).
+    pub counters: u64,
+    /// Two words: the next wave index to start, the live-path count.
+    pub work: u64,
+    pub morton_lo: [f32; 3],
+    pub morton_scale: [f32; 3],
+    pub first_sample: u32,
+    pub padded_pixels: u32,
+    pub tiles_x: u32,
+    pub width: u32,
+    pub height: u32,
+    pub path_base: u32,
+    pub wave_paths: u32,
+    pub _pad: u32,
+    pub scene: S,
+}
+
+// SAFETY: `#[repr(C)]` of device addresses and scalars followed by a DeviceRepr scene;
+// its layout is asserted by the estimator's header (surface/stages.cuh for the surface
+// estimator) and passed by value as each schedule kernel's first parameter.
+unsafe impl<S: DeviceRepr> DeviceRepr for ScheduleArgs<S> {}
+
+/// The surface estimator's schedule arguments (`SurfaceScheduleArgs` in surface/stages.cuh).
+pub type SurfaceScheduleArgs = ScheduleArgs<DeviceSceneArgs>;
+
+/// A path stored between bounces by the surface estimator (`StoredPath` in
+/// surface/estimator.cuh): four 16-byte words.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct StoredPath {
+    /// Origin, then the pixel index complemented (0: an empty slot).
+    pub origin_pixel: [f32; 4],
+    /// Direction, then the sample index.
+    pub direction_sample: [f32; 4],
+    /// Throughput, then the last BSDF pdf.
+    pub throughput_pdf: [f32; 4],
+    /// Radiance so far, then `bounce | last_delta << 31`.
+    pub radiance_bounce: [f32; 4],
+}
+
+/// The compaction state of an in-kernel compacting launch (`CompactionState` of
+/// compaction/compaction.cuh): the workspace's addresses and this launch's tiles.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CompactionState {
+    pub ticket: u64,
+    pub count: u64,
+    pub tile_status: u64,
+    pub block_counts: u64,
+    pub section_counters: u64,
+    pub section_flags: u64,
+    pub section_offsets: u64,
+    pub tiles: u32,
+    pub _pad: u32,
+}
+
+impl CompactionState {
+    /// The state of a launch of `tiles` tiles over the workspace's seven addresses
+    /// (`CompactionWorkspace::pointers`).
+    pub fn new(addresses: [u64; 7], tiles: u32) -> Self {
+        let [ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets] = addresses;
+        CompactionState {
+            ticket,
+            count,
+            tile_status,
+            block_counts,
+            section_counters,
+            section_flags,
+            section_offsets,
+            tiles,
+            _pad: 0,
+        }
+    }
+}
+
+/// The buffers of one wavefront extend launch (`WavefrontBuffers` in schedules/wavefront.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WavefrontBuffers {
+    /// The live paths of this bounce (the estimator's stored form).
+    pub input: u64,
+    /// Where the survivors go (== `input` for the in-place methods).
+    pub output: u64,
+    /// One byte per slot for the separate (OfK) pass, or 0.
+    pub flags: u64,
+    /// InK-Compact's intermediate buffer, or 0.
+    pub intermediate: u64,
+    pub state: CompactionState,
+}
+
+// SAFETY: `#[repr(C)]` Pod, layout asserted by schedules/wavefront.cuh; passed by value.
+unsafe impl DeviceRepr for WavefrontBuffers {}
+
+const _: () = assert!(size_of::<SurfaceScheduleArgs>() == 240);
+const _: () = assert!(size_of::<StoredPath>() == 64);
+const _: () = assert!(size_of::<WavefrontBuffers>() == 96);
+// Wavefront buffers are held as the compaction library's 64-byte path element, so that the
+// separate OfK pass (typed on it) can compact them; the bytes inside are a StoredPath.
+const _: () = assert!(size_of::<StoredPath>() == size_of::<crate::compaction::CompactPathState>());
+
+/// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
+pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
+
+/// Sizes and offsets in the order `strategies_layout_report` writes them.
+pub fn layout_entries() -> Vec<LayoutEntry> {
+    layout_list! {
+        SurfaceScheduleArgs {
+            film_sum, film_sum_sq, film_count, counters, work, morton_lo, morton_scale, first_sample,
+            padded_pixels, tiles_x, width, height, path_base, wave_paths, _pad, scene
+        }
+        DeviceSceneArgs {
+            params, bvh, positions, normals, uvs, triangles, triangle_materials, materials, triangle_to_light,
+            lights, light_cdf, env_pixels, env_conditional_cdf, env_marginal_cdf, texels, textures
+        }
+        TraversalSceneArgs { nodes, triangles, triangle_ids }
+        StoredPath {}
+        WavefrontBuffers { input, output, flags, intermediate, state }
+        CompactionState {
+            ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets, tiles
+        }
+        MultiStageQueues {
+            origin_pixel, direction_sample, throughput_pdf, radiance_bounce, hits, extend_in, extend_out,
+            material_ids, shadow_ids, shadow_origin_tmax, shadow_direction, shadow_contribution, finished_ids,
+            counts, capacity, _pad
+        }
+    }
+}
+
+/// The device compiler's view of [`layout_entries`] (GPU test).
+pub fn device_layout_report(device: &CudaDevice) -> crate::error::CudaResult<Vec<u64>> {
+    crate::layout::run_layout_report(device, &super::SURFACE.schedules, "strategies_layout_report", 96)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The headers' static_asserts state exactly Rust's sizes and offsets.
+    #[test]
+    fn header_static_asserts_match_rust_layout() {
+        let headers = concat!(
+            include_str!("../../kernels/surface/stages.cuh"),
+            include_str!("../../kernels/common/scene.cuh"),
+            include_str!("../../kernels/schedules/wavefront.cuh"),
+            include_str!("../../kernels/surface/estimator.cuh")
+        );
+        let missing = crate::layout::missing_header_asserts(headers, &layout_entries());
+        assert!(missing.is_empty(), "the schedule headers lack static_assert for: {missing:?}");
+    }
+}

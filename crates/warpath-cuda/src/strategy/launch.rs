@@ -1,0 +1,353 @@
+//! Typed launches of the schedule kernels (DESIGN.md rule 4): one Rust function per kernel
+//! signature of `schedules/kernels.cuh` and `surface/stages.cuh`, each taking the kernel's
+//! arguments as typed values (`ScheduleArgs<S>` and `#[repr(C)]` structs by value, device
+//! addresses, counts). Which instantiation runs is a typed choice too: an
+//! [`EstimatorKernels`] names an estimator's programs and its kernels
+//! (`<schedule>_<estimator>`), and enums pick the schedule variant. This module is the only
+//! place the strategies call `launch_builder`.
+
+use super::args::{ScheduleArgs, WavefrontBuffers};
+use super::catalog::WavefrontCompaction;
+use super::multistage::MultiStageQueues;
+use crate::compiler::KernelSource;
+use crate::error::CudaResult;
+use crate::kernels::{SURFACE_MEGAKERNEL, SURFACE_SCHEDULES};
+use crate::runtime::CudaDevice;
+use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+
+/// The kernel names of one estimator's instantiation of every schedule.
+#[derive(Clone, Copy, Debug)]
+pub struct ScheduleKernelNames {
+    pub naive: &'static str,
+    pub wavefront_none: &'static str,
+    pub wavefront_collate: &'static str,
+    pub wavefront_lookback: &'static str,
+    pub wavefront_separate: &'static str,
+    pub wavefront_sorted: &'static str,
+    pub wavefront_sections: &'static str,
+    pub regen_thread: &'static str,
+    pub regen_warp: &'static str,
+    pub regen_block: &'static str,
+    pub regen_device_fill: &'static str,
+    pub regen_device_extend: &'static str,
+    pub tiled_global: &'static str,
+    pub tiled_shared: &'static str,
+    pub streaming_sk_scan: &'static str,
+    pub streaming_sk_sorted: &'static str,
+    pub streaming_mk_regen: &'static str,
+}
+
+/// The names `WARPATH_NAIVE_KERNEL(E, suffix)` and `WARPATH_SCHEDULE_KERNELS(E, suffix)` define.
+macro_rules! schedule_kernel_names {
+    ($suffix:literal) => {
+        ScheduleKernelNames {
+            naive: concat!("naive_", $suffix),
+            wavefront_none: concat!("wavefront_extend_none_", $suffix),
+            wavefront_collate: concat!("wavefront_extend_collate_", $suffix),
+            wavefront_lookback: concat!("wavefront_extend_lookback_", $suffix),
+            wavefront_separate: concat!("wavefront_extend_separate_", $suffix),
+            wavefront_sorted: concat!("wavefront_extend_sorted_", $suffix),
+            wavefront_sections: concat!("wavefront_extend_sections_", $suffix),
+            regen_thread: concat!("regen_thread_", $suffix),
+            regen_warp: concat!("regen_warp_", $suffix),
+            regen_block: concat!("regen_block_", $suffix),
+            regen_device_fill: concat!("regen_device_fill_", $suffix),
+            regen_device_extend: concat!("regen_device_extend_", $suffix),
+            tiled_global: concat!("tiled_global_", $suffix),
+            tiled_shared: concat!("tiled_shared_", $suffix),
+            streaming_sk_scan: concat!("streaming_sk_scan_", $suffix),
+            streaming_sk_sorted: concat!("streaming_sk_sorted_", $suffix),
+            streaming_mk_regen: concat!("streaming_mk_regen_", $suffix),
+        }
+    };
+}
+
+impl ScheduleKernelNames {
+    /// Every name, for the compile check.
+    pub const fn all(&self) -> [&'static str; 17] {
+        [
+            self.naive,
+            self.wavefront_none,
+            self.wavefront_collate,
+            self.wavefront_lookback,
+            self.wavefront_separate,
+            self.wavefront_sorted,
+            self.wavefront_sections,
+            self.regen_thread,
+            self.regen_warp,
+            self.regen_block,
+            self.regen_device_fill,
+            self.regen_device_extend,
+            self.tiled_global,
+            self.tiled_shared,
+            self.streaming_sk_scan,
+            self.streaming_sk_sorted,
+            self.streaming_mk_regen,
+        ]
+    }
+
+    pub(crate) fn wavefront(&self, method: WavefrontCompaction) -> &'static str {
+        match method {
+            WavefrontCompaction::None => self.wavefront_none,
+            WavefrontCompaction::Collate => self.wavefront_collate,
+            WavefrontCompaction::Lookback => self.wavefront_lookback,
+            WavefrontCompaction::Separate => self.wavefront_separate,
+            WavefrontCompaction::Sorted => self.wavefront_sorted,
+            WavefrontCompaction::Sections => self.wavefront_sections,
+        }
+    }
+
+    pub(crate) fn persistent(&self, kernel: PersistentKernel) -> &'static str {
+        match kernel {
+            PersistentKernel::RegenThread => self.regen_thread,
+            PersistentKernel::RegenWarp => self.regen_warp,
+            PersistentKernel::RegenBlock => self.regen_block,
+            PersistentKernel::TiledShared => self.tiled_shared,
+        }
+    }
+
+    pub(crate) fn with_pool(&self, kernel: PoolKernel) -> &'static str {
+        match kernel {
+            PoolKernel::TiledGlobal => self.tiled_global,
+            PoolKernel::StreamingSkScan => self.streaming_sk_scan,
+            PoolKernel::StreamingSkSorted => self.streaming_sk_sorted,
+        }
+    }
+}
+
+/// An estimator's kernels on the GPU: the program of its naive megakernel, the program of
+/// its other schedules, and the instantiations' names.
+#[derive(Clone, Copy, Debug)]
+pub struct EstimatorKernels {
+    /// The estimator's name, the suffix of its kernels (`surface`).
+    pub name: &'static str,
+    pub megakernel: KernelSource,
+    pub schedules: KernelSource,
+    pub kernels: ScheduleKernelNames,
+    /// The estimator's own stage kernels (multi-stage wavefront), in `schedules`.
+    pub stages: &'static [&'static str],
+}
+
+/// The surface path tracer's kernels (`surface_megakernel.cu`, `surface_schedules.cu`).
+pub const SURFACE: EstimatorKernels = EstimatorKernels {
+    name: "surface",
+    megakernel: SURFACE_MEGAKERNEL,
+    schedules: SURFACE_SCHEDULES,
+    kernels: schedule_kernel_names!("surface"),
+    stages: &[
+        SurfaceStage::Generate.kernel(),
+        SurfaceStage::Intersect.kernel(),
+        SurfaceStage::Shade.kernel(),
+        SurfaceStage::Shadow.kernel(),
+        SurfaceStage::Finish.kernel(),
+    ],
+};
+
+/// The kernels that take only the schedule arguments (`kernel(ScheduleArgs<E>)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PersistentKernel {
+    RegenThread,
+    RegenWarp,
+    RegenBlock,
+    TiledShared,
+}
+
+/// The kernels that take one path buffer (`kernel(ScheduleArgs<E>, E::Stored*)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolKernel {
+    /// The tiles' paths in global memory, `TILED_PATHS` slots per block.
+    TiledGlobal,
+    StreamingSkScan,
+    StreamingSkSorted,
+}
+
+/// The two kernels of device regeneration (`kernel(ScheduleArgs<E>, E::Stored*, pool_size)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegenDeviceKernel {
+    Fill,
+    Extend,
+}
+
+/// The surface estimator's stages, run by the multi-stage wavefront (surface/stages.cuh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceStage {
+    Generate,
+    Intersect,
+    Shade,
+    Shadow,
+    Finish,
+}
+
+impl SurfaceStage {
+    pub const fn kernel(self) -> &'static str {
+        match self {
+            SurfaceStage::Generate => "multistage_generate_surface",
+            SurfaceStage::Intersect => "multistage_intersect_surface",
+            SurfaceStage::Shade => "multistage_shade_surface",
+            SurfaceStage::Shadow => "multistage_shadow_surface",
+            SurfaceStage::Finish => "multistage_finish_surface",
+        }
+    }
+
+    /// The stage's name in launch timings.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SurfaceStage::Generate => "generate",
+            SurfaceStage::Intersect => "intersect",
+            SurfaceStage::Shade => "shade",
+            SurfaceStage::Shadow => "shadow",
+            SurfaceStage::Finish => "finish",
+        }
+    }
+}
+
+/// The launches of one estimator's schedules with one set of schedule arguments.
+pub(crate) struct ScheduleLaunch<'a, S> {
+    pub device: &'a CudaDevice,
+    pub estimator: &'a EstimatorKernels,
+    pub args: &'a ScheduleArgs<S>,
+}
+
+impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
+    /// Launches a builder that holds the schedule arguments and then the kernel's own.
+    fn finish(&self, name: &'static str, mut launch: LaunchArgs<'_>, config: LaunchConfig) -> CudaResult<()> {
+        // SAFETY: every caller below pushed exactly the parameters of `name`'s signature in
+        // schedules/kernels.cuh or surface/stages.cuh (the ScheduleArgs first); the buffers
+        // behind the addresses were sized by the strategy for the grid it launches (each
+        // kernel bounds-checks its thread index against the counts it is given).
+        let launched = unsafe { launch.launch(config) };
+        self.device.check_launch(name, launched)
+    }
+
+    fn linear(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// `naive_<e>(ScheduleArgs, sample_count)` on a 2D grid of `block`-sized blocks over the image.
+    pub fn naive(&self, block: (u32, u32), sample_count: u32) -> CudaResult<()> {
+        let config = LaunchConfig {
+            grid_dim: (self.args.width.div_ceil(block.0), self.args.height.div_ceil(block.1), 1),
+            block_dim: (block.0, block.1, 1),
+            shared_mem_bytes: 0,
+        };
+        if config.grid_dim.0 == 0 || config.grid_dim.1 == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.naive;
+        let function = self.device.function(&self.estimator.megakernel, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(&sample_count);
+        self.finish(name, launch, config)
+    }
+
+    /// `wavefront_extend_<method>_<e>(ScheduleArgs, WavefrontBuffers, in_count, first)`.
+    pub fn wavefront_extend(
+        &self,
+        method: WavefrontCompaction,
+        grid: u32,
+        block: u32,
+        buffers: &WavefrontBuffers,
+        in_count: u32,
+        first: bool,
+    ) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.wavefront(method);
+        let first = first as u32;
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(buffers).arg(&in_count).arg(&first);
+        self.finish(name, launch, Self::linear(grid, block))
+    }
+
+    /// `regen_thread/warp/block_<e>(ScheduleArgs)`, `tiled_shared_<e>(ScheduleArgs)`.
+    pub fn persistent(&self, kernel: PersistentKernel, grid: u32, block: u32) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.persistent(kernel);
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args);
+        self.finish(name, launch, Self::linear(grid, block))
+    }
+
+    /// `tiled_global_<e>` and `streaming_sk_*_<e>(ScheduleArgs, E::Stored* paths)`.
+    pub fn with_pool(&self, kernel: PoolKernel, grid: u32, block: u32, paths: u64) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.with_pool(kernel);
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(&paths);
+        self.finish(name, launch, Self::linear(grid, block))
+    }
+
+    /// `regen_device_fill/extend_<e>(ScheduleArgs, E::Stored* pool, pool_size)`.
+    pub fn regen_device(
+        &self,
+        kernel: RegenDeviceKernel,
+        grid: u32,
+        block: u32,
+        pool: u64,
+        pool_size: u32,
+    ) -> CudaResult<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let name = match kernel {
+            RegenDeviceKernel::Fill => self.estimator.kernels.regen_device_fill,
+            RegenDeviceKernel::Extend => self.estimator.kernels.regen_device_extend,
+        };
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(&pool).arg(&pool_size);
+        self.finish(name, launch, Self::linear(grid, block))
+    }
+
+    /// `streaming_mk_regen_<e>(ScheduleArgs, E::Stored* out, live, next, count)`: camera paths
+    /// for wave indices `next ..` into `out[live ..]`.
+    pub fn streaming_mk_regen(&self, block: u32, out: u64, live: u32, next: u32, count: u32) -> CudaResult<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.streaming_mk_regen;
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(&out).arg(&live).arg(&next).arg(&count);
+        self.finish(name, launch, Self::linear(count.div_ceil(block), block))
+    }
+
+    /// A stage of the surface estimator: `multistage_<stage>_surface(ScheduleArgs,
+    /// MultiStageQueues[, kind][, count])`. `count` is the queue length the stage reads
+    /// (ignored by `Generate`, which covers the wave); `kind` is the material kind of `Shade`.
+    pub fn surface_stage(
+        &self,
+        stage: SurfaceStage,
+        block: u32,
+        queues: &MultiStageQueues,
+        kind: u32,
+        count: u32,
+    ) -> CudaResult<()> {
+        let items = if stage == SurfaceStage::Generate { self.args.wave_paths } else { count };
+        if items == 0 {
+            return Ok(());
+        }
+        let name = stage.kernel();
+        let function = self.device.function(&self.estimator.schedules, name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(queues);
+        match stage {
+            SurfaceStage::Generate => {}
+            SurfaceStage::Shade => {
+                launch.arg(&kind).arg(&count);
+            }
+            _ => {
+                launch.arg(&count);
+            }
+        }
+        self.finish(name, launch, Self::linear(items.div_ceil(block), block))
+    }
+}

@@ -1,0 +1,473 @@
+//! [`StrategyRenderer`]: a scene uploaded once, its film and counters, and the progressive
+//! passes that run the chosen [`Strategy`] over the surface estimator. A pass is split into
+//! waves (`ScheduleArgs` of each wave, [`super::args`]); each wave runs through the typed
+//! launches of [`super::launch`]; the host loops of the strategies with a launch per bounce or
+//! step live in `wavefront.rs`, `pools.rs` and `multistage.rs`.
+
+use super::args::SurfaceScheduleArgs;
+use super::catalog::Strategy;
+use super::launch::{PersistentKernel, PoolKernel, SURFACE, ScheduleLaunch};
+use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
+use crate::buffer::DeviceBuffer;
+use crate::compaction::{CompactPathState, CompactionWorkspace};
+use crate::error::{CudaError, CudaResult};
+use crate::megakernel::DEFAULT_BLOCK;
+use crate::runtime::CudaDevice;
+use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
+use glam::Vec3;
+use warpath_bvh::{BuildKind, BuildOptions, Bvh};
+use warpath_core::film::Film;
+use warpath_scene::{RenderSettings, Scene};
+
+/// Threads per block of the wavefront, regeneration and streaming kernels.
+pub(super) const BLOCK: u32 = 256;
+/// Threads per block and paths per tile of the tiled kernels (seed 000: 64 × M, M = 8).
+pub(super) const TILED_THREADS: u32 = 64;
+pub(super) const TILED_PATHS: u32 = 64 * 8;
+/// The most paths one wave holds by default: 2^24 (multi-stage: 176 B per path, 2.8 GiB),
+/// less where a quarter of the free device memory would not hold them (see
+/// [`StrategyRenderer::new`]). Bigger waves fill the GPU better in the last bounces
+/// (docs/benchmarks/strategies.md).
+pub const DEFAULT_WAVE_PATHS: u32 = 1 << 24;
+/// Path pools of regen-device and streaming-mk hold this many times the threads the GPU
+/// keeps resident for their extend kernel (1: seed 003's pool of one path per thread).
+pub const DEFAULT_POOL_FACTOR: u32 = 8;
+
+/// Counters of the estimator, as the CPU reference's `PathCounters` defines them, plus the
+/// SIMT view: warps entering `extend` per bounce and their clock64 cycles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathCounters {
+    /// Paths entering `extend` at each bounce (trailing zero bounces trimmed, as on the CPU).
+    pub active_per_bounce: Vec<u64>,
+    /// Warp executions of `extend` per bounce (a warp counts once per bounce among its lanes).
+    pub active_warps_per_bounce: Vec<u64>,
+    /// Sum over those warp executions of their cycles (the slowest lane's, per warp).
+    pub warp_cycles_per_bounce: Vec<u64>,
+    /// Extension rays traced (camera rays included).
+    pub extension_rays: u64,
+    pub shadow_rays: u64,
+}
+
+/// The film on the device: 3 floats of sum and of squared sum, one count, per pixel.
+pub(super) struct DeviceFilm {
+    pub(super) sum: DeviceBuffer<[f32; 3]>,
+    pub(super) sum_sq: DeviceBuffer<[f32; 3]>,
+    pub(super) count: DeviceBuffer<u32>,
+}
+
+/// Kernel times of a strategy with per-bounce launches (wavefront): milliseconds per bounce
+/// of the extend kernel, and of the separate compaction pass where there is one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchTimes {
+    pub extend_ms_per_bounce: Vec<f64>,
+    pub compaction_ms_per_bounce: Vec<f64>,
+    /// Multi-stage wavefront: total milliseconds per stage kernel, in launch order.
+    pub stage_ms: Vec<(&'static str, f64)>,
+}
+
+impl LaunchTimes {
+    pub(super) fn add_stage(&mut self, stage: &'static str, ms: f64) {
+        match self.stage_ms.iter_mut().find(|(name, _)| *name == stage) {
+            Some((_, total)) => *total += ms,
+            None => self.stage_ms.push((stage, ms)),
+        }
+    }
+}
+
+/// A scene uploaded for the GPU strategies, with its film, counters and path buffers.
+pub struct StrategyRenderer<'d> {
+    pub(super) device: &'d CudaDevice,
+    pub scene: DeviceScene,
+    pub(super) film: DeviceFilm,
+    /// `[extension, shadow, paths 0..=D, warps 0..=D, cycles 0..=D]` when instrumentation is on.
+    pub(super) counters: Option<DeviceBuffer<u64>>,
+    pub(super) block: (u32, u32),
+    pub(super) strategy: Strategy,
+    pub(super) max_wave_paths: u32,
+    pub(super) pool_factor: u32,
+    pub(super) work: DeviceBuffer<u32>,
+    /// Path buffers: two of a wave (or pool) and InK-Compact's intermediate one.
+    pub(super) paths: [Option<DeviceBuffer<CompactPathState>>; 3],
+    pub(super) flags: Option<DeviceBuffer<u8>>,
+    pub(super) compaction: Option<CompactionWorkspace>,
+    pub(super) separate_compaction: Option<CompactionWorkspace>,
+    pub(super) times: Option<LaunchTimes>,
+    pub(super) multistage: Option<MultiStageBuffers>,
+}
+
+impl<'d> StrategyRenderer<'d> {
+    /// Builds the BVH (`bvh_kind`) over the scene's triangles, converts and uploads it with
+    /// the scene and its lights, and allocates a zeroed film of `settings.width × height`.
+    /// The strategy starts as [`Strategy::Naive`].
+    pub fn new(
+        device: &'d CudaDevice,
+        scene: &Scene,
+        settings: &RenderSettings,
+        bvh_kind: BuildKind,
+    ) -> CudaResult<Self> {
+        let soup = scene.triangle_soup();
+        let (bvh, _) = Bvh::build(&soup, &BuildOptions { kind: bvh_kind, ..Default::default() });
+        let lights = scene.light_set();
+        let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
+        let pixels = settings.width as usize * settings.height as usize;
+        let film = DeviceFilm {
+            sum: DeviceBuffer::zeroed(device, pixels)?,
+            sum_sq: DeviceBuffer::zeroed(device, pixels)?,
+            count: DeviceBuffer::zeroed(device, pixels)?,
+        };
+        Ok(StrategyRenderer {
+            device,
+            scene,
+            film,
+            counters: None,
+            block: DEFAULT_BLOCK,
+            strategy: Strategy::Naive,
+            max_wave_paths: default_wave_paths(device),
+            pool_factor: DEFAULT_POOL_FACTOR,
+            work: DeviceBuffer::zeroed(device, 2)?,
+            paths: [None, None, None],
+            flags: None,
+            compaction: None,
+            separate_compaction: None,
+            times: None,
+            multistage: None,
+        })
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Chooses the strategy of the next passes (the film and counters are kept).
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        self.strategy = strategy;
+    }
+
+    /// The naive megakernel's threads per block in x and y (at most 1024 in all).
+    pub fn set_block_size(&mut self, block: (u32, u32)) -> CudaResult<()> {
+        if block.0 == 0 || block.1 == 0 || block.0 as u64 * block.1 as u64 > 1024 {
+            return Err(CudaError::InvalidArgument(format!(
+                "a {}×{} block: each side must be positive, 1024 threads at most",
+                block.0, block.1
+            )));
+        }
+        self.block = block;
+        Ok(())
+    }
+
+    pub fn block_size(&self) -> (u32, u32) {
+        self.block
+    }
+
+    /// The most paths one wave holds (path buffers grow to it); at least one 8×8 tile.
+    pub fn set_max_wave_paths(&mut self, paths: u32) {
+        self.max_wave_paths = paths.max(TILED_PATHS);
+    }
+
+    pub fn max_wave_paths(&self) -> u32 {
+        self.max_wave_paths
+    }
+
+    /// Pool size of regen-device and streaming-mk, in multiples of the extend kernel's
+    /// resident threads (at least 1).
+    pub fn set_pool_factor(&mut self, factor: u32) {
+        self.pool_factor = factor.max(1);
+    }
+
+    /// Turns the per-bounce path counters on (zeroed) or off.
+    pub fn set_instrumentation(&mut self, enabled: bool) -> CudaResult<()> {
+        self.counters = if enabled {
+            let slots = 2 + 3 * (self.scene.params.max_depth as usize + 1);
+            Some(DeviceBuffer::zeroed(self.device, slots)?)
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Turns kernel timing (CUDA events; per bounce for the wavefronts, per stage for
+    /// multistage) on or off.
+    pub fn set_launch_timing(&mut self, enabled: bool) {
+        self.times = enabled.then(LaunchTimes::default);
+    }
+
+    /// Kernel times so far (empty unless timing is on and a wavefront or multistage ran).
+    pub fn launch_times(&self) -> LaunchTimes {
+        self.times.clone().unwrap_or_default()
+    }
+
+    /// Zeroes the film, the counters and the launch times.
+    pub fn reset(&mut self) -> CudaResult<()> {
+        self.film.sum.clear(self.device)?;
+        self.film.sum_sq.clear(self.device)?;
+        self.film.count.clear(self.device)?;
+        if let Some(counters) = &mut self.counters {
+            counters.clear(self.device)?;
+        }
+        if let Some(times) = &mut self.times {
+            *times = LaunchTimes::default();
+        }
+        Ok(())
+    }
+
+    /// Adds samples `first_sample .. first_sample + count` of every pixel to the film.
+    pub fn render_pass(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
+        if first_sample.checked_add(count).is_none() {
+            return Err(CudaError::InvalidArgument(format!(
+                "samples {first_sample} + {count} overflow the 32-bit sample index"
+            )));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let (width, height) = (self.scene.params.width, self.scene.params.height);
+        if self.strategy == Strategy::Naive {
+            // One launch over the image: the whole pass in each thread, no waves.
+            let args = self.args(first_sample, 0, width.div_ceil(8), 0, 0);
+            return self.launcher(&args).naive(self.block, count);
+        }
+        let tiles_x = width.div_ceil(8);
+        let padded = tiles_x as u64 * height.div_ceil(8) as u64 * 64;
+        if padded > u32::MAX as u64 {
+            return Err(CudaError::InvalidArgument(format!("a {width}×{height} film is too large for one pass")));
+        }
+        let padded = padded as u32;
+        // Samples per pass of path indices (which must fit 32 bits), then waves inside it.
+        let samples_per_pass = ((u32::MAX as u64 / padded as u64).max(1) as u32).min(count);
+        let mut done = 0;
+        while done < count {
+            let samples = samples_per_pass.min(count - done);
+            let pass_paths = padded * samples;
+            let mut base = 0u32;
+            while base < pass_paths {
+                let wave = self.max_wave_paths.min(pass_paths - base);
+                let args = self.args(first_sample + done, padded, tiles_x, base, wave);
+                self.run_wave(&args)?;
+                base += wave;
+            }
+            done += samples;
+        }
+        Ok(())
+    }
+
+    fn args(
+        &self,
+        first_sample: u32,
+        padded_pixels: u32,
+        tiles_x: u32,
+        path_base: u32,
+        wave: u32,
+    ) -> SurfaceScheduleArgs {
+        let device = self.device;
+        let (lo, hi) = self.scene.bounds;
+        let scale = |k: usize| {
+            let extent = hi[k] - lo[k];
+            if extent > 0.0 { 1024.0 / extent } else { 0.0 }
+        };
+        SurfaceScheduleArgs {
+            film_sum: self.film.sum.address(device),
+            film_sum_sq: self.film.sum_sq.address(device),
+            film_count: self.film.count.address(device),
+            counters: self.counters.as_ref().map_or(0, |c| c.address(device)),
+            work: self.work.address(device),
+            morton_lo: lo,
+            morton_scale: [scale(0), scale(1), scale(2)],
+            first_sample,
+            padded_pixels,
+            tiles_x,
+            width: self.scene.params.width,
+            height: self.scene.params.height,
+            path_base,
+            wave_paths: wave,
+            _pad: 0,
+            scene: self.scene.args(device),
+        }
+    }
+
+    /// The typed launches of the surface estimator's schedules with `args`.
+    pub(super) fn launcher<'a>(&'a self, args: &'a SurfaceScheduleArgs) -> ScheduleLaunch<'a, DeviceSceneArgs> {
+        ScheduleLaunch { device: self.device, estimator: &SURFACE, args }
+    }
+
+    /// Path buffer `index` with room for `len` paths (grown, never shrunk; zeroed, i.e. all
+    /// slots dead, only when allocated).
+    pub(super) fn path_buffer(&mut self, index: usize, len: usize) -> CudaResult<u64> {
+        let device = self.device;
+        let slot = &mut self.paths[index];
+        if slot.as_ref().is_none_or(|b| b.len() < len) {
+            *slot = None; // free first: the old and the new buffer need not fit together
+            *slot = Some(DeviceBuffer::zeroed(device, len)?);
+        }
+        Ok(slot.as_ref().map(|b| b.address(device)).unwrap_or(0))
+    }
+
+    pub(super) fn resident_grid(&self, kernel: &'static str, block: u32) -> CudaResult<u32> {
+        let function = self.device.function(&SURFACE.schedules, kernel)?;
+        let per_sm = self.device.blocks_per_multiprocessor(&function, block)?;
+        Ok(per_sm * self.device.info().multiprocessors)
+    }
+
+    pub(super) fn reset_work(&mut self, next: u32, live: u32) -> CudaResult<()> {
+        self.work.upload(self.device, &[next, live])
+    }
+
+    pub(super) fn read_work(&self) -> CudaResult<[u32; 2]> {
+        let values = self.work.download(self.device)?;
+        Ok([values[0], values[1]])
+    }
+
+    fn run_wave(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+        self.reset_work(0, 0)?;
+        let wave = args.wave_paths;
+        let names = &SURFACE.kernels;
+        match self.strategy {
+            Strategy::Naive => unreachable!("the naive strategy runs the megakernel"),
+            Strategy::Wavefront(method) => self.run_wavefront(args, method),
+            Strategy::Tiled => {
+                let tiles = wave.div_ceil(TILED_PATHS);
+                let memory = self.path_buffer(0, tiles as usize * TILED_PATHS as usize)?;
+                self.launcher(args).with_pool(PoolKernel::TiledGlobal, tiles, TILED_THREADS, memory)
+            }
+            Strategy::TiledShared => {
+                self.launcher(args).persistent(PersistentKernel::TiledShared, wave.div_ceil(TILED_PATHS), TILED_THREADS)
+            }
+            Strategy::RegenThread | Strategy::RegenWarp | Strategy::RegenBlock => {
+                let kernel = match self.strategy {
+                    Strategy::RegenThread => PersistentKernel::RegenThread,
+                    Strategy::RegenWarp => PersistentKernel::RegenWarp,
+                    _ => PersistentKernel::RegenBlock,
+                };
+                let grid = self.resident_grid(names.persistent(kernel), BLOCK)?;
+                self.launcher(args).persistent(kernel, grid, BLOCK)
+            }
+            Strategy::RegenDevice => self.run_regen_device(args),
+            Strategy::StreamingSk | Strategy::SortedSk => {
+                let kernel = if self.strategy == Strategy::SortedSk {
+                    PoolKernel::StreamingSkSorted
+                } else {
+                    PoolKernel::StreamingSkScan
+                };
+                let grid = self.resident_grid(names.with_pool(kernel), BLOCK)?;
+                let pool = self.path_buffer(0, grid as usize * BLOCK as usize)?;
+                self.launcher(args).with_pool(kernel, grid, BLOCK, pool)
+            }
+            Strategy::StreamingMk => self.run_streaming_mk(args),
+            Strategy::MultiStage => self.run_multistage(args),
+        }
+    }
+
+    /// The film so far.
+    pub fn download_film(&self) -> CudaResult<Film> {
+        let (width, height) = (self.scene.params.width, self.scene.params.height);
+        let mut film = Film::new(width, height);
+        film.sum = self.film.sum.download(self.device)?.into_iter().map(Vec3::from_array).collect();
+        film.sum_sq = self.film.sum_sq.download(self.device)?.into_iter().map(Vec3::from_array).collect();
+        film.count = self.film.count.download(self.device)?;
+        Ok(film)
+    }
+
+    /// The counters so far (all zero when instrumentation is off).
+    pub fn counters(&self) -> CudaResult<PathCounters> {
+        let Some(buffer) = &self.counters else { return Ok(PathCounters::default()) };
+        let values = buffer.download(self.device)?;
+        Ok(parse_counters(&values, self.scene.params.max_depth as usize + 1))
+    }
+
+    /// Registers, local memory, static shared memory and resident blocks per SM of the
+    /// kernels a strategy launches.
+    pub fn kernel_resources(&self, strategy: Strategy) -> CudaResult<Vec<KernelResources>> {
+        let k = &SURFACE.kernels;
+        let stages = || SURFACE.stages.iter().map(|&name| (name, BLOCK)).collect::<Vec<_>>();
+        let names: Vec<(&'static str, u32)> = match strategy {
+            Strategy::Naive => vec![(k.naive, 64)],
+            Strategy::Wavefront(method) => vec![(k.wavefront(method), BLOCK)],
+            Strategy::Tiled => vec![(k.tiled_global, TILED_THREADS)],
+            Strategy::TiledShared => vec![(k.tiled_shared, TILED_THREADS)],
+            Strategy::RegenThread => vec![(k.regen_thread, BLOCK)],
+            Strategy::RegenWarp => vec![(k.regen_warp, BLOCK)],
+            Strategy::RegenBlock => vec![(k.regen_block, BLOCK)],
+            Strategy::RegenDevice => vec![(k.regen_device_fill, BLOCK), (k.regen_device_extend, BLOCK)],
+            Strategy::StreamingSk => vec![(k.streaming_sk_scan, BLOCK)],
+            Strategy::SortedSk => vec![(k.streaming_sk_sorted, BLOCK)],
+            Strategy::StreamingMk => vec![(k.streaming_mk_regen, BLOCK), (k.wavefront_collate, BLOCK)],
+            Strategy::MultiStage => stages(),
+        };
+        names
+            .iter()
+            .map(|&(name, block)| {
+                let source = if strategy == Strategy::Naive { &SURFACE.megakernel } else { &SURFACE.schedules };
+                let function = self.device.function(source, name)?;
+                let attribute = |attribute| {
+                    function.get_attribute(attribute).map_err(|e| CudaError::driver("cuFuncGetAttribute", e))
+                };
+                use cudarc::driver::sys::CUfunction_attribute as A;
+                Ok(KernelResources {
+                    kernel: name,
+                    block,
+                    registers: attribute(A::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32,
+                    local_bytes: attribute(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u32,
+                    shared_bytes: attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u32,
+                    blocks_per_sm: self.device.blocks_per_multiprocessor(&function, block)?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What one kernel uses of an SM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    pub kernel: &'static str,
+    /// Threads per block it is launched with.
+    pub block: u32,
+    pub registers: u32,
+    /// Local memory per thread (spills and stack).
+    pub local_bytes: u32,
+    /// Static shared memory per block.
+    pub shared_bytes: u32,
+    pub blocks_per_sm: u32,
+}
+
+impl KernelResources {
+    /// Resident warps per SM over the maximum of 64 (Hopper).
+    pub fn occupancy(&self) -> f64 {
+        (self.blocks_per_sm * self.block.div_ceil(32)) as f64 / 64.0
+    }
+}
+
+/// [`DEFAULT_WAVE_PATHS`], or fewer so that the largest per-path footprint (multi-stage)
+/// of a wave takes at most a quarter of the free device memory.
+fn default_wave_paths(device: &CudaDevice) -> u32 {
+    let free = device.memory_info().map(|(free, _)| free).unwrap_or(0);
+    let fitting = (free / 4 / MULTISTAGE_BYTES_PER_PATH) as u64;
+    let paths = fitting.min(DEFAULT_WAVE_PATHS as u64) as u32;
+    (paths / TILED_PATHS * TILED_PATHS).max(TILED_PATHS)
+}
+
+pub(super) fn add_at(values: &mut Vec<f64>, index: usize, value: f64) {
+    if values.len() <= index {
+        values.resize(index + 1, 0.0);
+    }
+    values[index] += value;
+}
+
+/// Splits the counter slots (`[ext, shadow, paths × S, warps × S, cycles × S]`).
+pub(super) fn parse_counters(values: &[u64], slots: usize) -> PathCounters {
+    let table = |k: usize| values.get(2 + k * slots..2 + (k + 1) * slots).map(<[u64]>::to_vec).unwrap_or_default();
+    let mut active_per_bounce = table(0);
+    while active_per_bounce.last() == Some(&0) {
+        active_per_bounce.pop();
+    }
+    let bounces = active_per_bounce.len();
+    let mut active_warps_per_bounce = table(1);
+    let mut warp_cycles_per_bounce = table(2);
+    active_warps_per_bounce.truncate(bounces);
+    warp_cycles_per_bounce.truncate(bounces);
+    PathCounters {
+        active_per_bounce,
+        active_warps_per_bounce,
+        warp_cycles_per_bounce,
+        extension_rays: values.first().copied().unwrap_or(0),
+        shadow_rays: values.get(1).copied().unwrap_or(0),
+    }
+}
