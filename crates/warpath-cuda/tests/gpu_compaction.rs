@@ -6,7 +6,8 @@
 //! and tile shapes against Rust's, and the one-element-per-thread `ink_collate_store` API.
 //!
 //! The data's seed is printed; `WARPATH_COMPACTION_SEED=<n>` repeats a run.
-//! Skips with a notice when there is no device; fails instead with `WARPATH_REQUIRE_GPU=1`.
+//! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs them;
+//! without a device they then skip with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
 use rayon::prelude::*;
 use warpath_cuda::DeviceBuffer;
@@ -109,6 +110,7 @@ fn check_kind<T: CompactionElement>(device: &CudaDevice, n: usize, seed: u64, re
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn compaction_layout_and_tile_shapes_match_rust() {
     let Some(device) = device() else { return };
     let report = compaction::layout_report(&device).expect("layout report");
@@ -116,6 +118,7 @@ fn compaction_layout_and_tile_shapes_match_rust() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn compaction_every_method_matches_the_cpu_filter() {
     let Some(device) = device() else { return };
     let seed = seed();
@@ -135,6 +138,7 @@ fn compaction_every_method_matches_the_cpu_filter() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn compaction_in_kernel_collate_api_one_element_per_thread() {
     let Some(device) = device() else { return };
     let seed = seed();

@@ -2,7 +2,7 @@
 //! and samples: the paths are a pure function of (pixel, sample, bounce, dimension), so
 //!
 //! - the per-bounce active-path counts, extension rays and shadow rays are exactly equal;
-//! - every pixel's sample count is equal and its mean agrees to a relative 1e-4 (the film's
+//! - every pixel's sample count is equal and its mean agrees to a relative 1e-5 (observed 2.3e-7; the film's
 //!   sums are added in another order: atomics instead of one thread per pixel);
 //! - the compacting wavefronts run no more warps per bounce than a dense packing of that
 //!   bounce's paths needs (plus one partial warp per wave and block boundary), and never
@@ -13,8 +13,9 @@
 //! waves smaller than a pass, so pass and wave boundaries are crossed. Also: the device
 //! compiler's layout of `ScheduleArgs`/`StoredPath` equals Rust's.
 //!
-//! `WARPATH_STRATEGY_SMALL=1` shrinks the renders (for compute-sanitizer). Skips with a
-//! notice without a device; fails instead with `WARPATH_REQUIRE_GPU=1`.
+//! `WARPATH_STRATEGY_SMALL=1` shrinks the renders (for compute-sanitizer). The GPU tests are
+//! `#[ignore]`d: `cargo test -- --include-ignored` runs them; without a device they skip with a
+//! notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
 mod common;
 
@@ -32,6 +33,7 @@ fn small() -> bool {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn strategies_layout_matches() {
     let Some(device) = device() else { return };
     let report = device_layout_report(&device).expect("layout report");
@@ -62,7 +64,7 @@ fn compare_films(label: &str, naive: &Film, other: &Film) {
         }
     }
     eprintln!("{label}: max relative difference {:.2e} at pixel {}", worst.0, worst.1);
-    assert!(worst.0 <= 1e-4, "{label}: pixel {}: {:?} vs {:?}", worst.1, a[worst.1], b[worst.1]);
+    assert!(worst.0 <= 1e-5, "{label}: pixel {}: {:?} vs {:?}", worst.1, a[worst.1], b[worst.1]);
 }
 
 fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32) {
@@ -100,6 +102,7 @@ fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32) {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn every_strategy_matches_naive_on_the_cornell_box() {
     let scene = warpath_scene::load("cornell").expect("built-in");
     let s = if small() {
@@ -111,6 +114,7 @@ fn every_strategy_matches_naive_on_the_cornell_box() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn every_strategy_matches_naive_under_an_environment_map() {
     let scene = material_scene();
     let s = if small() {

@@ -12,7 +12,8 @@
 //! CPU-tree error is reported as well). Any hit must equal the CPU's `occluded`, and the
 //! occluder the GPU names must really be hit.
 //!
-//! Skips with a notice when there is no device; fails instead with `WARPATH_REQUIRE_GPU=1`.
+//! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs them;
+//! without a device they then skip with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
 use glam::Vec3;
 use rayon::prelude::*;
@@ -284,27 +285,32 @@ fn run_scene(scene: &str, tris: &[[Vec3; 3]], kind: BuildKind, seed: u64) {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn random_soup_sah() {
     run_scene("random soup", &random_soup(30_000, 11), BuildKind::Sah, 101);
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn random_soup_sbvh() {
     run_scene("random soup", &random_soup(30_000, 11), BuildKind::Sbvh, 102);
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn displaced_sphere_sah() {
     run_scene("displaced sphere", &displaced_sphere(250, 200), BuildKind::Sah, 103);
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn displaced_sphere_sbvh() {
     run_scene("displaced sphere", &displaced_sphere(250, 200), BuildKind::Sbvh, 104);
 }
 
 /// Degenerate trees: no triangles (everything misses), and a root that is a leaf.
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn empty_scene_and_root_leaf() {
     let Some(device) = device() else { return };
     let (empty, _) = Bvh::build(&[], &BuildOptions::default());
@@ -342,6 +348,7 @@ fn empty_scene_and_root_leaf() {
 /// 32 (fetch whenever a lane is idle), a grid of one block per SM, and a ray count that is
 /// not a multiple of the warp size: every ray answered exactly as by while-while.
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn persistent_fetch_thresholds_and_odd_counts() {
     let Some(device) = device() else { return };
     let tris = displaced_sphere(60, 50);
@@ -395,6 +402,7 @@ fn persistent_fetch_thresholds_and_odd_counts() {
 
 /// The typed launch functions run the kernels they name.
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn typed_launch_functions() {
     let Some(device) = device() else { return };
     let tris = random_soup(2000, 3);
@@ -429,6 +437,7 @@ fn typed_launch_functions() {
 
 /// `bench_traversal` runs and reports a positive rate and the hit count of a closest-hit run.
 #[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn bench_traversal_reports() {
     let Some(device) = device() else { return };
     let tris = displaced_sphere(100, 100);
