@@ -374,7 +374,7 @@ pub fn eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
             schlick_fresnel(base_color, wo.dot(h)) * (dg / (4.0 * wo.z))
         }
         MaterialKind::RoughDielectric => rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black => Vec3::ZERO,
+        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => Vec3::ZERO,
     }
 }
 
@@ -404,7 +404,7 @@ pub fn pdf(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> f32 {
             smith_g1(wo, alpha) * ggx_d(h, alpha) / (4.0 * wo.z)
         }
         MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black => 0.0,
+        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => 0.0,
     }
 }
 
@@ -506,6 +506,6 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             let pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
             (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
-        MaterialKind::Black => None,
+        MaterialKind::Black | MaterialKind::Null => None,
     }
 }

@@ -34,6 +34,10 @@ pub enum MaterialKind {
     RoughDielectric = 6,
     /// No scattering (pure emitters and absorbers).
     Black = 7,
+    /// An index-matched boundary (Mitsuba's `null` BSDF): light passes straight through.
+    /// Only the volumetric path tracer reads it, to bound a medium; a scene that has one is
+    /// rendered with that estimator.
+    Null = 8,
 }
 
 impl MaterialKind {
@@ -48,6 +52,7 @@ impl MaterialKind {
             5 => RoughConductor,
             6 => RoughDielectric,
             7 => Black,
+            8 => Null,
             _ => return None,
         })
     }
@@ -137,6 +142,13 @@ impl Material {
     }
     pub fn black() -> Self {
         Self::base(MaterialKind::Black)
+    }
+    /// An index-matched medium boundary (see [`MaterialKind::Null`]).
+    pub fn null() -> Self {
+        Self::base(MaterialKind::Null)
+    }
+    pub fn is_null(&self) -> bool {
+        self.kind == MaterialKind::Null as u32
     }
     pub fn emitter(radiance: Vec3) -> Self {
         Material { emission: radiance, ..Self::base(MaterialKind::Black) }

@@ -8,6 +8,7 @@ use warpath_core::light::{Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
+use warpath_volume::Medium;
 
 /// Render settings a scene file may set; the command line overrides them.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +100,13 @@ pub struct Scene {
     pub environment: Environment,
     pub camera: Camera,
     pub settings: RenderSettings,
+    /// Participating media, each the interior (or exterior) of shapes that name it.
+    pub media: Vec<Medium>,
+    /// Per triangle, the media its shape separates (`warpath_volume::medium::interface`
+    /// packing; 0: the shape declares none), or empty when no shape declares media.
+    pub triangle_media: Vec<u32>,
+    /// The medium the camera sits in (index into `media`), if any.
+    pub camera_medium: Option<u32>,
     /// Things a user should know that did not stop loading (dropped triangles, ...).
     pub warnings: Vec<String>,
 }
@@ -140,6 +148,17 @@ impl Scene {
         LightSet::new(lights, self.triangles.len(), self.environment.clone(), radius)
     }
 
+    /// Whether the scene needs the volumetric path tracer: it has media, or index-matched
+    /// (`null`) boundaries, which only that estimator crosses.
+    pub fn needs_volume_estimator(&self) -> bool {
+        !self.media.is_empty() || self.materials.iter().any(|m| m.is_null())
+    }
+
+    /// The packed medium interface of triangle `i` (0 where none is declared).
+    pub fn triangle_medium_interface(&self, i: usize) -> u32 {
+        self.triangle_media.get(i).copied().unwrap_or(0)
+    }
+
     /// Bytes the scene's geometry and textures occupy in memory.
     pub fn memory_bytes(&self) -> usize {
         self.positions.len() * 12
@@ -148,5 +167,7 @@ impl Scene {
             + self.triangles.len() * 16
             + self.materials.len() * std::mem::size_of::<Material>()
             + self.textures.iter().map(|t| t.pixels.len() * 12).sum::<usize>()
+            + self.triangle_media.len() * 4
+            + self.media.iter().map(|m| m.memory_bytes() as usize).sum::<usize>()
     }
 }
