@@ -4,6 +4,7 @@
 
 use crate::estimator::{Estimator, trace_path};
 use crate::integrator::{PathCounters, SceneView};
+use crate::volpath::VolumeView;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -119,9 +120,20 @@ impl<'a> CpuRenderer<'a> {
     }
 
     /// Adds samples `first_sample .. first_sample + count` of every pixel to `film`, with
-    /// the surface path tracer.
+    /// the surface path tracer, or the volumetric one where the scene has media or
+    /// index-matched boundaries.
     pub fn render_pass(&self, opts: &RenderOptions, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
-        render_pass_with(&self.view(opts), film, first_sample, count)
+        let view = self.view(opts);
+        if self.scene.needs_volume_estimator() {
+            render_pass_with(&VolumeView { surface: view }, film, first_sample, count)
+        } else {
+            render_pass_with(&view, film, first_sample, count)
+        }
+    }
+
+    /// The name of the estimator [`render_pass`](Self::render_pass) uses for this scene.
+    pub fn estimator_name(&self) -> &'static str {
+        if self.scene.needs_volume_estimator() { "volumetric path tracer" } else { "path tracer" }
     }
 
     /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`

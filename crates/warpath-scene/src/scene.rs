@@ -10,6 +10,9 @@ use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
 use warpath_volume::Medium;
 
+/// `max_depth` of a render with no depth limit (a scene's `max_depth = -1`).
+pub const UNLIMITED_DEPTH: u32 = u32::MAX;
+
 /// Render settings a scene file may set; the command line overrides them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderSettings {
@@ -19,6 +22,8 @@ pub struct RenderSettings {
     pub spp: u32,
     /// Maximum number of bounces (8 = Mitsuba's `max_depth` 9). Bounce 0 is the first
     /// surface hit after the camera ray; emitted light seen directly needs 0 bounces.
+    /// The volumetric path tracer counts medium and surface vertices alike.
+    /// [`UNLIMITED_DEPTH`] (`u32::MAX`) sets no limit.
     pub max_depth: u32,
     pub seed: u32,
     pub sampler: SamplerKind,

@@ -23,7 +23,13 @@ use warpath_core::light::{EnvMap, Environment};
 use warpath_core::material::{Material, flags};
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
+use warpath_volume::medium::interface;
 
+mod medium_section;
+
+/// Largest finite `max_depth` a scene may ask for (`-1` asks for no limit).
+pub const MAX_DEPTH: u32 = 100_000;
+pub use crate::scene::UNLIMITED_DEPTH;
 /// Largest image side a scene may ask for.
 pub const MAX_RESOLUTION: u32 = 16384;
 /// Albedo of the material given to geometry that names none.
@@ -444,6 +450,8 @@ struct SceneFile {
     material: Vec<Spanned<MaterialSection>>,
     #[serde(default)]
     shape: Vec<Spanned<ShapeSection>>,
+    #[serde(default)]
+    medium: Vec<Spanned<medium_section::MediumSection>>,
     environment: Option<Spanned<EnvironmentSection>>,
 }
 
@@ -476,6 +484,8 @@ struct CameraSection {
     fov_axis: Option<FovAxis>,
     aperture_radius: Option<Spanned<f32>>,
     focus_distance: Option<Spanned<f32>>,
+    /// The medium the camera sits in.
+    medium: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -516,6 +526,10 @@ struct ShapeSection {
     translate: Option<Spanned<[f32; 3]>>,
     rotate: Option<Spanned<Rotate>>,
     scale: Option<Spanned<Triple>>,
+    /// The medium inside the shape (the side its normals point away from).
+    interior: Option<Spanned<String>>,
+    /// The medium outside the shape (default: vacuum).
+    exterior: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -611,6 +625,39 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         material_ids.insert(name, id);
     }
 
+    // Media, by name.
+    let mut medium_ids: HashMap<String, u32> = HashMap::new();
+    let mut media = Vec::new();
+    for section in &file.medium {
+        let name = section.get_ref().name.get_ref().clone();
+        let span = section.get_ref().name.span();
+        if name.is_empty() {
+            return Err(source.error_at(span, "medium name is empty"));
+        }
+        if medium_ids.contains_key(&name) {
+            return Err(source.error_at(span, format!("medium '{name}' is defined twice")));
+        }
+        if media.len() >= interface::MAX_MEDIA {
+            return Err(source.error_at(span, format!("more than {} media", interface::MAX_MEDIA)));
+        }
+        media.push(medium_section::medium_from_section(&source, section)?);
+        medium_ids.insert(name, media.len() as u32 - 1);
+    }
+    let medium_id = |name: &Spanned<String>| -> Result<u32, SceneError> {
+        medium_ids.get(name.get_ref()).copied().ok_or_else(|| {
+            let defined = if medium_ids.is_empty() {
+                " (no [[medium]] is defined)".to_string()
+            } else {
+                let mut names: Vec<&str> = medium_ids.keys().map(|s| s.as_str()).collect();
+                names.sort();
+                format!(" (defined: {})", names.join(", "))
+            };
+            source.error_at(name.span(), format!("unknown medium '{}'{defined}", name.get_ref()))
+        })
+    };
+    // Per shape, its first mesh and the media its boundary separates.
+    let mut shape_interfaces: Vec<(usize, u32)> = Vec::new();
+
     // Shapes.
     let mut asset_cache: HashMap<PathBuf, (Rc<MeshAsset>, Vec<u32>)> = HashMap::new();
     let mut file_camera = None;
@@ -618,6 +665,13 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let shape = section.get_ref();
         let kind = shape.kind.get_ref().as_str();
         let to_world = shape_transform(&source, shape, section.span())?;
+        if shape.interior.is_some() || shape.exterior.is_some() {
+            let interior = shape.interior.as_ref().map(&medium_id).transpose()?;
+            let exterior = shape.exterior.as_ref().map(&medium_id).transpose()?;
+            shape_interfaces.push((builder.scene.meshes.len(), interface::pack(interior, exterior)));
+        } else {
+            shape_interfaces.push((builder.scene.meshes.len(), 0));
+        }
         let shape_name = shape.name.clone().unwrap_or_else(|| format!("{kind}#{shape_index}"));
         let material_override = match &shape.material {
             Some(name) => Some(*material_ids.get(name.get_ref()).ok_or_else(|| {
@@ -749,7 +803,40 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         Some(c) => Some(camera_from_section(&source, c)?),
         None => None,
     };
+    let camera_medium = match &file.camera {
+        Some(c) => c.get_ref().medium.as_ref().map(&medium_id).transpose()?,
+        None => None,
+    };
     let mut scene = builder.finish();
+    if shape_interfaces.iter().any(|&(_, packed)| packed != 0) {
+        // Each shape's meshes run from its first mesh to the next shape's first mesh.
+        scene.triangle_media = vec![0; scene.triangles.len()];
+        for (k, &(first_mesh, packed)) in shape_interfaces.iter().enumerate() {
+            let end_mesh = shape_interfaces.get(k + 1).map_or(scene.meshes.len(), |&(m, _)| m);
+            for mesh in &scene.meshes[first_mesh..end_mesh] {
+                let range = mesh.first_triangle as usize..(mesh.first_triangle + mesh.triangle_count) as usize;
+                scene.triangle_media[range].fill(packed);
+            }
+        }
+    }
+    for (name, &id) in &medium_ids {
+        let used = camera_medium == Some(id)
+            || shape_interfaces.iter().any(|&(_, packed)| {
+                let (interior, exterior) = interface::unpack(packed);
+                interior == Some(id) || exterior == Some(id)
+            });
+        if !used {
+            builder_warning(
+                &mut scene,
+                format!(
+                    "{}: medium '{name}' is not the interior or exterior of any shape, nor the camera's",
+                    path.display()
+                ),
+            );
+        }
+    }
+    scene.media = media;
+    scene.camera_medium = camera_medium;
     scene.settings = settings;
     scene.environment = environment;
     scene.camera = match camera {
@@ -757,6 +844,10 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         None => file_camera.map(|(c, _)| c).unwrap_or_else(|| framing_camera(scene.bounds())),
     };
     Ok(scene)
+}
+
+fn builder_warning(scene: &mut Scene, message: String) {
+    scene.warnings.push(message);
 }
 
 fn known(ids: &HashMap<String, u32>) -> String {
@@ -778,7 +869,11 @@ fn render_settings(source: &SourceText, render: &RenderSection) -> Result<Render
     s.width = ranged(&render.width, "width", 1, MAX_RESOLUTION as i64, s.width)?;
     s.height = ranged(&render.height, "height", 1, MAX_RESOLUTION as i64, s.height)?;
     s.spp = ranged(&render.spp, "spp", 1, 1 << 24, s.spp)?;
-    s.max_depth = ranged(&render.max_depth, "max_depth", 0, 1024, s.max_depth)?;
+    s.max_depth = match &render.max_depth {
+        // Mitsuba's convention: -1 is no limit (paths end by Russian roulette or escape).
+        Some(v) if *v.get_ref() == -1 => UNLIMITED_DEPTH,
+        _ => ranged(&render.max_depth, "max_depth", 0, MAX_DEPTH as i64, s.max_depth)?,
+    };
     s.seed = ranged(&render.seed, "seed", 0, u32::MAX as i64, s.seed)?;
     if let Some(sampler) = &render.sampler {
         s.sampler =
@@ -818,12 +913,13 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         "car-paint" => &["base_color", "specular", "exponent", "ior"],
         "rough-conductor" => &["base_color", "roughness"],
         "rough-dielectric" => &["ior", "roughness", "specular"],
+        "null" => &[],
         other => {
             return Err(source.error_at(
                 m.kind.span(),
                 format!(
                     "unknown material type '{other}' (expected diffuse, blinn, glass, mirror, chrome, car-paint, \
-                     rough-conductor, rough-dielectric or black)"
+                     rough-conductor, rough-dielectric, null or black)"
                 ),
             ));
         }
@@ -890,8 +986,14 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         "car-paint" => Material::car_paint(base_color, specular, exponent, ior),
         "rough-conductor" => Material::rough_conductor(base_color, roughness),
         "rough-dielectric" => Material { specular, ..Material::rough_dielectric(ior, roughness) },
+        "null" => Material::null(),
         _ => Material::black(),
     };
+    if kind == "null"
+        && let Some(e) = &m.emission
+    {
+        return Err(source.error_at(e.span(), "a null (index-matched) boundary cannot emit"));
+    }
     if let Some(e) = &m.emission {
         material.emission = check_color(source, e, "emission", None)?;
     }
