@@ -313,7 +313,7 @@ fn plan(args: &CompactionArgs) -> Result<Plan> {
     if let Some(&s) = args.selectivity.iter().find(|&&s| !(0.0..=100.0).contains(&s)) {
         bail!("--selectivity {s}: selectivities are percentages in 0..=100");
     }
-    if !(args.max_buffer_gib > 0.0) {
+    if args.max_buffer_gib.is_nan() || args.max_buffer_gib <= 0.0 {
         bail!("--max-buffer-gib {}: the cap must be a positive number of GiB", args.max_buffer_gib);
     }
     Ok(Plan {
