@@ -52,7 +52,7 @@ pub enum BenchCommand {
     /// GPU traversal kernels: Mrays/s for primary, AO and diffuse rays on SAH and SBVH trees.
     Traversal(crate::bench_traversal::TraversalArgs),
     /// Stream compaction: effective GB/s of InK-Collate, InK-Compact, look-back, OfK and
-    /// three-pass beside memcpy.
+    /// three-pass beside memcpy (and CUB with `--cub`).
     Compaction(crate::bench_compaction::CompactionArgs),
     /// Path scheduling strategies: Msamples/s against naive, active paths and warps per
     /// bounce, time per warp, regeneration and sorting, kernel resources (seeds 000, 003).

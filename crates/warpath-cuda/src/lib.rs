@@ -15,7 +15,9 @@
 //! * [`strategy`]: the path scheduling strategies (issue 5: wavefront, tiled, regeneration,
 //!   streaming, sorted) over the same estimator, with their instrumentation.
 //! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
-//!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements, and its benchmark.
+//!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
+//!   the workspace, typed launches and a timing helper (the benchmark is `warpath bench
+//!   compaction`, in the CLI crate).
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!

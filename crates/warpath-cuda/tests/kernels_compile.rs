@@ -71,22 +71,6 @@ fn ptx_fallback_compiles() {
     }
 }
 
-/// The compaction kernels use Hopper bulk copies where the target has them (sm_90+) and
-/// plain loads elsewhere: the pre-Hopper path must compile too, without warnings.
-#[test]
-fn compaction_compiles_for_sm_80_without_bulk_copies() {
-    let Some(compiler) = compiler() else { return };
-    let compiler = compiler.with_cache_dir(None);
-    let module = compiler
-        .compile(&warpath_cuda::kernels::COMPACTION, &CompileTarget::Cubin { arch: 80 })
-        .expect("compaction.cu for sm_80");
-    assert!(module.log.is_empty(), "compaction.cu for sm_80 compiled with messages:\n{}", module.log);
-    let ModuleImage::Cubin(cubin) = &module.image else { panic!("expected a CUBIN") };
-    for kernel in warpath_cuda::compaction::KERNEL_NAMES {
-        assert!(cubin_defines(cubin, kernel), "the sm_80 CUBIN lacks `{kernel}`");
-    }
-}
-
 #[test]
 fn second_compile_comes_from_the_disk_cache() {
     let Some(compiler) = compiler() else { return };
