@@ -36,6 +36,10 @@ use warpath_volume::medium::{FreeFlight, TrackingCounts, interface};
 use warpath_volume::phase::{hg_eval, hg_sample};
 use warpath_volume::random::{STREAM_EXTEND, STREAM_SHADOW, TrackingRng};
 
+/// The deepest vertex a path may reach: the GPU's stored path holds 20 bits of bounce, so
+/// "no limit" (`max_depth = -1`) means this many vertices on both backends.
+pub const MAX_VOLUME_DEPTH: u32 = (1 << 20) - 2;
+
 /// Index-matched boundaries one ray may cross before the path (or shadow ray) gives up: a
 /// guard against rays trapped by coincident surfaces.
 pub const MAX_CROSSINGS: u32 = 256;
@@ -128,7 +132,7 @@ fn extend_tracked(
             match medium.sample_free_flight(path.ray.o, path.ray.d, t_max, rng, tracking) {
                 FreeFlight::Scatter { t, weight } => {
                     path.throughput *= weight;
-                    if path.bounce >= s.max_depth {
+                    if path.bounce >= s.max_depth.min(MAX_VOLUME_DEPTH) {
                         return false;
                     }
                     let p = path.ray.at(t);
@@ -175,7 +179,7 @@ fn extend_tracked(
                 path.radiance += path.throughput * le * weight;
             }
         }
-        if path.bounce >= s.max_depth {
+        if path.bounce >= s.max_depth.min(MAX_VOLUME_DEPTH) {
             return false;
         }
         return scatter_at_surface(view, path, &surface, counters, tracking);
@@ -183,13 +187,15 @@ fn extend_tracked(
     false
 }
 
-/// Next-event estimation through media from `origin` toward a light sample, with the
-/// scattering function `f` (phase or BSDF, × cosine) and its pdf for MIS; `shadow_medium` is
-/// the medium the shadow ray starts in.
+/// Next-event estimation through media toward a light sample seen from `vertex_p`, the shadow
+/// ray leaving from `origin` (the vertex, or a point offset off its surface) toward the sampled
+/// point; `f` is the scattering function (phase, or BSDF × cosine) and `scattering_pdf` its
+/// pdf for MIS; `shadow_medium` is the medium the shadow ray starts in.
 #[allow(clippy::too_many_arguments)]
 fn add_light_sample(
     view: &VolumeView,
     path: &mut VolumePath,
+    vertex_p: Vec3,
     origin: Vec3,
     ls: &warpath_core::light::LightSample,
     f: Vec3,
@@ -200,14 +206,16 @@ fn add_light_sample(
 ) {
     let s = &view.surface;
     counters.shadow_rays += 1;
-    let distance = if ls.distance.is_finite() {
-        let target = origin + ls.wi * ls.distance;
-        (target - origin).length() * (1.0 - 1e-4)
+    let (direction, t_max) = if ls.distance.is_finite() {
+        let target = vertex_p + ls.wi * ls.distance;
+        let to = target - origin;
+        let d = to.length();
+        (to / d, d * (1.0 - 1e-4))
     } else {
-        f32::INFINITY
+        (ls.wi, f32::INFINITY)
     };
     let mut rng = TrackingRng::new(s.sampler.seed, path.pixel, path.sample, path.bounce, STREAM_SHADOW);
-    let transmittance = shadow_transmittance(view, origin, ls.wi, distance, shadow_medium, &mut rng, tracking);
+    let transmittance = shadow_transmittance(view, origin, direction, t_max, shadow_medium, &mut rng, tracking);
     if transmittance == Vec3::ZERO {
         return;
     }
@@ -235,7 +243,7 @@ fn scatter_in_medium(
             && ls.pdf.is_finite()
         {
             let phase = hg_eval(g, path.ray.d.dot(ls.wi));
-            add_light_sample(view, path, p, &ls, Vec3::splat(phase), phase, path.medium, counters, tracking);
+            add_light_sample(view, path, p, p, &ls, Vec3::splat(phase), phase, path.medium, counters, tracking);
         }
     }
     let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
@@ -272,7 +280,7 @@ fn scatter_at_surface(
                 let origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 let medium = medium_across(s, surface.triangle, ls.wi, path.medium);
                 let pdf = bsdf::pdf(material, surface.base_color, wo, wi);
-                add_light_sample(view, path, origin, &ls, f, pdf, medium, counters, tracking);
+                add_light_sample(view, path, surface.p, origin, &ls, f, pdf, medium, counters, tracking);
             }
         }
     }

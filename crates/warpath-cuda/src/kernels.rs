@@ -27,6 +27,8 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("schedules/naive.cuh", include_str!("../kernels/schedules/naive.cuh")),
     ("schedules/kernels.cuh", include_str!("../kernels/schedules/kernels.cuh")),
     ("surface/stages.cuh", include_str!("../kernels/surface/stages.cuh")),
+    ("volume/medium.cuh", include_str!("../kernels/volume/medium.cuh")),
+    ("volume/estimator.cuh", include_str!("../kernels/volume/estimator.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -71,6 +73,22 @@ pub const SURFACE_SCHEDULES: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
+/// `volume_megakernel.cu`: the naive megakernel over the volumetric estimator (seed 003).
+pub const VOLUME_MEGAKERNEL: KernelSource = KernelSource {
+    name: "volume_megakernel",
+    file_name: "volume_megakernel.cu",
+    source: include_str!("../kernels/volume_megakernel.cu"),
+    headers: HEADERS,
+};
+
+/// `volume_schedules.cu`: every other scheduling strategy over the volumetric estimator.
+pub const VOLUME_SCHEDULES: KernelSource = KernelSource {
+    name: "volume_schedules",
+    file_name: "volume_schedules.cu",
+    source: include_str!("../kernels/volume_schedules.cu"),
+    headers: HEADERS,
+};
+
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     vec![
@@ -91,5 +109,7 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
         (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
         (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
+        (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
+        (VOLUME_SCHEDULES, crate::strategy::volume_schedule_kernel_names()),
     ]
 }

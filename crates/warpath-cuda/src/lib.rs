@@ -18,6 +18,8 @@
 //!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
 //!   the workspace, typed launches and a timing helper (the benchmark is `warpath bench
 //!   compaction`, in the CLI crate).
+//! * [`volume_upload`]: a scene's media (grids, majorants, interfaces) as the volumetric
+//!   estimator's device buffers (`kernels/volume/`).
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!
@@ -36,6 +38,7 @@ pub mod runtime;
 pub mod scene_upload;
 pub mod strategy;
 pub mod traverse;
+pub mod volume_upload;
 
 pub use buffer::DeviceBuffer;
 pub use bvh_layout::{DeviceBvh, GpuBvh};

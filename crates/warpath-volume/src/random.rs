@@ -7,18 +7,12 @@
 //! Stream 0 is the path's own tracking (free flights between vertex `bounce` and the next),
 //! stream 1 the transmittance of vertex `bounce`'s shadow ray: the two never shift each other.
 
+use warpath_core::sampler::{pcg_hash, u32_to_unit};
+
 /// The free-flight stream of a path segment.
 pub const STREAM_EXTEND: u32 = 0;
 /// The shadow ray's transmittance stream.
 pub const STREAM_SHADOW: u32 = 1;
-
-/// The PCG hash of Jarzynski and Olano (2020), "Hash Functions for GPU Rendering".
-#[inline]
-pub fn pcg_hash(v: u32) -> u32 {
-    let state = v.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
-    let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277_803_737);
-    (word >> 22) ^ word
-}
 
 /// The uniform numbers of one (pixel, sample, bounce, stream), drawn in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +37,7 @@ impl TrackingRng {
     pub fn next(&mut self) -> f32 {
         let bits = pcg_hash(self.key ^ pcg_hash(self.counter));
         self.counter = self.counter.wrapping_add(1);
-        (bits >> 8) as f32 * (1.0 / 16_777_216.0)
+        u32_to_unit(bits)
     }
 }
 

@@ -11,7 +11,7 @@ use super::catalog::WavefrontCompaction;
 use super::multistage::MultiStageQueues;
 use crate::compiler::KernelSource;
 use crate::error::CudaResult;
-use crate::kernels::{SURFACE_MEGAKERNEL, SURFACE_SCHEDULES};
+use crate::kernels::{SURFACE_MEGAKERNEL, SURFACE_SCHEDULES, VOLUME_MEGAKERNEL, VOLUME_SCHEDULES};
 use crate::runtime::CudaDevice;
 use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 
@@ -141,6 +141,16 @@ pub const SURFACE: EstimatorKernels = EstimatorKernels {
         SurfaceStage::Shadow.kernel(),
         SurfaceStage::Finish.kernel(),
     ],
+};
+
+/// The volumetric path tracer's kernels (`volume_megakernel.cu`, `volume_schedules.cu`): every
+/// schedule but the multi-stage wavefront, whose stages are the surface estimator's.
+pub const VOLUME: EstimatorKernels = EstimatorKernels {
+    name: "volume",
+    megakernel: VOLUME_MEGAKERNEL,
+    schedules: VOLUME_SCHEDULES,
+    kernels: schedule_kernel_names!("volume"),
+    stages: &[],
 };
 
 /// The kernels that take only the schedule arguments (`kernel(ScheduleArgs<E>)`).

@@ -46,11 +46,17 @@ pub use args::{
     device_layout_report, layout_entries,
 };
 pub use catalog::{Strategy, WavefrontCompaction};
-pub use launch::{EstimatorKernels, SURFACE, ScheduleKernelNames};
+pub use launch::{EstimatorKernels, SURFACE, ScheduleKernelNames, VOLUME};
 pub use multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageQueues};
 pub use renderer::{
-    DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, PathCounters, StrategyRenderer,
+    DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
+    StrategyRenderer,
 };
+
+/// Every kernel of `volume_schedules.cu` the Rust side launches (checked by `kernels_compile`).
+pub fn volume_schedule_kernel_names() -> Vec<&'static str> {
+    VOLUME.kernels.all().into_iter().filter(|&n| n != VOLUME.kernels.naive).collect()
+}
 
 /// Every kernel of `surface_schedules.cu` the Rust side launches (checked by `kernels_compile`).
 pub fn surface_schedule_kernel_names() -> Vec<&'static str> {
