@@ -31,7 +31,7 @@ impl Words {
     /// A `#[repr(C)]` Pod struct, word by word (the C++ side memcpys it into its mirror).
     pub fn pod<T: Pod>(&mut self, value: &T) {
         let bytes = bytemuck::bytes_of(value);
-        assert!(bytes.len() % 4 == 0, "a Pod argument of whole words");
+        assert!(bytes.len().is_multiple_of(4), "a Pod argument of whole words");
         self.0.extend(bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])));
     }
 }
@@ -67,7 +67,7 @@ impl<'a> Reader<'a> {
     }
     pub fn pod<T: Pod>(&mut self) -> T {
         let size = std::mem::size_of::<T>();
-        assert!(size % 4 == 0, "a Pod argument of whole words");
+        assert!(size.is_multiple_of(4), "a Pod argument of whole words");
         let bytes: Vec<u8> = (0..size / 4).flat_map(|_| self.u().to_ne_bytes()).collect();
         bytemuck::pod_read_unaligned(&bytes)
     }

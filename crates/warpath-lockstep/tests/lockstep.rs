@@ -11,7 +11,7 @@ use warpath_lockstep::{
     mutation_lock, set_mutation,
 };
 
-const SEED: u64 = 0x10c5_7e95_eed;
+const SEED: u64 = 0x10c5_7e95;
 
 fn scenes() -> &'static [HostScene] {
     static SCENES: OnceLock<Vec<HostScene>> = OnceLock::new();
