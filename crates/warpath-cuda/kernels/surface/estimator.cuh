@@ -63,9 +63,13 @@ struct EstimatorContext {
 };
 
 __device__ __forceinline__ unsigned int lane_id() {
+#if defined(__CUDACC__)
     unsigned int lane;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
+#else
+    return 0u;  // the host build of the lockstep tests (crates/warpath-lockstep) runs one lane
+#endif
 }
 
 // counters[slot] += 1 for every calling lane, one atomicAdd per group of lanes with

@@ -1,0 +1,421 @@
+// lockstep.cpp — the CUDA estimator headers (crates/warpath-cuda/kernels/common/,
+// traversal/, surface/estimator.cuh) compiled as host C++ through cuda_host_shim.h, and one
+// "case" per device function under test: a function that reads its arguments from a list
+// of 32-bit words and writes its results as words. src/cases.rs holds the Rust twin of
+// every case (same name, same word order), and the tests compare the two outputs word for
+// word. Floats travel as their bit patterns, so nothing is rounded on the way.
+//
+// Adding a function: write a case below (read the arguments with `in`, write the results
+// with `out`), add it to CASES, and add its twin to src/cases.rs.
+//
+// build.rs compiles this file twice: WARPATH_LOCKSTEP_VARIANT=reference with the headers as
+// they are, and WARPATH_LOCKSTEP_VARIANT=mutable with copies of the headers in which every
+// rounded operation (__fmul_rn, __fadd_rn, ...) goes through lockstep_mutable_*, which
+// moves the result of one chosen operation up by one ulp: the test of the harness itself.
+#include "cuda_host_shim.h"
+
+#if defined(WARPATH_LOCKSTEP_MUTABLE)
+// The operation site whose result is moved one ulp up (-1: none). Set through
+// warpath_lockstep_mutable_set_mutation; the Rust side holds a lock around its use.
+static int lockstep_mutated_site = -1;
+static inline float lockstep_mutate(int site, float value) {
+    return site == lockstep_mutated_site ? nextafterf(value, INFINITY) : value;
+}
+static inline float lockstep_mutable_fadd_rn(int site, float a, float b) { return lockstep_mutate(site, a + b); }
+static inline float lockstep_mutable_fsub_rn(int site, float a, float b) { return lockstep_mutate(site, a - b); }
+static inline float lockstep_mutable_fmul_rn(int site, float a, float b) { return lockstep_mutate(site, a * b); }
+static inline float lockstep_mutable_fdiv_rn(int site, float a, float b) { return lockstep_mutate(site, a / b); }
+static inline float lockstep_mutable_fsqrt_rn(int site, float a) { return lockstep_mutate(site, sqrtf(a)); }
+#endif
+
+#include "surface/estimator.cuh"
+
+namespace {
+
+// The arguments of one call, as words; reading past the end is recorded, not undefined.
+class In {
+  public:
+    In(const uint32_t* words, size_t count) : words_(words), count_(count) {}
+    uint32_t u() {
+        if (next_ >= count_) {
+            overrun_ = true;
+            return 0u;
+        }
+        return words_[next_++];
+    }
+    int i() { return (int)u(); }
+    float f() { return __uint_as_float(u()); }
+    float2 f2() {
+        const float x = f();
+        return make_float2(x, f());
+    }
+    float3 f3() {
+        const float x = f(), y = f();
+        return make_float3(x, y, f());
+    }
+    // A #[repr(C)] Pod struct of Rust, word by word.
+    template <typename T>
+    T pod() {
+        static_assert(sizeof(T) % 4 == 0, "whole words");
+        uint32_t words[sizeof(T) / 4];
+        for (uint32_t& w : words) w = u();
+        T value;
+        memcpy(&value, words, sizeof(T));
+        return value;
+    }
+    bool read_exactly() const { return !overrun_ && next_ == count_; }
+
+  private:
+    const uint32_t* words_;
+    size_t count_;
+    size_t next_ = 0;
+    bool overrun_ = false;
+};
+
+// The results of one call, as words.
+class Out {
+  public:
+    Out(uint32_t* words, size_t capacity) : words_(words), capacity_(capacity) {}
+    void u(uint32_t value) {
+        if (count_ < capacity_) words_[count_] = value;
+        count_++;
+    }
+    void flag(bool value) { u(value ? 1u : 0u); }
+    void f(float value) { u(__float_as_uint(value)); }
+    void f2(float2 v) {
+        f(v.x);
+        f(v.y);
+    }
+    void f3(float3 v) {
+        f(v.x);
+        f(v.y);
+        f(v.z);
+    }
+    size_t count() const { return count_; }
+
+  private:
+    uint32_t* words_;
+    size_t capacity_;
+    size_t count_ = 0;
+};
+
+// ---- sampler.cuh ----------------------------------------------------------------------------
+
+void sampler_get(const DeviceScene&, In& in, Out& out) {
+    Sampler sampler;
+    sampler.kind = in.u();
+    sampler.seed = in.u();
+    const unsigned int pixel = in.u(), sample = in.u(), bounce = in.u(), dim = in.u();
+    out.f(sampler.get(pixel, sample, bounce, dim));
+}
+
+// ---- warp.cuh -------------------------------------------------------------------------------
+
+void warp_disk_concentric(const DeviceScene&, In& in, Out& out) { out.f2(square_to_disk_concentric(in.f2())); }
+void warp_cosine_hemisphere(const DeviceScene&, In& in, Out& out) { out.f3(square_to_cosine_hemisphere(in.f2())); }
+void warp_cosine_hemisphere_pdf(const DeviceScene&, In& in, Out& out) { out.f(cosine_hemisphere_pdf(in.f3())); }
+void warp_uniform_sphere(const DeviceScene&, In& in, Out& out) { out.f3(square_to_uniform_sphere(in.f2())); }
+void warp_triangle(const DeviceScene&, In& in, Out& out) { out.f2(square_to_triangle(in.f2())); }
+void warp_blinn_lobe(const DeviceScene&, In& in, Out& out) {
+    const float2 u = in.f2();
+    out.f3(square_to_blinn_lobe(u, in.f()));
+}
+void warp_blinn_lobe_pdf(const DeviceScene&, In& in, Out& out) {
+    const float3 v = in.f3();
+    out.f(blinn_lobe_pdf(v, in.f()));
+}
+
+// ---- math.cuh, ray_triangle.cuh ---------------------------------------------------------------
+
+void math_frame(const DeviceScene&, In& in, Out& out) {
+    const float3 n = in.f3(), v = in.f3();
+    const Frame frame = frame_from_normal(n);
+    out.f3(frame.s);
+    out.f3(frame.t);
+    out.f3(frame.n);
+    out.f3(to_local(frame, v));
+    out.f3(to_world(frame, v));
+}
+void math_offset_ray_origin(const DeviceScene&, In& in, Out& out) {
+    const float3 p = in.f3(), ng = in.f3(), dir = in.f3();
+    out.f3(offset_ray_origin(p, ng, dir));
+}
+// The estimator's ray/triangle test, with the edges the host computes for the BVH layout.
+void math_intersect_triangle(const DeviceScene&, In& in, Out& out) {
+    const float3 o = in.f3(), d = in.f3(), v0 = in.f3(), v1 = in.f3(), v2 = in.f3();
+    const float t_min = in.f(), t_max = in.f();
+    Ray ray = make_segment(o, d, t_max);
+    ray.t_min = t_min;
+    const float3 e1 = v1 - v0, e2 = v2 - v0;
+    float t = 0.0f, u = 0.0f, v = 0.0f;
+    const bool hit = intersect_triangle(prepare_estimator_ray(ray), make_float4(v0.x, v0.y, v0.z, 0.0f),
+                                        make_float4(e1.x, e1.y, e1.z, 0.0f), make_float4(e2.x, e2.y, e2.z, 0.0f), t,
+                                        u, v);
+    out.flag(hit);
+    if (!hit) return;
+    out.f(t);
+    out.f(u);
+    out.f(v);
+}
+
+// ---- bsdf.cuh -------------------------------------------------------------------------------
+
+void bsdf_fresnel_dielectric(const DeviceScene&, In& in, Out& out) {
+    const float cos_theta_i = in.f();
+    const FresnelDielectric fr = fresnel_dielectric(cos_theta_i, in.f());
+    out.f(fr.reflectance);
+    out.f(fr.cos_theta_t);
+    out.f(fr.eta_it);
+    out.f(fr.eta_ti);
+}
+void bsdf_schlick_fresnel(const DeviceScene&, In& in, Out& out) {
+    const float3 f0 = in.f3();
+    out.f3(schlick_fresnel(f0, in.f()));
+}
+void bsdf_blinn_normalization(const DeviceScene&, In& in, Out& out) { out.f(blinn_normalization(in.f())); }
+void bsdf_ggx_d(const DeviceScene&, In& in, Out& out) {
+    const float3 h = in.f3();
+    out.f(ggx_d(h, in.f()));
+}
+void bsdf_smith(const DeviceScene&, In& in, Out& out) {
+    const float3 wo = in.f3(), wi = in.f3();
+    const float alpha = in.f();
+    out.f(ggx_lambda(wo, alpha));
+    out.f(smith_g1(wo, alpha));
+    out.f(smith_g2(wo, wi, alpha));
+}
+void bsdf_sample_ggx_vndf(const DeviceScene&, In& in, Out& out) {
+    const float3 wo = in.f3();
+    const float alpha = in.f();
+    out.f3(sample_ggx_vndf(wo, alpha, in.f2()));
+}
+void bsdf_ggx_vndf_pdf(const DeviceScene&, In& in, Out& out) {
+    const float3 wo = in.f3(), h = in.f3();
+    out.f(ggx_vndf_pdf(wo, h, in.f()));
+}
+void bsdf_reflect_refract(const DeviceScene&, In& in, Out& out) {
+    const float3 w = in.f3(), h = in.f3();
+    const float cos_theta_t = in.f(), eta_ti = in.f();
+    out.f3(reflect_z(w));
+    out.f3(reflect(w, h));
+    out.f3(refract(w, h, cos_theta_t, eta_ti));
+}
+void bsdf_material_class(const DeviceScene&, In& in, Out& out) {
+    const Material m = in.pod<Material>();
+    out.u(material_kind(m));
+    out.flag(is_transmissive(m));
+    out.flag(is_purely_specular(m));
+}
+void bsdf_eval_case(const DeviceScene&, In& in, Out& out) {
+    const Material m = in.pod<Material>();
+    const float3 base_color = in.f3(), wo = in.f3(), wi = in.f3();
+    out.f3(bsdf_eval(m, base_color, wo, wi));
+}
+void bsdf_pdf_case(const DeviceScene&, In& in, Out& out) {
+    const Material m = in.pod<Material>();
+    const float3 base_color = in.f3(), wo = in.f3(), wi = in.f3();
+    out.f(bsdf_pdf(m, base_color, wo, wi));
+}
+void bsdf_sample_case(const DeviceScene&, In& in, Out& out) {
+    const Material m = in.pod<Material>();
+    const float3 base_color = in.f3(), wo = in.f3();
+    const float u_lobe = in.f();
+    const float2 u = in.f2();
+    BsdfSample s;
+    const bool ok = bsdf_sample(m, base_color, wo, u_lobe, u, s);
+    out.flag(ok);
+    if (!ok) return;
+    out.f3(s.wi);
+    out.f3(s.weight);
+    out.f(s.pdf);
+    out.flag(s.delta);
+}
+
+// ---- lights.cuh (against the scene's lights) ----------------------------------------------------
+
+void light_selection(const DeviceScene& scene, In& in, Out& out) {
+    const float u = in.f();
+    const unsigned int count = scene.params->selection_count;
+    const unsigned int bin = find_bin(scene.light_cdf, count, u);
+    out.u(bin);
+    out.f(discrete_pdf(scene.light_cdf, count, bin));
+    float pdf;
+    unsigned int continuous_bin;
+    const float x = sample_continuous_1d(scene.light_cdf, count, u, pdf, continuous_bin);
+    out.f(x);
+    out.f(pdf);
+    out.u(continuous_bin);
+}
+void light_sample(const DeviceScene& scene, In& in, Out& out) {
+    const float3 p = in.f3();
+    const float u_select = in.f();
+    const float2 u = in.f2();
+    LightSample ls;
+    const bool ok = sample_light(scene, p, u_select, u, ls);
+    out.flag(ok);
+    if (!ok) return;
+    out.f3(ls.wi);
+    out.f(ls.distance);
+    out.f3(ls.radiance);
+    out.f(ls.pdf);
+}
+void light_pdf_triangle(const DeviceScene& scene, In& in, Out& out) {
+    const int light = in.i();
+    const float3 wi = in.f3();
+    out.f(pdf_triangle(scene, light, wi, in.f()));
+}
+void light_pdf_environment(const DeviceScene& scene, In& in, Out& out) { out.f(pdf_environment(scene, in.f3())); }
+void light_environment_radiance(const DeviceScene& scene, In& in, Out& out) {
+    out.f3(environment_radiance(scene, in.f3()));
+}
+void env_direction_to_uv(const DeviceScene& scene, In& in, Out& out) {
+    out.f2(direction_to_uv(*scene.params, in.f3()));
+}
+void env_uv_to_direction(const DeviceScene& scene, In& in, Out& out) {
+    out.f3(uv_to_direction(*scene.params, in.f2()));
+}
+void env_distribution(const DeviceScene& scene, In& in, Out& out) {
+    const float2 u = in.f2(), uv = in.f2();
+    float pdf;
+    out.f2(env_distribution_sample(scene, u, pdf));
+    out.f(pdf);
+    out.f(env_distribution_pdf(scene, uv));
+}
+void env_sample(const DeviceScene& scene, In& in, Out& out) {
+    float3 wi;
+    float pdf;
+    const bool ok = env_map_sample(scene, in.f2(), wi, pdf);
+    out.flag(ok);
+    if (!ok) return;
+    out.f3(wi);
+    out.f(pdf);
+}
+void env_pdf(const DeviceScene& scene, In& in, Out& out) { out.f(env_map_pdf(scene, in.f3())); }
+void env_radiance(const DeviceScene& scene, In& in, Out& out) { out.f3(env_map_radiance(scene, in.f3())); }
+void texture_lookup(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int texture = in.u();
+    out.f3(texture_sample(scene, texture, in.f2()));
+}
+
+// ---- camera.cuh -------------------------------------------------------------------------------
+
+void camera_generate_ray(const DeviceScene& scene, In& in, Out& out) {
+    const GpuSceneParams& params = *scene.params;
+    const float2 film = in.f2(), lens = in.f2();
+    const Ray ray = generate_ray(params.camera, film, params.width, params.height, lens);
+    out.f3(ray.o);
+    out.f3(ray.d);
+    out.f(ray.t_min);
+    out.f(ray.t_max);
+}
+
+// ---- surface/estimator.cuh: whole paths -----------------------------------------------------
+
+// One path of (pixel, sample) through generate and extend, as a schedule runs it: the path
+// state after generate and after every extend, then the counters of the instrumented
+// extend (extension rays, shadow rays, paths per bounce 0..=max_depth).
+void surface_path(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int pixel = in.u(), sample = in.u();
+    const unsigned int max_depth = scene.params->max_depth;
+    unsigned long long counters[2 + 3 * 64] = {};
+    if (max_depth >= 64) return;  // the Rust side refuses such scenes
+    const EstimatorContext ctx = SurfaceEstimator::context(scene, counters);
+    PathState path = SurfaceEstimator::generate(ctx, pixel, sample);
+    auto write_state = [&](bool goes_on) {
+        out.flag(goes_on);
+        out.f3(path.ray.o);
+        out.f3(path.ray.d);
+        out.f3(path.throughput);
+        out.f3(path.radiance);
+        out.u(path.bounce);
+        out.f(path.last_bsdf_pdf);
+        out.flag(path.last_delta);
+    };
+    write_state(true);
+    bool goes_on = true;
+    while (goes_on) {
+        goes_on = SurfaceEstimator::extend(ctx, path);
+        write_state(goes_on);
+    }
+    out.u((uint32_t)counters[COUNTER_EXTENSION_RAYS]);
+    out.u((uint32_t)counters[COUNTER_SHADOW_RAYS]);
+    for (unsigned int b = 0; b <= max_depth; ++b) out.u((uint32_t)counters[COUNTER_ACTIVE_BASE + b]);
+}
+
+using CaseFunction = void (*)(const DeviceScene& scene, In& in, Out& out);
+struct Case {
+    const char* name;
+    CaseFunction run;
+};
+
+// Every case, by the name its Rust twin has in src/cases.rs.
+const Case CASES[] = {
+    {"sampler_get", sampler_get},
+    {"warp_disk_concentric", warp_disk_concentric},
+    {"warp_cosine_hemisphere", warp_cosine_hemisphere},
+    {"warp_cosine_hemisphere_pdf", warp_cosine_hemisphere_pdf},
+    {"warp_uniform_sphere", warp_uniform_sphere},
+    {"warp_triangle", warp_triangle},
+    {"warp_blinn_lobe", warp_blinn_lobe},
+    {"warp_blinn_lobe_pdf", warp_blinn_lobe_pdf},
+    {"math_frame", math_frame},
+    {"math_offset_ray_origin", math_offset_ray_origin},
+    {"math_intersect_triangle", math_intersect_triangle},
+    {"bsdf_fresnel_dielectric", bsdf_fresnel_dielectric},
+    {"bsdf_schlick_fresnel", bsdf_schlick_fresnel},
+    {"bsdf_blinn_normalization", bsdf_blinn_normalization},
+    {"bsdf_ggx_d", bsdf_ggx_d},
+    {"bsdf_smith", bsdf_smith},
+    {"bsdf_sample_ggx_vndf", bsdf_sample_ggx_vndf},
+    {"bsdf_ggx_vndf_pdf", bsdf_ggx_vndf_pdf},
+    {"bsdf_reflect_refract", bsdf_reflect_refract},
+    {"bsdf_material_class", bsdf_material_class},
+    {"bsdf_eval", bsdf_eval_case},
+    {"bsdf_pdf", bsdf_pdf_case},
+    {"bsdf_sample", bsdf_sample_case},
+    {"light_selection", light_selection},
+    {"light_sample", light_sample},
+    {"light_pdf_triangle", light_pdf_triangle},
+    {"light_pdf_environment", light_pdf_environment},
+    {"light_environment_radiance", light_environment_radiance},
+    {"env_direction_to_uv", env_direction_to_uv},
+    {"env_uv_to_direction", env_uv_to_direction},
+    {"env_distribution", env_distribution},
+    {"env_sample", env_sample},
+    {"env_pdf", env_pdf},
+    {"env_radiance", env_radiance},
+    {"texture_sample", texture_lookup},
+    {"camera_generate_ray", camera_generate_ray},
+    {"surface_path", surface_path},
+};
+constexpr size_t CASE_COUNT = sizeof(CASES) / sizeof(CASES[0]);
+
+}  // namespace
+
+// warpath_lockstep_<variant>_<name>: both variants link into one Rust library.
+#define LOCKSTEP_PASTE3(a, b, c) a##b##c
+#define LOCKSTEP_EXPAND3(a, b, c) LOCKSTEP_PASTE3(a, b, c)
+#define LOCKSTEP_EXPORT(name) LOCKSTEP_EXPAND3(warpath_lockstep_, WARPATH_LOCKSTEP_VARIANT, _##name)
+
+extern "C" {
+
+size_t LOCKSTEP_EXPORT(case_count)() { return CASE_COUNT; }
+
+const char* LOCKSTEP_EXPORT(case_name)(size_t index) { return index < CASE_COUNT ? CASES[index].name : nullptr; }
+
+// Runs case `index` once: returns the number of words written (at most `out_capacity` are
+// stored), -1 for an unknown case, -2 when the case did not read exactly `in_count` words.
+long long LOCKSTEP_EXPORT(run)(size_t index, const DeviceScene* scene, const uint32_t* in_words, size_t in_count,
+                               uint32_t* out_words, size_t out_capacity) {
+    if (index >= CASE_COUNT) return -1;
+    In in(in_words, in_count);
+    Out out(out_words, out_capacity);
+    CASES[index].run(*scene, in, out);
+    if (!in.read_exactly()) return -2;
+    return (long long)out.count();
+}
+
+#if defined(WARPATH_LOCKSTEP_MUTABLE)
+void LOCKSTEP_EXPORT(set_mutation)(int site) { lockstep_mutated_site = site; }
+#endif
+}
