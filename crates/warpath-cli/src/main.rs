@@ -38,8 +38,12 @@ pub enum BvhKind {
     Sbvh,
 }
 
-/// The GPU strategy a render uses when --strategy is not given.
-pub const DEFAULT_STRATEGY: warpath_cuda::Strategy = warpath_cuda::Strategy::MultiStage;
+/// The GPU strategy a render uses when --strategy is not given: the multi-stage wavefront
+/// for surfaces (docs/benchmarks/strategies.md); the naive megakernel for the volumetric
+/// path tracer, which has no multi-stage stage list.
+pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
+    if scene.needs_volume_estimator() { warpath_cuda::Strategy::Naive } else { warpath_cuda::Strategy::MultiStage }
+}
 
 impl BvhKind {
     pub fn build_kind(self) -> warpath_bvh::BuildKind {
