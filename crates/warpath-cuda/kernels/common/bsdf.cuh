@@ -18,12 +18,13 @@
 #define MATERIAL_ROUGH_CONDUCTOR 5u
 #define MATERIAL_ROUGH_DIELECTRIC 6u
 #define MATERIAL_BLACK 7u
+#define MATERIAL_NULL 8u  // an index-matched boundary: only the volumetric estimator crosses it
 
 #define WARPATH_MIN_GGX_ALPHA 1e-3f
 
 // Material::kind(): unknown values read as Black.
 __device__ __forceinline__ unsigned int material_kind(const Material& m) {
-    return m.kind <= MATERIAL_BLACK ? m.kind : MATERIAL_BLACK;
+    return m.kind <= MATERIAL_NULL ? m.kind : MATERIAL_BLACK;
 }
 
 struct BsdfSample {

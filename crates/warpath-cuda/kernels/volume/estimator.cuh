@@ -22,7 +22,6 @@
 #include "surface/estimator.cuh"
 #include "volume/medium.cuh"
 
-#define MATERIAL_NULL 8u
 // Index-matched boundaries one ray may cross (volpath.rs MAX_CROSSINGS).
 #define VOLUME_MAX_CROSSINGS 256u
 // The deepest vertex the stored form holds (20 bits of bounce): "no limit" is this many.
@@ -102,7 +101,7 @@ __device__ __forceinline__ unsigned int medium_across(const VolumeContext& ctx, 
 }
 
 __device__ __forceinline__ bool is_null_material(const DeviceScene& scene, unsigned int tri) {
-    return scene.materials[scene.triangle_materials[tri]].kind == MATERIAL_NULL;
+    return material_kind(scene.materials[scene.triangle_materials[tri]]) == MATERIAL_NULL;
 }
 
 // ---- stages ------------------------------------------------------------------------------------
