@@ -8,7 +8,7 @@
 //!   through (delta and ratio tracking), and the ray walk over its cells;
 //! - [`load`]: opening a volume file by its extension (`.vol`, NIfTI, OpenVDB, raw);
 //! - [`nifti`]: NIfTI-1 scans (`.nii`, `.nii.gz`) with their voxel spacing; [`raw`]: headerless
-//!   scalar files; [`vdb`]: OpenVDB, recognised and refused with the reason;
+//!   scalar files; [`vdb`]: OpenVDB float grids, densified over their active box;
 //! - [`limits`]: the size guards every loader applies before it allocates;
 //! - [`procedural`]: pbrt-v4's `cloud` density and constant grids, baked into grids;
 //! - [`print`]: seed 003's 3D-print albedo volumes (an image printed into the top face);
@@ -47,3 +47,4 @@ pub use nifti::{NiftiVolume, read_nifti};
 pub use print::{PrintImage, print_albedo};
 pub use procedural::{CloudParams, cloud_grid, constant_grid};
 pub use transfer::{TransferFunction, TransferPoint};
+pub use vdb::{VdbVolume, read_vdb};

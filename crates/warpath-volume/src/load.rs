@@ -1,5 +1,5 @@
 //! Opening a volume file by its extension: Mitsuba's `.vol`, NIfTI-1 (`.nii`, `.nii.gz`),
-//! OpenVDB (`.vdb`, recognised and refused with the reason), or raw scalar data whose layout
+//! OpenVDB (`.vdb`, the first float grid, densified), or raw scalar data whose layout
 //! the scene gives. Every loader checks the size its header claims against the file and
 //! the limits ([`crate::limits`]) before it allocates, and returns a [`VolumeError`] naming
 //! the file.
@@ -24,7 +24,7 @@ pub struct RawLayout {
     pub big_endian: bool,
 }
 
-/// The file extensions [`load_grid`] opens (lower case; `.vdb` is recognised and refused).
+/// The file extensions [`load_grid`] opens (lower case).
 pub const EXTENSIONS: &[&str] = &[".vol", ".nii", ".nii.gz", ".vdb"];
 
 /// A loaded grid and the size of its voxels.
@@ -32,7 +32,8 @@ pub const EXTENSIONS: &[&str] = &[".vol", ".nii", ".nii.gz", ".vdb"];
 pub struct LoadedVolume {
     pub grid: VolumeGrid,
     /// Voxel size along x, y, z: NIfTI's `pixdim` (in its spatial unit, usually mm); for
-    /// `.vol` files the bounding box divided by the resolution; 1 for raw files.
+    /// `.vol` files the bounding box divided by the resolution; OpenVDB's voxel size; 1 for
+    /// raw files.
     pub spacing: [f32; 3],
 }
 
@@ -61,7 +62,8 @@ pub fn load_volume(path: &Path, raw: Option<&RawLayout>) -> Result<LoadedVolume,
         return Ok(LoadedVolume { grid: scan.grid, spacing: scan.spacing });
     }
     if name.ends_with(".vdb") {
-        return Ok(LoadedVolume { grid: crate::vdb::read_vdb(path)?, spacing: [1.0; 3] });
+        let vdb = crate::vdb::read_vdb(path)?;
+        return Ok(LoadedVolume { grid: vdb.grid, spacing: vdb.voxel_size.map(|s| s as f32) });
     }
     Err(VolumeError::format(
         path,

@@ -141,6 +141,22 @@ fn damaged_raw_files() {
 }
 
 #[test]
+fn damaged_vdb_files() {
+    // OpenVDB-rs reads from a file: each damaged copy is written to disk first.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["blob.vdb", "blob_half.vdb", "tiles.vdb"] {
+        let good = std::fs::read(data(name)).unwrap();
+        let path = dir.path().join(format!("damaged-{name}"));
+        let file_path = path.clone();
+        // Header fields of interest lie throughout (descriptors, offsets, node masks).
+        no_panics(&good, good.len(), Path::new(&file_path), move |b| {
+            std::fs::write(&path, b).unwrap();
+            warpath_volume::vdb::read_vdb(&path).map(|v| v.grid)
+        });
+    }
+}
+
+#[test]
 fn damaged_files_through_the_dispatcher() {
     // The file-reading paths (lengths from metadata, streams) on damaged files on disk.
     let dir = tempfile::tempdir().unwrap();
