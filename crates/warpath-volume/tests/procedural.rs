@@ -71,6 +71,14 @@ fn the_cloud_follows_its_formula() {
 }
 
 #[test]
+fn a_64_cube_bakes_and_reports_its_time() {
+    let start = std::time::Instant::now();
+    let grid = cloud_grid([64, 64, 64], &CloudParams::default()).unwrap();
+    println!("cloud 64³ baked in {:.2} s on {} threads", start.elapsed().as_secs_f64(), rayon::current_num_threads());
+    assert_eq!(grid.data.len(), 64 * 64 * 64);
+}
+
+#[test]
 fn wispiness_and_frequency_change_the_cloud() {
     let base = cloud_grid([16, 16, 16], &CloudParams::default()).unwrap();
     let smooth = cloud_grid([16, 16, 16], &CloudParams { wispiness: 0.0, ..Default::default() }).unwrap();
