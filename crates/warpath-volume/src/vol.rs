@@ -14,8 +14,8 @@ use std::io::Write;
 use std::path::Path;
 
 const HEADER_BYTES: usize = 48;
-/// The most voxels·channels a `.vol` file may hold (2^31 values, 8 GiB of `f32`).
-pub const MAX_VALUES: u64 = 1 << 31;
+/// The most voxels·channels a `.vol` file may hold (the loaders' common limit).
+pub use crate::limits::MAX_VALUES;
 
 /// A `.vol` file's grid and the bounding box its header records.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,16 +65,7 @@ pub fn parse_vol(bytes: &[u8], path: &Path) -> Result<VolFile, VolumeError> {
         return Err(format(format!("{channels} channels per voxel (warpath reads 1 or 3)")));
     }
     let resolution = dims.map(|d| d as u32);
-    let count = VolumeGrid::value_count(resolution, channels as u32).unwrap_or(u64::MAX);
-    if count > MAX_VALUES {
-        return Err(VolumeError::invalid(
-            path,
-            format!(
-                "a {}×{}×{}×{channels} grid ({count} values) is larger than the limit of {MAX_VALUES} values",
-                dims[0], dims[1], dims[2]
-            ),
-        ));
-    }
+    let count = crate::limits::check_grid_values(path, resolution, channels as u32)?;
     let body = bytes.len() - HEADER_BYTES;
     let expected = count as usize * 4;
     if body != expected {
