@@ -34,8 +34,9 @@
 //!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet.
 //!
 //! The code avoids allocation, recursion and dynamic dispatch so that it ports 1:1 to
-//! CUDA C++.
+//! CUDA C++; its transcendentals are [`crate::detmath`]'s, which the port shares bit for bit.
 
+use crate::detmath::{det_exp2, det_pow, det_sin_cos};
 use crate::material::{Material, MaterialKind};
 use crate::warp;
 use glam::{Vec2, Vec3};
@@ -143,7 +144,7 @@ pub fn refract(w: Vec3, h: Vec3, cos_theta_t: f32, eta_ti: f32) -> Vec3 {
 /// n > 0 and reflects up to 7.5% more than it receives (n ≈ 10) at normal incidence.
 pub fn blinn_normalization(exponent: f32) -> f32 {
     let n = exponent.max(0.0);
-    (n + 2.0) * (n + 4.0) / (8.0 * PI * ((-0.5 * n).exp2() + n))
+    (n + 2.0) * (n + 4.0) / (8.0 * PI * (det_exp2(-0.5 * n) + n))
 }
 
 /// Probability that the Blinn mixture samples the specular (half-vector) lobe rather
@@ -161,7 +162,7 @@ fn blinn_eval(diffuse: Vec3, specular: Vec3, exponent: f32, wo: Vec3, wi: Vec3) 
         return Vec3::ZERO;
     }
     let h = (wo + wi).normalize();
-    let lobe = blinn_normalization(exponent) * h.z.max(0.0).powf(exponent.max(0.0));
+    let lobe = blinn_normalization(exponent) * det_pow(h.z.max(0.0), exponent.max(0.0));
     (diffuse * FRAC_1_PI + specular * lobe) * wi.z
 }
 
@@ -249,8 +250,9 @@ pub fn sample_ggx_vndf(wo: Vec3, alpha: f32, u: Vec2) -> Vec3 {
     // Uniform disk point, warped onto the projected visible half-disk.
     let r = u.x.sqrt();
     let phi = 2.0 * PI * u.y;
-    let p1 = r * phi.cos();
-    let mut p2 = r * phi.sin();
+    let (sin_phi, cos_phi) = det_sin_cos(phi);
+    let p1 = r * cos_phi;
+    let mut p2 = r * sin_phi;
     let s = 0.5 * (1.0 + vh.z);
     p2 = (1.0 - s) * (1.0 - p1 * p1).max(0.0).sqrt() + s * p2;
     let nh = t1 * p1 + t2 * p2 + vh * (1.0 - p1 * p1 - p2 * p2).max(0.0).sqrt();

@@ -5,11 +5,14 @@
 //! (`warp`), discrete and 2D distributions (`distribution`), the thin-lens camera
 //! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`) and the
 //! accumulation film (`film`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
+//! `detmath` holds the transcendental functions the estimators call, written so that the
+//! CPU and the GPU compute them bit for bit alike.
 
 pub mod bsdf;
 pub mod camera;
 pub mod chi2;
 pub mod color;
+pub mod detmath;
 pub mod distribution;
 pub mod film;
 pub mod light;

@@ -15,6 +15,7 @@
 //! `v = acos(d.y) / π`; pixel (0,0) is the top-left of the image (v = 0 is +y, "up").
 
 use crate::color::luminance;
+use crate::detmath::{det_acos, det_atan2, det_sin_cos};
 use crate::distribution::{Distribution1D, Distribution2D};
 use crate::warp;
 use bytemuck::{Pod, Zeroable};
@@ -273,16 +274,16 @@ impl EnvMap {
     /// Map coordinates (u, v) ∈ [0,1]² of world direction `wi` (need not be normalized).
     pub fn direction_to_uv(&self, wi: Vec3) -> Vec2 {
         let d = (self.to_world.transpose() * wi).normalize_or_zero();
-        let u = d.x.atan2(-d.z) * (0.5 / PI);
+        let u = det_atan2(d.x, -d.z) * (0.5 / PI);
         let u = u - u.floor();
-        let v = d.y.clamp(-1.0, 1.0).acos() / PI;
+        let v = det_acos(d.y.clamp(-1.0, 1.0)) / PI;
         Vec2::new(if u < 1.0 { u } else { 0.0 }, v)
     }
 
     /// World direction of map coordinates (u, v); inverse of [`direction_to_uv`](Self::direction_to_uv).
     pub fn uv_to_direction(&self, uv: Vec2) -> Vec3 {
-        let (sin_phi, cos_phi) = (2.0 * PI * uv.x).sin_cos();
-        let (sin_theta, cos_theta) = (PI * uv.y).sin_cos();
+        let (sin_phi, cos_phi) = det_sin_cos(2.0 * PI * uv.x);
+        let (sin_theta, cos_theta) = det_sin_cos(PI * uv.y);
         self.to_world * Vec3::new(sin_theta * sin_phi, cos_theta, -sin_theta * cos_phi)
     }
 
@@ -310,7 +311,7 @@ impl EnvMap {
             return Some((warp::square_to_uniform_sphere(u), warp::UNIFORM_SPHERE_PDF));
         }
         let (uv, pdf_uv) = self.distribution.sample_continuous(u);
-        let sin_theta = (PI * uv.y).sin();
+        let sin_theta = det_sin_cos(PI * uv.y).0;
         if pdf_uv <= 0.0 || sin_theta <= 0.0 {
             return None;
         }

@@ -7,6 +7,7 @@ use crate::compiler::KernelSource;
 pub const HEADERS: &[(&str, &str)] = &[
     ("common/layout.cuh", include_str!("../kernels/common/layout.cuh")),
     ("common/math.cuh", include_str!("../kernels/common/math.cuh")),
+    ("common/detmath.cuh", include_str!("../kernels/common/detmath.cuh")),
     ("common/sampler.cuh", include_str!("../kernels/common/sampler.cuh")),
     ("common/warp.cuh", include_str!("../kernels/common/warp.cuh")),
     ("common/scene.cuh", include_str!("../kernels/common/scene.cuh")),

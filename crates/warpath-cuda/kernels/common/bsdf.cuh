@@ -4,7 +4,7 @@
 // integrator, transmissive kinds seeing the true side; eval returns f·|cos θi| of the
 // non-delta lobes, pdf their solid-angle density, delta lobes only from sample; radiance
 // scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
-// as bsdf.rs.
+// as bsdf.rs, and the same transcendentals (detmath.cuh).
 #pragma once
 #include "common/layout.cuh"
 #include "common/warp.cuh"
@@ -94,7 +94,7 @@ __device__ __forceinline__ float3 refract(float3 w, float3 h, float cos_theta_t,
 __device__ __forceinline__ float blinn_normalization(float exponent) {
     const float n = fmaxf(exponent, 0.0f);
     return __fdiv_rn(__fmul_rn(__fadd_rn(n, 2.0f), __fadd_rn(n, 4.0f)),
-                     __fmul_rn(8.0f * WARPATH_PI, __fadd_rn(exp2f(__fmul_rn(-0.5f, n)), n)));
+                     __fmul_rn(8.0f * WARPATH_PI, __fadd_rn(det_exp2(__fmul_rn(-0.5f, n)), n)));
 }
 
 __device__ __forceinline__ float blinn_specular_probability(float3 diffuse, float3 specular) {
@@ -106,7 +106,7 @@ __device__ __forceinline__ float blinn_specular_probability(float3 diffuse, floa
 __device__ __forceinline__ float3 blinn_eval(float3 diffuse, float3 specular, float exponent, float3 wo, float3 wi) {
     if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
     const float3 h = normalize(wo + wi);
-    const float lobe = __fmul_rn(blinn_normalization(exponent), powf(fmaxf(h.z, 0.0f), fmaxf(exponent, 0.0f)));
+    const float lobe = __fmul_rn(blinn_normalization(exponent), det_pow(fmaxf(h.z, 0.0f), fmaxf(exponent, 0.0f)));
     return (diffuse * WARPATH_FRAC_1_PI + specular * lobe) * wi.z;
 }
 
@@ -168,8 +168,10 @@ __device__ __forceinline__ float3 sample_ggx_vndf(float3 wo, float alpha, float2
     const float3 t2 = cross(vh, t1);
     const float r = __fsqrt_rn(u.x);
     const float phi = __fmul_rn(2.0f * WARPATH_PI, u.y);
-    const float p1 = __fmul_rn(r, cosf(phi));
-    float p2 = __fmul_rn(r, sinf(phi));
+    float sin_phi, cos_phi;
+    det_sin_cos(phi, sin_phi, cos_phi);
+    const float p1 = __fmul_rn(r, cos_phi);
+    float p2 = __fmul_rn(r, sin_phi);
     const float s = __fmul_rn(0.5f, __fadd_rn(1.0f, vh.z));
     p2 = __fadd_rn(__fmul_rn(__fsub_rn(1.0f, s), __fsqrt_rn(fmaxf(__fsub_rn(1.0f, __fmul_rn(p1, p1)), 0.0f))),
                    __fmul_rn(s, p2));

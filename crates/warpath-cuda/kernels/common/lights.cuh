@@ -89,9 +89,9 @@ __device__ __forceinline__ float env_distribution_pdf(const DeviceScene& scene, 
 // EnvMap::direction_to_uv (Mitsuba's convention).
 __device__ __forceinline__ float2 direction_to_uv(const GpuSceneParams& params, float3 wi) {
     const float3 d = normalize_or_zero(mat3_mul(params.env_to_local, wi));
-    float u = __fmul_rn(atan2f(d.x, -d.z), 0.5f / WARPATH_PI);
+    float u = __fmul_rn(det_atan2(d.x, -d.z), 0.5f / WARPATH_PI);
     u = __fsub_rn(u, floorf(u));
-    const float v = __fdiv_rn(acosf(clampf(d.y, -1.0f, 1.0f)), WARPATH_PI);
+    const float v = __fdiv_rn(det_acos(clampf(d.y, -1.0f, 1.0f)), WARPATH_PI);
     return make_float2(u < 1.0f ? u : 0.0f, v);
 }
 
@@ -99,8 +99,9 @@ __device__ __forceinline__ float2 direction_to_uv(const GpuSceneParams& params, 
 __device__ __forceinline__ float3 uv_to_direction(const GpuSceneParams& params, float2 uv) {
     const float phi = __fmul_rn(2.0f * WARPATH_PI, uv.x);
     const float theta = __fmul_rn(WARPATH_PI, uv.y);
-    const float sin_phi = sinf(phi), cos_phi = cosf(phi);
-    const float sin_theta = sinf(theta), cos_theta = cosf(theta);
+    float sin_phi, cos_phi, sin_theta, cos_theta;
+    det_sin_cos(phi, sin_phi, cos_phi);
+    det_sin_cos(theta, sin_theta, cos_theta);
     return mat3_mul(params.env_to_world,
                     make_float3(__fmul_rn(sin_theta, sin_phi), cos_theta, -__fmul_rn(sin_theta, cos_phi)));
 }
@@ -121,7 +122,8 @@ __device__ __forceinline__ bool env_map_sample(const DeviceScene& scene, float2 
     }
     float pdf_uv;
     const float2 uv = env_distribution_sample(scene, u, pdf_uv);
-    const float sin_theta = sinf(__fmul_rn(WARPATH_PI, uv.y));
+    float sin_theta, cos_theta;
+    det_sin_cos(__fmul_rn(WARPATH_PI, uv.y), sin_theta, cos_theta);
     if (pdf_uv <= 0.0f || sin_theta <= 0.0f) return false;
     wi = uv_to_direction(params, uv);
     pdf = __fdiv_rn(pdf_uv, __fmul_rn(2.0f * WARPATH_PI * WARPATH_PI, sin_theta));
