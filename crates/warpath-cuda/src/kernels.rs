@@ -7,6 +7,7 @@ use crate::compiler::KernelSource;
 pub const HEADERS: &[(&str, &str)] = &[
     ("common/layout.cuh", include_str!("../kernels/common/layout.cuh")),
     ("common/math.cuh", include_str!("../kernels/common/math.cuh")),
+    ("common/film.cuh", include_str!("../kernels/common/film.cuh")),
     ("common/detmath.cuh", include_str!("../kernels/common/detmath.cuh")),
     ("common/sampler.cuh", include_str!("../kernels/common/sampler.cuh")),
     ("common/warp.cuh", include_str!("../kernels/common/warp.cuh")),
@@ -72,6 +73,10 @@ pub const SURFACE_SCHEDULES: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
+/// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
+pub const FILM: KernelSource =
+    KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
+
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     vec![
@@ -92,5 +97,6 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
         (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
         (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
+        (FILM, vec![crate::film::MERGE_KERNEL]),
     ]
 }
