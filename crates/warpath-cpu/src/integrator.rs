@@ -116,7 +116,7 @@ pub fn generate(view: &SceneView, pixel: u32, sample: u32) -> PathState {
 /// The surface a ray hit, with its shading frame oriented for the BSDF.
 struct SurfaceHit {
     p: Vec3,
-    /// Geometric normal, flipped toward `wo` for opaque materials.
+    /// Geometric normal, flipped toward `wo` for two-sided opaque materials.
     ng: Vec3,
     frame: Frame,
     material: u32,
@@ -149,8 +149,10 @@ fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHi
     if ns.dot(ng) < 0.0 {
         ns = -ns;
     }
+    // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
+    // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
     let wo = -ray.d;
-    if !bsdf::is_transmissive(material) && ng.dot(wo) < 0.0 {
+    if !bsdf::is_transmissive(material) && !material.one_sided() && ng.dot(wo) < 0.0 {
         ng = -ng;
         ns = -ns;
     }
