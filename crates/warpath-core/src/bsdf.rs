@@ -4,9 +4,12 @@
 //! - All directions are unit vectors in the local frame: +z is the shading normal, `wo`
 //!   points from the surface toward where the light goes (the viewer), `wi` toward where
 //!   it comes from.
-//! - Opaque kinds are two-sided: the integrator flips the frame so that `wo.z >= 0`
-//!   before calling. Transmissive kinds ([`is_transmissive`]) see the true side:
-//!   `wo.z < 0` means the path arrives from inside the object.
+//! - Opaque kinds are two-sided by default: the integrator flips the frame so that
+//!   `wo.z >= 0` before calling. A one-sided material (`Material::one_sided`) keeps the
+//!   frame of its front face, so from behind `wo.z < 0` and every opaque kind returns zero
+//!   (`eval`, `pdf`) or no sample: black, as Mitsuba's opaque BSDFs. Transmissive kinds
+//!   ([`is_transmissive`]) see the true side: `wo.z < 0` means the path arrives from
+//!   inside the object.
 //! - [`eval`] returns `f(wo, wi) · |cos θi|` of the non-delta lobes only; [`pdf`] is the
 //!   solid-angle density with which [`sample`] produces `wi` through those lobes (the
 //!   lobe-selection probability included). Delta lobes (smooth glass, mirror, the car

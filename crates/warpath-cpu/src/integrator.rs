@@ -152,8 +152,10 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
     if ns.dot(ng) < 0.0 {
         ns = -ns;
     }
+    // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
+    // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
     let wo = -ray.d;
-    if !bsdf::is_transmissive(material) && ng.dot(wo) < 0.0 {
+    if !bsdf::is_transmissive(material) && !material.one_sided() && ng.dot(wo) < 0.0 {
         ng = -ng;
         ns = -ns;
     }

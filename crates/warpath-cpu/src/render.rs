@@ -5,13 +5,13 @@
 use crate::estimator::{Estimator, trace_path};
 use crate::integrator::{PathCounters, SceneView};
 use crate::volpath::VolumeView;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildKind, BuildOptions, BuildStats, Bvh};
-use warpath_core::film::Film;
+use warpath_core::film::{Film, sample_terms};
 use warpath_core::light::LightSet;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_scene::{RenderSettings, Scene};
@@ -165,7 +165,8 @@ impl<'a> CpuRenderer<'a> {
 
 /// Adds samples `first_sample .. first_sample + count` of every pixel of `film` (the
 /// estimator's resolution) with `estimator`: rows in parallel, each written straight into the
-/// film; per pixel the pass's samples are summed first, then added.
+/// film; per pixel the pass's samples are summed first (in f64, each sample's terms as
+/// [`sample_terms`] makes them), then added.
 pub fn render_pass_with<E: Estimator>(estimator: &E, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
     let (width, _) = estimator.resolution();
     let width = width as usize;
@@ -179,12 +180,11 @@ pub fn render_pass_with<E: Estimator>(estimator: &E, film: &mut Film, first_samp
             let mut counters = PathCounters::default();
             for x in 0..width {
                 let pixel = (y * width + x) as u32;
-                let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
+                let (mut sum, mut sum_sq) = (DVec3::ZERO, DVec3::ZERO);
                 for s in first_sample..first_sample + count {
-                    let l = trace_path(estimator, pixel, s, &mut counters);
-                    let l = if l.is_finite() { l } else { Vec3::ZERO };
-                    sum += l;
-                    sum_sq += l * l;
+                    let (value, square) = sample_terms(trace_path(estimator, pixel, s, &mut counters));
+                    sum += value;
+                    sum_sq += square;
                 }
                 sums[x] += sum;
                 sums_sq[x] += sum_sq;

@@ -7,6 +7,7 @@ use crate::compiler::KernelSource;
 pub const HEADERS: &[(&str, &str)] = &[
     ("common/layout.cuh", include_str!("../kernels/common/layout.cuh")),
     ("common/math.cuh", include_str!("../kernels/common/math.cuh")),
+    ("common/film.cuh", include_str!("../kernels/common/film.cuh")),
     ("common/detmath.cuh", include_str!("../kernels/common/detmath.cuh")),
     ("common/sampler.cuh", include_str!("../kernels/common/sampler.cuh")),
     ("common/warp.cuh", include_str!("../kernels/common/warp.cuh")),
@@ -88,6 +89,9 @@ pub const VOLUME_SCHEDULES: KernelSource = KernelSource {
     source: include_str!("../kernels/volume_schedules.cu"),
     headers: HEADERS,
 };
+/// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
+pub const FILM: KernelSource =
+    KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
 
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
@@ -111,5 +115,6 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
         (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
         (VOLUME_SCHEDULES, crate::strategy::volume_schedule_kernel_names()),
+        (FILM, vec![crate::film::MERGE_KERNEL]),
     ]
 }

@@ -10,6 +10,7 @@
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
 //! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
 //!   device buffers the estimator kernels (`kernels/common/ and kernels/surface/`) read.
+//! * [`film`]: the film on the device: per-pass f32 buffers merged into f64 sums on the GPU.
 //! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
 //!   paths through the shared device estimator.
 //! * [`strategy`]: the path scheduling strategies (issue 5: wavefront, tiled, regeneration,
@@ -31,6 +32,7 @@ pub mod bvh_layout;
 pub mod compaction;
 pub mod compiler;
 pub mod error;
+pub mod film;
 pub mod kernels;
 pub mod layout;
 pub mod megakernel;

@@ -501,6 +501,7 @@ struct MaterialSection {
     roughness: Option<Spanned<f32>>,
     emission: Option<Spanned<Triple>>,
     two_sided_emission: Option<bool>,
+    one_sided: Option<Spanned<bool>>,
     base_color_texture: Option<Spanned<String>>,
 }
 
@@ -999,6 +1000,16 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
     }
     if m.two_sided_emission == Some(true) {
         material.flags |= flags::TWO_SIDED_EMISSION;
+    }
+    if let Some(one_sided) = &m.one_sided {
+        if matches!(kind, "glass" | "rough-dielectric" | "black") {
+            let why = if kind == "black" { "it does not scatter" } else { "it transmits and sees both sides" };
+            return Err(source
+                .error_at(one_sided.span(), format!("'one_sided' does not apply to material type '{kind}' ({why})")));
+        }
+        if *one_sided.get_ref() {
+            material.flags |= flags::ONE_SIDED;
+        }
     }
     Ok(material)
 }

@@ -1,7 +1,7 @@
 // common/bsdf.cuh — warpath_core::bsdf on the device: eval / pdf / sample of every
 // MaterialKind in the local shading frame, with the CPU's conventions (wo toward the
 // viewer, +z the shading normal; opaque kinds two-sided with wo.z >= 0 arranged by the
-// integrator, transmissive kinds seeing the true side; eval returns f·|cos θi| of the
+// integrator unless one-sided (then black from behind), transmissive kinds seeing the true side; eval returns f·|cos θi| of the
 // non-delta lobes, pdf their solid-angle density, delta lobes only from sample; radiance
 // scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
 // as bsdf.rs, and the same transcendentals (detmath.cuh).
@@ -38,6 +38,10 @@ __device__ __forceinline__ bool is_transmissive(const Material& m) {
     const unsigned int k = material_kind(m);
     return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC;
 }
+
+// Material::one_sided: flags::ONE_SIDED, an opaque BSDF black from behind.
+#define MATERIAL_FLAG_ONE_SIDED 2u
+__device__ __forceinline__ bool is_one_sided(const Material& m) { return (m.flags & MATERIAL_FLAG_ONE_SIDED) != 0u; }
 
 __device__ __forceinline__ bool is_purely_specular(const Material& m) {
     const unsigned int k = material_kind(m);

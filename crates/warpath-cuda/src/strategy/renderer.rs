@@ -13,12 +13,12 @@ use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
+use crate::film::DeviceFilm;
 use crate::megakernel::DEFAULT_BLOCK;
 use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
 use crate::volume_upload::{DeviceMedia, DeviceVolumeSceneArgs, counter_slots};
 use cudarc::driver::DeviceRepr;
-use glam::Vec3;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_scene::{RenderSettings, Scene};
@@ -78,13 +78,6 @@ impl EstimatorScene for DeviceVolumeSceneArgs {
     fn surface_args(_: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs> {
         None
     }
-}
-
-/// The film on the device: 3 floats of sum and of squared sum, one count, per pixel.
-pub(super) struct DeviceFilm {
-    pub(super) sum: DeviceBuffer<[f32; 3]>,
-    pub(super) sum_sq: DeviceBuffer<[f32; 3]>,
-    pub(super) count: DeviceBuffer<u32>,
 }
 
 /// Kernel times of a strategy with per-bounce launches (wavefront): milliseconds per bounce
@@ -149,12 +142,7 @@ impl<'d> StrategyRenderer<'d> {
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
         let estimator = if media.is_some() { &VOLUME } else { &SURFACE };
         let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
-        let pixels = settings.width as usize * settings.height as usize;
-        let film = DeviceFilm {
-            sum: DeviceBuffer::zeroed(device, pixels)?,
-            sum_sq: DeviceBuffer::zeroed(device, pixels)?,
-            count: DeviceBuffer::zeroed(device, pixels)?,
-        };
+        let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
             device,
             scene,
@@ -260,9 +248,7 @@ impl<'d> StrategyRenderer<'d> {
 
     /// Zeroes the film, the counters and the launch times.
     pub fn reset(&mut self) -> CudaResult<()> {
-        self.film.sum.clear(self.device)?;
-        self.film.sum_sq.clear(self.device)?;
-        self.film.count.clear(self.device)?;
+        self.film.clear(self.device)?;
         if let Some(counters) = &mut self.counters {
             counters.clear(self.device)?;
         }
@@ -272,8 +258,15 @@ impl<'d> StrategyRenderer<'d> {
         Ok(())
     }
 
-    /// Adds samples `first_sample .. first_sample + count` of every pixel to the film.
+    /// Adds samples `first_sample .. first_sample + count` of every pixel to the film: the
+    /// strategy's kernels write the film's per-pass f32 sums, then the pass is merged into its
+    /// f64 accumulation on the GPU ([`DeviceFilm::merge_pass`]).
     pub fn render_pass(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
+        self.render_pass_unmerged(first_sample, count)?;
+        self.film.merge_pass(self.device)
+    }
+
+    fn render_pass_unmerged(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
         if first_sample.checked_add(count).is_none() {
             return Err(CudaError::InvalidArgument(format!(
                 "samples {first_sample} + {count} overflow the 32-bit sample index"
@@ -339,9 +332,9 @@ impl<'d> StrategyRenderer<'d> {
             if extent > 0.0 { 1024.0 / extent } else { 0.0 }
         };
         ScheduleArgs {
-            film_sum: self.film.sum.address(device),
-            film_sum_sq: self.film.sum_sq.address(device),
-            film_count: self.film.count.address(device),
+            film_sum: self.film.pass_sum.address(device),
+            film_sum_sq: self.film.pass_sum_sq.address(device),
+            film_count: self.film.pass_count.address(device),
             counters: self.counters.as_ref().map_or(0, |c| c.address(device)),
             work: self.work.address(device),
             morton_lo: lo,
@@ -437,14 +430,9 @@ impl<'d> StrategyRenderer<'d> {
         }
     }
 
-    /// The film so far.
+    /// The film so far (every pass merged, in f64).
     pub fn download_film(&self) -> CudaResult<Film> {
-        let (width, height) = (self.scene.params.width, self.scene.params.height);
-        let mut film = Film::new(width, height);
-        film.sum = self.film.sum.download(self.device)?.into_iter().map(Vec3::from_array).collect();
-        film.sum_sq = self.film.sum_sq.download(self.device)?.into_iter().map(Vec3::from_array).collect();
-        film.count = self.film.count.download(self.device)?;
-        Ok(film)
+        self.film.download(self.device)
     }
 
     /// The counters so far (all zero when instrumentation is off).

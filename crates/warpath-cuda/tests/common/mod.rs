@@ -79,7 +79,7 @@ pub fn environment_map() -> EnvMap {
 }
 
 /// Every material kind under an environment map and a small area light, with a textured
-/// floor, shading normals and a thin-lens camera.
+/// floor, shading normals, a one-sided card seen from behind and a thin-lens camera.
 pub fn material_scene() -> Scene {
     let mut scene = Scene { name: "gpu-megakernel-materials".into(), ..Default::default() };
     let materials = [
@@ -91,6 +91,7 @@ pub fn material_scene() -> Scene {
         Material::blinn(Vec3::new(0.4, 0.2, 0.1), Vec3::splat(0.4), 40.0),
         Material::car_paint(Vec3::new(0.1, 0.2, 0.5), Vec3::splat(0.3), 60.0, 1.5),
         Material::emitter(Vec3::new(8.0, 7.0, 6.0)),
+        Material::diffuse(Vec3::new(0.7, 0.5, 0.3)).with_one_sided(),
     ];
     scene.materials = materials.to_vec();
     scene.material_names = (0..materials.len()).map(|i| format!("m{i}")).collect();
@@ -123,6 +124,19 @@ pub fn material_scene() -> Scene {
         [Vec3::new(-0.5, 2.5, -0.5), Vec3::new(-0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, -0.5)],
         1.0,
         7,
+    );
+    // A one-sided card facing away from the camera: black from the camera's side, lit on the
+    // far side (paths reach both faces).
+    add_quad(
+        &mut scene,
+        [
+            Vec3::new(-3.5, -1.0, -1.5),
+            Vec3::new(-3.5, 0.5, -1.5),
+            Vec3::new(-1.8, 0.5, -1.5),
+            Vec3::new(-1.8, -1.0, -1.5),
+        ],
+        1.0,
+        8,
     );
     scene.environment = Environment::Map(environment_map());
     let mut camera = Camera::look_at(Vec3::new(0.0, 1.2, 6.0), Vec3::new(0.0, -0.4, 0.0), Vec3::Y, 45.0);
