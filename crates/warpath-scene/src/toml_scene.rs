@@ -498,6 +498,9 @@ struct MaterialSection {
     specular: Option<Spanned<Triple>>,
     exponent: Option<Spanned<f32>>,
     ior: Option<Spanned<f32>>,
+    /// Index of refraction outside a dielectric (default 1): the interface's relative index
+    /// is ior / exterior_ior (Mitsuba's int_ior / ext_ior).
+    exterior_ior: Option<Spanned<f32>>,
     roughness: Option<Spanned<f32>>,
     emission: Option<Spanned<Triple>>,
     two_sided_emission: Option<bool>,
@@ -967,6 +970,16 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         }
         Some(i) => *i.get_ref(),
         None => 1.5,
+    };
+    let ior = match &m.exterior_ior {
+        Some(e) if !matches!(kind, "glass" | "rough-dielectric") => {
+            return Err(source.error_at(e.span(), format!("'exterior_ior' does not apply to material type '{kind}'")));
+        }
+        Some(e) if !(e.get_ref().is_finite() && *e.get_ref() > 0.0) => {
+            return Err(source.error_at(e.span(), format!("exterior_ior must be positive, got {}", e.get_ref())));
+        }
+        Some(e) => ior / *e.get_ref(),
+        None => ior,
     };
     let roughness = match &m.roughness {
         Some(r) if !(0.0..=1.0).contains(r.get_ref()) => {

@@ -1,7 +1,9 @@
 //! The `[[medium]]` sections of a TOML scene (reference: docs/scene-format.md, "Media"):
 //! homogeneous media from σ_t and albedo or σ_a and σ_s; grid media from a volume file
-//! (`.vol`, NIfTI, raw with its layout), a constant grid, optionally through a transfer
-//! function; the grids' placement (`to_world`, `translate`/`rotate`/`size`, or `bounds`);
+//! (`.vol`, NIfTI, OpenVDB, raw with its layout), a constant grid or pbrt-v4's procedural
+//! cloud, optionally through a transfer function; albedo as a color, a grid, or an image
+//! printed into the top of a block (seed 003's 3D prints); the grids' placement (`to_world`,
+//! `translate`/`rotate`/`size`, or `bounds`, optionally in the scan's physical proportions);
 //! the anisotropy `g` and the majorant cell size. Errors point at the offending key's line.
 
 use super::{Matrix4, Rotate, SourceText, Triple, check_transform, matrix_from_rows};
@@ -12,8 +14,11 @@ use std::ops::Range;
 use std::sync::Arc;
 use toml::Spanned;
 use warpath_volume::majorant::DEFAULT_VOXELS_PER_CELL;
+use warpath_volume::load::LoadedVolume;
+use warpath_volume::print::{DEFAULT_WHITE, PrintImage, print_albedo};
+use warpath_volume::procedural::{CloudParams, cloud_grid};
 use warpath_volume::{
-    Medium, MediumAlbedo, RawLayout, RawSample, TransferFunction, TransferPoint, VolumeGrid, load_grid,
+    Medium, MediumAlbedo, RawLayout, RawSample, TransferFunction, TransferPoint, VolumeGrid, load_volume,
 };
 
 /// Largest grid side a scene may ask for (constant and procedural grids).
@@ -39,6 +44,8 @@ pub(super) struct MediumSection {
     rotate: Option<Spanned<Rotate>>,
     size: Option<Spanned<Triple>>,
     bounds: Option<Spanned<[[f32; 3]; 2]>>,
+    /// Scale the unit cube to the density file's physical proportions (voxel spacing).
+    physical_proportions: Option<bool>,
 }
 
 /// A grid: a file name, or a table describing a raw file or a constant grid.
@@ -58,6 +65,16 @@ struct GridTable {
     format: Option<String>,
     big_endian: Option<bool>,
     constant: Option<f32>,
+    /// "cloud": pbrt-v4's procedural cloud (values in [0, 1]).
+    procedural: Option<String>,
+    /// Cloud: domain distortion (default 1) and noise frequency over the cube (default 5).
+    wispiness: Option<f32>,
+    frequency: Option<f32>,
+    /// Albedo only: an image printed into the block's top (+z) face, `depth` voxels deep,
+    /// `white` below (seed 003's 3D prints).
+    image: Option<String>,
+    depth: Option<i64>,
+    white: Option<f32>,
 }
 
 #[derive(Deserialize)]
@@ -187,7 +204,7 @@ pub(super) fn medium_from_section(source: &SourceText, section: &Spanned<MediumS
             let Some(density_spec) = &m.density else {
                 return Err(at(m.kind.span(), "a grid medium needs a 'density' grid".into()));
             };
-            let scan = load_spec(source, density_spec, &at, 1)?;
+            let (scan, spacing) = load_spec(source, density_spec, &at, 1)?;
             let (density, albedo) = match &m.transfer {
                 Some(transfer) => {
                     if let Some(a) = &m.albedo {
@@ -206,7 +223,7 @@ pub(super) fn medium_from_section(source: &SourceText, section: &Spanned<MediumS
                                 MediumAlbedo::Constant(color(&Spanned::new(a.span(), *c), "albedo", Some(1.0))?)
                             }
                             AlbedoSpec::Grid(spec) => {
-                                let grid = load_spec(source, &Spanned::new(a.span(), clone_spec(spec)), &at, 3)?;
+                                let (grid, _) = load_spec(source, &Spanned::new(a.span(), clone_spec(spec)), &at, 3)?;
                                 MediumAlbedo::Grid(Arc::new(grid))
                             }
                         },
@@ -227,7 +244,17 @@ pub(super) fn medium_from_section(source: &SourceText, section: &Spanned<MediumS
                 Some(c) => *c.get_ref() as u32,
                 None => DEFAULT_VOXELS_PER_CELL,
             };
-            let to_world = placement(source, m, section.span(), &at)?;
+            let mut to_world = placement(source, m, section.span(), &at)?;
+            if m.physical_proportions == Some(true) {
+                // The scan's extent (resolution × voxel spacing), largest side 1, about the
+                // cube's centre: the scan keeps its proportions inside the placed box.
+                let extent = Vec3::from_array(std::array::from_fn(|a| density.resolution[a] as f32 * spacing[a]));
+                let centre = Vec3::splat(0.5);
+                to_world = to_world
+                    * Mat4::from_translation(centre)
+                    * Mat4::from_scale(extent / extent.max_element())
+                    * Mat4::from_translation(-centre);
+            }
             Medium::grid(name, Arc::new(density), scale, albedo, g, to_world, cells)
                 .map_err(|message| at(density_spec.span(), message))
         }
@@ -244,20 +271,32 @@ fn clone_spec(spec: &GridSpec) -> GridSpec {
             format: t.format.clone(),
             big_endian: t.big_endian,
             constant: t.constant,
+            procedural: t.procedural.clone(),
+            wispiness: t.wispiness,
+            frequency: t.frequency,
+            image: t.image.clone(),
+            depth: t.depth,
+            white: t.white,
         }),
     }
 }
 
-/// Loads a grid spec; a file's grid must have `channels` (a scalar may stand for gray albedo).
+/// Loads a grid spec and its voxel spacing (1 for generated grids); a file's grid must have
+/// `channels` (a scalar may stand for gray albedo).
 fn load_spec(
     source: &SourceText,
     spec: &Spanned<GridSpec>,
     at: &dyn Fn(Range<usize>, String) -> SceneError,
     channels: u32,
-) -> Result<VolumeGrid, SceneError> {
+) -> Result<(VolumeGrid, [f32; 3]), SceneError> {
     let span = spec.span();
+    let mut spacing = [1.0; 3];
     let grid = match spec.get_ref() {
-        GridSpec::File(file) => open(source, file, None, span.clone(), at)?,
+        GridSpec::File(file) => {
+            let loaded = open(source, file, None, span.clone(), at)?;
+            spacing = loaded.spacing;
+            loaded.grid
+        }
         GridSpec::Table(t) => {
             let resolution = match t.resolution {
                 Some(r) if r.iter().all(|&n| (1..=MAX_GRID_SIDE).contains(&n)) => Some(r.map(|n| n as u32)),
@@ -266,6 +305,51 @@ fn load_spec(
                 }
                 None => None,
             };
+            let sources = [t.file.is_some(), t.constant.is_some(), t.procedural.is_some(), t.image.is_some()];
+            if sources.iter().filter(|&&b| b).count() != 1 {
+                return Err(at(span, "a grid table needs exactly one of 'file', 'constant', 'procedural' or 'image'".into()));
+            }
+            let cloud_keys = t.wispiness.is_some() || t.frequency.is_some();
+            let print_keys = t.depth.is_some() || t.white.is_some();
+            if (cloud_keys && t.procedural.is_none()) || (print_keys && t.image.is_none()) {
+                return Err(at(span, "'wispiness'/'frequency' go with 'procedural', 'depth'/'white' with 'image'".into()));
+            }
+            if let Some(name) = &t.procedural {
+                if name != "cloud" {
+                    return Err(at(span, format!("unknown procedural grid '{name}' (expected cloud)")));
+                }
+                let Some(resolution) = resolution else {
+                    return Err(at(span, "a procedural grid needs a 'resolution'".into()));
+                };
+                let defaults = CloudParams::default();
+                let params = CloudParams {
+                    wispiness: t.wispiness.unwrap_or(defaults.wispiness),
+                    frequency: t.frequency.unwrap_or(defaults.frequency),
+                    ..defaults
+                };
+                let grid = cloud_grid(resolution, &params).map_err(|message| at(span.clone(), message))?;
+                return Ok((grid, spacing));
+            }
+            if let Some(image) = &t.image {
+                if channels != 3 {
+                    return Err(at(span, "an image prints an albedo grid, not a density".into()));
+                }
+                let (Some(resolution), Some(depth)) = (resolution, t.depth) else {
+                    return Err(at(span, "a printed albedo needs 'resolution' and 'depth'".into()));
+                };
+                if !(1..=MAX_GRID_SIDE).contains(&depth) {
+                    return Err(at(span, format!("depth = {depth} must be between 1 and {MAX_GRID_SIDE}")));
+                }
+                let path = source.resolve(image);
+                if !path.is_file() {
+                    return Err(at(span, format!("image '{}' not found", path.display())));
+                }
+                let texture = crate::toml_scene::load_texture(&path)?;
+                let print = PrintImage { width: texture.width, height: texture.height, pixels: &texture.pixels };
+                let grid = print_albedo(&print, resolution, depth as u32, t.white.unwrap_or(DEFAULT_WHITE))
+                    .map_err(|message| at(span.clone(), message))?;
+                return Ok((grid, spacing));
+            }
             match (&t.file, t.constant) {
                 (Some(file), None) => {
                     let raw = match (&t.format, resolution) {
@@ -283,7 +367,9 @@ fn load_spec(
                         (None, None) => None,
                         _ => return Err(at(span, "a raw volume needs both 'format' and 'resolution'".into())),
                     };
-                    open(source, file, raw.as_ref(), span.clone(), at)?
+                    let loaded = open(source, file, raw.as_ref(), span.clone(), at)?;
+                    spacing = loaded.spacing;
+                    loaded.grid
                 }
                 (None, Some(value)) => {
                     let Some(resolution) = resolution else {
@@ -301,7 +387,7 @@ fn load_spec(
     if grid.channels != channels && !(channels == 3 && grid.channels == 1) {
         return Err(at(span, format!("the grid has {} channels (expected {channels})", grid.channels)));
     }
-    Ok(grid)
+    Ok((grid, spacing))
 }
 
 fn open(
@@ -310,12 +396,12 @@ fn open(
     raw: Option<&RawLayout>,
     span: Range<usize>,
     at: &dyn Fn(Range<usize>, String) -> SceneError,
-) -> Result<VolumeGrid, SceneError> {
+) -> Result<LoadedVolume, SceneError> {
     let path = source.resolve(file);
     if !path.is_file() {
         return Err(at(span, format!("volume file '{}' not found", path.display())));
     }
-    load_grid(&path, raw).map_err(|e| at(span, e.to_string()))
+    load_volume(&path, raw).map_err(|e| at(span, e.to_string()))
 }
 
 fn transfer_function(spec: &Spanned<TransferSpec>, scan: &VolumeGrid) -> Result<TransferFunction, String> {
@@ -364,30 +450,41 @@ fn placement(
         return Ok(to_world);
     }
     if let Some(bounds) = &m.bounds {
-        if trs {
-            return Err(at(bounds.span(), "give one of 'to_world', 'bounds' or 'translate'/'rotate'/'size'".into()));
+        if m.translate.is_some() || m.size.is_some() {
+            return Err(at(
+                bounds.span(),
+                "give 'bounds' (with an optional 'rotate' about its centre) or 'translate'/'rotate'/'size'".into(),
+            ));
         }
         let [lo, hi] = bounds.get_ref().map(Vec3::from_array);
         if !(lo.is_finite() && hi.is_finite() && hi.cmpgt(lo).all()) {
             return Err(at(bounds.span(), format!("bounds [{lo}, {hi}]: each max must exceed its min")));
         }
-        return Ok(Mat4::from_translation(lo) * Mat4::from_scale(hi - lo));
+        let boxed = Mat4::from_translation(lo) * Mat4::from_scale(hi - lo);
+        let rotation = rotation(m, &at)?;
+        let centre = 0.5 * (lo + hi);
+        return Ok(Mat4::from_translation(centre) * rotation * Mat4::from_translation(-centre) * boxed);
     }
     let translate = m.translate.as_ref().map(|t| Vec3::from_array(*t.get_ref())).unwrap_or(Vec3::ZERO);
-    let rotation = match &m.rotate {
+    let rotation = rotation(m, at)?;
+    let size = m.size.as_ref().map(|s| s.get_ref().0).unwrap_or(Vec3::ONE);
+    let to_world = Mat4::from_translation(translate) * rotation * Mat4::from_scale(size);
+    let span = m.size.as_ref().map(|s| s.span()).unwrap_or(table_span);
+    check_transform(source, span, to_world)?;
+    Ok(to_world)
+}
+
+/// The medium's `rotate`, or the identity.
+fn rotation(m: &MediumSection, at: &dyn Fn(Range<usize>, String) -> SceneError) -> Result<Mat4, SceneError> {
+    match &m.rotate {
         Some(r) => {
             let axis = Vec3::from_array(r.get_ref().axis);
             let angle = r.get_ref().angle;
             if !axis.is_finite() || axis.length_squared() == 0.0 || !angle.is_finite() {
                 return Err(at(r.span(), "rotate needs a non-zero finite axis and a finite angle".into()));
             }
-            Mat4::from_axis_angle(axis.normalize(), angle.to_radians())
+            Ok(Mat4::from_axis_angle(axis.normalize(), angle.to_radians()))
         }
-        None => Mat4::IDENTITY,
-    };
-    let size = m.size.as_ref().map(|s| s.get_ref().0).unwrap_or(Vec3::ONE);
-    let to_world = Mat4::from_translation(translate) * rotation * Mat4::from_scale(size);
-    let span = m.size.as_ref().map(|s| s.span()).unwrap_or(table_span);
-    check_transform(source, span, to_world)?;
-    Ok(to_world)
+        None => Ok(Mat4::IDENTITY),
+    }
 }
