@@ -5,6 +5,7 @@ mod bench;
 mod bench_compaction;
 mod bench_strategies;
 mod bench_traversal;
+mod bench_volumes;
 mod commands;
 mod output;
 

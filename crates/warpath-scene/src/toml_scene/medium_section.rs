@@ -13,8 +13,8 @@ use serde::Deserialize;
 use std::ops::Range;
 use std::sync::Arc;
 use toml::Spanned;
-use warpath_volume::majorant::DEFAULT_VOXELS_PER_CELL;
 use warpath_volume::load::LoadedVolume;
+use warpath_volume::majorant::DEFAULT_VOXELS_PER_CELL;
 use warpath_volume::print::{DEFAULT_WHITE, PrintImage, print_albedo};
 use warpath_volume::procedural::{CloudParams, cloud_grid};
 use warpath_volume::{
@@ -307,12 +307,18 @@ fn load_spec(
             };
             let sources = [t.file.is_some(), t.constant.is_some(), t.procedural.is_some(), t.image.is_some()];
             if sources.iter().filter(|&&b| b).count() != 1 {
-                return Err(at(span, "a grid table needs exactly one of 'file', 'constant', 'procedural' or 'image'".into()));
+                return Err(at(
+                    span,
+                    "a grid table needs exactly one of 'file', 'constant', 'procedural' or 'image'".into(),
+                ));
             }
             let cloud_keys = t.wispiness.is_some() || t.frequency.is_some();
             let print_keys = t.depth.is_some() || t.white.is_some();
             if (cloud_keys && t.procedural.is_none()) || (print_keys && t.image.is_none()) {
-                return Err(at(span, "'wispiness'/'frequency' go with 'procedural', 'depth'/'white' with 'image'".into()));
+                return Err(at(
+                    span,
+                    "'wispiness'/'frequency' go with 'procedural', 'depth'/'white' with 'image'".into(),
+                ));
             }
             if let Some(name) = &t.procedural {
                 if name != "cloud" {
