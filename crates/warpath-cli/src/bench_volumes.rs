@@ -1,9 +1,10 @@
 //! `warpath bench volumes`: the volumetric path tracer on the GPU (issue 11), scene by scene,
 //! in one run: the time of a render at the scene's settings (or the ones given), Msamples/s
 //! and millions of path vertices per second (seed 003's unit: path extensions), and per path
-//! the tracking steps and density lookups — once with the scene's majorant grid and once with
-//! one global majorant, with a per-pixel z test that the two images agree (same estimator,
-//! different tentative collisions), and optionally the CPU reference on the same scene.
+//! the tracking steps and density lookups — for each schedule asked for and each majorant
+//! cell size (the scene's majorant grid, one global majorant, ...), with a per-pixel z test
+//! that every image agrees with the first (same estimator, different tentative collisions),
+//! and optionally the CPU reference on the same scene.
 //! Timed runs have instrumentation off; one extra instrumented run (at most `--count-spp`
 //! samples per pixel) gives the counts. Prints markdown (the table last), optionally JSON.
 
@@ -40,9 +41,13 @@ pub struct VolumesArgs {
     /// Samples per pixel of one GPU pass.
     #[arg(long, default_value_t = 16)]
     pub spp_per_pass: u32,
-    /// The GPU schedule (any but multistage).
-    #[arg(long, value_parser = crate::parse_strategy, default_value = "naive")]
-    pub strategy: Strategy,
+    /// The GPU schedules to time (any but multistage), each with every majorant.
+    #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy, default_value = "naive")]
+    pub strategies: Vec<Strategy>,
+    /// Majorant cells to compare, in voxels per cell along each axis ("scene": the scene's
+    /// `majorant_cell`; 0: one global majorant). The first is the reference of the z test.
+    #[arg(long, value_delimiter = ',', default_value = "scene,0")]
+    pub majorant_cells: Vec<String>,
     /// Timed renders per configuration (median reported).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
@@ -86,8 +91,19 @@ pub fn run(args: VolumesArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("bench volumes needs a CUDA device")?;
     let info = device.info();
     println!("- GPU: {}, {} SMs, driver CUDA {}\n", info.name, info.multiprocessors, info.driver_version_string());
-    if args.strategy == Strategy::MultiStage {
-        bail!("the multi-stage wavefront has no volume stage list; choose another --strategy");
+    if args.strategies.contains(&Strategy::MultiStage) {
+        bail!("the multi-stage wavefront has no volume stage list; choose other --strategies");
+    }
+    let mut cells_list = Vec::new();
+    for c in &args.majorant_cells {
+        cells_list.push(match c.as_str() {
+            "scene" => None,
+            n => {
+                Some(n.parse::<u32>().ok().filter(|&n| n <= 4096).with_context(|| {
+                    format!("--majorant-cells: '{n}' is not 'scene' or a number of voxels 0 ..= 4096")
+                })?)
+            }
+        });
     }
     let mut rows = Vec::new();
     let mut cpu_lines = Vec::new();
@@ -97,26 +113,33 @@ pub fn run(args: VolumesArgs) -> Result<()> {
             bail!("{name}: the scene has no media");
         }
         let settings = settings(&scene, &args)?;
-        let mut grid_film = None;
-        for (label, cells) in [("grid", None), ("global", Some(0))] {
-            let mut scene = scene.clone();
-            if let Some(cells) = cells {
-                scene.media = scene.media.into_iter().map(|m| m.with_majorant_cells(cells)).collect();
+        let mut reference_film = None;
+        for &strategy in &args.strategies {
+            for &cells in &cells_list {
+                let mut scene = scene.clone();
+                let label = match cells {
+                    None => "scene".to_string(),
+                    Some(0) => "global".to_string(),
+                    Some(n) => format!("{n} voxels"),
+                };
+                if let Some(cells) = cells {
+                    scene.media = scene.media.into_iter().map(|m| m.with_majorant_cells(cells)).collect();
+                }
+                let (mut row, film) = measure(&device, &scene, &settings, &args, strategy, &label)?;
+                match &reference_film {
+                    Some(reference) => {
+                        let (z2, outliers) = z_test(reference, &film);
+                        row.mean_z2_vs_grid = Some(z2);
+                        row.outliers_vs_grid = Some(outliers);
+                    }
+                    None => reference_film = Some(film),
+                }
+                eprintln!(
+                    "{}: {strategy}, {label} majorant: {:.2} s, {:.2} Msamples/s, {:.1} lookups/path",
+                    scene.name, row.median_seconds, row.msamples_per_second, row.density_lookups_per_path
+                );
+                rows.push(row);
             }
-            let (row, film) = measure(&device, &scene, &settings, &args, label)?;
-            let mut row = row;
-            if let Some(reference) = &grid_film {
-                let (z2, outliers) = z_test(reference, &film);
-                row.mean_z2_vs_grid = Some(z2);
-                row.outliers_vs_grid = Some(outliers);
-            } else {
-                grid_film = Some(film);
-            }
-            eprintln!(
-                "{}: {label} majorant: {:.2} s, {:.2} Msamples/s, {:.1} lookups/path",
-                scene.name, row.median_seconds, row.msamples_per_second, row.density_lookups_per_path
-            );
-            rows.push(row);
         }
         if let Some(spp) = args.cpu_spp {
             let s = RenderSettings { spp, ..settings.clone() };
@@ -136,19 +159,20 @@ pub fn run(args: VolumesArgs) -> Result<()> {
             ));
         }
     }
-    println!("## Volumetric path tracer on the GPU ({})\n", args.strategy);
+    println!("## Volumetric path tracer on the GPU\n");
     println!(
-        "| scene | majorant | size | spp | max depth | time (s) | Msamples/s | M vertices/s | vertices/path | tracking steps/path | density lookups/path | albedo lookups/path | mean z² vs grid (\\|z\\|>4) |"
+        "| scene | schedule | majorant | size | spp | max depth | time (s) | Msamples/s | M vertices/s | vertices/path | tracking steps/path | density lookups/path | albedo lookups/path | mean z² vs first (\\|z\\|>4) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let z = match (r.mean_z2_vs_grid, r.outliers_vs_grid) {
             (Some(z2), Some(o)) => format!("{z2:.3} ({:.3}%)", 100.0 * o),
             _ => "—".into(),
         };
         println!(
-            "| {} | {} | {}x{} | {} | {} | {:.3} | {:.2} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {z} |",
+            "| {} | {} | {} | {}x{} | {} | {} | {:.3} | {:.2} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {z} |",
             r.scene,
+            r.strategy,
             r.majorant,
             r.width,
             r.height,
@@ -214,10 +238,11 @@ fn measure(
     scene: &Scene,
     s: &RenderSettings,
     args: &VolumesArgs,
+    strategy: Strategy,
     majorant: &str,
 ) -> Result<(Row, Film)> {
     let mut renderer = StrategyRenderer::new(device, scene, s, args.bvh.build_kind())?;
-    renderer.set_strategy(args.strategy);
+    renderer.set_strategy(strategy);
     // Warm-up: compiles or loads the kernels, allocates the path buffers.
     render_all(device, &mut renderer, 1, 1)?;
     let mut run_seconds = Vec::new();
@@ -249,7 +274,7 @@ fn measure(
         height: s.height,
         spp: s.spp,
         max_depth: s.max_depth,
-        strategy: args.strategy.name().to_string(),
+        strategy: strategy.name().to_string(),
         median_seconds: median,
         run_seconds,
         msamples_per_second: samples / median / 1e6,

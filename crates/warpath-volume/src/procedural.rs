@@ -103,11 +103,14 @@ pub struct CloudParams {
     pub wispiness: f32,
     /// Noise frequency over the unit cube (default 5).
     pub frequency: f32,
+    /// Fade the density out toward an ellipsoid inscribed in the cube (a single cumulus
+    /// instead of pbrt's cloud layer, whose sides would show the cube; default off).
+    pub rounded: bool,
 }
 
 impl Default for CloudParams {
     fn default() -> Self {
-        CloudParams { density: 1.0, wispiness: 1.0, frequency: 5.0 }
+        CloudParams { density: 1.0, wispiness: 1.0, frequency: 5.0, rounded: false }
     }
 }
 
@@ -131,7 +134,14 @@ impl CloudParams {
             lambda *= 1.99;
         }
         let d = ((1.0 - p.y) * 4.5 * self.density * d).clamp(0.0, 1.0);
-        (d + 2.0 * (0.5 - p.y).max(0.0)).clamp(0.0, 1.0)
+        let d = (d + 2.0 * (0.5 - p.y).max(0.0)).clamp(0.0, 1.0);
+        if !self.rounded {
+            return d;
+        }
+        // 1 inside 55% of the inscribed ellipsoid's radius, 0 outside it, smooth between.
+        let r = ((p - Vec3::splat(0.5)) * 2.0).length();
+        let t = ((r - 0.55) / 0.45).clamp(0.0, 1.0);
+        d * (1.0 - t * t * (3.0 - 2.0 * t))
     }
 
     fn check(&self) -> Result<(), String> {

@@ -70,6 +70,8 @@ struct GridTable {
     /// Cloud: domain distortion (default 1) and noise frequency over the cube (default 5).
     wispiness: Option<f32>,
     frequency: Option<f32>,
+    /// Cloud: fade out toward the inscribed ellipsoid (one cumulus; default false).
+    rounded: Option<bool>,
     /// Albedo only: an image printed into the block's top (+z) face, `depth` voxels deep,
     /// `white` below (seed 003's 3D prints).
     image: Option<String>,
@@ -274,6 +276,7 @@ fn clone_spec(spec: &GridSpec) -> GridSpec {
             procedural: t.procedural.clone(),
             wispiness: t.wispiness,
             frequency: t.frequency,
+            rounded: t.rounded,
             image: t.image.clone(),
             depth: t.depth,
             white: t.white,
@@ -312,12 +315,12 @@ fn load_spec(
                     "a grid table needs exactly one of 'file', 'constant', 'procedural' or 'image'".into(),
                 ));
             }
-            let cloud_keys = t.wispiness.is_some() || t.frequency.is_some();
+            let cloud_keys = t.wispiness.is_some() || t.frequency.is_some() || t.rounded.is_some();
             let print_keys = t.depth.is_some() || t.white.is_some();
             if (cloud_keys && t.procedural.is_none()) || (print_keys && t.image.is_none()) {
                 return Err(at(
                     span,
-                    "'wispiness'/'frequency' go with 'procedural', 'depth'/'white' with 'image'".into(),
+                    "'wispiness'/'frequency'/'rounded' go with 'procedural', 'depth'/'white' with 'image'".into(),
                 ));
             }
             if let Some(name) = &t.procedural {
@@ -331,6 +334,7 @@ fn load_spec(
                 let params = CloudParams {
                     wispiness: t.wispiness.unwrap_or(defaults.wispiness),
                     frequency: t.frequency.unwrap_or(defaults.frequency),
+                    rounded: t.rounded.unwrap_or(defaults.rounded),
                     ..defaults
                 };
                 let grid = cloud_grid(resolution, &params).map_err(|message| at(span.clone(), message))?;
