@@ -405,8 +405,6 @@ impl<'a> Tracker<'a> {
     }
 }
 
-/// The default voxels per majorant cell, re-exported for scene loaders.
-pub const DEFAULT_MAJORANT_CELL: u32 = DEFAULT_VOXELS_PER_CELL;
 
 /// Which media a shape's boundary separates, packed in a `u32` per triangle (what the GPU
 /// reads): 0 for a shape that declares no media (crossing it keeps the current medium);
