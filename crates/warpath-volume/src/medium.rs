@@ -22,7 +22,7 @@
 //! the GPU take the same decisions for the same random numbers.
 
 use crate::grid::VolumeGrid;
-use crate::majorant::{DEFAULT_VOXELS_PER_CELL, MajorantGrid, MajorantWalk, clip_to_unit_cube};
+use crate::majorant::{MajorantGrid, MajorantWalk, clip_to_unit_cube};
 use crate::random::TrackingRng;
 use glam::{Mat4, Vec3};
 use std::sync::Arc;
@@ -171,7 +171,7 @@ impl Medium {
 
     /// A grid medium: σ_t = `scale` · density, the grids on the unit cube placed by
     /// `to_world` (invertible), majorant cells of `voxels_per_cell` voxels (0: one global
-    /// majorant; [`DEFAULT_VOXELS_PER_CELL`] is the default).
+    /// majorant; [`crate::majorant::DEFAULT_VOXELS_PER_CELL`] is the default).
     pub fn grid(
         name: &str,
         density: Arc<VolumeGrid>,
@@ -404,7 +404,6 @@ impl<'a> Tracker<'a> {
         }
     }
 }
-
 
 /// Which media a shape's boundary separates, packed in a `u32` per triangle (what the GPU
 /// reads): 0 for a shape that declares no media (crossing it keeps the current medium);
