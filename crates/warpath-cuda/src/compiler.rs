@@ -645,7 +645,7 @@ mod tests {
     /// schedules (which compact in-kernel), not traversal or the layout check.
     #[test]
     fn a_compaction_change_does_not_recompile_traversal() {
-        use crate::kernels::{COMPACTION, HEADERS, LAYOUT_CHECK, SURFACE_SCHEDULES, TRAVERSE};
+        use crate::kernels::{COMPACTION, HEADERS, LAYOUT_CHECK, SURFACE_WAVEFRONT, TRAVERSE};
         let edited: &'static [(&'static str, &'static str)] = Box::leak(
             HEADERS
                 .iter()
@@ -663,7 +663,7 @@ mod tests {
         assert!(!changes(TRAVERSE), "traverse.cu does not include compaction.cuh");
         assert!(!changes(LAYOUT_CHECK));
         assert!(changes(COMPACTION));
-        assert!(changes(SURFACE_SCHEDULES), "the schedules include it through schedules/schedule.cuh");
+        assert!(changes(SURFACE_WAVEFRONT), "the schedules include it through schedules/schedule.cuh");
         let traverse: Vec<&str> = included_headers(&TRAVERSE).into_iter().map(|(name, _)| name).collect();
         assert!(
             traverse.contains(&"traversal/traversal.cuh") && traverse.contains(&"common/layout.cuh"),

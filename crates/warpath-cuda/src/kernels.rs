@@ -65,14 +65,22 @@ pub const COMPACTION: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// `surface_schedules.cu`: every other path scheduling strategy (issue 5) over the surface
-/// estimator, and its stage list for the multi-stage wavefront.
-pub const SURFACE_SCHEDULES: KernelSource = KernelSource {
-    name: "surface_schedules",
-    file_name: "surface_schedules.cu",
-    source: include_str!("../kernels/surface_schedules.cu"),
-    headers: HEADERS,
-};
+/// A program of the embedded sources: `program!(NAME, "file.cu")`.
+macro_rules! program {
+    ($name:literal, $file:literal) => {
+        KernelSource { name: $name, file_name: $file, source: include_str!(concat!("../kernels/", $file)), headers: HEADERS }
+    };
+}
+
+/// `surface_stages.cu`: the surface estimator's stage list (multi-stage wavefront) and the
+/// layout report of the schedules' structs.
+pub const SURFACE_STAGES: KernelSource = program!("surface_stages", "surface_stages.cu");
+/// `surface_<family>.cu`: the other scheduling strategies over the surface estimator, one
+/// program per family (a render compiles only the family its strategy uses).
+pub const SURFACE_WAVEFRONT: KernelSource = program!("surface_wavefront", "surface_wavefront.cu");
+pub const SURFACE_REGENERATION: KernelSource = program!("surface_regeneration", "surface_regeneration.cu");
+pub const SURFACE_TILED: KernelSource = program!("surface_tiled", "surface_tiled.cu");
+pub const SURFACE_STREAMING: KernelSource = program!("surface_streaming", "surface_streaming.cu");
 
 /// `volume_megakernel.cu`: the naive megakernel over the volumetric estimator (seed 003).
 pub const VOLUME_MEGAKERNEL: KernelSource = KernelSource {
@@ -82,20 +90,18 @@ pub const VOLUME_MEGAKERNEL: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// `volume_schedules.cu`: every other scheduling strategy over the volumetric estimator.
-pub const VOLUME_SCHEDULES: KernelSource = KernelSource {
-    name: "volume_schedules",
-    file_name: "volume_schedules.cu",
-    source: include_str!("../kernels/volume_schedules.cu"),
-    headers: HEADERS,
-};
+/// `volume_<family>.cu`: the scheduling strategies over the volumetric estimator.
+pub const VOLUME_WAVEFRONT: KernelSource = program!("volume_wavefront", "volume_wavefront.cu");
+pub const VOLUME_REGENERATION: KernelSource = program!("volume_regeneration", "volume_regeneration.cu");
+pub const VOLUME_TILED: KernelSource = program!("volume_tiled", "volume_tiled.cu");
+pub const VOLUME_STREAMING: KernelSource = program!("volume_streaming", "volume_streaming.cu");
 /// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
 pub const FILM: KernelSource =
     KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
 
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    vec![
+    [
         (LAYOUT_CHECK, vec!["layout_report"]),
         (
             TRAVERSE,
@@ -112,9 +118,12 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         ),
         (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
         (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
-        (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
+        (SURFACE_STAGES, crate::strategy::surface_stage_kernel_names()),
         (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
-        (VOLUME_SCHEDULES, crate::strategy::volume_schedule_kernel_names()),
         (FILM, vec![crate::film::MERGE_KERNEL]),
     ]
+    .into_iter()
+    .chain(crate::strategy::SURFACE.family_programs())
+    .chain(crate::strategy::VOLUME.family_programs())
+    .collect()
 }

@@ -121,7 +121,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
 
 /// The device compiler's view of [`layout_entries`] (GPU test).
 pub fn device_layout_report(device: &CudaDevice) -> crate::error::CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &super::SURFACE.schedules, "strategies_layout_report", 96)
+    crate::layout::run_layout_report(device, &crate::kernels::SURFACE_STAGES, "strategies_layout_report", 96)
 }
 
 #[cfg(test)]

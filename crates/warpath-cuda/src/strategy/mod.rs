@@ -21,7 +21,7 @@
 //!
 //! Estimators × schedules: every schedule kernel is a template over the estimator
 //! (`kernels/schedules/`), instantiated per estimator by one line
-//! (`kernels/surface_schedules.cu`: `WARPATH_SCHEDULE_KERNELS(SurfaceEstimator, surface)`);
+//! (`kernels/surface_<family>.cu`: `WARPATH_WAVEFRONT_KERNELS(SurfaceEstimator, surface)`, …);
 //! the multi-stage wavefront runs the estimator's own stage list (`kernels/surface/stages.cuh`).
 //!
 //! The module's files:
@@ -53,16 +53,9 @@ pub use renderer::{
     StrategyRenderer,
 };
 
-/// Every kernel of `volume_schedules.cu` the Rust side launches (checked by `kernels_compile`).
-pub fn volume_schedule_kernel_names() -> Vec<&'static str> {
-    VOLUME.kernels.all().into_iter().filter(|&n| n != VOLUME.kernels.naive).collect()
-}
-
-/// Every kernel of `surface_schedules.cu` the Rust side launches (checked by `kernels_compile`).
-pub fn surface_schedule_kernel_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> =
-        SURFACE.kernels.all().into_iter().filter(|&n| n != SURFACE.kernels.naive).collect();
-    names.extend_from_slice(SURFACE.stages);
+/// The kernels of `surface_stages.cu` the Rust side launches (checked by `kernels_compile`).
+pub fn surface_stage_kernel_names() -> Vec<&'static str> {
+    let mut names = SURFACE.stages.to_vec();
     names.push("strategies_layout_report");
     names
 }

@@ -369,7 +369,7 @@ impl<'d> StrategyRenderer<'d> {
     }
 
     pub(super) fn resident_grid(&self, kernel: &'static str, block: u32) -> CudaResult<u32> {
-        let function = self.device.function(&self.estimator.schedules, kernel)?;
+        let function = self.device.function(self.estimator.program_for(kernel), kernel)?;
         let per_sm = self.device.blocks_per_multiprocessor(&function, block)?;
         Ok(per_sm * self.device.info().multiprocessors)
     }
@@ -464,8 +464,7 @@ impl<'d> StrategyRenderer<'d> {
         names
             .iter()
             .map(|&(name, block)| {
-                let source =
-                    if strategy == Strategy::Naive { &self.estimator.megakernel } else { &self.estimator.schedules };
+                let source = self.estimator.program_for(name);
                 let function = self.device.function(source, name)?;
                 let attribute = |attribute| {
                     function.get_attribute(attribute).map_err(|e| CudaError::driver("cuFuncGetAttribute", e))
