@@ -239,12 +239,6 @@ void light_selection(const DeviceScene& scene, In& in, Out& out) {
     const unsigned int bin = find_bin(scene.light_cdf, count, u);
     out.u(bin);
     out.f(discrete_pdf(scene.light_cdf, count, bin));
-    float pdf;
-    unsigned int continuous_bin;
-    const float x = sample_continuous_1d(scene.light_cdf, count, u, pdf, continuous_bin);
-    out.f(x);
-    out.f(pdf);
-    out.u(continuous_bin);
 }
 void light_sample(const DeviceScene& scene, In& in, Out& out) {
     const float3 p = in.f3();
@@ -271,15 +265,40 @@ void light_environment_radiance(const DeviceScene& scene, In& in, Out& out) {
 void env_direction_to_uv(const DeviceScene& scene, In& in, Out& out) {
     out.f2(direction_to_uv(*scene.params, in.f3()));
 }
-void env_uv_to_direction(const DeviceScene& scene, In& in, Out& out) {
-    out.f3(uv_to_direction(*scene.params, in.f2()));
+void env_patch_case(const DeviceScene& scene, In& in, Out& out) {
+    const EnvPatch p = env_patch(*scene.params, in.f2());
+    out.u(p.column);
+    out.u(p.next_column);
+    out.u(p.row);
+    out.f(p.fx);
+    out.f(p.fy);
 }
-void env_distribution(const DeviceScene& scene, In& in, Out& out) {
-    const float2 u = in.f2(), uv = in.f2();
-    float pdf;
-    out.f2(env_distribution_sample(scene, u, pdf));
-    out.f(pdf);
-    out.f(env_distribution_pdf(scene, uv));
+// One texel as the device reads it from the uploaded array (RGB and the sampling weight).
+void env_texel_case(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int column = in.u(), row = in.u();
+    const float4 t = env_texel(scene, column, row);
+    out.f(t.x);
+    out.f(t.y);
+    out.f(t.z);
+    out.f(t.w);
+}
+void env_sample_cell_case(const DeviceScene& scene, In& in, Out& out) {
+    unsigned int column, row;
+    float2 remapped;
+    float cell_pdf;
+    env_sample_cell(scene, in.f2(), column, row, remapped, cell_pdf);
+    out.u(column);
+    out.u(row);
+    out.f2(remapped);
+    out.f(cell_pdf);
+}
+void env_cell_pdf_case(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int column = in.u();
+    out.f(env_cell_pdf(scene, column, in.u()));
+}
+void env_sample_linear(const DeviceScene&, In& in, Out& out) {
+    const float u = in.f(), a = in.f();
+    out.f(sample_linear(u, a, in.f()));
 }
 void env_sample(const DeviceScene& scene, In& in, Out& out) {
     float3 wi;
@@ -379,8 +398,11 @@ const Case CASES[] = {
     {"light_pdf_environment", light_pdf_environment},
     {"light_environment_radiance", light_environment_radiance},
     {"env_direction_to_uv", env_direction_to_uv},
-    {"env_uv_to_direction", env_uv_to_direction},
-    {"env_distribution", env_distribution},
+    {"env_patch", env_patch_case},
+    {"env_texel", env_texel_case},
+    {"env_sample_cell", env_sample_cell_case},
+    {"env_cell_pdf", env_cell_pdf_case},
+    {"env_sample_linear", env_sample_linear},
     {"env_sample", env_sample},
     {"env_pdf", env_pdf},
     {"env_radiance", env_radiance},

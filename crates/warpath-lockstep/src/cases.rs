@@ -10,7 +10,7 @@ use crate::host_scene::HostScene;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{Vec2, Vec3};
 use warpath_core::bsdf;
-use warpath_core::light::Environment;
+use warpath_core::light::{Environment, sample_linear};
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
 use warpath_core::sampler::{ONE_MINUS_EPSILON, Sampler, SamplerKind};
@@ -21,7 +21,7 @@ use warpath_cpu::integrator::{self, PathCounters, PathState};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
     /// Every word equal, bit for bit (a NaN equals any NaN): both sides perform the same
-    /// exactly rounded operations in the same order and call the same libm.
+    /// exactly rounded operations in the same order (transcendentals included: detmath).
     Exact,
     /// Float words within this many ulps (0.0 and -0.0 are 1 apart); other words exact.
     /// For functions whose two ports may round differently; none needs it today.
@@ -179,16 +179,35 @@ pub const CASES: &[Case] = &[
     exact("env_direction_to_uv", Needs::EnvironmentMap, draw::environment_direction, |s, r, o| {
         o.vec2(s.environment_map().direction_to_uv(r.vec3()))
     }),
-    exact("env_uv_to_direction", Needs::EnvironmentMap, draw::square, |s, r, o| {
-        o.vec3(s.environment_map().uv_to_direction(r.vec2()))
+    exact("env_patch", Needs::EnvironmentMap, draw::patch_uv, |s, r, o| {
+        let p = s.environment_map().patch(r.vec2());
+        o.u(p.column as u32);
+        o.u(p.next_column as u32);
+        o.u(p.row as u32);
+        o.f(p.fx);
+        o.f(p.fy);
     }),
-    exact("env_distribution", Needs::EnvironmentMap, draw::distribution_query, |s, r, o| {
-        let (u, uv) = (r.vec2(), r.vec2());
-        let distribution = &s.environment_map().distribution;
-        let (point, pdf) = distribution.sample_continuous(u);
-        o.vec2(point);
-        o.f(pdf);
-        o.f(distribution.pdf(uv));
+    exact("env_texel", Needs::EnvironmentMap, draw::texel, |s, r, o| {
+        let map = s.environment_map();
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        let texel = row * map.width as usize + column;
+        o.vec3(map.pixels[texel]);
+        o.f(map.weights[texel]);
+    }),
+    exact("env_sample_cell", Needs::EnvironmentMap, draw::cell_sample, |s, r, o| {
+        let (column, row, remapped, cell_pdf) = s.environment_map().distribution.sample_cell(r.vec2());
+        o.u(column as u32);
+        o.u(row as u32);
+        o.vec2(remapped);
+        o.f(cell_pdf);
+    }),
+    exact("env_cell_pdf", Needs::EnvironmentMap, draw::cell, |s, r, o| {
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        o.f(s.environment_map().distribution.cell_pdf(column, row))
+    }),
+    exact("env_sample_linear", Needs::Nothing, draw::linear_weights, |_, r, o| {
+        let (u, a, b) = (r.f(), r.f(), r.f());
+        o.f(sample_linear(u, a, b))
     }),
     exact("env_sample", Needs::EnvironmentMap, draw::square, |s, r, o| {
         let sample = s.environment_map().sample(r.vec2());
@@ -267,15 +286,9 @@ fn bsdf_sample(_: &HostScene, r: &mut Reader, o: &mut Output) {
 }
 
 fn light_selection(s: &HostScene, r: &mut Reader, o: &mut Output) {
-    let u = r.f();
-    let selection = &s.lights.selection;
-    let (bin, pdf) = selection.sample_discrete(u);
+    let (bin, pdf) = s.lights.selection.sample_discrete(r.f());
     o.u(bin as u32);
     o.f(pdf);
-    let (x, continuous_pdf, continuous_bin) = selection.sample_continuous(u);
-    o.f(x);
-    o.f(continuous_pdf);
-    o.u(continuous_bin as u32);
 }
 
 fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
@@ -363,9 +376,10 @@ pub mod draw {
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
     }
-    /// Any material: every kind (and a few unknown kind values), random parameters.
+    /// Any material: every kind, Null included (and a few unknown kind values), random
+    /// parameters and flags (two-sided emission, one-sided BSDF).
     pub fn material(rng: &mut Rng) -> Material {
-        let kind = if rng.chance(0.05) { rng.pick(&[8, 99, u32::MAX]) } else { rng.below(8) };
+        let kind = if rng.chance(0.05) { rng.pick(&[9, 99, u32::MAX]) } else { rng.below(9) };
         Material {
             kind,
             base_color_texture: -1,
@@ -374,7 +388,7 @@ pub mod draw {
             base_color: color(rng),
             exponent: exponent(rng),
             specular: color(rng),
-            flags: rng.below(2),
+            flags: rng.below(4),
             emission: Vec3::ZERO,
             _pad: 0,
         }
@@ -552,19 +566,68 @@ pub mod draw {
     pub fn environment_direction(rng: &mut Rng, _: &HostScene, w: &mut Words) {
         w.vec3(if rng.chance(0.02) { Vec3::ZERO } else { direction(rng) * rng.pick(&[1.0, 0.3, 7.0]) });
     }
-    /// (u, uv): uv sometimes outside [0, 1)², sometimes within a few ulps of a cell border.
-    pub fn distribution_query(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
-        w.vec2(u2(rng));
+    /// A map coordinate: uniform, on the texel centres' rows and columns (within a few ulps,
+    /// where the patch changes), at the borders, or a little outside [0, 1]².
+    pub fn patch_uv(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         let map = scene.environment_map();
-        let near_border = |rng: &mut Rng, cells: u32| {
-            let border = (1 + rng.below(cells.max(2) - 1)) as f32 / cells as f32;
-            ulps_away(border, rng.below(5) as i32 - 2)
-        };
+        let (columns, rows) = (map.width, map.height - 1);
+        let near = |rng: &mut Rng, value: f32| ulps_away(value, rng.below(5) as i32 - 2);
+        // Column centres, one past the last included: there, just beyond u = 1, the clamp of
+        // the patch column meets the interpolation weight fx = 1.
+        let column_centre = |rng: &mut Rng| (rng.below(columns + 1) as f32 + 0.5) / columns as f32;
+        let row_centre = |rng: &mut Rng| rng.below(rows + 1) as f32 / rows as f32;
         w.vec2(match rng.below(8) {
-            0 => Vec2::new(rng.pick(&[1.0, -0.25, 0.5]), rng.pick(&[1.0, -1e-3, 0.5])),
-            1 | 2 => Vec2::new(near_border(rng, map.width), near_border(rng, map.height)),
+            // Outside [0, 1]² the clamps of the patch bind (direction_to_uv never gives u ≥ 1;
+            // env_patch takes any uv).
+            0 => Vec2::new(
+                rng.pick(&[0.0, 1.0, ONE_MINUS_EPSILON, -0.01, 1.01, -0.25, 1.25]),
+                rng.pick(&[0.0, 1.0, 0.5, -0.01, 1.01, -0.25, 1.25]),
+            ),
+            1 | 2 => {
+                let (u, v) = (column_centre(rng), row_centre(rng));
+                Vec2::new(near(rng, u), near(rng, v))
+            }
             _ => u2(rng),
         });
+    }
+    /// A texel (column, row) of the map.
+    pub fn texel(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height));
+    }
+    /// A patch (column, row) of the map's distribution.
+    pub fn cell(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height - 1));
+    }
+    /// u for Distribution2D::sample_cell: uniform, or within a few ulps of a CDF entry of the
+    /// marginal (v) and of a row's conditional (u), where the chosen cell changes.
+    pub fn cell_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let d = &scene.environment_map().distribution;
+        if rng.chance(0.3) {
+            let near = |rng: &mut Rng, cdf: &[f32]| {
+                let value = cdf[rng.below(cdf.len() as u32) as usize];
+                ulps_away(value, rng.below(5) as i32 - 2).clamp(0.0, ONE_MINUS_EPSILON)
+            };
+            let v = near(rng, &d.marginal.cdf);
+            let row = rng.below(d.height as u32) as usize;
+            let stride = d.width + 1;
+            let u = near(rng, &d.conditional_cdf[row * stride..(row + 1) * stride]);
+            w.vec2(Vec2::new(u, v));
+        } else {
+            w.vec2(u2(rng));
+        }
+    }
+    /// (u, a, b) for sample_linear: weights zero, tiny, equal, far apart or huge.
+    pub fn linear_weights(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let weight = |rng: &mut Rng| {
+            if rng.chance(0.25) { rng.pick(&[0.0, 1e-30, 1e-6, 1.0, 1e30, f32::MAX]) } else { rng.range(0.0, 10.0) }
+        };
+        w.f(u(rng));
+        w.f(weight(rng));
+        w.f(weight(rng));
     }
     pub fn texture_lookup(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         w.u(rng.below(scene.scene.textures.len() as u32));

@@ -1,14 +1,16 @@
 //! A scene prepared for both ports at once: the Rust structs the CPU estimator reads
 //! (Scene, LightSet, Bvh, CpuBvh) and, from them, the flat arrays the CUDA estimator reads
 //! through scene.cuh's `DeviceScene`, in host memory. The arrays are flattened as
-//! `warpath_cuda::scene_upload::DeviceScene::upload` flattens them (GpuSceneParams comes from
-//! the same `GpuSceneParams::new`, the BVH from the same `GpuBvh::from_bvh`), kept 16-byte
+//! `warpath_cuda::scene_upload::DeviceScene::upload` flattens them, by the same functions
+//! where there is a layout to get right (`GpuSceneParams::new`, `GpuBvh::from_bvh`,
+//! `flatten_textures`, `env_texels`: RGB and sampling weight per texel), kept 16-byte
 //! aligned and at least 16 bytes long as device allocations are.
 //!
 //! Also the scenes the tests run against: the empty scene (for pure functions), the
-//! built-in Cornell boxes and furnace, and random scenes with every material kind, one-
-//! and two-sided emitters, textures, shading normals, thin-lens cameras and environment
-//! maps (rotated, scaled, with black rows, all black, 1×1), constants or none.
+//! built-in Cornell boxes and furnace, and random scenes with every material kind (Null and
+//! one-sided BSDFs included), one- and two-sided emitters, textures, shading normals,
+//! thin-lens cameras and environment maps (rotated, scaled, with black rows, all black, 1×1),
+//! constants or none.
 
 use crate::cases::draw;
 use crate::words::Rng;
@@ -18,12 +20,12 @@ use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildOptions, Bvh};
 use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::{EnvMap, Environment, LightSet};
-use warpath_core::material::{Material, flags};
+use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_core::math::Aabb;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_cpu::integrator::SceneView;
 use warpath_cuda::bvh_layout::GpuBvh;
-use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, GpuTexture, TraversalSceneArgs};
+use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, TraversalSceneArgs, env_texels, flatten_textures};
 use warpath_scene::{RenderSettings, Scene, Texture, builtin};
 
 /// 16 bytes, 16-byte aligned: the unit of [`DeviceArray`].
@@ -97,15 +99,10 @@ impl HostScene {
         let bvh = if triangles.is_empty() { Bvh::empty() } else { Bvh::build(&triangles, &BuildOptions::default()).0 };
         let cpu_bvh = CpuBvh::new(&bvh, &triangles);
         let gpu_bvh = GpuBvh::from_bvh(&bvh, &triangles).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
-        let mut texels = Vec::new();
-        let mut textures = Vec::new();
-        for t in &scene.textures {
-            textures.push(GpuTexture { width: t.width, height: t.height, offset: texels.len() as u32, _pad: 0 });
-            texels.extend(t.pixels.iter().map(|p| p.to_array()));
-        }
+        let (texels, textures) = flatten_textures(&scene).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
         let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
             Environment::Map(map) => {
-                (vec3s(&map.pixels), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
+                (env_texels(map), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
             }
             _ => (Vec::new(), Vec::new(), Vec::new()),
         };
@@ -262,7 +259,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
     let mut rng = Rng::new(seed);
     let mut scene = Scene { name: format!("random-{seed}-{environment:?}"), ..Scene::default() };
     scene.textures = vec![random_texture(&mut rng, "a"), random_texture(&mut rng, "b")];
-    for kind in 0..8 {
+    for kind in 0..=MaterialKind::Null as u32 {
         let mut material = draw::material(&mut rng);
         material.kind = kind;
         if rng.chance(0.5) {

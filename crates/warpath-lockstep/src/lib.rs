@@ -8,11 +8,14 @@
 //! [`cases::Case`] names one device function, its Rust twin in warpath-core / warpath-cpu,
 //! how to draw random arguments and the bound of the comparison. The tests
 //! (`tests/lockstep.rs`) run thousands of random arguments per case through both and
-//! require equal results: bit for bit ([`Bound::Exact`]) for every case today, because the
-//! CUDA port rounds each operation as the Rust code does (`__fmul_rn`, ... with no FMA
-//! contraction) and the few transcendentals (sinf, cosf, powf, exp2f, atan2f, acosf) are the
-//! same host libm calls on both sides. On the GPU those transcendentals are CUDA's own and
-//! differ by a few ulp; that difference is outside what these tests can see.
+//! require equal results: bit for bit ([`Bound::Exact`]) for every case, because the CUDA
+//! port rounds each operation as the Rust code does (`__fmul_rn`, ... with no FMA
+//! contraction) and calls no transcendental of its own: sine, cosine, atan2, acos, exp, ln
+//! and pow are `common/detmath.cuh`'s, built from exactly rounded operations like their twins
+//! in `warpath_core::detmath`. The host functions the headers still call (sqrtf, floorf,
+//! fmodf, fminf, fmaxf, fabsf) are exact in IEEE arithmetic, on the host as on the GPU, so a
+//! bit-exact comparison here stands for the GPU too (the GPU tests of warpath-cuda confirm
+//! it on whole renders).
 //!
 //! A second build of the same headers, [`Port::Mutable`], numbers every rounded operation
 //! of the float headers ([`MUTATION_SITES`]) and can move the result of one of them up by one
