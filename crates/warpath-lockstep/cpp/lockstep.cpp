@@ -28,6 +28,7 @@ static inline float lockstep_mutable_fdiv_rn(int site, float a, float b) { retur
 static inline float lockstep_mutable_fsqrt_rn(int site, float a) { return lockstep_mutate(site, sqrtf(a)); }
 #endif
 
+#include "common/film.cuh"
 #include "surface/estimator.cuh"
 
 namespace {
@@ -45,6 +46,14 @@ class In {
     }
     int i() { return (int)u(); }
     float f() { return __uint_as_float(u()); }
+    // A double as two words, low then high.
+    double d() {
+        const uint64_t low = u();
+        const uint64_t bits = low | ((uint64_t)u() << 32);
+        double value;
+        memcpy(&value, &bits, sizeof value);
+        return value;
+    }
     float2 f2() {
         const float x = f();
         return make_float2(x, f());
@@ -82,6 +91,12 @@ class Out {
     }
     void flag(bool value) { u(value ? 1u : 0u); }
     void f(float value) { u(__float_as_uint(value)); }
+    void d(double value) {
+        uint64_t bits;
+        memcpy(&bits, &value, sizeof bits);
+        u((uint32_t)bits);
+        u((uint32_t)(bits >> 32));
+    }
     void f2(float2 v) {
         f(v.x);
         f(v.y);
@@ -328,6 +343,27 @@ void camera_generate_ray(const DeviceScene& scene, In& in, Out& out) {
     out.f(ray.t_max);
 }
 
+// ---- film.cuh ---------------------------------------------------------------------------------
+
+// One pixel's pass buffers merged into the render's double sums (Film::add_pass on the CPU).
+void film_merge(const DeviceScene&, In& in, Out& out) {
+    double sum[3], sum_sq[3];
+    float pass_sum[3], pass_sum_sq[3];
+    for (double& v : sum) v = in.d();
+    for (double& v : sum_sq) v = in.d();
+    for (float& v : pass_sum) v = in.f();
+    for (float& v : pass_sum_sq) v = in.f();
+    unsigned int count = in.u(), pass_count = in.u();
+    film_merge_pixel(0u, pass_sum, pass_sum_sq, &pass_count, sum, sum_sq, &count);
+    for (double v : sum) out.d(v);
+    for (double v : sum_sq) out.d(v);
+    out.u(count);
+    // The pass buffers are zeroed for the next pass.
+    for (float v : pass_sum) out.f(v);
+    for (float v : pass_sum_sq) out.f(v);
+    out.u(pass_count);
+}
+
 // ---- surface/estimator.cuh: whole paths -----------------------------------------------------
 
 // One path of (pixel, sample) through generate and extend, as a schedule runs it: the path
@@ -408,6 +444,7 @@ const Case CASES[] = {
     {"env_radiance", env_radiance},
     {"texture_sample", texture_lookup},
     {"camera_generate_ray", camera_generate_ray},
+    {"film_merge", film_merge},
     {"surface_path", surface_path},
 };
 constexpr size_t CASE_COUNT = sizeof(CASES) / sizeof(CASES[0]);

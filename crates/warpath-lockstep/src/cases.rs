@@ -8,8 +8,9 @@
 
 use crate::host_scene::HostScene;
 use crate::words::{Output, Reader, Rng, Words};
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 use warpath_core::bsdf;
+use warpath_core::film::Film;
 use warpath_core::light::{Environment, sample_linear};
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
@@ -236,6 +237,7 @@ pub const CASES: &[Case] = &[
         o.f(ray.t_min);
         o.f(ray.t_max);
     }),
+    exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
     exact("surface_path", Needs::Geometry, draw::pixel_sample, surface_path),
 ];
 
@@ -301,6 +303,25 @@ fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
         o.vec3(ls.radiance);
         o.f(ls.pdf);
     }
+}
+
+/// One pixel's f32 pass sums added to the film's f64 sums (the GPU's film_merge_pixel), then
+/// the pass buffers as the GPU leaves them (zeroed).
+fn film_merge(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let mut film = Film::new(1, 1);
+    film.sum[0] = DVec3::new(r.d(), r.d(), r.d());
+    film.sum_sq[0] = DVec3::new(r.d(), r.d(), r.d());
+    let (pass_sum, pass_sum_sq) = (r.vec3(), r.vec3());
+    film.count[0] = r.u();
+    let pass_count = r.u();
+    film.add_pass(0, pass_sum.as_dvec3(), pass_sum_sq.as_dvec3(), pass_count);
+    for v in film.sum[0].to_array().into_iter().chain(film.sum_sq[0].to_array()) {
+        o.d(v);
+    }
+    o.u(film.count[0]);
+    o.vec3(Vec3::ZERO);
+    o.vec3(Vec3::ZERO);
+    o.u(0);
 }
 
 /// The path state as cpp/lockstep.cpp's surface_path writes it.
@@ -642,6 +663,25 @@ pub mod draw {
             Vec2::new(rng.range(0.0, width), rng.range(0.0, height))
         });
         w.vec2(u2(rng));
+    }
+    /// A pixel's f64 sums and count and a pass's f32 sums and count: zeros, magnitudes from
+    /// tiny to beyond f32's, now and then a non-finite pass value (dropped samples never
+    /// reach the buffers, but the merge must not care).
+    pub fn film_pass(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let magnitude = |rng: &mut Rng| 10f64.powi(rng.below(30) as i32 - 15);
+        for _ in 0..6 {
+            let value = if rng.chance(0.1) { 0.0 } else { rng.unit() as f64 * magnitude(rng) * 1e3 };
+            w.d(value + rng.unit() as f64 * 1e-9);
+        }
+        for _ in 0..6 {
+            w.f(if rng.chance(0.02) {
+                rng.pick(&[f32::NAN, f32::INFINITY, 0.0, f32::MAX])
+            } else {
+                rng.unit() * magnitude(rng) as f32
+            });
+        }
+        w.u(if rng.chance(0.1) { rng.below(1 << 30) } else { rng.below(1 << 20) });
+        w.u(rng.below(1 << 12));
     }
     pub fn pixel_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         let settings = &scene.scene.settings;

@@ -30,6 +30,7 @@ const FAMILIES: &[(&str, usize)] = &[
     ("env_", 4_000),
     ("texture_", 4_000),
     ("camera_", 4_000),
+    ("film_", 10_000),
     ("surface_", 1_500),
 ];
 
@@ -105,6 +106,11 @@ fn textures_match() {
 #[test]
 fn camera_rays_match() {
     check_family("camera_");
+}
+
+#[test]
+fn film_merges_match() {
+    check_family("film_");
 }
 
 #[test]
