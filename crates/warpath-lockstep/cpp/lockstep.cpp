@@ -364,6 +364,27 @@ void film_merge(const DeviceScene&, In& in, Out& out) {
     out.u(pass_count);
 }
 
+// ---- detmath.cuh ----------------------------------------------------------------------------
+
+void det_sin_cos_case(const DeviceScene&, In& in, Out& out) {
+    float s, c;
+    det_sin_cos(in.f(), s, c);
+    out.f(s);
+    out.f(c);
+}
+void det_atan2_case(const DeviceScene&, In& in, Out& out) {
+    const float y = in.f();
+    out.f(det_atan2(y, in.f()));
+}
+void det_acos_case(const DeviceScene&, In& in, Out& out) { out.f(det_acos(in.f())); }
+void det_exp_case(const DeviceScene&, In& in, Out& out) { out.f(det_exp(in.f())); }
+void det_exp2_case(const DeviceScene&, In& in, Out& out) { out.f(det_exp2(in.f())); }
+void det_ln_case(const DeviceScene&, In& in, Out& out) { out.f(det_ln(in.f())); }
+void det_pow_case(const DeviceScene&, In& in, Out& out) {
+    const float x = in.f();
+    out.f(det_pow(x, in.f()));
+}
+
 // ---- surface/estimator.cuh: whole paths -----------------------------------------------------
 
 // One path of (pixel, sample) through generate and extend, as a schedule runs it: the path
@@ -445,6 +466,13 @@ const Case CASES[] = {
     {"texture_sample", texture_lookup},
     {"camera_generate_ray", camera_generate_ray},
     {"film_merge", film_merge},
+    {"det_sin_cos", det_sin_cos_case},
+    {"det_atan2", det_atan2_case},
+    {"det_acos", det_acos_case},
+    {"det_exp", det_exp_case},
+    {"det_exp2", det_exp2_case},
+    {"det_ln", det_ln_case},
+    {"det_pow", det_pow_case},
     {"surface_path", surface_path},
 };
 constexpr size_t CASE_COUNT = sizeof(CASES) / sizeof(CASES[0]);

@@ -6,6 +6,7 @@
 //! twin (read the arguments with [`Reader`], write the results with [`Output`] in the C++
 //! order), an argument drawer (or an existing one), and a line in [`CASES`].
 
+use crate::det_cases;
 use crate::host_scene::HostScene;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
@@ -238,6 +239,13 @@ pub const CASES: &[Case] = &[
         o.f(ray.t_max);
     }),
     exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
+    exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
+    exact("det_atan2", Needs::Nothing, det_cases::atan2_args, det_cases::atan2),
+    exact("det_acos", Needs::Nothing, det_cases::acos_arg, det_cases::acos),
+    exact("det_exp", Needs::Nothing, det_cases::exp_arg, det_cases::exp),
+    exact("det_exp2", Needs::Nothing, det_cases::exp2_arg, det_cases::exp2),
+    exact("det_ln", Needs::Nothing, det_cases::ln_arg, det_cases::ln),
+    exact("det_pow", Needs::Nothing, det_cases::pow_args, det_cases::pow),
     exact("surface_path", Needs::Geometry, draw::pixel_sample, surface_path),
 ];
 

@@ -28,6 +28,7 @@
 
 pub mod cases;
 pub mod compare;
+pub mod det_cases;
 pub mod host_scene;
 pub mod words;
 

@@ -31,6 +31,7 @@ const FAMILIES: &[(&str, usize)] = &[
     ("texture_", 4_000),
     ("camera_", 4_000),
     ("film_", 10_000),
+    ("det_", 50_000),
     ("surface_", 1_500),
 ];
 
@@ -106,6 +107,11 @@ fn textures_match() {
 #[test]
 fn camera_rays_match() {
     check_family("camera_");
+}
+
+#[test]
+fn deterministic_transcendentals_match() {
+    check_family("det_");
 }
 
 #[test]
