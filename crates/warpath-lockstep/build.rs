@@ -37,6 +37,11 @@ const CXX_FLAGS: &[&str] = &[
     "-fno-rtti",
     "-Wall",
     "-Wextra",
+    // CUDA's `#pragma unroll` means nothing to g++.
+    "-Wno-unknown-pragmas",
+    // volume/medium.cuh's Tracker leaves its MajorantWalk unset for homogeneous media and
+    // reads it only behind `has_walk`; g++ cannot see that through the inlined loop.
+    "-Wno-maybe-uninitialized",
 ];
 
 fn main() {

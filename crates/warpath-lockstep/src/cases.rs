@@ -8,6 +8,7 @@
 
 use crate::det_cases;
 use crate::host_scene::HostScene;
+use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
 use warpath_core::bsdf;
@@ -45,6 +46,10 @@ pub enum Needs {
     Textures,
     /// Geometry to trace paths through.
     Geometry,
+    /// Participating media (the medium-level volume cases).
+    Media,
+    /// What the volumetric path tracer renders: geometry, and media or null boundaries.
+    Volume,
 }
 
 impl Needs {
@@ -56,6 +61,8 @@ impl Needs {
             Needs::EnvironmentMap => matches!(scene.lights.environment, Environment::Map(_)),
             Needs::Textures => !scene.scene.textures.is_empty(),
             Needs::Geometry => !scene.scene.triangles.is_empty(),
+            Needs::Media => !scene.scene.media.is_empty(),
+            Needs::Volume => !scene.scene.triangles.is_empty() && scene.scene.needs_volume_estimator(),
         }
     }
 }
@@ -247,6 +254,17 @@ pub const CASES: &[Case] = &[
     exact("det_ln", Needs::Nothing, det_cases::ln_arg, det_cases::ln),
     exact("det_pow", Needs::Nothing, det_cases::pow_args, det_cases::pow),
     exact("surface_path", Needs::Geometry, draw::pixel_sample, surface_path),
+    exact("volume_grid_lookup", Needs::Nothing, volume_cases::grid_query, volume_cases::grid_lookup),
+    exact("volume_hg_eval", Needs::Nothing, volume_cases::phase_eval_args, volume_cases::phase_eval),
+    exact("volume_hg_sample", Needs::Nothing, volume_cases::phase_sample_args, volume_cases::phase_sample),
+    exact("volume_tracking_rng", Needs::Nothing, volume_cases::tracking_rng_args, volume_cases::tracking_rng),
+    exact("volume_affine", Needs::Nothing, volume_cases::affine_args, volume_cases::affine),
+    exact("volume_clip", Needs::Nothing, volume_cases::clip_args, volume_cases::clip),
+    exact("volume_majorant_walk", Needs::Nothing, volume_cases::walk_args, volume_cases::majorant_walk),
+    exact("volume_free_flight", Needs::Media, volume_cases::segment_args, volume_cases::free_flight),
+    exact("volume_transmittance", Needs::Media, volume_cases::segment_args, volume_cases::transmittance),
+    exact("volume_shadow_transmittance", Needs::Volume, volume_cases::shadow_args, volume_cases::shadow_transmittance),
+    exact("volume_path", Needs::Volume, draw::pixel_sample, volume_cases::volume_path),
 ];
 
 /// The case named `name`.

@@ -13,6 +13,7 @@
 //! constants or none.
 
 use crate::cases::draw;
+use crate::volume_scenes;
 use crate::words::Rng;
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Vec2, Vec3};
@@ -24,8 +25,10 @@ use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_core::math::Aabb;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_cpu::integrator::SceneView;
+use warpath_cpu::volpath::VolumeView;
 use warpath_cuda::bvh_layout::GpuBvh;
 use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, TraversalSceneArgs, env_texels, flatten_textures};
+use warpath_cuda::volume_upload::{DeviceVolumeSceneArgs, MediaTables, counter_slots};
 use warpath_scene::{RenderSettings, Scene, Texture, builtin};
 
 /// 16 bytes, 16-byte aligned: the unit of [`DeviceArray`].
@@ -71,6 +74,11 @@ struct DeviceArrays {
     env_marginal_cdf: DeviceArray,
     texels: DeviceArray,
     textures: DeviceArray,
+    /// volume/estimator.cuh's DeviceVolumeScene: MediaTables' records and grid values and
+    /// the per-triangle interfaces (absent, a null pointer, when no shape declares media).
+    media: DeviceArray,
+    grid_data: DeviceArray,
+    triangle_media: Option<DeviceArray>,
 }
 
 /// One scene, as both ports read it.
@@ -82,6 +90,8 @@ pub struct HostScene {
     pub triangles: Vec<[Vec3; 3]>,
     pub bvh: Bvh,
     pub cpu_bvh: CpuBvh,
+    /// The media as the device reads them (`MediaTables::new`, as `DeviceMedia::upload`).
+    pub media: MediaTables,
     arrays: DeviceArrays,
 }
 
@@ -107,6 +117,7 @@ impl HostScene {
             _ => (Vec::new(), Vec::new(), Vec::new()),
         };
         let uvs: Vec<[f32; 2]> = scene.uvs.iter().map(|v| v.to_array()).collect();
+        let media = MediaTables::new(&scene.media).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
         let arrays = DeviceArrays {
             params: DeviceArray::of(&[params]),
             nodes: DeviceArray::of(&gpu_bvh.nodes),
@@ -126,8 +137,11 @@ impl HostScene {
             env_marginal_cdf: DeviceArray::of(&env_marginal_cdf),
             texels: DeviceArray::of(&texels),
             textures: DeviceArray::of(&textures),
+            media: DeviceArray::of(&media.media),
+            grid_data: DeviceArray::of(&media.grid_data),
+            triangle_media: (!scene.triangle_media.is_empty()).then(|| DeviceArray::of(&scene.triangle_media)),
         };
-        HostScene { scene, lights, params, triangles, bvh, cpu_bvh, arrays }
+        HostScene { scene, lights, params, triangles, bvh, cpu_bvh, media, arrays }
     }
 
     pub fn name(&self) -> &str {
@@ -136,13 +150,16 @@ impl HostScene {
 
     /// The scene without anything: the context of pure functions.
     pub fn is_empty(&self) -> bool {
-        self.scene.triangles.is_empty() && matches!(self.lights.environment, Environment::None)
+        self.scene.triangles.is_empty()
+            && matches!(self.lights.environment, Environment::None)
+            && self.scene.media.is_empty()
     }
 
-    /// The host addresses of the arrays, as scene.cuh's `DeviceScene`.
-    pub fn device_args(&self) -> DeviceSceneArgs {
+    /// The host addresses of the arrays, as volume/estimator.cuh's `DeviceVolumeScene` (whose
+    /// first member is scene.cuh's `DeviceScene`), filled in as `DeviceMedia::args` fills it.
+    pub fn device_args(&self) -> DeviceVolumeSceneArgs {
         let a = &self.arrays;
-        DeviceSceneArgs {
+        let surface = DeviceSceneArgs {
             params: a.params.address(),
             bvh: TraversalSceneArgs {
                 nodes: a.nodes.address(),
@@ -163,7 +180,22 @@ impl HostScene {
             env_marginal_cdf: a.env_marginal_cdf.address(),
             texels: a.texels.address(),
             textures: a.textures.address(),
+        };
+        DeviceVolumeSceneArgs {
+            surface,
+            media: a.media.address(),
+            grid_data: a.grid_data.address(),
+            triangle_media: a.triangle_media.as_ref().map_or(0, DeviceArray::address),
+            medium_count: self.media.media.len() as u32,
+            camera_medium: self.scene.camera_medium.map_or(0, |m| m + 1),
+            counter_slots: counter_slots(self.scene.settings.max_depth),
+            _pad: 0,
         }
+    }
+
+    /// The volumetric estimator's view (the surface view; the media are the scene's).
+    pub fn volume_view(&self) -> VolumeView<'_> {
+        VolumeView { surface: self.scene_view() }
     }
 
     /// The CPU estimator's view, with the settings the GPU parameters were made from.
@@ -354,5 +386,9 @@ pub fn test_scenes() -> Vec<HostScene> {
     for (seed, &environment) in environments.iter().enumerate() {
         scenes.push(random_scene(100 + seed as u64, environment));
     }
+    scenes.push(volume_scenes::media_scene(200));
+    scenes.push(volume_scenes::cloud_scene(201));
+    scenes.push(volume_scenes::dense_scene(202));
+    scenes.push(volume_scenes::fog_scene(203));
     scenes.into_iter().map(HostScene::new).collect()
 }
