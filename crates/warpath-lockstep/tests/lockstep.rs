@@ -330,6 +330,20 @@ fn a_one_ulp_drift_in_any_bsdf_operation_fails_the_comparison() {
 }
 
 #[test]
+fn a_one_ulp_drift_in_any_detmath_operation_fails_the_comparison() {
+    let (tried, left_out) = every_one_ulp_drift_is_caught("common/detmath.cuh");
+    println!("detmath.cuh: {tried} tried, {left_out} left out");
+}
+
+#[test]
+fn a_one_ulp_drift_in_any_medium_or_volume_estimator_operation_fails_the_comparison() {
+    for header in ["volume/medium.cuh", "volume/estimator.cuh"] {
+        let (tried, left_out) = every_one_ulp_drift_is_caught(header);
+        println!("{header}: {tried} tried, {left_out} left out");
+    }
+}
+
+#[test]
 fn a_one_ulp_drift_in_any_warp_light_camera_or_vector_operation_fails_the_comparison() {
     for header in ["common/warp.cuh", "common/lights.cuh", "common/camera.cuh", "common/math.cuh"] {
         let (tried, _) = every_one_ulp_drift_is_caught(header);
