@@ -2,7 +2,7 @@
 //! cpp/cuda_host_shim.h) into two static libraries that the lockstep tests call:
 //!
 //! * `reference`: the headers of crates/warpath-cuda/kernels as they are;
-//! * `mutable`: copies of the float headers of kernels/common in which every rounded
+//! * `mutable`: copies of the float headers (MUTABLE_HEADERS) in which every rounded
 //!   operation (`__fadd_rn(`, `__fsub_rn(`, `__fmul_rn(`, `__fdiv_rn(`, `__fsqrt_rn(`) is
 //!   numbered and routed through a hook that can move its result one ulp up at run time
 //!   (the harness's own test: every such one-ulp drift must be caught). The sites are
@@ -17,8 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
 /// The headers whose rounded operations the `mutable` variant can perturb.
-const MUTABLE_HEADERS: &[&str] =
-    &["common/bsdf.cuh", "common/warp.cuh", "common/lights.cuh", "common/camera.cuh", "common/math.cuh"];
+const MUTABLE_HEADERS: &[&str] = &[
+    "common/bsdf.cuh",
+    "common/warp.cuh",
+    "common/lights.cuh",
+    "common/camera.cuh",
+    "common/math.cuh",
+    "common/detmath.cuh",
+    "volume/medium.cuh",
+    "volume/estimator.cuh",
+];
 
 /// The rounded intrinsics a mutation site wraps.
 const ROUNDED_OPERATIONS: &[&str] = &["__fadd_rn", "__fsub_rn", "__fmul_rn", "__fdiv_rn", "__fsqrt_rn"];
@@ -37,6 +45,11 @@ const CXX_FLAGS: &[&str] = &[
     "-fno-rtti",
     "-Wall",
     "-Wextra",
+    // CUDA's `#pragma unroll` means nothing to g++.
+    "-Wno-unknown-pragmas",
+    // volume/medium.cuh's Tracker leaves its MajorantWalk unset for homogeneous media and
+    // reads it only behind `has_walk`; g++ cannot see that through the inlined loop.
+    "-Wno-maybe-uninitialized",
 ];
 
 fn main() {

@@ -236,8 +236,9 @@ fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
     Ok(())
 }
 
-/// Flattens `scene.textures` into one texel array and per-texture records.
-fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>)> {
+/// Flattens `scene.textures` into one texel array and per-texture records (public for the
+/// host-side lockstep tests, which lay scenes out as [`DeviceScene::upload`] does).
+pub fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>)> {
     let mut texels = Vec::new();
     let mut records = Vec::with_capacity(scene.textures.len());
     for t in &scene.textures {
@@ -252,8 +253,9 @@ fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>
     Ok((texels, records))
 }
 
-/// The environment's texels as the device reads them: RGB and the sampling weight, 16 bytes.
-fn env_texels(map: &EnvMap) -> Vec<[f32; 4]> {
+/// The environment's texels as the device reads them: RGB and the sampling weight, 16 bytes
+/// (public for the host-side lockstep tests).
+pub fn env_texels(map: &EnvMap) -> Vec<[f32; 4]> {
     map.pixels.iter().zip(&map.weights).map(|(p, &w)| [p.x, p.y, p.z, w]).collect()
 }
 

@@ -8,11 +8,11 @@
 // * The rounded intrinsics (__fadd_rn, __fmul_rn, __fdiv_rn, __fsqrt_rn, ...) are the host's
 //   IEEE operations: exactly rounded to nearest even, as on the GPU, provided the compiler
 //   neither fuses nor reassociates them. build.rs compiles with -ffp-contract=off,
-//   -fno-fast-math and SSE arithmetic (-mfpmath=sse), and with -fno-builtin, so that a
-//   sinf next to a cosf is not merged into one sincosf call.
-// * Transcendentals (sinf, cosf, powf, atan2f, acosf, exp2f) are the host libm's, which
-//   is also what Rust's f32 methods call: host C++ and Rust agree bit for bit. On the GPU
-//   they are CUDA's own, within a few ulp of these (see the crate's documentation).
+//   -fno-fast-math and SSE arithmetic (-mfpmath=sse), and with -fno-builtin, so that no
+//   libm call is folded or replaced.
+// * The headers call no transcendental of libm or CUDA (common/detmath.cuh builds sine,
+//   atan2, exp, ln, pow, ... from rounded operations); the libm functions they do call
+//   (sqrtf, floorf, fmodf, fminf, fmaxf, fabsf) are exact, on the host as on the GPU.
 // * Warp intrinsics and atomics are their one-thread versions: a host "warp" is one lane,
 //   its active mask 1, every lane its own leader; clock64 reads 0.
 #pragma once

@@ -1,9 +1,14 @@
 // lockstep.cpp — the CUDA estimator headers (crates/warpath-cuda/kernels/common/,
-// traversal/, surface/estimator.cuh) compiled as host C++ through cuda_host_shim.h, and one
-// "case" per device function under test: a function that reads its arguments from a list
-// of 32-bit words and writes its results as words. src/cases.rs holds the Rust twin of
+// traversal/, surface/estimator.cuh, volume/medium.cuh, volume/estimator.cuh) compiled as
+// host C++ through cuda_host_shim.h, and one "case" per device function under test: a
+// function that reads its arguments from a list of 32-bit words and writes its results as
+// words. src/cases.rs (with src/det_cases.rs and src/volume_cases.rs) holds the Rust twin of
 // every case (same name, same word order), and the tests compare the two outputs word for
 // word. Floats travel as their bit patterns, so nothing is rounded on the way.
+//
+// Every case receives the scene as volume/estimator.cuh's DeviceVolumeScene (the surface
+// scene, the media records and grid values, the per-triangle interfaces); the cases of the
+// surface scene alone take its DeviceScene through `surface<...>` in the table.
 //
 // Adding a function: write a case below (read the arguments with `in`, write the results
 // with `out`), add it to CASES, and add its twin to src/cases.rs.
@@ -28,7 +33,8 @@ static inline float lockstep_mutable_fdiv_rn(int site, float a, float b) { retur
 static inline float lockstep_mutable_fsqrt_rn(int site, float a) { return lockstep_mutate(site, sqrtf(a)); }
 #endif
 
-#include "surface/estimator.cuh"
+#include "common/film.cuh"
+#include "volume/estimator.cuh"
 
 namespace {
 
@@ -45,6 +51,14 @@ class In {
     }
     int i() { return (int)u(); }
     float f() { return __uint_as_float(u()); }
+    // A double as two words, low then high.
+    double d() {
+        const uint64_t low = u();
+        const uint64_t bits = low | ((uint64_t)u() << 32);
+        double value;
+        memcpy(&value, &bits, sizeof value);
+        return value;
+    }
     float2 f2() {
         const float x = f();
         return make_float2(x, f());
@@ -82,6 +96,12 @@ class Out {
     }
     void flag(bool value) { u(value ? 1u : 0u); }
     void f(float value) { u(__float_as_uint(value)); }
+    void d(double value) {
+        uint64_t bits;
+        memcpy(&bits, &value, sizeof bits);
+        u((uint32_t)bits);
+        u((uint32_t)(bits >> 32));
+    }
     void f2(float2 v) {
         f(v.x);
         f(v.y);
@@ -239,12 +259,6 @@ void light_selection(const DeviceScene& scene, In& in, Out& out) {
     const unsigned int bin = find_bin(scene.light_cdf, count, u);
     out.u(bin);
     out.f(discrete_pdf(scene.light_cdf, count, bin));
-    float pdf;
-    unsigned int continuous_bin;
-    const float x = sample_continuous_1d(scene.light_cdf, count, u, pdf, continuous_bin);
-    out.f(x);
-    out.f(pdf);
-    out.u(continuous_bin);
 }
 void light_sample(const DeviceScene& scene, In& in, Out& out) {
     const float3 p = in.f3();
@@ -271,15 +285,40 @@ void light_environment_radiance(const DeviceScene& scene, In& in, Out& out) {
 void env_direction_to_uv(const DeviceScene& scene, In& in, Out& out) {
     out.f2(direction_to_uv(*scene.params, in.f3()));
 }
-void env_uv_to_direction(const DeviceScene& scene, In& in, Out& out) {
-    out.f3(uv_to_direction(*scene.params, in.f2()));
+void env_patch_case(const DeviceScene& scene, In& in, Out& out) {
+    const EnvPatch p = env_patch(*scene.params, in.f2());
+    out.u(p.column);
+    out.u(p.next_column);
+    out.u(p.row);
+    out.f(p.fx);
+    out.f(p.fy);
 }
-void env_distribution(const DeviceScene& scene, In& in, Out& out) {
-    const float2 u = in.f2(), uv = in.f2();
-    float pdf;
-    out.f2(env_distribution_sample(scene, u, pdf));
-    out.f(pdf);
-    out.f(env_distribution_pdf(scene, uv));
+// One texel as the device reads it from the uploaded array (RGB and the sampling weight).
+void env_texel_case(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int column = in.u(), row = in.u();
+    const float4 t = env_texel(scene, column, row);
+    out.f(t.x);
+    out.f(t.y);
+    out.f(t.z);
+    out.f(t.w);
+}
+void env_sample_cell_case(const DeviceScene& scene, In& in, Out& out) {
+    unsigned int column, row;
+    float2 remapped;
+    float cell_pdf;
+    env_sample_cell(scene, in.f2(), column, row, remapped, cell_pdf);
+    out.u(column);
+    out.u(row);
+    out.f2(remapped);
+    out.f(cell_pdf);
+}
+void env_cell_pdf_case(const DeviceScene& scene, In& in, Out& out) {
+    const unsigned int column = in.u();
+    out.f(env_cell_pdf(scene, column, in.u()));
+}
+void env_sample_linear(const DeviceScene&, In& in, Out& out) {
+    const float u = in.f(), a = in.f();
+    out.f(sample_linear(u, a, in.f()));
 }
 void env_sample(const DeviceScene& scene, In& in, Out& out) {
     float3 wi;
@@ -309,6 +348,221 @@ void camera_generate_ray(const DeviceScene& scene, In& in, Out& out) {
     out.f(ray.t_max);
 }
 
+// ---- film.cuh ---------------------------------------------------------------------------------
+
+// One pixel's pass buffers merged into the render's double sums (Film::add_pass on the CPU).
+void film_merge(const DeviceScene&, In& in, Out& out) {
+    double sum[3], sum_sq[3];
+    float pass_sum[3], pass_sum_sq[3];
+    for (double& v : sum) v = in.d();
+    for (double& v : sum_sq) v = in.d();
+    for (float& v : pass_sum) v = in.f();
+    for (float& v : pass_sum_sq) v = in.f();
+    unsigned int count = in.u(), pass_count = in.u();
+    film_merge_pixel(0u, pass_sum, pass_sum_sq, &pass_count, sum, sum_sq, &count);
+    for (double v : sum) out.d(v);
+    for (double v : sum_sq) out.d(v);
+    out.u(count);
+    // The pass buffers are zeroed for the next pass.
+    for (float v : pass_sum) out.f(v);
+    for (float v : pass_sum_sq) out.f(v);
+    out.u(pass_count);
+}
+
+// ---- detmath.cuh ----------------------------------------------------------------------------
+
+void det_sin_cos_case(const DeviceScene&, In& in, Out& out) {
+    float s, c;
+    det_sin_cos(in.f(), s, c);
+    out.f(s);
+    out.f(c);
+}
+void det_atan2_case(const DeviceScene&, In& in, Out& out) {
+    const float y = in.f();
+    out.f(det_atan2(y, in.f()));
+}
+void det_acos_case(const DeviceScene&, In& in, Out& out) { out.f(det_acos(in.f())); }
+void det_exp_case(const DeviceScene&, In& in, Out& out) { out.f(det_exp(in.f())); }
+void det_exp2_case(const DeviceScene&, In& in, Out& out) { out.f(det_exp2(in.f())); }
+void det_ln_case(const DeviceScene&, In& in, Out& out) { out.f(det_ln(in.f())); }
+void det_pow_case(const DeviceScene&, In& in, Out& out) {
+    const float x = in.f();
+    out.f(det_pow(x, in.f()));
+}
+
+// ---- volume/medium.cuh ---------------------------------------------------------------------------
+
+// A grid given in the arguments (resolution, channels, values), one channel read at a point,
+// with the corners and weights of each axis.
+void volume_grid_lookup(const DeviceScene&, In& in, Out& out) {
+    unsigned int resolution[3];
+    for (unsigned int& n : resolution) n = in.u();
+    const unsigned int channels = in.u();
+    const size_t count = (size_t)resolution[0] * resolution[1] * resolution[2] * channels;
+    float data[4096];
+    if (count > sizeof data / sizeof data[0]) return;  // the drawer keeps grids smaller
+    for (size_t i = 0; i < count; ++i) data[i] = in.f();
+    const float3 p = in.f3();
+    const unsigned int channel = in.u();
+    const float coordinates[3] = {p.x, p.y, p.z};
+    for (int axis = 0; axis < 3; ++axis) {
+        unsigned int lower, upper;
+        float fraction;
+        axis_corners(coordinates[axis], resolution[axis], lower, upper, fraction);
+        out.u(lower);
+        out.u(upper);
+        out.f(fraction);
+    }
+    out.f(grid_lookup(data, resolution, channels, p, channel));
+}
+void volume_hg_eval(const DeviceScene&, In& in, Out& out) {
+    const float g = in.f();
+    out.f(hg_eval(g, in.f()));
+}
+void volume_hg_sample(const DeviceScene&, In& in, Out& out) {
+    const float g = in.f();
+    const float3 direction = in.f3();
+    const float2 u = in.f2();
+    out.f(hg_sample_cos(g, u.x));
+    float pdf;
+    out.f3(hg_sample(g, direction, u, pdf));
+    out.f(pdf);
+}
+// TrackingRng: the first `count` numbers of a stream and the counter after them.
+void volume_tracking_rng(const DeviceScene&, In& in, Out& out) {
+    const unsigned int seed = in.u(), pixel = in.u(), sample = in.u(), bounce = in.u(), stream = in.u();
+    const unsigned int count = in.u();
+    TrackingRng rng = tracking_rng(seed, pixel, sample, bounce, stream);
+    for (unsigned int i = 0; i < count; ++i) out.f(rng.next());
+    out.u(rng.counter);
+}
+void volume_affine(const DeviceScene&, In& in, Out& out) {
+    float m[12];
+    for (float& v : m) v = in.f();
+    const float3 p = in.f3();
+    out.f3(affine_point(m, p));
+    out.f3(affine_vector(m, in.f3()));
+}
+void volume_clip(const DeviceScene&, In& in, Out& out) {
+    const float3 o = in.f3(), d = in.f3();
+    float t0, t1;
+    const bool inside = clip_to_unit_cube(o, d, in.f(), t0, t1);
+    out.flag(inside);
+    if (!inside) return;
+    out.f(t0);
+    out.f(t1);
+}
+// A whole MajorantWalk: the first cell and its end, then per advance the flag, the cell and
+// its end (at most 256 advances, as the Rust twin).
+void volume_majorant_walk(const DeviceScene&, In& in, Out& out) {
+    const float3 o = in.f3(), d = in.f3();
+    const float t0 = in.f(), t1 = in.f();
+    unsigned int resolution[3];
+    for (unsigned int& n : resolution) n = in.u();
+    MajorantWalk walk;
+    walk.init(o, d, t0, t1, resolution);
+    auto write_cell = [&] {
+        for (int c : walk.cell) out.u((uint32_t)c);
+        out.f(walk.cell_end());
+    };
+    out.f(walk.t_end);
+    write_cell();
+    for (int i = 0; i < 256; ++i) {
+        const bool moved = walk.advance(resolution);
+        out.flag(moved);
+        if (!moved) break;
+        write_cell();
+    }
+}
+void write_tracking(Out& out, const TrackingRng& rng, const TrackingCounts& counts) {
+    out.u(rng.counter);
+    out.u(counts.steps);
+    out.u(counts.density_lookups);
+    out.u(counts.albedo_lookups);
+}
+// A free flight through medium `index` of the scene (sample_free_flight).
+void volume_free_flight(const DeviceVolumeScene& scene, In& in, Out& out) {
+    const unsigned int index = in.u();
+    const float3 o = in.f3(), d = in.f3();
+    const float t_max = in.f();
+    const unsigned int seed = in.u(), pixel = in.u(), sample = in.u(), bounce = in.u(), stream = in.u();
+    if (index >= scene.medium_count) return;
+    TrackingRng rng = tracking_rng(seed, pixel, sample, bounce, stream);
+    TrackingCounts counts = {0u, 0u, 0u};
+    float t = 0.0f;
+    float3 weight;
+    const bool scatters = sample_free_flight(scene.media[index], scene.grid_data, o, d, t_max, rng, counts, t, weight);
+    out.flag(scatters);
+    if (scatters) out.f(t);
+    out.f3(weight);
+    write_tracking(out, rng, counts);
+}
+// The transmittance of medium `index` along a segment (ratio tracking).
+void volume_transmittance(const DeviceVolumeScene& scene, In& in, Out& out) {
+    const unsigned int index = in.u();
+    const float3 o = in.f3(), d = in.f3();
+    const float t_max = in.f();
+    const unsigned int seed = in.u(), pixel = in.u(), sample = in.u(), bounce = in.u(), stream = in.u();
+    if (index >= scene.medium_count) return;
+    TrackingRng rng = tracking_rng(seed, pixel, sample, bounce, stream);
+    TrackingCounts counts = {0u, 0u, 0u};
+    out.f3(medium_transmittance(scene.media[index], scene.grid_data, o, d, t_max, rng, counts));
+    write_tracking(out, rng, counts);
+}
+
+// ---- volume/estimator.cuh ------------------------------------------------------------------------
+
+// A shadow ray through the scene's media and null boundaries (shadow_transmittance).
+void volume_shadow_transmittance(const DeviceVolumeScene& scene, In& in, Out& out) {
+    const float3 origin = in.f3(), d = in.f3();
+    const float t_max = in.f();
+    const unsigned int medium = in.u();
+    const unsigned int seed = in.u(), pixel = in.u(), sample = in.u(), bounce = in.u(), stream = in.u();
+    const VolumeContext ctx = VolumeEstimator::context(scene, nullptr);
+    TrackingRng rng = tracking_rng(seed, pixel, sample, bounce, stream);
+    TrackingCounts counts = {0u, 0u, 0u};
+    out.f3(shadow_transmittance(ctx, origin, d, t_max, medium, rng, counts));
+    write_tracking(out, rng, counts);
+}
+
+// One volumetric path of (pixel, sample) through volume_generate and volume_extend, kept in
+// the stored form between steps as the wavefront schedules keep it: after generate and after
+// every extend the path state and the running counters (extension rays, shadow rays,
+// tracking steps, density and albedo lookups); then the paths entering extend per bounce.
+void volume_path(const DeviceVolumeScene& scene, In& in, Out& out) {
+    const unsigned int pixel = in.u(), sample = in.u();
+    const unsigned int slots = scene.counter_slots;
+    if (slots == 0u || slots > 1024u) return;
+    unsigned long long counters[2 + 3 * 1024 + 3] = {};
+    const VolumeContext ctx = VolumeEstimator::context(scene, counters);
+    const unsigned int tracking = COUNTER_ACTIVE_BASE + 3u * slots;
+    VolumePath path = VolumeEstimator::generate(ctx, pixel, sample);
+    auto write_state = [&](bool goes_on) {
+        out.flag(goes_on);
+        out.f3(path.ray.o);
+        out.f3(path.ray.d);
+        out.f3(path.throughput);
+        out.f3(path.radiance);
+        out.u(path.bounce);
+        out.f(path.last_pdf);
+        out.flag(path.last_delta);
+        out.u(path.medium);
+        out.u((uint32_t)counters[COUNTER_EXTENSION_RAYS]);
+        out.u((uint32_t)counters[COUNTER_SHADOW_RAYS]);
+        for (unsigned int i = 0; i < 3u; ++i) out.u((uint32_t)counters[tracking + i]);
+    };
+    write_state(true);
+    bool goes_on = true;
+    while (goes_on) {
+        StoredPath slot;
+        VolumeEstimator::store(&slot, path);
+        path = VolumeEstimator::load(&slot);
+        goes_on = VolumeEstimator::extend(ctx, path);
+        write_state(goes_on);
+    }
+    for (unsigned int b = 0; b < slots; ++b) out.u((uint32_t)counters[COUNTER_ACTIVE_BASE + b]);
+}
+
 // ---- surface/estimator.cuh: whole paths -----------------------------------------------------
 
 // One path of (pixel, sample) through generate and extend, as a schedule runs it: the path
@@ -334,6 +588,10 @@ void surface_path(const DeviceScene& scene, In& in, Out& out) {
     write_state(true);
     bool goes_on = true;
     while (goes_on) {
+        // Through the stored form between bounces, as the wavefront schedules keep paths.
+        StoredPath slot;
+        SurfaceEstimator::store(&slot, path);
+        path = SurfaceEstimator::load(&slot);
         goes_on = SurfaceEstimator::extend(ctx, path);
         write_state(goes_on);
     }
@@ -342,51 +600,79 @@ void surface_path(const DeviceScene& scene, In& in, Out& out) {
     for (unsigned int b = 0; b <= max_depth; ++b) out.u((uint32_t)counters[COUNTER_ACTIVE_BASE + b]);
 }
 
-using CaseFunction = void (*)(const DeviceScene& scene, In& in, Out& out);
+using CaseFunction = void (*)(const DeviceVolumeScene& scene, In& in, Out& out);
 struct Case {
     const char* name;
     CaseFunction run;
 };
 
+// A case of the surface scene alone (every case but the media's).
+template <void (*F)(const DeviceScene&, In&, Out&)>
+void surface(const DeviceVolumeScene& scene, In& in, Out& out) {
+    F(scene.surface, in, out);
+}
+
 // Every case, by the name its Rust twin has in src/cases.rs.
 const Case CASES[] = {
-    {"sampler_get", sampler_get},
-    {"warp_disk_concentric", warp_disk_concentric},
-    {"warp_cosine_hemisphere", warp_cosine_hemisphere},
-    {"warp_cosine_hemisphere_pdf", warp_cosine_hemisphere_pdf},
-    {"warp_uniform_sphere", warp_uniform_sphere},
-    {"warp_triangle", warp_triangle},
-    {"warp_blinn_lobe", warp_blinn_lobe},
-    {"warp_blinn_lobe_pdf", warp_blinn_lobe_pdf},
-    {"math_frame", math_frame},
-    {"math_offset_ray_origin", math_offset_ray_origin},
-    {"math_intersect_triangle", math_intersect_triangle},
-    {"bsdf_fresnel_dielectric", bsdf_fresnel_dielectric},
-    {"bsdf_schlick_fresnel", bsdf_schlick_fresnel},
-    {"bsdf_blinn_normalization", bsdf_blinn_normalization},
-    {"bsdf_ggx_d", bsdf_ggx_d},
-    {"bsdf_smith", bsdf_smith},
-    {"bsdf_sample_ggx_vndf", bsdf_sample_ggx_vndf},
-    {"bsdf_ggx_vndf_pdf", bsdf_ggx_vndf_pdf},
-    {"bsdf_reflect_refract", bsdf_reflect_refract},
-    {"bsdf_material_class", bsdf_material_class},
-    {"bsdf_eval", bsdf_eval_case},
-    {"bsdf_pdf", bsdf_pdf_case},
-    {"bsdf_sample", bsdf_sample_case},
-    {"light_selection", light_selection},
-    {"light_sample", light_sample},
-    {"light_pdf_triangle", light_pdf_triangle},
-    {"light_pdf_environment", light_pdf_environment},
-    {"light_environment_radiance", light_environment_radiance},
-    {"env_direction_to_uv", env_direction_to_uv},
-    {"env_uv_to_direction", env_uv_to_direction},
-    {"env_distribution", env_distribution},
-    {"env_sample", env_sample},
-    {"env_pdf", env_pdf},
-    {"env_radiance", env_radiance},
-    {"texture_sample", texture_lookup},
-    {"camera_generate_ray", camera_generate_ray},
-    {"surface_path", surface_path},
+    {"sampler_get", surface<sampler_get>},
+    {"warp_disk_concentric", surface<warp_disk_concentric>},
+    {"warp_cosine_hemisphere", surface<warp_cosine_hemisphere>},
+    {"warp_cosine_hemisphere_pdf", surface<warp_cosine_hemisphere_pdf>},
+    {"warp_uniform_sphere", surface<warp_uniform_sphere>},
+    {"warp_triangle", surface<warp_triangle>},
+    {"warp_blinn_lobe", surface<warp_blinn_lobe>},
+    {"warp_blinn_lobe_pdf", surface<warp_blinn_lobe_pdf>},
+    {"math_frame", surface<math_frame>},
+    {"math_offset_ray_origin", surface<math_offset_ray_origin>},
+    {"math_intersect_triangle", surface<math_intersect_triangle>},
+    {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
+    {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},
+    {"bsdf_blinn_normalization", surface<bsdf_blinn_normalization>},
+    {"bsdf_ggx_d", surface<bsdf_ggx_d>},
+    {"bsdf_smith", surface<bsdf_smith>},
+    {"bsdf_sample_ggx_vndf", surface<bsdf_sample_ggx_vndf>},
+    {"bsdf_ggx_vndf_pdf", surface<bsdf_ggx_vndf_pdf>},
+    {"bsdf_reflect_refract", surface<bsdf_reflect_refract>},
+    {"bsdf_material_class", surface<bsdf_material_class>},
+    {"bsdf_eval", surface<bsdf_eval_case>},
+    {"bsdf_pdf", surface<bsdf_pdf_case>},
+    {"bsdf_sample", surface<bsdf_sample_case>},
+    {"light_selection", surface<light_selection>},
+    {"light_sample", surface<light_sample>},
+    {"light_pdf_triangle", surface<light_pdf_triangle>},
+    {"light_pdf_environment", surface<light_pdf_environment>},
+    {"light_environment_radiance", surface<light_environment_radiance>},
+    {"env_direction_to_uv", surface<env_direction_to_uv>},
+    {"env_patch", surface<env_patch_case>},
+    {"env_texel", surface<env_texel_case>},
+    {"env_sample_cell", surface<env_sample_cell_case>},
+    {"env_cell_pdf", surface<env_cell_pdf_case>},
+    {"env_sample_linear", surface<env_sample_linear>},
+    {"env_sample", surface<env_sample>},
+    {"env_pdf", surface<env_pdf>},
+    {"env_radiance", surface<env_radiance>},
+    {"texture_sample", surface<texture_lookup>},
+    {"camera_generate_ray", surface<camera_generate_ray>},
+    {"film_merge", surface<film_merge>},
+    {"det_sin_cos", surface<det_sin_cos_case>},
+    {"det_atan2", surface<det_atan2_case>},
+    {"det_acos", surface<det_acos_case>},
+    {"det_exp", surface<det_exp_case>},
+    {"det_exp2", surface<det_exp2_case>},
+    {"det_ln", surface<det_ln_case>},
+    {"det_pow", surface<det_pow_case>},
+    {"surface_path", surface<surface_path>},
+    {"volume_grid_lookup", surface<volume_grid_lookup>},
+    {"volume_hg_eval", surface<volume_hg_eval>},
+    {"volume_hg_sample", surface<volume_hg_sample>},
+    {"volume_tracking_rng", surface<volume_tracking_rng>},
+    {"volume_affine", surface<volume_affine>},
+    {"volume_clip", surface<volume_clip>},
+    {"volume_majorant_walk", surface<volume_majorant_walk>},
+    {"volume_free_flight", volume_free_flight},
+    {"volume_transmittance", volume_transmittance},
+    {"volume_shadow_transmittance", volume_shadow_transmittance},
+    {"volume_path", volume_path},
 };
 constexpr size_t CASE_COUNT = sizeof(CASES) / sizeof(CASES[0]);
 
@@ -405,7 +691,7 @@ const char* LOCKSTEP_EXPORT(case_name)(size_t index) { return index < CASE_COUNT
 
 // Runs case `index` once: returns the number of words written (at most `out_capacity` are
 // stored), -1 for an unknown case, -2 when the case did not read exactly `in_count` words.
-long long LOCKSTEP_EXPORT(run)(size_t index, const DeviceScene* scene, const uint32_t* in_words, size_t in_count,
+long long LOCKSTEP_EXPORT(run)(size_t index, const DeviceVolumeScene* scene, const uint32_t* in_words, size_t in_count,
                                uint32_t* out_words, size_t out_capacity) {
     if (index >= CASE_COUNT) return -1;
     In in(in_words, in_count);

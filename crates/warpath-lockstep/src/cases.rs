@@ -6,11 +6,14 @@
 //! twin (read the arguments with [`Reader`], write the results with [`Output`] in the C++
 //! order), an argument drawer (or an existing one), and a line in [`CASES`].
 
+use crate::det_cases;
 use crate::host_scene::HostScene;
+use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 use warpath_core::bsdf;
-use warpath_core::light::Environment;
+use warpath_core::film::Film;
+use warpath_core::light::{Environment, sample_linear};
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
 use warpath_core::sampler::{ONE_MINUS_EPSILON, Sampler, SamplerKind};
@@ -21,7 +24,7 @@ use warpath_cpu::integrator::{self, PathCounters, PathState};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
     /// Every word equal, bit for bit (a NaN equals any NaN): both sides perform the same
-    /// exactly rounded operations in the same order and call the same libm.
+    /// exactly rounded operations in the same order (transcendentals included: detmath).
     Exact,
     /// Float words within this many ulps (0.0 and -0.0 are 1 apart); other words exact.
     /// For functions whose two ports may round differently; none needs it today.
@@ -43,6 +46,10 @@ pub enum Needs {
     Textures,
     /// Geometry to trace paths through.
     Geometry,
+    /// Participating media (the medium-level volume cases).
+    Media,
+    /// What the volumetric path tracer renders: geometry, and media or null boundaries.
+    Volume,
 }
 
 impl Needs {
@@ -54,6 +61,8 @@ impl Needs {
             Needs::EnvironmentMap => matches!(scene.lights.environment, Environment::Map(_)),
             Needs::Textures => !scene.scene.textures.is_empty(),
             Needs::Geometry => !scene.scene.triangles.is_empty(),
+            Needs::Media => !scene.scene.media.is_empty(),
+            Needs::Volume => !scene.scene.triangles.is_empty() && scene.scene.needs_volume_estimator(),
         }
     }
 }
@@ -179,16 +188,35 @@ pub const CASES: &[Case] = &[
     exact("env_direction_to_uv", Needs::EnvironmentMap, draw::environment_direction, |s, r, o| {
         o.vec2(s.environment_map().direction_to_uv(r.vec3()))
     }),
-    exact("env_uv_to_direction", Needs::EnvironmentMap, draw::square, |s, r, o| {
-        o.vec3(s.environment_map().uv_to_direction(r.vec2()))
+    exact("env_patch", Needs::EnvironmentMap, draw::patch_uv, |s, r, o| {
+        let p = s.environment_map().patch(r.vec2());
+        o.u(p.column as u32);
+        o.u(p.next_column as u32);
+        o.u(p.row as u32);
+        o.f(p.fx);
+        o.f(p.fy);
     }),
-    exact("env_distribution", Needs::EnvironmentMap, draw::distribution_query, |s, r, o| {
-        let (u, uv) = (r.vec2(), r.vec2());
-        let distribution = &s.environment_map().distribution;
-        let (point, pdf) = distribution.sample_continuous(u);
-        o.vec2(point);
-        o.f(pdf);
-        o.f(distribution.pdf(uv));
+    exact("env_texel", Needs::EnvironmentMap, draw::texel, |s, r, o| {
+        let map = s.environment_map();
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        let texel = row * map.width as usize + column;
+        o.vec3(map.pixels[texel]);
+        o.f(map.weights[texel]);
+    }),
+    exact("env_sample_cell", Needs::EnvironmentMap, draw::cell_sample, |s, r, o| {
+        let (column, row, remapped, cell_pdf) = s.environment_map().distribution.sample_cell(r.vec2());
+        o.u(column as u32);
+        o.u(row as u32);
+        o.vec2(remapped);
+        o.f(cell_pdf);
+    }),
+    exact("env_cell_pdf", Needs::EnvironmentMap, draw::cell, |s, r, o| {
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        o.f(s.environment_map().distribution.cell_pdf(column, row))
+    }),
+    exact("env_sample_linear", Needs::Nothing, draw::linear_weights, |_, r, o| {
+        let (u, a, b) = (r.f(), r.f(), r.f());
+        o.f(sample_linear(u, a, b))
     }),
     exact("env_sample", Needs::EnvironmentMap, draw::square, |s, r, o| {
         let sample = s.environment_map().sample(r.vec2());
@@ -217,7 +245,26 @@ pub const CASES: &[Case] = &[
         o.f(ray.t_min);
         o.f(ray.t_max);
     }),
+    exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
+    exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
+    exact("det_atan2", Needs::Nothing, det_cases::atan2_args, det_cases::atan2),
+    exact("det_acos", Needs::Nothing, det_cases::acos_arg, det_cases::acos),
+    exact("det_exp", Needs::Nothing, det_cases::exp_arg, det_cases::exp),
+    exact("det_exp2", Needs::Nothing, det_cases::exp2_arg, det_cases::exp2),
+    exact("det_ln", Needs::Nothing, det_cases::ln_arg, det_cases::ln),
+    exact("det_pow", Needs::Nothing, det_cases::pow_args, det_cases::pow),
     exact("surface_path", Needs::Geometry, draw::pixel_sample, surface_path),
+    exact("volume_grid_lookup", Needs::Nothing, volume_cases::grid_query, volume_cases::grid_lookup),
+    exact("volume_hg_eval", Needs::Nothing, volume_cases::phase_eval_args, volume_cases::phase_eval),
+    exact("volume_hg_sample", Needs::Nothing, volume_cases::phase_sample_args, volume_cases::phase_sample),
+    exact("volume_tracking_rng", Needs::Nothing, volume_cases::tracking_rng_args, volume_cases::tracking_rng),
+    exact("volume_affine", Needs::Nothing, volume_cases::affine_args, volume_cases::affine),
+    exact("volume_clip", Needs::Nothing, volume_cases::clip_args, volume_cases::clip),
+    exact("volume_majorant_walk", Needs::Nothing, volume_cases::walk_args, volume_cases::majorant_walk),
+    exact("volume_free_flight", Needs::Media, volume_cases::segment_args, volume_cases::free_flight),
+    exact("volume_transmittance", Needs::Media, volume_cases::segment_args, volume_cases::transmittance),
+    exact("volume_shadow_transmittance", Needs::Volume, volume_cases::shadow_args, volume_cases::shadow_transmittance),
+    exact("volume_path", Needs::Volume, draw::pixel_sample, volume_cases::volume_path),
 ];
 
 /// The case named `name`.
@@ -267,15 +314,9 @@ fn bsdf_sample(_: &HostScene, r: &mut Reader, o: &mut Output) {
 }
 
 fn light_selection(s: &HostScene, r: &mut Reader, o: &mut Output) {
-    let u = r.f();
-    let selection = &s.lights.selection;
-    let (bin, pdf) = selection.sample_discrete(u);
+    let (bin, pdf) = s.lights.selection.sample_discrete(r.f());
     o.u(bin as u32);
     o.f(pdf);
-    let (x, continuous_pdf, continuous_bin) = selection.sample_continuous(u);
-    o.f(x);
-    o.f(continuous_pdf);
-    o.u(continuous_bin as u32);
 }
 
 fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
@@ -288,6 +329,25 @@ fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
         o.vec3(ls.radiance);
         o.f(ls.pdf);
     }
+}
+
+/// One pixel's f32 pass sums added to the film's f64 sums (the GPU's film_merge_pixel), then
+/// the pass buffers as the GPU leaves them (zeroed).
+fn film_merge(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let mut film = Film::new(1, 1);
+    film.sum[0] = DVec3::new(r.d(), r.d(), r.d());
+    film.sum_sq[0] = DVec3::new(r.d(), r.d(), r.d());
+    let (pass_sum, pass_sum_sq) = (r.vec3(), r.vec3());
+    film.count[0] = r.u();
+    let pass_count = r.u();
+    film.add_pass(0, pass_sum.as_dvec3(), pass_sum_sq.as_dvec3(), pass_count);
+    for v in film.sum[0].to_array().into_iter().chain(film.sum_sq[0].to_array()) {
+        o.d(v);
+    }
+    o.u(film.count[0]);
+    o.vec3(Vec3::ZERO);
+    o.vec3(Vec3::ZERO);
+    o.u(0);
 }
 
 /// The path state as cpp/lockstep.cpp's surface_path writes it.
@@ -363,9 +423,10 @@ pub mod draw {
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
     }
-    /// Any material: every kind (and a few unknown kind values), random parameters.
+    /// Any material: every kind, Null included (and a few unknown kind values), random
+    /// parameters and flags (two-sided emission, one-sided BSDF).
     pub fn material(rng: &mut Rng) -> Material {
-        let kind = if rng.chance(0.05) { rng.pick(&[8, 99, u32::MAX]) } else { rng.below(8) };
+        let kind = if rng.chance(0.05) { rng.pick(&[9, 99, u32::MAX]) } else { rng.below(9) };
         Material {
             kind,
             base_color_texture: -1,
@@ -374,7 +435,7 @@ pub mod draw {
             base_color: color(rng),
             exponent: exponent(rng),
             specular: color(rng),
-            flags: rng.below(2),
+            flags: rng.below(4),
             emission: Vec3::ZERO,
             _pad: 0,
         }
@@ -552,19 +613,68 @@ pub mod draw {
     pub fn environment_direction(rng: &mut Rng, _: &HostScene, w: &mut Words) {
         w.vec3(if rng.chance(0.02) { Vec3::ZERO } else { direction(rng) * rng.pick(&[1.0, 0.3, 7.0]) });
     }
-    /// (u, uv): uv sometimes outside [0, 1)², sometimes within a few ulps of a cell border.
-    pub fn distribution_query(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
-        w.vec2(u2(rng));
+    /// A map coordinate: uniform, on the texel centres' rows and columns (within a few ulps,
+    /// where the patch changes), at the borders, or a little outside [0, 1]².
+    pub fn patch_uv(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         let map = scene.environment_map();
-        let near_border = |rng: &mut Rng, cells: u32| {
-            let border = (1 + rng.below(cells.max(2) - 1)) as f32 / cells as f32;
-            ulps_away(border, rng.below(5) as i32 - 2)
-        };
+        let (columns, rows) = (map.width, map.height - 1);
+        let near = |rng: &mut Rng, value: f32| ulps_away(value, rng.below(5) as i32 - 2);
+        // Column centres, one past the last included: there, just beyond u = 1, the clamp of
+        // the patch column meets the interpolation weight fx = 1.
+        let column_centre = |rng: &mut Rng| (rng.below(columns + 1) as f32 + 0.5) / columns as f32;
+        let row_centre = |rng: &mut Rng| rng.below(rows + 1) as f32 / rows as f32;
         w.vec2(match rng.below(8) {
-            0 => Vec2::new(rng.pick(&[1.0, -0.25, 0.5]), rng.pick(&[1.0, -1e-3, 0.5])),
-            1 | 2 => Vec2::new(near_border(rng, map.width), near_border(rng, map.height)),
+            // Outside [0, 1]² the clamps of the patch bind (direction_to_uv never gives u ≥ 1;
+            // env_patch takes any uv).
+            0 => Vec2::new(
+                rng.pick(&[0.0, 1.0, ONE_MINUS_EPSILON, -0.01, 1.01, -0.25, 1.25]),
+                rng.pick(&[0.0, 1.0, 0.5, -0.01, 1.01, -0.25, 1.25]),
+            ),
+            1 | 2 => {
+                let (u, v) = (column_centre(rng), row_centre(rng));
+                Vec2::new(near(rng, u), near(rng, v))
+            }
             _ => u2(rng),
         });
+    }
+    /// A texel (column, row) of the map.
+    pub fn texel(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height));
+    }
+    /// A patch (column, row) of the map's distribution.
+    pub fn cell(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height - 1));
+    }
+    /// u for Distribution2D::sample_cell: uniform, or within a few ulps of a CDF entry of the
+    /// marginal (v) and of a row's conditional (u), where the chosen cell changes.
+    pub fn cell_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let d = &scene.environment_map().distribution;
+        if rng.chance(0.3) {
+            let near = |rng: &mut Rng, cdf: &[f32]| {
+                let value = cdf[rng.below(cdf.len() as u32) as usize];
+                ulps_away(value, rng.below(5) as i32 - 2).clamp(0.0, ONE_MINUS_EPSILON)
+            };
+            let v = near(rng, &d.marginal.cdf);
+            let row = rng.below(d.height as u32) as usize;
+            let stride = d.width + 1;
+            let u = near(rng, &d.conditional_cdf[row * stride..(row + 1) * stride]);
+            w.vec2(Vec2::new(u, v));
+        } else {
+            w.vec2(u2(rng));
+        }
+    }
+    /// (u, a, b) for sample_linear: weights zero, tiny, equal, far apart or huge.
+    pub fn linear_weights(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let weight = |rng: &mut Rng| {
+            if rng.chance(0.25) { rng.pick(&[0.0, 1e-30, 1e-6, 1.0, 1e30, f32::MAX]) } else { rng.range(0.0, 10.0) }
+        };
+        w.f(u(rng));
+        w.f(weight(rng));
+        w.f(weight(rng));
     }
     pub fn texture_lookup(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         w.u(rng.below(scene.scene.textures.len() as u32));
@@ -579,6 +689,25 @@ pub mod draw {
             Vec2::new(rng.range(0.0, width), rng.range(0.0, height))
         });
         w.vec2(u2(rng));
+    }
+    /// A pixel's f64 sums and count and a pass's f32 sums and count: zeros, magnitudes from
+    /// tiny to beyond f32's, now and then a non-finite pass value (dropped samples never
+    /// reach the buffers, but the merge must not care).
+    pub fn film_pass(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let magnitude = |rng: &mut Rng| 10f64.powi(rng.below(30) as i32 - 15);
+        for _ in 0..6 {
+            let value = if rng.chance(0.1) { 0.0 } else { rng.unit() as f64 * magnitude(rng) * 1e3 };
+            w.d(value + rng.unit() as f64 * 1e-9);
+        }
+        for _ in 0..6 {
+            w.f(if rng.chance(0.02) {
+                rng.pick(&[f32::NAN, f32::INFINITY, 0.0, f32::MAX])
+            } else {
+                rng.unit() * magnitude(rng) as f32
+            });
+        }
+        w.u(if rng.chance(0.1) { rng.below(1 << 30) } else { rng.below(1 << 20) });
+        w.u(rng.below(1 << 12));
     }
     pub fn pixel_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         let settings = &scene.scene.settings;

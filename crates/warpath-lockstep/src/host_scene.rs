@@ -1,16 +1,19 @@
 //! A scene prepared for both ports at once: the Rust structs the CPU estimator reads
 //! (Scene, LightSet, Bvh, CpuBvh) and, from them, the flat arrays the CUDA estimator reads
 //! through scene.cuh's `DeviceScene`, in host memory. The arrays are flattened as
-//! `warpath_cuda::scene_upload::DeviceScene::upload` flattens them (GpuSceneParams comes from
-//! the same `GpuSceneParams::new`, the BVH from the same `GpuBvh::from_bvh`), kept 16-byte
+//! `warpath_cuda::scene_upload::DeviceScene::upload` flattens them, by the same functions
+//! where there is a layout to get right (`GpuSceneParams::new`, `GpuBvh::from_bvh`,
+//! `flatten_textures`, `env_texels`: RGB and sampling weight per texel), kept 16-byte
 //! aligned and at least 16 bytes long as device allocations are.
 //!
 //! Also the scenes the tests run against: the empty scene (for pure functions), the
-//! built-in Cornell boxes and furnace, and random scenes with every material kind, one-
-//! and two-sided emitters, textures, shading normals, thin-lens cameras and environment
-//! maps (rotated, scaled, with black rows, all black, 1×1), constants or none.
+//! built-in Cornell boxes and furnace, and random scenes with every material kind (Null and
+//! one-sided BSDFs included), one- and two-sided emitters, textures, shading normals,
+//! thin-lens cameras and environment maps (rotated, scaled, with black rows, all black, 1×1),
+//! constants or none.
 
 use crate::cases::draw;
+use crate::volume_scenes;
 use crate::words::Rng;
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Vec2, Vec3};
@@ -18,12 +21,14 @@ use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildOptions, Bvh};
 use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::{EnvMap, Environment, LightSet};
-use warpath_core::material::{Material, flags};
+use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_core::math::Aabb;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_cpu::integrator::SceneView;
+use warpath_cpu::volpath::VolumeView;
 use warpath_cuda::bvh_layout::GpuBvh;
-use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, GpuTexture, TraversalSceneArgs};
+use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, TraversalSceneArgs, env_texels, flatten_textures};
+use warpath_cuda::volume_upload::{DeviceVolumeSceneArgs, MediaTables, counter_slots};
 use warpath_scene::{RenderSettings, Scene, Texture, builtin};
 
 /// 16 bytes, 16-byte aligned: the unit of [`DeviceArray`].
@@ -69,6 +74,11 @@ struct DeviceArrays {
     env_marginal_cdf: DeviceArray,
     texels: DeviceArray,
     textures: DeviceArray,
+    /// volume/estimator.cuh's DeviceVolumeScene: MediaTables' records and grid values and
+    /// the per-triangle interfaces (absent, a null pointer, when no shape declares media).
+    media: DeviceArray,
+    grid_data: DeviceArray,
+    triangle_media: Option<DeviceArray>,
 }
 
 /// One scene, as both ports read it.
@@ -80,6 +90,8 @@ pub struct HostScene {
     pub triangles: Vec<[Vec3; 3]>,
     pub bvh: Bvh,
     pub cpu_bvh: CpuBvh,
+    /// The media as the device reads them (`MediaTables::new`, as `DeviceMedia::upload`).
+    pub media: MediaTables,
     arrays: DeviceArrays,
 }
 
@@ -97,19 +109,15 @@ impl HostScene {
         let bvh = if triangles.is_empty() { Bvh::empty() } else { Bvh::build(&triangles, &BuildOptions::default()).0 };
         let cpu_bvh = CpuBvh::new(&bvh, &triangles);
         let gpu_bvh = GpuBvh::from_bvh(&bvh, &triangles).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
-        let mut texels = Vec::new();
-        let mut textures = Vec::new();
-        for t in &scene.textures {
-            textures.push(GpuTexture { width: t.width, height: t.height, offset: texels.len() as u32, _pad: 0 });
-            texels.extend(t.pixels.iter().map(|p| p.to_array()));
-        }
+        let (texels, textures) = flatten_textures(&scene).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
         let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
             Environment::Map(map) => {
-                (vec3s(&map.pixels), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
+                (env_texels(map), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
             }
             _ => (Vec::new(), Vec::new(), Vec::new()),
         };
         let uvs: Vec<[f32; 2]> = scene.uvs.iter().map(|v| v.to_array()).collect();
+        let media = MediaTables::new(&scene.media).unwrap_or_else(|e| panic!("scene `{}`: {e}", scene.name));
         let arrays = DeviceArrays {
             params: DeviceArray::of(&[params]),
             nodes: DeviceArray::of(&gpu_bvh.nodes),
@@ -129,8 +137,11 @@ impl HostScene {
             env_marginal_cdf: DeviceArray::of(&env_marginal_cdf),
             texels: DeviceArray::of(&texels),
             textures: DeviceArray::of(&textures),
+            media: DeviceArray::of(&media.media),
+            grid_data: DeviceArray::of(&media.grid_data),
+            triangle_media: (!scene.triangle_media.is_empty()).then(|| DeviceArray::of(&scene.triangle_media)),
         };
-        HostScene { scene, lights, params, triangles, bvh, cpu_bvh, arrays }
+        HostScene { scene, lights, params, triangles, bvh, cpu_bvh, media, arrays }
     }
 
     pub fn name(&self) -> &str {
@@ -139,13 +150,16 @@ impl HostScene {
 
     /// The scene without anything: the context of pure functions.
     pub fn is_empty(&self) -> bool {
-        self.scene.triangles.is_empty() && matches!(self.lights.environment, Environment::None)
+        self.scene.triangles.is_empty()
+            && matches!(self.lights.environment, Environment::None)
+            && self.scene.media.is_empty()
     }
 
-    /// The host addresses of the arrays, as scene.cuh's `DeviceScene`.
-    pub fn device_args(&self) -> DeviceSceneArgs {
+    /// The host addresses of the arrays, as volume/estimator.cuh's `DeviceVolumeScene` (whose
+    /// first member is scene.cuh's `DeviceScene`), filled in as `DeviceMedia::args` fills it.
+    pub fn device_args(&self) -> DeviceVolumeSceneArgs {
         let a = &self.arrays;
-        DeviceSceneArgs {
+        let surface = DeviceSceneArgs {
             params: a.params.address(),
             bvh: TraversalSceneArgs {
                 nodes: a.nodes.address(),
@@ -166,7 +180,22 @@ impl HostScene {
             env_marginal_cdf: a.env_marginal_cdf.address(),
             texels: a.texels.address(),
             textures: a.textures.address(),
+        };
+        DeviceVolumeSceneArgs {
+            surface,
+            media: a.media.address(),
+            grid_data: a.grid_data.address(),
+            triangle_media: a.triangle_media.as_ref().map_or(0, DeviceArray::address),
+            medium_count: self.media.media.len() as u32,
+            camera_medium: self.scene.camera_medium.map_or(0, |m| m + 1),
+            counter_slots: counter_slots(self.scene.settings.max_depth),
+            _pad: 0,
         }
+    }
+
+    /// The volumetric estimator's view (the surface view; the media are the scene's).
+    pub fn volume_view(&self) -> VolumeView<'_> {
+        VolumeView { surface: self.scene_view() }
     }
 
     /// The CPU estimator's view, with the settings the GPU parameters were made from.
@@ -262,7 +291,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
     let mut rng = Rng::new(seed);
     let mut scene = Scene { name: format!("random-{seed}-{environment:?}"), ..Scene::default() };
     scene.textures = vec![random_texture(&mut rng, "a"), random_texture(&mut rng, "b")];
-    for kind in 0..8 {
+    for kind in 0..=MaterialKind::Null as u32 {
         let mut material = draw::material(&mut rng);
         material.kind = kind;
         if rng.chance(0.5) {
@@ -357,5 +386,9 @@ pub fn test_scenes() -> Vec<HostScene> {
     for (seed, &environment) in environments.iter().enumerate() {
         scenes.push(random_scene(100 + seed as u64, environment));
     }
+    scenes.push(volume_scenes::media_scene(200));
+    scenes.push(volume_scenes::cloud_scene(201));
+    scenes.push(volume_scenes::dense_scene(202));
+    scenes.push(volume_scenes::fog_scene(203));
     scenes.into_iter().map(HostScene::new).collect()
 }

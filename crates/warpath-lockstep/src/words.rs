@@ -19,6 +19,12 @@ impl Words {
     pub fn f(&mut self, value: f32) {
         self.0.push(value.to_bits());
     }
+    /// A double as two words, low then high.
+    pub fn d(&mut self, value: f64) {
+        let bits = value.to_bits();
+        self.u(bits as u32);
+        self.u((bits >> 32) as u32);
+    }
     pub fn vec2(&mut self, v: Vec2) {
         self.f(v.x);
         self.f(v.y);
@@ -56,6 +62,10 @@ impl<'a> Reader<'a> {
     }
     pub fn f(&mut self) -> f32 {
         f32::from_bits(self.u())
+    }
+    pub fn d(&mut self) -> f64 {
+        let low = self.u() as u64;
+        f64::from_bits(low | (self.u() as u64) << 32)
     }
     pub fn vec2(&mut self) -> Vec2 {
         let x = self.f();
@@ -103,6 +113,12 @@ impl Output {
     pub fn f(&mut self, value: f32) {
         self.words.push(value.to_bits());
         self.kinds.push(WordKind::Float);
+    }
+    /// A double as two words (compared bit for bit).
+    pub fn d(&mut self, value: f64) {
+        let bits = value.to_bits();
+        self.u(bits as u32);
+        self.u((bits >> 32) as u32);
     }
     pub fn vec2(&mut self, v: Vec2) {
         self.f(v.x);

@@ -18,9 +18,9 @@ fn scenes() -> &'static [HostScene] {
     SCENES.get_or_init(test_scenes)
 }
 
-/// The families of cases (by name prefix) and how many calls each case gets per scene.
-/// A new case joins its family's test by its name; a new family needs a line here and a
-/// test below.
+/// The families of cases (by name prefix; a case belongs to the longest prefix it starts
+/// with) and how many calls each case gets per scene. A new case joins its family's test by
+/// its name; a new family needs a line here and a test below.
 const FAMILIES: &[(&str, usize)] = &[
     ("sampler_", 50_000),
     ("warp_", 10_000),
@@ -30,8 +30,18 @@ const FAMILIES: &[(&str, usize)] = &[
     ("env_", 4_000),
     ("texture_", 4_000),
     ("camera_", 4_000),
+    ("film_", 10_000),
+    ("det_", 50_000),
     ("surface_", 1_500),
+    ("volume_", 10_000),
+    ("volume_shadow_", 3_000),
+    ("volume_path", 600),
 ];
+
+/// The family of case `name`: the longest prefix of FAMILIES it starts with.
+fn family_of(name: &str) -> Option<&'static (&'static str, usize)> {
+    FAMILIES.iter().filter(|(f, _)| name.starts_with(f)).max_by_key(|(f, _)| f.len())
+}
 
 /// Compares every case of `family` on the reference port against its Rust twin, on every
 /// scene it admits; fails with the report of every case that differs.
@@ -39,7 +49,7 @@ fn check_family(family: &str) {
     let &(_, calls_per_scene) = FAMILIES.iter().find(|(f, _)| *f == family).expect("a family of FAMILIES");
     let mut failures = String::new();
     let mut compared = 0;
-    for case in CASES.iter().filter(|c| c.name.starts_with(family)) {
+    for case in CASES.iter().filter(|c| family_of(c.name).is_some_and(|(f, _)| *f == family)) {
         let mut calls = 0;
         for scene in scenes().iter().filter(|s| case.needs.admits(s)) {
             let report = compare_case(Port::Reference, case, scene, calls_per_scene, SEED, false);
@@ -63,7 +73,7 @@ fn every_case_has_a_twin_on_both_sides_and_a_family() {
         assert_eq!(port.case_names(), rust, "cpp/lockstep.cpp's CASES and src/cases.rs's CASES differ ({port:?})");
     }
     for name in rust {
-        assert!(FAMILIES.iter().any(|(f, _)| name.starts_with(f)), "case `{name}` is in no family of FAMILIES");
+        assert!(family_of(name).is_some(), "case `{name}` is in no family of FAMILIES");
     }
 }
 
@@ -108,8 +118,33 @@ fn camera_rays_match() {
 }
 
 #[test]
+fn deterministic_transcendentals_match() {
+    check_family("det_");
+}
+
+#[test]
+fn film_merges_match() {
+    check_family("film_");
+}
+
+#[test]
 fn whole_paths_match_step_by_step() {
     check_family("surface_");
+}
+
+#[test]
+fn grids_phase_tracking_numbers_walks_and_media_match() {
+    check_family("volume_");
+}
+
+#[test]
+fn volumetric_shadow_rays_match() {
+    check_family("volume_shadow_");
+}
+
+#[test]
+fn whole_volumetric_paths_match_step_by_step() {
+    check_family("volume_path");
 }
 
 /// The Rust twin's results for `calls` argument lists of `case` drawn for `scene`.
@@ -130,12 +165,12 @@ fn rust_results(case: &Case, scene: &HostScene, calls: usize) -> Vec<(Vec<u32>, 
 /// material kind's samples, light samples in every scene and long, lit paths.
 #[test]
 fn arguments_reach_every_material_kind_light_and_long_paths() {
-    let mut sampled = [0usize; 9];
+    let mut sampled = [0usize; 10];
     for (arguments, results) in rust_results(cases::case("bsdf_sample"), &scenes()[0], 40_000) {
-        sampled[arguments[0].min(8) as usize] += results[0] as usize;
+        sampled[arguments[0].min(9) as usize] += results[0] as usize;
     }
-    // Kinds 0..=6 scatter (at least half of ~4400 draws each); Black and unknown kinds never.
-    assert!(sampled[..7].iter().all(|&n| n > 2_000) && sampled[7] == 0 && sampled[8] == 0, "{sampled:?}");
+    // Kinds 0..=6 scatter (at least half of ~4200 draws each); Black, Null and unknown kinds never.
+    assert!(sampled[..7].iter().all(|&n| n > 2_000) && sampled[7..].iter().all(|&n| n == 0), "{sampled:?}");
 
     let light_sample = cases::case("light_sample");
     for scene in scenes().iter().filter(|s| light_sample.needs.admits(s)) {
@@ -144,7 +179,7 @@ fn arguments_reach_every_material_kind_light_and_long_paths() {
     }
 
     let surface_path = cases::case("surface_path");
-    let (mut long, mut lit) = (0, 0);
+    let (mut long, mut lit, mut paths) = (0, 0, 0);
     for scene in scenes().iter().filter(|s| surface_path.needs.admits(s)) {
         let counters = 2 + scene.scene.settings.max_depth as usize + 1;
         for (_, results) in rust_results(surface_path, scene, 1_000) {
@@ -153,12 +188,73 @@ fn arguments_reach_every_material_kind_light_and_long_paths() {
             assert_eq!((results.len() - counters) % STATE_WORDS, 0);
             let steps = (results.len() - counters) / STATE_WORDS;
             let last_radiance = &results[(steps - 1) * STATE_WORDS + 10..(steps - 1) * STATE_WORDS + 13];
+            paths += 1;
             long += (steps >= 4) as usize;
             lit += last_radiance.iter().any(|&w| f32::from_bits(w) > 0.0) as usize;
         }
     }
-    println!("{long} paths of 4 steps or more, {lit} with radiance, of 9000");
-    assert!(long > 500 && lit > 4_000, "{long} paths of 4 steps or more, {lit} with radiance, of 9000");
+    println!("{long} paths of 4 steps or more, {lit} with radiance, of {paths}");
+    assert!(long > 500 && lit > 4_000, "{long} paths of 4 steps or more, {lit} with radiance, of {paths}");
+}
+
+/// The volume comparisons reach what the tracking loops and the volumetric estimator branch
+/// on: free flights that scatter and that pass through every medium (null collisions in the
+/// grid and spectral ones), transmittances cut to zero and kept, shadow rays through media,
+/// and volumetric paths that travel in media, change media, read density and albedo grids
+/// and gather light.
+#[test]
+fn arguments_reach_collisions_media_changes_and_lit_volumetric_paths() {
+    let media = scenes().iter().find(|s| s.name() == "media").expect("the media scene");
+    let flights = rust_results(cases::case("volume_free_flight"), media, 4_000);
+    for (index, medium) in media.scene.media.iter().enumerate() {
+        let of_medium: Vec<&Vec<u32>> =
+            flights.iter().filter(|(a, _)| a[0] as usize == index).map(|(_, r)| r).collect();
+        let scattered = of_medium.iter().filter(|r| r[0] != 0).count();
+        let most_steps = of_medium.iter().map(|r| r[r.len() - 3]).max().unwrap_or(0);
+        let empty = medium.majorant.max() == 0.0;
+        println!("{}: {scattered} of {} flights scatter, up to {most_steps} steps", medium.name, of_medium.len());
+        assert!(of_medium.len() > 200, "medium {}: {} flights", medium.name, of_medium.len());
+        assert!(
+            empty || (scattered > 20 && scattered + 20 < of_medium.len()),
+            "medium {}: {scattered} scatter",
+            medium.name
+        );
+        assert!(
+            empty || medium.gray && medium.is_homogeneous() || most_steps > 3,
+            "medium {}: {most_steps} steps",
+            medium.name
+        );
+    }
+    let transmitted = rust_results(cases::case("volume_transmittance"), media, 2_000);
+    let zero = transmitted.iter().filter(|(_, r)| r[..3].iter().all(|&w| w == 0)).count();
+    assert!(zero > 200 && zero < 1_800, "{zero} of 2000 transmittances are zero");
+
+    use warpath_lockstep::volume_cases::VOLUME_STATE_WORDS as W;
+    let volume_path = cases::case("volume_path");
+    for name in ["volume-cloud", "volume-dense", "volume-fog"] {
+        let scene = scenes().iter().find(|s| s.name() == name).expect("a volume scene");
+        assert!(volume_path.needs.admits(scene) && cases::case("volume_shadow_transmittance").needs.admits(scene));
+        let slots = scene.scene.settings.max_depth as usize + 1;
+        let (mut in_medium, mut changes, mut lit, mut long) = (0, 0, 0, 0);
+        let (mut density, mut albedo) = (0, 0);
+        for (_, results) in rust_results(volume_path, scene, 600) {
+            assert_eq!((results.len() - slots) % W, 0);
+            let steps = (results.len() - slots) / W;
+            let last = &results[(steps - 1) * W..steps * W];
+            let media: std::collections::BTreeSet<u32> = (0..steps).map(|k| results[k * W + 16]).collect();
+            in_medium += media.iter().any(|&m| m != 0) as usize;
+            changes += (media.len() > 1) as usize;
+            lit += last[10..13].iter().any(|&w| f32::from_bits(w) > 0.0) as usize;
+            long += (steps >= 5) as usize;
+            density += last[20] as usize;
+            albedo += last[21] as usize;
+        }
+        println!(
+            "{name}: of 600 paths {in_medium} in media, {changes} change media, {lit} lit, {long} of 5 steps or more; {density} density and {albedo} albedo lookups"
+        );
+        assert!(in_medium > 100 && changes > 10 && lit > 90 && long > 80 && density > 400, "{name}");
+        assert!(name == "volume-dense" || albedo > 20, "{name}: {albedo} albedo lookups");
+    }
 }
 
 /// Every (case, scene, calls) the mutation tests try, in table order.
@@ -169,6 +265,7 @@ fn mutation_trials() -> Vec<(&'static Case, &'static HostScene, usize)> {
             let calls = match case.needs {
                 Needs::Nothing => 20_000,
                 Needs::Geometry => 300,
+                Needs::Volume => 150,
                 _ => 2_000,
             };
             trials.push((case, scene, calls));
@@ -230,6 +327,20 @@ fn a_one_ulp_drift_in_any_bsdf_operation_fails_the_comparison() {
     let (tried, _) = every_one_ulp_drift_is_caught("common/bsdf.cuh");
     // The rewrite must have found the BSDF's arithmetic (174 operations when written).
     assert!(tried >= 120, "only {tried} rounded operations found in bsdf.cuh");
+}
+
+#[test]
+fn a_one_ulp_drift_in_any_detmath_operation_fails_the_comparison() {
+    let (tried, left_out) = every_one_ulp_drift_is_caught("common/detmath.cuh");
+    println!("detmath.cuh: {tried} tried, {left_out} left out");
+}
+
+#[test]
+fn a_one_ulp_drift_in_any_medium_or_volume_estimator_operation_fails_the_comparison() {
+    for header in ["volume/medium.cuh", "volume/estimator.cuh"] {
+        let (tried, left_out) = every_one_ulp_drift_is_caught(header);
+        println!("{header}: {tried} tried, {left_out} left out");
+    }
 }
 
 #[test]
