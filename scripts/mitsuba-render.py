@@ -12,7 +12,12 @@ renders: the box pixel filter (each sample lands in its own pixel only) and
 max_depth = bounces + 1 (Mitsuba counts path vertices; warpath counts bounces).
 A path to a warpath .toml scene is translated into a Mitsuba scene dict (camera, meshes,
 diffuse/emissive materials, two-sided unless `one_sided`, environment map); see
-scene_from_toml().
+scene_from_toml(). A `scene.json` written by `warpath export-mitsuba SCENE --out DIR` (or
+DIR itself) is loaded as it is: the scene exactly as warpath loaded it, media and grids
+included, rendered with Mitsuba's `volpath`; see scene_from_json().
+
+    warpath export-mitsuba scenes/compare-volume-cloud.toml --out out/cloud-mitsuba
+    .venv/bin/python scripts/mitsuba-render.py out/cloud-mitsuba/scene.json --spp 32 -o out/cloud.exr
 
 The output is .exr (32-bit float RGB, via mi.Bitmap) or .npy (float32 HxWx3).
 Make the venv first: scripts/setup-mitsuba.
@@ -237,6 +242,41 @@ def scene_from_toml(path, width, height, bounces):
     return scene, width, height
 
 
+def scene_from_json(path, width, height, bounces, spp):
+    """Load a scene dict written by `warpath export-mitsuba` (plain JSON): nested-list
+    `to_world` matrices (rows) become mi.ScalarTransform4f, `filename`s (relative to the
+    JSON's folder) become absolute paths. --resolution, --spp and --bounces override the
+    film, the sampler and the integrator (max_depth = bounces + 1 and rr_depth = max_depth,
+    as the exporter sets them: Mitsuba's roulette then never fires)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "scene.json")
+    with open(path) as f:
+        doc = json.load(f)
+    base = os.path.dirname(os.path.abspath(path))
+
+    def convert(value, key=None):
+        if isinstance(value, dict):
+            return {k: convert(v, k) for k, v in value.items()}
+        if key == "to_world":
+            return mi.ScalarTransform4f(value)
+        if key == "filename":
+            return os.path.join(base, value)
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        return value
+
+    scene = convert(doc)
+    film = scene["sensor"]["film"]
+    if width:
+        film["width"], film["height"] = width, height
+    if bounces is not None:
+        scene["integrator"]["max_depth"] = bounces + 1
+        scene["integrator"]["rr_depth"] = bounces + 1
+    if spp:
+        scene["sensor"]["sampler"]["sample_count"] = spp
+    return scene, film["width"], film["height"]
+
+
 def write_image(path, image):
     os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
     if path.endswith(".npy"):
@@ -247,7 +287,8 @@ def write_image(path, image):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scene", help="'cornell' or a path to a warpath .toml scene")
+    ap.add_argument("scene", help="'cornell', a path to a warpath .toml scene, or a scene.json (or its folder) "
+                                  "from `warpath export-mitsuba`")
     ap.add_argument("--resolution", default=None, help="WIDTHxHEIGHT (cornell default 256x256)")
     ap.add_argument("--spp", type=int, default=None, help="samples per pixel (default 64, or the scene's)")
     ap.add_argument("--seed", type=int, default=0)
@@ -275,6 +316,8 @@ def main():
         bounces = 8 if args.bounces is None else args.bounces
         scene_dict = cornell_scene(width or 256, height or 256, bounces)
         width, height = scene_dict["sensor"]["film"]["width"], scene_dict["sensor"]["film"]["height"]
+    elif args.scene.endswith(".json") or os.path.isdir(args.scene):
+        scene_dict, width, height = scene_from_json(args.scene, width, height, args.bounces, args.spp)
     else:
         scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces)
 

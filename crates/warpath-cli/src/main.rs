@@ -7,6 +7,7 @@ mod bench_strategies;
 mod bench_traversal;
 mod bench_volumes;
 mod commands;
+mod export_mitsuba;
 mod output;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -142,6 +143,9 @@ enum Command {
     /// Test whether two renders of the same scene agree within Monte Carlo noise, from
     /// their means and per-pixel variances (`render --variance-output`).
     Compare(commands::CompareArgs),
+    /// Write the scene as warpath loaded it as a Mitsuba 3 scene (DIR/scene.json with PLY
+    /// meshes and .vol grids) for scripts/mitsuba-render.py (docs/mitsuba.md).
+    ExportMitsuba(export_mitsuba::ExportMitsubaArgs),
     /// Benchmarks; each prints a markdown table and can write JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -153,6 +157,7 @@ fn main() {
         Command::Render(args) => commands::render(&args),
         Command::Info { scene, list } => commands::info(scene.as_deref(), list),
         Command::Compare(args) => commands::compare(&args),
+        Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
     };
     if let Err(e) = result {
