@@ -68,7 +68,12 @@ pub const COMPACTION: KernelSource = KernelSource {
 /// A program of the embedded sources: `program!(NAME, "file.cu")`.
 macro_rules! program {
     ($name:literal, $file:literal) => {
-        KernelSource { name: $name, file_name: $file, source: include_str!(concat!("../kernels/", $file)), headers: HEADERS }
+        KernelSource {
+            name: $name,
+            file_name: $file,
+            source: include_str!(concat!("../kernels/", $file)),
+            headers: HEADERS,
+        }
     };
 }
 

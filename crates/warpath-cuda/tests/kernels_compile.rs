@@ -42,30 +42,35 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(programs.len());
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((source, kernels)) = programs.get(index) else { break };
-                let mut problems = Vec::new();
-                match compiler.compile(source, &target) {
-                    Err(error) => problems.push(format!("{}: {error}", source.file_name)),
-                    Ok(module) => {
-                        if !module.log.is_empty() {
-                            problems.push(format!("{} compiled with messages:\n{}", source.file_name, module.log));
-                        }
-                        match &module.image {
-                            ModuleImage::Cubin(cubin) => {
-                                eprintln!("{}: {} bytes of sm_90 CUBIN", source.file_name, cubin.len());
-                                for kernel in kernels {
-                                    if !cubin_defines(cubin, kernel) {
-                                        problems.push(format!("{} does not define kernel `{kernel}`", source.file_name));
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((source, kernels)) = programs.get(index) else { break };
+                    let mut problems = Vec::new();
+                    match compiler.compile(source, &target) {
+                        Err(error) => problems.push(format!("{}: {error}", source.file_name)),
+                        Ok(module) => {
+                            if !module.log.is_empty() {
+                                problems.push(format!("{} compiled with messages:\n{}", source.file_name, module.log));
+                            }
+                            match &module.image {
+                                ModuleImage::Cubin(cubin) => {
+                                    eprintln!("{}: {} bytes of sm_90 CUBIN", source.file_name, cubin.len());
+                                    for kernel in kernels {
+                                        if !cubin_defines(cubin, kernel) {
+                                            problems.push(format!(
+                                                "{} does not define kernel `{kernel}`",
+                                                source.file_name
+                                            ));
+                                        }
                                     }
                                 }
+                                _ => problems.push(format!("{}: expected a CUBIN", source.file_name)),
                             }
-                            _ => problems.push(format!("{}: expected a CUBIN", source.file_name)),
                         }
                     }
+                    failures.lock().unwrap().extend(problems);
                 }
-                failures.lock().unwrap().extend(problems);
             });
         }
     });

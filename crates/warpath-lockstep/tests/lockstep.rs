@@ -294,7 +294,9 @@ fn every_one_ulp_drift_is_caught(header: &str) -> (usize, usize) {
 fn most_one_ulp_drifts_are_caught(header: &str, min_caught: f64) {
     let (tried, left_out, uncaught) = one_ulp_drifts_not_caught(header);
     let caught = tried - uncaught.len();
-    println!("{header}: {caught} of {tried} one-ulp drifts caught ({left_out} only compared with zero left out); not caught:");
+    println!(
+        "{header}: {caught} of {tried} one-ulp drifts caught ({left_out} only compared with zero left out); not caught:"
+    );
     for line in &uncaught {
         println!("{line}");
     }
