@@ -15,7 +15,8 @@
 //! a material get the default diffuse gray. The first camera met in the hierarchy
 //! becomes the scene camera.
 
-use crate::toml_scene::{AssetMaterial, MeshAsset, TriangleMesh, load_texture};
+use crate::image_io::load_image;
+use crate::mesh::{AssetMaterial, MeshAsset, TriangleMesh};
 use crate::{SceneError, Texture};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use std::path::{Path, PathBuf};
@@ -362,7 +363,7 @@ fn read_image(
                     hint: format!("{label} in {} not found", path.display()),
                 });
             }
-            load_texture(&file)
+            load_image(&file)
         }
     }
 }

@@ -16,7 +16,8 @@
 //! the material).
 
 use crate::SceneError;
-use crate::toml_scene::{AssetMaterial, DEFAULT_ALBEDO, MeshAsset, TriangleMesh, load_texture};
+use crate::image_io::load_image;
+use crate::mesh::{AssetMaterial, DEFAULT_ALBEDO, MeshAsset, TriangleMesh};
 use glam::{Vec2, Vec3};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -122,7 +123,7 @@ fn convert_material(m: &tobj::Material, folder: &Path, obj_path: &Path) -> Resul
                     hint: format!("texture of material '{}' (map_Kd in {}) not found", m.name, obj_path.display()),
                 });
             }
-            Some(load_texture(&texture_path)?)
+            Some(load_image(&texture_path)?)
         }
         _ => None,
     };

@@ -12,7 +12,7 @@
 //! dropped with a warning.
 
 use crate::SceneError;
-use crate::toml_scene::{MeshAsset, TriangleMesh};
+use crate::mesh::{MeshAsset, TriangleMesh};
 use glam::{Vec2, Vec3};
 use std::io::Read;
 use std::path::Path;

@@ -9,6 +9,9 @@ use warpath_core::material::Material;
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
 
+/// Largest image side a scene may ask for.
+pub const MAX_RESOLUTION: u32 = 16384;
+
 /// Render settings a scene file may set; the command line overrides them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderSettings {

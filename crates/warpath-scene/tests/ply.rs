@@ -5,8 +5,8 @@ use glam::{Vec2, Vec3};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use warpath_scene::SceneError;
+use warpath_scene::mesh::MeshAsset;
 use warpath_scene::ply::{load_ply, parse_ply};
-use warpath_scene::toml_scene::MeshAsset;
 
 /// A quad (one 4-gon face, split into 2 triangles) and a triangle, with normals, uvs,
 /// an extra per-vertex `red` byte, a per-face `flags` int, and an `edge` element between.
