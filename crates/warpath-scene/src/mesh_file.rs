@@ -28,7 +28,7 @@ pub fn load_mesh_file(path: &Path) -> Result<MeshAsset, SceneError> {
     if !path.is_file() {
         return Err(SceneError::NotFound { path: path.to_path_buf(), hint: "mesh file not found".into() });
     }
-    if name.ends_with(".obj") {
+    let mut asset = if name.ends_with(".obj") {
         crate::obj::load_obj(path)
     } else if name.ends_with(".ply") || name.ends_with(".ply.gz") {
         crate::ply::load_ply(path)
@@ -36,7 +36,11 @@ pub fn load_mesh_file(path: &Path) -> Result<MeshAsset, SceneError> {
         crate::gltf_loader::load_gltf(path)
     } else {
         Err(SceneError::Unsupported { path: path.to_path_buf(), expected: MESH_EXTENSIONS.join(", ") })
+    }?;
+    if asset.triangle_count() == 0 {
+        asset.warnings.push(format!("{}: the file holds no triangles: nothing of it will be rendered", path.display()));
     }
+    Ok(asset)
 }
 
 /// Opens a bare mesh file as a scene: the mesh with its own materials (the default diffuse
@@ -75,5 +79,7 @@ pub fn load_mesh_scene(path: &Path) -> Result<Scene, SceneError> {
         }
         None => scene.camera = framing_camera(scene.bounds()),
     }
+    let warnings = scene.content_warnings(path);
+    scene.warnings.extend(warnings);
     Ok(scene)
 }

@@ -7,10 +7,10 @@
 //! the span of the offending key or table.
 
 use crate::builtin;
-use crate::image_io::load_image;
+use crate::image_io::{load_base_color_texture, load_image, repair_pixels};
 use crate::mesh::{DEFAULT_ALBEDO, MeshAsset, SceneBuilder, framing_camera};
 use crate::mesh_file::{MESH_EXTENSIONS, is_mesh_file, load_mesh_file, load_mesh_scene, lower_name};
-use crate::scene::MAX_RESOLUTION;
+use crate::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP};
 use crate::{RenderSettings, Scene, SceneError};
 use glam::{Mat3, Mat4, Vec3};
 use serde::Deserialize;
@@ -162,7 +162,7 @@ struct EnvironmentSection {
     radiance: Option<Spanned<Triple>>,
     file: Option<Spanned<String>>,
     scale: Option<Spanned<f32>>,
-    rotate_y: Option<f32>,
+    rotate_y: Option<Spanned<f32>>,
 }
 
 /// Maps byte offsets of the scene text to 1-based lines and builds located errors.
@@ -240,7 +240,10 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                     format!("material '{name}': texture '{}' not found", texture_path.display()),
                 ));
             }
-            let texture = load_image(&texture_path)?;
+            let (texture, warning) = load_base_color_texture(&texture_path)?;
+            if let Some(w) = warning {
+                builder.warn(w);
+            }
             material.base_color_texture = builder.add_texture(texture);
         }
         let id = builder.add_material(&name, material);
@@ -379,7 +382,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     }
 
     let environment = match &file.environment {
-        Some(env) => environment_from_section(&source, env)?,
+        Some(env) => environment_from_section(&source, env, &mut builder)?,
         None => Environment::None,
     };
     let camera = match &file.camera {
@@ -393,6 +396,8 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         Some(c) => c,
         None => file_camera.map(|(c, _)| c).unwrap_or_else(|| framing_camera(scene.bounds())),
     };
+    let warnings = scene.content_warnings(path);
+    scene.warnings.extend(warnings);
     Ok(scene)
 }
 
@@ -414,8 +419,8 @@ fn render_settings(source: &SourceText, render: &RenderSection) -> Result<Render
     };
     s.width = ranged(&render.width, "width", 1, MAX_RESOLUTION as i64, s.width)?;
     s.height = ranged(&render.height, "height", 1, MAX_RESOLUTION as i64, s.height)?;
-    s.spp = ranged(&render.spp, "spp", 1, 1 << 24, s.spp)?;
-    s.max_depth = ranged(&render.max_depth, "max_depth", 0, 1024, s.max_depth)?;
+    s.spp = ranged(&render.spp, "spp", 1, MAX_SPP as i64, s.spp)?;
+    s.max_depth = ranged(&render.max_depth, "max_depth", 0, MAX_DEPTH as i64, s.max_depth)?;
     s.seed = ranged(&render.seed, "seed", 0, u32::MAX as i64, s.seed)?;
     if let Some(sampler) = &render.sampler {
         s.sampler =
@@ -634,6 +639,7 @@ fn camera_from_section(source: &SourceText, section: &Spanned<CameraSection>) ->
 fn environment_from_section(
     source: &SourceText,
     section: &Spanned<EnvironmentSection>,
+    builder: &mut SceneBuilder,
 ) -> Result<Environment, SceneError> {
     let e = section.get_ref();
     let scale = match &e.scale {
@@ -662,8 +668,19 @@ fn environment_from_section(
                     source.error_at(file.span(), format!("environment map '{}' not found", image_path.display()))
                 );
             }
-            let texture = load_image(&image_path)?;
-            let rotation = Mat3::from_rotation_y(e.rotate_y.unwrap_or(0.0).to_radians());
+            let rotate_y = match &e.rotate_y {
+                Some(r) if !r.get_ref().is_finite() => {
+                    return Err(source.error_at(r.span(), format!("rotate_y must be finite, got {}", r.get_ref())));
+                }
+                Some(r) => *r.get_ref(),
+                None => 0.0,
+            };
+            let mut texture = load_image(&image_path)?;
+            let repairs = repair_pixels(&mut texture.pixels, None);
+            if let Some(w) = repairs.warning(&image_path, "environment map", None) {
+                builder.warn(w);
+            }
+            let rotation = Mat3::from_rotation_y(rotate_y.to_radians());
             Ok(Environment::Map(EnvMap::new(texture.width, texture.height, texture.pixels, rotation, scale)))
         }
         other => Err(source
