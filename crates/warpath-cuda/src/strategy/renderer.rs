@@ -96,6 +96,12 @@ pub struct StrategyRenderer<'d> {
 }
 
 impl<'d> StrategyRenderer<'d> {
+    /// The options of the tree [`StrategyRenderer::new`] builds with `bvh_kind` (what
+    /// `warpath info` and `bench bvh` report): the builder's defaults, leaves of up to 4.
+    pub fn bvh_options(bvh_kind: BuildKind) -> BuildOptions {
+        BuildOptions { kind: bvh_kind, ..Default::default() }
+    }
+
     /// Builds the BVH (`bvh_kind`) over the scene's triangles, converts and uploads it with
     /// the scene and its lights, and allocates a zeroed film of `settings.width × height`.
     /// The strategy starts as [`Strategy::Naive`].
@@ -106,7 +112,7 @@ impl<'d> StrategyRenderer<'d> {
         bvh_kind: BuildKind,
     ) -> CudaResult<Self> {
         let soup = scene.triangle_soup();
-        let (bvh, _) = Bvh::build(&soup, &BuildOptions { kind: bvh_kind, ..Default::default() });
+        let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
         let lights = scene.light_set();
         let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
         let pixels = settings.width as usize * settings.height as usize;
