@@ -24,8 +24,8 @@ pub const MAX_ELEMENT_COUNT: u64 = u32::MAX as u64;
 pub const MAX_GRID_VOXELS: u64 = 1 << 32;
 /// Most bytes one claim may need, whatever memory the machine has: 64 GiB.
 pub const MAX_ALLOCATION_BYTES: u64 = 1 << 36;
-/// Claims below this size are not checked against the memory the process can get (reading
-/// it costs a few system-file reads); a cap set with [`set_memory_cap`] applies to all.
+/// Claims below this size are not checked against the memory the system offers (reading it
+/// costs a few system-file reads); a cap set with [`set_memory_cap`] applies to all.
 const SMALL_ALLOCATION_BYTES: u64 = 16 << 20;
 
 /// A claimed size warpath refuses, and why. Its `Display` reads as the end of a sentence
@@ -142,7 +142,13 @@ pub fn check_bytes(what: &str, bytes: u64) -> Result<(), LimitError> {
             available: Available { bytes: MAX_ALLOCATION_BYTES, source: "warpath's allocation limit" },
         });
     }
-    if bytes < SMALL_ALLOCATION_BYTES && memory_cap().is_none() {
+    if let Some(cap) = memory_cap()
+        && bytes > cap
+    {
+        let available = Available { bytes: cap, source: "memory cap" };
+        return Err(LimitError::OutOfMemory { what: what.to_string(), claimed: None, needed_bytes: bytes, available });
+    }
+    if bytes < SMALL_ALLOCATION_BYTES {
         return Ok(());
     }
     match available_memory() {

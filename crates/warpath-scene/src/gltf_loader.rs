@@ -134,7 +134,7 @@ fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneErr
 
     let mut asset = MeshAsset::default();
     for material in document.materials() {
-        let converted = convert_material(&material, &buffers, &folder, path, &mut asset.warnings)?;
+        let converted = convert_material(&document, &material, &buffers, &folder, path, &mut asset.warnings)?;
         asset.materials.push(converted);
     }
 
@@ -274,6 +274,21 @@ fn read_primitive(
         &[DataType::F32, DataType::U8, DataType::U16],
         Dimensions::Vec2,
     );
+    // The gltf crate's readers assume accessors that fit their buffer views (they panic on
+    // a zero count or a short view), so check every accessor read.
+    let accessors = [
+        ("POSITION", primitive.get(&gltf::Semantic::Positions)),
+        ("NORMAL", primitive.get(&gltf::Semantic::Normals).filter(|_| normals_ok)),
+        ("TEXCOORD_0", primitive.get(&gltf::Semantic::TexCoords(0)).filter(|_| uvs_ok)),
+        ("indices", primitive.indices()),
+    ];
+    for (what, accessor) in accessors {
+        if let Some(accessor) = accessor {
+            check_accessor(&accessor, buffers).map_err(|m| {
+                invalid(path, format!("primitive '{name}': {what} (accessor {}): {m}", accessor.index()))
+            })?;
+        }
+    }
     let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| d.0.as_slice()));
     let position_accessor = primitive
         .get(&gltf::Semantic::Positions)
@@ -329,7 +344,57 @@ fn read_primitive(
     })
 }
 
+/// Checks that `accessor` lies inside its buffer view and the view inside its buffer: what
+/// the gltf crate's readers take for granted.
+fn check_accessor(accessor: &gltf::Accessor, buffers: &[gltf::buffer::Data]) -> Result<(), String> {
+    if accessor.sparse().is_some() {
+        return Err("sparse accessors are not supported".into());
+    }
+    let count = accessor.count();
+    if count == 0 {
+        return Err("count is 0".into());
+    }
+    warpath_core::limits::check_count("the accessor", count as u64, accessor.size() as u64)
+        .map_err(|e| e.to_string())?;
+    let Some(view) = accessor.view() else {
+        return Err("it has no bufferView".into());
+    };
+    let element = accessor.size();
+    let stride = view.stride().unwrap_or(element);
+    if stride < element {
+        return Err(format!("byteStride {stride} is smaller than an element ({element} bytes)"));
+    }
+    let end = (count - 1)
+        .checked_mul(stride)
+        .and_then(|n| n.checked_add(element))
+        .and_then(|n| n.checked_add(accessor.offset()));
+    match end {
+        Some(end) if end <= view.length() => {}
+        _ => {
+            return Err(format!(
+                "{count} elements of {element} bytes (stride {stride}) from byteOffset {} do not fit in bufferView {} \
+                 ({} bytes)",
+                accessor.offset(),
+                view.index(),
+                view.length()
+            ));
+        }
+    }
+    let buffer_length = buffers.get(view.buffer().index()).map(|d| d.0.len()).unwrap_or(0);
+    match view.offset().checked_add(view.length()) {
+        Some(end) if end <= buffer_length => Ok(()),
+        _ => Err(format!(
+            "bufferView {} (byteOffset {}, byteLength {}) does not fit in buffer {} ({buffer_length} bytes)",
+            view.index(),
+            view.offset(),
+            view.length(),
+            view.buffer().index()
+        )),
+    }
+}
+
 fn convert_material(
+    document: &gltf::Document,
     material: &gltf::Material,
     buffers: &[gltf::buffer::Data],
     folder: &Path,
@@ -379,7 +444,7 @@ fn convert_material(
     }
     let texture = match pbr.base_color_texture() {
         Some(info) => {
-            let mut texture = read_image(&info.texture().source(), buffers, folder, path, &name)?;
+            let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &name)?;
             if factor.truncate() != Vec3::ONE {
                 for p in &mut texture.pixels {
                     *p *= base_color;
@@ -397,6 +462,7 @@ fn convert_material(
 }
 
 fn read_image(
+    document: &gltf::Document,
     image: &gltf::Image,
     buffers: &[gltf::buffer::Data],
     folder: &Path,
@@ -404,6 +470,18 @@ fn read_image(
     material: &str,
 ) -> Result<Texture, SceneError> {
     let label = format!("base color texture of material '{material}'");
+    // `Image::source` panics on an image in a bufferView without a mimeType, and on one with
+    // neither a bufferView nor a uri.
+    if let Some(json) = document.as_json().images.get(image.index()) {
+        let problem = match (&json.buffer_view, &json.uri, &json.mime_type) {
+            (Some(_), _, None) => Some("is in a bufferView but has no mimeType"),
+            (None, None, _) => Some("has neither a uri nor a bufferView"),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Err(invalid(path, format!("{label}: images[{}] {problem}", image.index())));
+        }
+    }
     match image.source() {
         gltf::image::Source::View { view, .. } => {
             let data = buffers.get(view.buffer().index()).map(|d| d.0.as_slice()).unwrap_or(&[]);

@@ -102,7 +102,13 @@ fn check_is_text(bytes: &[u8], path: &Path) -> Result<(), SceneError> {
 pub fn parse_obj(text: &str, path: &Path) -> Result<MeshAsset, SceneError> {
     check_is_text(text.as_bytes(), path)?;
     let mut asset = MeshAsset::default();
-    prescan(text, path, &mut asset.warnings)?;
+    let stripped;
+    let text = if prescan(text, path, &mut asset.warnings)? {
+        stripped = without_vertex_colors(text);
+        stripped.as_str()
+    } else {
+        text
+    };
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let missing_mtl: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
     let broken_mtl: RefCell<Option<SceneError>> = RefCell::new(None);
@@ -120,7 +126,9 @@ pub fn parse_obj(text: &str, path: &Path) -> Result<MeshAsset, SceneError> {
             .map_err(|source| SceneError::Io { path: mtl_path.clone(), source })
             .and_then(|bytes| {
                 check_is_text(&bytes, &mtl_path)?;
-                tobj::load_mtl_buf(&mut bytes.as_slice()).map_err(|e| SceneError::Invalid {
+                let text = String::from_utf8_lossy(&bytes);
+                let text = prescan_mtl(&text, &mtl_path)?;
+                tobj::load_mtl_buf(&mut text.as_bytes()).map_err(|e| SceneError::Invalid {
                     path: mtl_path.clone(),
                     message: format!("malformed MTL file: {e}"),
                 })
@@ -178,6 +186,7 @@ pub fn parse_obj(text: &str, path: &Path) -> Result<MeshAsset, SceneError> {
 /// returns them with the warnings about clamped values.
 pub fn parse_mtl(text: &str, mtl_path: &Path) -> Result<(Vec<AssetMaterial>, Vec<String>), SceneError> {
     check_is_text(text.as_bytes(), mtl_path)?;
+    let text = prescan_mtl(text, mtl_path)?;
     let mut reader = std::io::BufReader::new(text.as_bytes());
     let (materials, _) = tobj::load_mtl_buf(&mut reader).map_err(|e| SceneError::Invalid {
         path: mtl_path.to_path_buf(),
@@ -188,6 +197,61 @@ pub fn parse_mtl(text: &str, mtl_path: &Path) -> Result<(Vec<AssetMaterial>, Vec
     let converted =
         materials.iter().map(|m| convert_material(m, &folder, mtl_path, &mut warnings)).collect::<Result<_, _>>()?;
     Ok((converted, warnings))
+}
+
+/// Checks the MTL lines tobj would reject without a line number (or panic on: a color of
+/// fewer than three numbers) and reports them as `file:line`. A color given as one number is
+/// a gray (r = g = b, as the MTL format says) and is written out in full for tobj.
+fn prescan_mtl<'t>(text: &'t str, path: &Path) -> Result<std::borrow::Cow<'t, str>, SceneError> {
+    let error = |line: usize, message: String| SceneError::Parse { path: path.to_path_buf(), line, message };
+    let mut expanded: Option<String> = None;
+    for (index, raw_line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        let code = raw_line.split('#').next().unwrap_or("");
+        let words: Vec<&str> = code.split_whitespace().collect();
+        let Some((&keyword, values)) = words.split_first() else { continue };
+        let numbers = || values.iter().map(|w| w.parse::<f32>()).collect::<Result<Vec<f32>, _>>();
+        let mut rewritten = None;
+        match keyword {
+            "Ka" | "Kd" | "Ks" | "Ke" => {
+                if matches!(values.first(), Some(&"spectral") | Some(&"xyz")) {
+                    return Err(error(line_number, format!("'{keyword} {}' colors are not supported", values[0])));
+                }
+                match numbers() {
+                    Ok(v) if v.len() >= 3 => {}
+                    Ok(v) if v.len() == 1 => rewritten = Some(format!("{keyword} {0} {0} {0}", v[0])),
+                    _ => {
+                        return Err(error(
+                            line_number,
+                            format!("'{keyword}' needs r g b (or one gray value): '{}'", code.trim()),
+                        ));
+                    }
+                }
+            }
+            "Ns" | "Ni" | "d" | "Tr" | "illum" => {
+                let ok = match keyword {
+                    "illum" => values.first().is_some_and(|w| w.parse::<u8>().is_ok()),
+                    _ => values.first().is_some_and(|w| w.parse::<f32>().is_ok()),
+                };
+                if !ok {
+                    return Err(error(line_number, format!("'{keyword}' needs a number: '{}'", code.trim())));
+                }
+            }
+            "newmtl" if values.is_empty() => {
+                return Err(error(line_number, "'newmtl' needs a material name".into()));
+            }
+            _ => {}
+        }
+        if let Some(line) = rewritten {
+            let out = expanded.get_or_insert_with(|| text.lines().take(index).map(|l| format!("{l}\n")).collect());
+            out.push_str(&line);
+            out.push('\n');
+        } else if let Some(out) = &mut expanded {
+            out.push_str(raw_line);
+            out.push('\n');
+        }
+    }
+    Ok(expanded.map(std::borrow::Cow::Owned).unwrap_or(std::borrow::Cow::Borrowed(text)))
 }
 
 /// A color of an MTL material clamped to [0, 1] (non-finite channels become 0), with a
@@ -265,12 +329,14 @@ fn convert_material(
     Ok(AssetMaterial { name: m.name.clone(), material, base_color_texture })
 }
 
-/// Checks the lines tobj would reject or misread, to report them with a line number.
-fn prescan(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<(), SceneError> {
+/// Checks the lines tobj would reject or misread, to report them with a line number;
+/// returns whether vertex colors are given for some vertices only (tobj needs all or none).
+fn prescan(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<bool, SceneError> {
     let error = |line: usize, message: String| SceneError::Parse { path: path.to_path_buf(), line, message };
     let (mut positions, mut texcoords, mut normals) = (0i64, 0i64, 0i64);
     let mut unknown_lines = 0usize;
     let mut first_unknown: Option<(usize, String)> = None;
+    let mut colored_vertices = 0i64;
     for (line_index, raw_line) in text.lines().enumerate() {
         let line_number = line_index + 1;
         let line = raw_line.split('#').next().unwrap_or("").trim();
@@ -291,9 +357,19 @@ fn prescan(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<(), Sc
         };
         match keyword {
             "v" => {
-                let v = numbers(words, 3, 7)?;
+                let v = numbers(words, 3, 6)?;
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(error(line_number, format!("vertex is not finite: '{line}'")));
+                }
+                match v.len() {
+                    4 if v[3] == 0.0 => {
+                        return Err(error(line_number, format!("vertex weight w is 0: '{line}'")));
+                    }
+                    5 => {
+                        return Err(error(line_number, format!("'v' takes x y z, x y z w or x y z r g b: '{line}'")));
+                    }
+                    6 => colored_vertices += 1,
+                    _ => {}
                 }
                 positions += 1;
             }
@@ -349,11 +425,36 @@ fn prescan(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<(), Sc
             }
         }
     }
+    let mixed_colors = colored_vertices > 0 && colored_vertices < positions;
+    if mixed_colors {
+        warnings.push(format!(
+            "{}: vertex colors (which warpath does not use) are given for {colored_vertices} of {positions} vertices; \
+             they were ignored",
+            path.display()
+        ));
+    }
     if let Some((line, shown)) = first_unknown {
         warnings.push(format!(
             "{}: skipped {unknown_lines} line(s) that are not OBJ statements (the first, line {line}: '{shown}')",
             path.display()
         ));
     }
-    Ok(())
+    Ok(mixed_colors)
+}
+
+/// `text` with the colors of `v x y z r g b` lines removed (tobj rejects colors given for
+/// some vertices only; warpath does not use them).
+fn without_vertex_colors(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let code = line.split('#').next().unwrap_or("");
+        let words: Vec<&str> = code.split_whitespace().collect();
+        if words.len() == 7 && words[0] == "v" {
+            out.push_str(&words[..4].join(" "));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
 }

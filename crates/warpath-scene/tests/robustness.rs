@@ -301,3 +301,68 @@ fn gltf_messages_speak_gltf_not_rust() {
     assert_contains(&message, &["a.gltf", "POSITION refers to accessor 7"]);
     assert!(!message.contains("Valid("), "{message}");
 }
+
+#[test]
+fn short_mtl_colors_are_gray_or_an_error_at_their_line_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mtl = dir.path().join("m.mtl");
+    // One value is a gray (the MTL format's rule); tobj panicked on it before.
+    let (materials, warnings) = obj::parse_mtl("newmtl gray\nKd 0.4\n", &mtl).unwrap();
+    assert_eq!(materials[0].material.base_color, Vec3::splat(0.4));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    for (text, line, needle) in [
+        ("newmtl a\nKa\n", 2, "'Ka' needs r g b"),
+        ("newmtl a\n\nKs 0.3 0.0\n", 3, "'Ks' needs r g b"),
+        ("newmtl a\nKd spectral file.spd\n", 2, "'Kd spectral' colors are not supported"),
+        ("newmtl a\nNs\n", 2, "'Ns' needs a number"),
+        ("newmtl\n", 1, "'newmtl' needs a material name"),
+    ] {
+        match obj::parse_mtl(text, &mtl) {
+            Err(SceneError::Parse { line: got, message, path }) => {
+                assert_eq!((got, path.as_path()), (line, mtl.as_path()), "{message}");
+                assert!(message.contains(needle), "'{needle}' missing from: {message}");
+            }
+            other => panic!("expected a Parse error for {text:?}, got {:?}", other.map(|m| m.0.len())),
+        }
+    }
+    // Through an OBJ: the error names the MTL file and line.
+    std::fs::write(&mtl, "newmtl a\nKd 0.3 0.0\n").unwrap();
+    std::fs::write(dir.path().join("o.obj"), "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
+    assert_contains(&error_text(obj::load_obj(&dir.path().join("o.obj"))), &["m.mtl:2", "'Kd' needs r g b"]);
+}
+
+#[test]
+fn obj_vertex_colors_on_some_vertices_are_ignored_with_a_warning() {
+    let text = "v 0 0 0 1 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    let asset = obj::parse_obj(text, Path::new("colors.obj")).unwrap();
+    assert_eq!(asset.triangle_count(), 1);
+    assert_contains(&asset.warnings.join("\n"), &["colors.obj", "vertex colors", "1 of 3 vertices"]);
+    let message = error_text(obj::parse_obj("v 0 0 0 0\n", Path::new("w.obj")));
+    assert_contains(&message, &["w.obj:1", "weight w is 0"]);
+}
+
+#[test]
+fn gltf_accessors_outside_their_buffers_are_errors_not_panics() {
+    let base = gltf_with_material(r#"{"name": "m"}"#);
+    for (from, to, needle) in [
+        (r#""count": 3, "type": "VEC3""#, r#""count": 0, "type": "VEC3""#, "count is 0"),
+        (r#""count": 3, "type": "VEC3""#, r#""count": 4, "type": "VEC3""#, "do not fit in bufferView 0"),
+        (
+            r#""bufferViews": [{"buffer": 0, "byteLength": 36}]"#,
+            r#""bufferViews": [{"buffer": 0, "byteLength": 36, "byteStride": 8}]"#,
+            "byteStride 8",
+        ),
+    ] {
+        let text = base.replace(from, to);
+        assert_ne!(text, base, "{from}");
+        let message = error_text(gltf_loader::parse_gltf(text.as_bytes(), Path::new("a.gltf")));
+        assert_contains(&message, &["a.gltf", "POSITION (accessor 0)", needle]);
+        assert!(!message.contains("reader failed"), "{message}");
+    }
+    // A texture image with neither a uri nor a bufferView.
+    let material = r#"{"name": "t", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}"#;
+    let text = gltf_with_material(material)
+        .replace(r#""accessors""#, r#""textures": [{"source": 0}], "images": [{"name": "nothing"}], "accessors""#);
+    let message = error_text(gltf_loader::parse_gltf(text.as_bytes(), Path::new("i.gltf")));
+    assert_contains(&message, &["i.gltf", "images[0] has neither a uri nor a bufferView"]);
+}
