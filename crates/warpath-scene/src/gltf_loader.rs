@@ -80,6 +80,15 @@ fn position_accessor_out_of_range(bytes: &[u8], is_glb: bool) -> Option<String> 
 /// than let the JSON parser report "expected value at line 1 column 1".
 fn check_signature(bytes: &[u8], path: &Path, is_glb: bool) -> Result<(), SceneError> {
     if is_glb {
+        // The gltf crate subtracts the header size from this length unchecked.
+        if let Some(length) = bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            && length < 12
+        {
+            return Err(invalid(
+                path,
+                format!("corrupt GLB: its length field says {length} bytes, less than its header"),
+            ));
+        }
         return Ok(());
     }
     let says_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
@@ -311,13 +320,18 @@ fn read_primitive(
     if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
         return Err(invalid(path, format!("primitive '{name}': vertex {i} is not finite ({})", positions[i])));
     }
-    let normals: Vec<Vec3> =
-        reader.read_normals().filter(|_| normals_ok).map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default();
-    let uvs: Vec<Vec2> = reader
-        .read_tex_coords(0)
-        .filter(|_| uvs_ok)
-        .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
-        .unwrap_or_default();
+    // Read only what was checked: the readers panic on other component types.
+    let normals: Vec<Vec3> = match normals_ok {
+        true => reader.read_normals().map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let uvs: Vec<Vec2> = match uvs_ok {
+        true => reader
+            .read_tex_coords(0)
+            .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
+            .unwrap_or_default(),
+        false => Vec::new(),
+    };
     let indices: Vec<u32> = match reader.read_indices() {
         Some(it) => it.into_u32().collect(),
         None => (0..positions.len() as u32).collect(),

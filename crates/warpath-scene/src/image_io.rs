@@ -282,13 +282,56 @@ fn check_exr_header(path: &Path, reader: &mut (impl BufRead + Seek)) -> Result<b
         };
         limits::check_image(&what, width, height, sample_bytes + OUTPUT_BYTES_PER_PIXEL)
             .map_err(|e| limit_error(path, e))?;
+        // The decoder holds a block (a tile, or a group of scanlines) compressed and not.
+        let block = header.max_block_pixel_size();
+        limits::check_image("EXR block (tile) size", block.width() as u64, block.height() as u64, 2 * sample_bytes)
+            .map_err(|e| limit_error(path, e))?;
         total_bytes = total_bytes.saturating_add(width * height * sample_bytes);
         largest_layer = largest_layer.max(width * height);
     }
     let output_bytes = largest_layer * OUTPUT_BYTES_PER_PIXEL;
     limits::check_bytes("the EXR file's pixels", total_bytes.saturating_add(output_bytes))
         .map_err(|e| limit_error(path, e))?;
+    if meta.headers.iter().any(|h| matches!(h.blocks, exr::meta::BlockDescription::Tiles(_))) {
+        check_exr_tile_levels(path, reader)?;
+    }
     Ok(largest_layer >= 1 << 20)
+}
+
+/// A tile of a tiled EXR names its resolution level; the exr crate trusts that level (it
+/// asserts on one its header does not have), so every tile's level is checked first. This
+/// reads the compressed tiles once, without decoding them.
+fn check_exr_tile_levels(path: &Path, reader: &mut (impl BufRead + Seek)) -> Result<(), SceneError> {
+    use exr::block::chunk::CompressedBlock;
+    use exr::meta::BlockDescription;
+    use exr::meta::attribute::LevelMode;
+    let blocks = exr::block::read(&mut *reader, false).map_err(|e| exr_error(path, e))?;
+    let headers = blocks.headers().to_vec();
+    for chunk in blocks.all_chunks(false).map_err(|e| exr_error(path, e))? {
+        let chunk = chunk.map_err(|e| exr_error(path, e))?;
+        let CompressedBlock::Tile(tile) = &chunk.compressed_block else { continue };
+        let Some(header) = headers.get(chunk.layer_index) else { continue };
+        let BlockDescription::Tiles(tiles) = header.blocks else { continue };
+        let (level, size) = (tile.coordinates.level_index, header.layer_size);
+        let levels = |full: usize| exr::meta::compute_level_count(tiles.rounding_mode, full);
+        let valid = match tiles.level_mode {
+            LevelMode::Singular => level.x() == 0 && level.y() == 0,
+            LevelMode::MipMap => level.x() == level.y() && level.x() < levels(size.width().max(size.height())),
+            LevelMode::RipMap => level.x() < levels(size.width()) && level.y() < levels(size.height()),
+        };
+        if !valid {
+            return Err(invalid(
+                path,
+                format!(
+                    "corrupt EXR file: a tile names resolution level ({}, {}), which its header does not have",
+                    level.x(),
+                    level.y()
+                ),
+            ));
+        }
+    }
+    reader.seek(SeekFrom::Start(0)).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+    Ok(())
 }
 
 /// Reads the first RGB (or else luminance) layer of an EXR file.

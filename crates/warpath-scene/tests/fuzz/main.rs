@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 /// The run seed of the CI test and the default of the long run.
 const DEFAULT_SEED: u64 = 12;
 /// Cases per format in `cargo test` (a few seconds in all).
-const CI_CASES_PER_FORMAT: u64 = 1500;
+const CI_CASES_PER_FORMAT: u64 = 4000;
 /// The memory the loaders may claim per allocation under fuzzing.
 const MEMORY_CAP: u64 = 64 << 20;
 /// An allocation larger than this is a finding: the loader allocated past the guard.
