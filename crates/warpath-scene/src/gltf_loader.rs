@@ -200,7 +200,7 @@ fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneErr
                     Some(n) => format!("{n}#{}", primitive.index()),
                     None => format!("mesh{}#{}", mesh.index(), primitive.index()),
                 };
-                let mut triangle_mesh = read_primitive(&primitive, &buffers, path, &name)?;
+                let mut triangle_mesh = read_primitive(&primitive, &buffers, path, &name, &mut asset.warnings)?;
                 bake_transform(&mut triangle_mesh, world);
                 asset.meshes.push(triangle_mesh);
             }
@@ -263,6 +263,7 @@ fn read_primitive(
     buffers: &[gltf::buffer::Data],
     path: &Path,
     name: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<TriangleMesh, SceneError> {
     use gltf::accessor::{DataType, Dimensions};
     // The gltf crate's readers assume valid component types (they hit `unreachable!`
@@ -348,14 +349,26 @@ fn read_primitive(
         ));
     }
     let triangles = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
-    Ok(TriangleMesh {
-        name: name.to_string(),
-        normals: if normals.len() == positions.len() { normals } else { Vec::new() },
-        uvs: if uvs.len() == positions.len() { uvs } else { Vec::new() },
-        positions,
-        triangles,
-        material: primitive.material().index(),
-    })
+    let mut drop_attribute = |what: &str, present: bool, usable: bool, count: usize| {
+        let why = match (present, usable, count == positions.len()) {
+            (false, _, _) | (true, true, true) => return false,
+            (true, false, _) => "an unsupported component type".to_string(),
+            (true, true, false) => format!("{count} values for {} vertices", positions.len()),
+        };
+        warnings.push(format!("{}: primitive '{name}': {what} ignored ({why})", path.display()));
+        true
+    };
+    let has = |semantic| primitive.get(&semantic).is_some();
+    let normals = match drop_attribute("NORMAL", has(gltf::Semantic::Normals), normals_ok, normals.len()) {
+        true => Vec::new(),
+        false => normals,
+    };
+    let uvs = match drop_attribute("TEXCOORD_0", has(gltf::Semantic::TexCoords(0)), uvs_ok, uvs.len()) {
+        true => Vec::new(),
+        false => uvs,
+    };
+    let material = primitive.material().index();
+    Ok(TriangleMesh { name: name.to_string(), normals, uvs, positions, triangles, material })
 }
 
 /// Checks that `accessor` lies inside its buffer view and the view inside its buffer: what

@@ -173,10 +173,28 @@ pub fn parse_obj(text: &str, path: &Path) -> Result<MeshAsset, SceneError> {
         if triangles.is_empty() {
             continue;
         }
-        let normals = if normals.len() == positions.len() { normals } else { Vec::new() };
-        let uvs = if uvs.len() == positions.len() { uvs } else { Vec::new() };
-        let material = mesh.material_id.filter(|&i| i < asset.materials.len());
         let name = if model.name.is_empty() { "obj".to_string() } else { model.name };
+        let mut dropped = |what: &str, count: usize| {
+            let drop = count > 0 && count != positions.len();
+            if drop {
+                asset.warnings.push(format!(
+                    "{}: object '{name}': {what} ignored ({count} for {} vertices: some faces lack them)",
+                    path.display(),
+                    positions.len()
+                ));
+            }
+            drop
+        };
+        let normals = if dropped("normals", normals.len()) { Vec::new() } else { normals };
+        let uvs = if dropped("texture coordinates", uvs.len()) { Vec::new() } else { uvs };
+        let material = mesh.material_id.filter(|&i| i < asset.materials.len());
+        if let (Some(i), None) = (mesh.material_id, material) {
+            asset.warnings.push(format!(
+                "{}: object '{name}': material {i} does not exist ({} loaded); the default is used",
+                path.display(),
+                asset.materials.len()
+            ));
+        }
         asset.meshes.push(TriangleMesh { name, positions, normals, uvs, triangles, material });
     }
     Ok(asset)

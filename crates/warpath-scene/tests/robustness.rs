@@ -366,3 +366,24 @@ fn gltf_accessors_outside_their_buffers_are_errors_not_panics() {
     let message = error_text(gltf_loader::parse_gltf(text.as_bytes(), Path::new("i.gltf")));
     assert_contains(&message, &["i.gltf", "images[0] has neither a uri nor a bufferView"]);
 }
+
+#[test]
+fn attributes_a_loader_cannot_use_are_dropped_with_a_warning() {
+    let text =
+        gltf_with_material(r#"{"name": "m"}"#).replace(r#""POSITION": 0"#, r#""POSITION": 0, "NORMAL": 1"#).replace(
+            r#""max": [1, 1, 0]}]"#,
+            r#""max": [1, 1, 0]}, {"bufferView": 0, "componentType": 5121, "count": 3, "type": "VEC3"}]"#,
+        );
+    let asset = gltf_loader::parse_gltf(text.as_bytes(), Path::new("n.gltf")).unwrap();
+    assert!(asset.meshes[0].normals.is_empty());
+    assert_contains(
+        &asset.warnings.join("\n"),
+        &["n.gltf: primitive", "NORMAL ignored (an unsupported component type)"],
+    );
+    // OBJ normals on some faces only.
+    let obj_text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\nf 2 4 3\n";
+    let asset = obj::parse_obj(obj_text, Path::new("n.obj")).unwrap();
+    assert_eq!(asset.triangle_count(), 2);
+    assert!(asset.meshes[0].normals.is_empty());
+    assert_contains(&asset.warnings.join("\n"), &["n.obj: object", "normals ignored (3 for 6 vertices"]);
+}
