@@ -123,6 +123,7 @@ def main():
     z = (mean_a[usable] - mean_b[usable]) / np.sqrt(var[usable])
     z2 = float(np.mean(z**2))
     frac3 = float(np.mean(np.abs(z) > 3))
+    frac4 = float(np.mean(np.abs(z) > 4))
     # Welch-Satterthwaite degrees of freedom per block, and what z looks like under the null.
     va, vb = se_a[usable] ** 2, se_b[usable] ** 2
     nu = var[usable] ** 2 / (va**2 / (ka - 1) + vb**2 / (kb - 1))
@@ -130,6 +131,7 @@ def main():
     nu_c = np.maximum(nu, 2.5)  # E[t^2] is infinite for nu <= 2
     expected_z2 = float(np.mean(nu_c / (nu_c - 2)))
     expected_frac3 = t_tail(3.0, nu_typ)
+    expected_frac4 = t_tail(4.0, nu_typ)
 
     if args.zmap:
         zmap = np.zeros(usable.shape)
@@ -157,6 +159,7 @@ def main():
     print(f"  mean z^2           {z2:.4f}   (expected {expected_z2:.3f} for median nu = {nu_typ:.1f}; "
           f"fail above {expected_z2 * args.z2_ratio:.3f})")
     print(f"  fraction |z| > 3   {100 * frac3:.3f}%  (expected {100 * expected_frac3:.3f}%)")
+    print(f"  fraction |z| > 4   {100 * frac4:.3f}%  (expected {100 * expected_frac4:.3f}%)")
     print(f"  max |z|            {float(np.max(np.abs(z))) if z.size else 0.0:.2f}")
     print(f"  mean luminance     {name_a} {ga:.6f} +- {gsa:.6f}   {name_b} {gb:.6f} +- {gsb:.6f}")
     print(f"  {name_b}/{name_a} - 1        {100 * rel:+.4f}% +- {100 * rel_se:.4f}%   "

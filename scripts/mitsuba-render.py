@@ -11,7 +11,13 @@ shared/scenes/mitsuba3_cornell_box.json, with two changes so that it matches wha
 renders: the box pixel filter (each sample lands in its own pixel only) and
 max_depth = bounces + 1 (Mitsuba counts path vertices; warpath counts bounces).
 A path to a warpath .toml scene is translated into a Mitsuba scene dict (camera, meshes,
-diffuse/emissive materials, environment map); see scene_from_toml().
+diffuse/emissive materials, two-sided unless `one_sided`, environment map); see
+scene_from_toml(). A `scene.json` written by `warpath export-mitsuba SCENE --out DIR` (or
+DIR itself) is loaded as it is: the scene exactly as warpath loaded it, media and grids
+included, rendered with Mitsuba's `volpath`; see scene_from_json().
+
+    warpath export-mitsuba scenes/compare-volume-cloud.toml --out out/cloud-mitsuba
+    .venv/bin/python scripts/mitsuba-render.py out/cloud-mitsuba/scene.json --spp 32 -o out/cloud.exr
 
 The output is .exr (32-bit float RGB, via mi.Bitmap) or .npy (float32 HxWx3).
 Make the venv first: scripts/setup-mitsuba.
@@ -100,21 +106,30 @@ def cornell_scene(width, height, bounces):
 DEFAULT_ALBEDO = 0.8  # warpath's material for shapes that name none (toml_scene.rs)
 
 
+def diffuse_bsdf(albedo, one_sided):
+    """Mitsuba's diffuse is one-sided (black from behind); warpath's opaque BSDFs are
+    two-sided unless the material says `one_sided = true`: wrap it in `twosided` then."""
+    bsdf = {"type": "diffuse", "reflectance": {"type": "rgb", "value": albedo}}
+    return bsdf if one_sided else {"type": "twosided", "bsdf": bsdf}
+
+
 def triple(value):
     """A warpath color/scale: a number or a list of three."""
     return [float(value)] * 3 if isinstance(value, (int, float)) else [float(v) for v in value]
 
 
-def scene_from_toml(path, width, height, bounces, env_upsample=1):
+def scene_from_toml(path, width, height, bounces):
     """Translate a warpath TOML scene (docs/scene-format.md) into a Mitsuba scene dict.
 
     Translated: [render] width/height/max_depth; [camera] look_at or to_world, fov,
     fov_axis, aperture_radius/focus_distance; [[material]] of type diffuse (others
-    stop with a message; black is diffuse with albedo 0); [[shape]] mesh (.ply/.obj), rectangle, cube, sphere with
+    stop with a message; black is diffuse with albedo 0), two-sided by default as warpath's
+    (Mitsuba's `twosided` adapter around the diffuse) and a bare one-sided Mitsuba diffuse
+    with `one_sided = true`; [[shape]] mesh (.ply/.obj), rectangle, cube, sphere with
     to_world or translate/rotate/scale, emission (one-sided) on the shape or its material
-    (diffuse or black); [environment] none,
-    constant, map (with scale and rotate_y). Meshes use face normals, as warpath does
-    for meshes without normals."""
+    (diffuse or black); [environment] none, constant, map (with scale and rotate_y; the map
+    as it is: both renderers look it up with Mitsuba's bilinear convention). Meshes use face
+    normals, as warpath does for meshes without normals."""
     import tomllib
 
     with open(path, "rb") as f:
@@ -165,8 +180,8 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
         emission = m.get("emission")
         if emission is not None and m.get("two_sided_emission"):
             print(f"mitsuba-render: warning: material {m['name']!r}: two-sided emission is one-sided in Mitsuba")
-        materials[m["name"]] = ({"type": "diffuse", "reflectance": {"type": "rgb", "value": albedo}}, emission)
-    default = ({"type": "diffuse", "reflectance": {"type": "rgb", "value": [DEFAULT_ALBEDO] * 3}}, None)
+        materials[m["name"]] = (diffuse_bsdf(albedo, m.get("one_sided", False)), emission)
+    default = (diffuse_bsdf([DEFAULT_ALBEDO] * 3, False), None)
 
     for i, shape in enumerate(doc.get("shape", [])):
         kind = shape["type"]
@@ -209,26 +224,14 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
         radiance = [scale * v for v in triple(env.get("radiance", 1.0))]
         scene["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": radiance}}
     elif env["type"] == "map":
-        # Both map a direction d (in the map's frame) to u = atan2(d.x, -d.z) / 2pi,
-        # v = acos(d.y) / pi, and rotate_y is a rotation about +y, as Mitsuba's rotate.
-        # The Blender maps hold small negative values (DWAB source data, down to -0.004);
-        # Mitsuba would drop every sample that carries one ("Invalid sample value"), so
-        # they are clamped to zero here. warpath should do the same when it loads a map.
-        # warpath looks the map up per pixel (nearest, rows centred at (r + 0.5)/h); Mitsuba
-        # interpolates bilinearly, columns centred at (c + 0.5)/w but row r at v = r/(h - 1).
-        # So each pixel is repeated n times across, and the rows are rebuilt as n*h + 1 rows
-        # where row j sits at v = j/(n h): source row j // n, and at each boundary between
-        # two source rows (j a multiple of n) their average. Mitsuba's lookup then equals
-        # warpath's except within 1/n pixel of a pixel edge, where it blends the two pixels
-        # symmetrically about the edge. n = --env-upsample.
+        # Both renderers map a direction d (in the map's frame) to u = atan2(d.x, -d.z) / 2pi,
+        # v = acos(d.y) / pi and interpolate bilinearly between texel centres at
+        # u = (c + 0.5)/w, v = r/(h - 1); rotate_y is a rotation about +y, as Mitsuba's rotate
+        # (checked: crates/warpath-core/tests/mitsuba_envmap.rs). The map goes in as it is,
+        # except that the Blender maps hold small negative values (DWAB source data, down to
+        # -0.004): Mitsuba would drop every sample that carries one ("Invalid sample value"),
+        # so they are clamped to zero here, as warpath's EnvMap::new clamps them.
         pixels = np.array(mi.Bitmap(where(env["file"])), dtype=np.float32)[:, :, :3]
-        if env_upsample > 1:
-            n, h = env_upsample, pixels.shape[0]
-            j = np.arange(n * h + 1)
-            below, above = np.minimum(j // n, h - 1), np.maximum(np.minimum(j // n, h) - 1, 0)
-            edge = (j % n == 0)[:, None, None]
-            rows = np.where(edge, 0.5 * (pixels[below] + pixels[above]), pixels[below])
-            pixels = np.repeat(rows, n, axis=1).astype(np.float32)
         scene["environment"] = {
             "type": "envmap", "bitmap": mi.Bitmap(np.maximum(pixels, 0.0)), "scale": scale,
             "to_world": T().rotate([0, 1, 0], float(env.get("rotate_y", 0.0))),
@@ -237,6 +240,41 @@ def scene_from_toml(path, width, height, bounces, env_upsample=1):
         sys.exit(f"mitsuba-render: {path}: environment type {env['type']!r} is not translated")
     scene["sensor"]["sampler"]["sample_count"] = int(render.get("spp", 64))
     return scene, width, height
+
+
+def scene_from_json(path, width, height, bounces, spp):
+    """Load a scene dict written by `warpath export-mitsuba` (plain JSON): nested-list
+    `to_world` matrices (rows) become mi.ScalarTransform4f, `filename`s (relative to the
+    JSON's folder) become absolute paths. --resolution, --spp and --bounces override the
+    film, the sampler and the integrator (max_depth = bounces + 1 and rr_depth = max_depth,
+    as the exporter sets them: Mitsuba's roulette then never fires)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "scene.json")
+    with open(path) as f:
+        doc = json.load(f)
+    base = os.path.dirname(os.path.abspath(path))
+
+    def convert(value, key=None):
+        if isinstance(value, dict):
+            return {k: convert(v, k) for k, v in value.items()}
+        if key == "to_world":
+            return mi.ScalarTransform4f(value)
+        if key == "filename":
+            return os.path.join(base, value)
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        return value
+
+    scene = convert(doc)
+    film = scene["sensor"]["film"]
+    if width:
+        film["width"], film["height"] = width, height
+    if bounces is not None:
+        scene["integrator"]["max_depth"] = bounces + 1
+        scene["integrator"]["rr_depth"] = bounces + 1
+    if spp:
+        scene["sensor"]["sampler"]["sample_count"] = spp
+    return scene, film["width"], film["height"]
 
 
 def write_image(path, image):
@@ -249,7 +287,8 @@ def write_image(path, image):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scene", help="'cornell' or a path to a warpath .toml scene")
+    ap.add_argument("scene", help="'cornell', a path to a warpath .toml scene, or a scene.json (or its folder) "
+                                  "from `warpath export-mitsuba`")
     ap.add_argument("--resolution", default=None, help="WIDTHxHEIGHT (cornell default 256x256)")
     ap.add_argument("--spp", type=int, default=None, help="samples per pixel (default 64, or the scene's)")
     ap.add_argument("--seed", type=int, default=0)
@@ -257,9 +296,6 @@ def main():
                     help="maximum bounces; Mitsuba max_depth = bounces + 1 (default 8, or the scene's)")
     ap.add_argument("--variant", default="scalar_rgb", help="scalar_rgb (default) or llvm_ad_rgb")
     ap.add_argument("--threads", type=int, default=0, help="worker threads (default: all cores)")
-    ap.add_argument("--env-upsample", type=int, default=4,
-                    help="repeat each environment-map pixel n x n times so that Mitsuba's bilinear "
-                         "lookup matches warpath's nearest one to 1/n pixel (default 4; 1 = the map as is)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="render this many times and report the fastest (JIT variants compile on the first)")
     ap.add_argument("--wavefront", action="store_true",
@@ -280,8 +316,10 @@ def main():
         bounces = 8 if args.bounces is None else args.bounces
         scene_dict = cornell_scene(width or 256, height or 256, bounces)
         width, height = scene_dict["sensor"]["film"]["width"], scene_dict["sensor"]["film"]["height"]
+    elif args.scene.endswith(".json") or os.path.isdir(args.scene):
+        scene_dict, width, height = scene_from_json(args.scene, width, height, args.bounces, args.spp)
     else:
-        scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces, args.env_upsample)
+        scene_dict, width, height = scene_from_toml(args.scene, width, height, args.bounces)
 
     spp = args.spp or scene_dict["sensor"].get("sampler", {}).get("sample_count", 64)
     t0 = time.perf_counter()

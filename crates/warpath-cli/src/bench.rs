@@ -7,7 +7,8 @@
 //! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
 //! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`);
 //! - `bench compaction`: stream compaction (`bench_compaction.rs`);
-//! - `bench strategies`: path scheduling strategies (`bench_strategies.rs`).
+//! - `bench strategies`: path scheduling strategies (`bench_strategies.rs`);
+//! - `bench volumes`: the volumetric path tracer (`bench_volumes.rs`).
 
 use crate::BvhKind;
 use crate::commands::{check_resolution, load_scene, render_bvh_options};
@@ -53,11 +54,14 @@ pub enum BenchCommand {
     /// GPU traversal kernels: Mrays/s for primary, AO and diffuse rays on SAH and SBVH trees.
     Traversal(crate::bench_traversal::TraversalArgs),
     /// Stream compaction: effective GB/s of InK-Collate, InK-Compact, look-back, OfK and
-    /// three-pass beside memcpy.
+    /// three-pass beside memcpy (and CUB with `--cub`).
     Compaction(crate::bench_compaction::CompactionArgs),
     /// Path scheduling strategies: Msamples/s against naive, active paths and warps per
     /// bounce, time per warp, regeneration and sorting, kernel resources (seeds 000, 003).
     Strategies(crate::bench_strategies::StrategiesArgs),
+    /// The volumetric path tracer: time, Msamples/s, vertices/s, tracking steps and grid
+    /// lookups per path, with the majorant grid and one global majorant (issue 11).
+    Volumes(crate::bench_volumes::VolumesArgs),
 }
 
 #[derive(Serialize)]
@@ -199,6 +203,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
         BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
         BenchCommand::Strategies(args) => crate::bench_strategies::run(args),
+        BenchCommand::Volumes(args) => crate::bench_volumes::run(args),
     }
 }
 

@@ -188,15 +188,16 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         Some(d) => {
             let info = d.info();
             note!(
-                "backend: cuda ({}, {} SMs, driver CUDA {}), strategy {}",
+                "backend: cuda ({}, {} SMs, driver CUDA {}), {}, strategy {}",
                 info.name,
                 info.multiprocessors,
                 info.driver_version_string(),
-                args.strategy.unwrap_or(crate::DEFAULT_STRATEGY)
+                estimator_name(&scene),
+                args.strategy.unwrap_or(crate::default_strategy(&scene))
             )
         }
         None => {
-            note!("backend: cpu ({} threads)", rayon::current_num_threads());
+            note!("backend: cpu ({} threads), {}", rayon::current_num_threads(), estimator_name(&scene));
             if let Some(strategy) = args.strategy {
                 eprintln!("note: --strategy {strategy} schedules GPU paths; the CPU renderer ignores it");
             }
@@ -310,7 +311,7 @@ fn render_cuda(
     let t = Instant::now();
     let settings = opts.settings();
     let mut renderer = StrategyRenderer::new(device, scene, &settings, args.bvh.build_kind())?;
-    renderer.set_strategy(args.strategy.unwrap_or(crate::DEFAULT_STRATEGY));
+    renderer.set_strategy(args.strategy.unwrap_or(crate::default_strategy(scene)));
     // The counters cost about 10% on the GPU (atomics and clock reads per extension).
     renderer.set_instrumentation(args.count_rays)?;
     note!("scene uploaded in {:.2} s", t.elapsed().as_secs_f64());
@@ -345,6 +346,48 @@ pub fn render_bvh_options(kind: BuildKind, gpu: bool) -> BuildOptions {
     if gpu { StrategyRenderer::bvh_options(kind) } else { CpuRenderer::bvh_options(kind) }
 }
 
+/// Which estimator renders `scene` (the same rule on both backends).
+fn estimator_name(scene: &Scene) -> &'static str {
+    if scene.needs_volume_estimator() { "volumetric path tracer" } else { "path tracer" }
+}
+
+/// `warpath info`'s lines about the media of `scene`.
+fn print_media(scene: &Scene) {
+    use warpath_volume::{MediumAlbedo, MediumDensity};
+    if scene.media.is_empty() {
+        return;
+    }
+    println!("  media: {} (rendered by the volumetric path tracer)", scene.media.len());
+    for m in &scene.media {
+        let density = match &m.density {
+            MediumDensity::Homogeneous { sigma_t } => format!("homogeneous, sigma_t {sigma_t}"),
+            MediumDensity::Grid { density, scale } => {
+                let [x, y, z] = density.resolution;
+                let (lo, hi) = density.range();
+                format!("density grid {x}x{y}x{z} (values {lo} .. {hi}) x scale {scale}")
+            }
+        };
+        let albedo = match &m.albedo {
+            MediumAlbedo::Constant(a) => format!("albedo {a}"),
+            MediumAlbedo::Grid(a) => {
+                let [x, y, z] = a.resolution;
+                format!("albedo grid {x}x{y}x{z}x{}", a.channels)
+            }
+        };
+        let [mx, my, mz] = m.majorant.resolution;
+        println!(
+            "    {}: {density}; {albedo}; g {}; majorant grid {mx}x{my}x{mz} (max {}); {:.1} MiB",
+            m.name,
+            m.g,
+            m.majorant.max(),
+            m.memory_bytes() as f64 / (1 << 20) as f64
+        );
+    }
+    if let Some(c) = scene.camera_medium {
+        println!("    the camera is inside '{}'", scene.media[c as usize].name);
+    }
+}
+
 pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()> {
     if list || scene.is_none() {
         println!("built-in scenes: {}", warpath_scene::builtin::NAMES.join(", "));
@@ -365,6 +408,7 @@ pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()>
         println!("    {} ({} triangles)", m.name, m.triangle_count);
     }
     println!("  materials: {}", scene.materials.len());
+    print_media(&scene);
     let lights = scene.light_set();
     println!("  emissive triangles: {}", lights.triangles.len());
     println!(

@@ -5,7 +5,9 @@ mod bench;
 mod bench_compaction;
 mod bench_strategies;
 mod bench_traversal;
+mod bench_volumes;
 mod commands;
+mod export_mitsuba;
 mod output;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -38,8 +40,12 @@ pub enum BvhKind {
     Sbvh,
 }
 
-/// The GPU strategy a render uses when --strategy is not given.
-pub const DEFAULT_STRATEGY: warpath_cuda::Strategy = warpath_cuda::Strategy::MultiStage;
+/// The GPU strategy a render uses when --strategy is not given: the multi-stage wavefront
+/// for surfaces (docs/benchmarks/strategies.md); the naive megakernel for the volumetric
+/// path tracer, which has no multi-stage stage list.
+pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
+    if scene.needs_volume_estimator() { warpath_cuda::Strategy::Naive } else { warpath_cuda::Strategy::MultiStage }
+}
 
 impl BvhKind {
     pub fn build_kind(self) -> warpath_bvh::BuildKind {
@@ -178,6 +184,9 @@ enum Command {
     /// Test whether two renders of the same scene agree within Monte Carlo noise, from
     /// their means and per-pixel variances (`render --variance-output`).
     Compare(commands::CompareArgs),
+    /// Write the scene as warpath loaded it as a Mitsuba 3 scene (DIR/scene.json with PLY
+    /// meshes and .vol grids) for scripts/mitsuba-render.py (docs/mitsuba.md).
+    ExportMitsuba(export_mitsuba::ExportMitsubaArgs),
     /// Benchmarks; each prints a markdown table and can write JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -189,6 +198,7 @@ fn main() {
         Command::Render(args) => commands::render(&args),
         Command::Info { scene, list, bvh } => commands::info(scene.as_deref(), list, bvh),
         Command::Compare(args) => commands::compare(&args),
+        Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
     };
     if let Err(e) = result {

@@ -4,9 +4,12 @@
 //! - All directions are unit vectors in the local frame: +z is the shading normal, `wo`
 //!   points from the surface toward where the light goes (the viewer), `wi` toward where
 //!   it comes from.
-//! - Opaque kinds are two-sided: the integrator flips the frame so that `wo.z >= 0`
-//!   before calling. Transmissive kinds ([`is_transmissive`]) see the true side:
-//!   `wo.z < 0` means the path arrives from inside the object.
+//! - Opaque kinds are two-sided by default: the integrator flips the frame so that
+//!   `wo.z >= 0` before calling. A one-sided material (`Material::one_sided`) keeps the
+//!   frame of its front face, so from behind `wo.z < 0` and every opaque kind returns zero
+//!   (`eval`, `pdf`) or no sample: black, as Mitsuba's opaque BSDFs. Transmissive kinds
+//!   ([`is_transmissive`]) see the true side: `wo.z < 0` means the path arrives from
+//!   inside the object.
 //! - [`eval`] returns `f(wo, wi) · |cos θi|` of the non-delta lobes only; [`pdf`] is the
 //!   solid-angle density with which [`sample`] produces `wi` through those lobes (the
 //!   lobe-selection probability included). Delta lobes (smooth glass, mirror, the car
@@ -34,8 +37,9 @@
 //!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet.
 //!
 //! The code avoids allocation, recursion and dynamic dispatch so that it ports 1:1 to
-//! CUDA C++.
+//! CUDA C++; its transcendentals are [`crate::detmath`]'s, which the port shares bit for bit.
 
+use crate::detmath::{det_exp2, det_pow, det_sin_cos};
 use crate::material::{Material, MaterialKind};
 use crate::warp;
 use glam::{Vec2, Vec3};
@@ -143,7 +147,7 @@ pub fn refract(w: Vec3, h: Vec3, cos_theta_t: f32, eta_ti: f32) -> Vec3 {
 /// n > 0 and reflects up to 7.5% more than it receives (n ≈ 10) at normal incidence.
 pub fn blinn_normalization(exponent: f32) -> f32 {
     let n = exponent.max(0.0);
-    (n + 2.0) * (n + 4.0) / (8.0 * PI * ((-0.5 * n).exp2() + n))
+    (n + 2.0) * (n + 4.0) / (8.0 * PI * (det_exp2(-0.5 * n) + n))
 }
 
 /// Probability that the Blinn mixture samples the specular (half-vector) lobe rather
@@ -161,7 +165,7 @@ fn blinn_eval(diffuse: Vec3, specular: Vec3, exponent: f32, wo: Vec3, wi: Vec3) 
         return Vec3::ZERO;
     }
     let h = (wo + wi).normalize();
-    let lobe = blinn_normalization(exponent) * h.z.max(0.0).powf(exponent.max(0.0));
+    let lobe = blinn_normalization(exponent) * det_pow(h.z.max(0.0), exponent.max(0.0));
     (diffuse * FRAC_1_PI + specular * lobe) * wi.z
 }
 
@@ -249,8 +253,9 @@ pub fn sample_ggx_vndf(wo: Vec3, alpha: f32, u: Vec2) -> Vec3 {
     // Uniform disk point, warped onto the projected visible half-disk.
     let r = u.x.sqrt();
     let phi = 2.0 * PI * u.y;
-    let p1 = r * phi.cos();
-    let mut p2 = r * phi.sin();
+    let (sin_phi, cos_phi) = det_sin_cos(phi);
+    let p1 = r * cos_phi;
+    let mut p2 = r * sin_phi;
     let s = 0.5 * (1.0 + vh.z);
     p2 = (1.0 - s) * (1.0 - p1 * p1).max(0.0).sqrt() + s * p2;
     let nh = t1 * p1 + t2 * p2 + vh * (1.0 - p1 * p1 - p2 * p2).max(0.0).sqrt();
@@ -374,7 +379,7 @@ pub fn eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
             schlick_fresnel(base_color, wo.dot(h)) * (dg / (4.0 * wo.z))
         }
         MaterialKind::RoughDielectric => rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black => Vec3::ZERO,
+        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => Vec3::ZERO,
     }
 }
 
@@ -404,7 +409,7 @@ pub fn pdf(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> f32 {
             smith_g1(wo, alpha) * ggx_d(h, alpha) / (4.0 * wo.z)
         }
         MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black => 0.0,
+        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => 0.0,
     }
 }
 
@@ -506,6 +511,6 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             let pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
             (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
-        MaterialKind::Black => None,
+        MaterialKind::Black | MaterialKind::Null => None,
     }
 }

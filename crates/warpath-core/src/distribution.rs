@@ -1,5 +1,6 @@
 //! Piecewise-constant 1D and 2D distributions (CDF + binary search), used to sample
-//! emissive triangles by power and the environment map by luminance × sin θ.
+//! emissive triangles by power and the bilinear patches of the environment map by their
+//! integrals.
 //! Flat `Vec<f32>` storage so the GPU can upload the same arrays.
 
 use glam::Vec2;
@@ -157,8 +158,28 @@ impl Distribution2D {
             return 0.0;
         }
         let (column, row) = self.cell(uv);
+        self.cell_pdf(column, row)
+    }
+
+    /// Density (w.r.t. area on [0,1)²) of the cell (`column`, `row`): its probability, a
+    /// difference of CDF entries, times the number of cells.
+    pub fn cell_pdf(&self, column: usize, row: usize) -> f32 {
         let cdf = self.row_cdf(row);
         self.marginal.discrete_pdf(row) * self.height as f32 * (cdf[column + 1] - cdf[column]) * self.width as f32
+    }
+
+    /// Picks a cell with probability proportional to its weight; returns (column, row), the
+    /// two numbers of `u` remapped to uniform numbers in [0, 1] inside the cell's CDF intervals
+    /// (for sampling a position in the cell), and [`cell_pdf`](Self::cell_pdf).
+    pub fn sample_cell(&self, u: Vec2) -> (usize, usize, Vec2, f32) {
+        let row = self.marginal.find(u.y);
+        let p_row = self.marginal.discrete_pdf(row);
+        let u_row = if p_row > 0.0 { ((u.y - self.marginal.cdf[row]) / p_row).clamp(0.0, 1.0) } else { 0.5 };
+        let cdf = self.row_cdf(row);
+        let column = find_bin(cdf, u.x);
+        let p_column = cdf[column + 1] - cdf[column];
+        let u_column = if p_column > 0.0 { ((u.x - cdf[column]) / p_column).clamp(0.0, 1.0) } else { 0.5 };
+        (column, row, Vec2::new(u_column, u_row), self.cell_pdf(column, row))
     }
 
     /// The grid cell (column, row) containing `uv` (clamped into the grid).

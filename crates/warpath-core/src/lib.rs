@@ -6,11 +6,14 @@
 //! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`), the
 //! accumulation film (`film`) and the size guards every loader calls before it allocates
 //! what a file claims (`limits`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
+//! `detmath` holds the transcendental functions the estimators call, written so that the
+//! CPU and the GPU compute them bit for bit alike.
 
 pub mod bsdf;
 pub mod camera;
 pub mod chi2;
 pub mod color;
+pub mod detmath;
 pub mod distribution;
 pub mod film;
 pub mod light;

@@ -10,11 +10,23 @@
 //! Emission is one-sided by default: a triangle emits toward the side its geometric
 //! normal `cross(v1 - v0, v2 - v0)` points to (as Mitsuba's area emitter does).
 //!
-//! Environment convention (Mitsuba's): a world direction `d` is rotated into the map's
-//! frame by the inverse of `to_world`, then `u = frac(atan2(d.x, -d.z) / 2π)`,
-//! `v = acos(d.y) / π`; pixel (0,0) is the top-left of the image (v = 0 is +y, "up").
+//! Environment convention (Mitsuba 3's `envmap`): a world direction `d` is rotated into the
+//! map's frame by the inverse of `to_world`, then `u = frac(atan2(d.x, -d.z) / 2π)`,
+//! `v = acos(d.y) / π`; pixel (0,0) is the top-left of the image (v = 0 is +y, "up"). The
+//! lookup is bilinear between texel centres, which sit at u = (c + ½)/width (column
+//! centres, φ periodic) and v = r/(height − 1) (the first and last rows on the poles).
+//!
+//! Environment sampling follows Mitsuba's too: its density over (u, v) is the bilinear
+//! interpolant of per-texel weights luminance × sin θ(row), so it is proportional to the
+//! radiance's luminance × sin θ up to the interpolation of sin θ. A patch between four texel
+//! centres is chosen by its integral (a [`Distribution2D`] over the patches), then v inside
+//! it from the marginal (linear in v), then u from the conditional (linear in u), each by
+//! inverting a linear CDF ([`sample_linear`]); the pdf is the patch's probability times the
+//! bilinear weight over the patch's mean weight, and the solid-angle pdf divides by
+//! 2π² sin θ.
 
 use crate::color::luminance;
+use crate::detmath::{det_acos, det_atan2, det_sin_cos};
 use crate::distribution::{Distribution1D, Distribution2D};
 use crate::warp;
 use bytemuck::{Pod, Zeroable};
@@ -64,14 +76,23 @@ impl TriangleLight {
     }
 }
 
-/// An equirectangular HDR environment map with its sampling distribution.
+/// An equirectangular HDR environment map with Mitsuba's bilinear lookup, and a sampling
+/// distribution whose density is the bilinear interpolant of luminance × sin θ (see the
+/// module docs).
 #[derive(Clone, Debug)]
 pub struct EnvMap {
     pub width: u32,
+    /// At least 2 (a one-row map is stored as two equal rows).
     pub height: u32,
     /// Linear RGB, row-major, top row first.
     pub pixels: Vec<Vec3>,
-    /// Over (u, v), weighted by luminance × sin θ of each pixel.
+    /// Sampling weight of each texel: its luminance × sin θ of its row (θ = π r / (height − 1),
+    /// so the pole rows weigh 0). The sampling density over (u, v) is the bilinear
+    /// interpolant of these, laid out as the radiance is.
+    pub weights: Vec<f32>,
+    /// Over the `width × (height − 1)` patches between texel centres (patch (c, r) has the
+    /// corner texels (c, r), (c + 1 mod width, r), (c, r + 1), (c + 1 mod width, r + 1)), each
+    /// weighted by the sum of its four corner weights (a quarter of which is its integral).
     pub distribution: Distribution2D,
     /// Rotation of the map into the world; directions are mapped with its transpose.
     pub to_world: Mat3,
@@ -234,13 +255,50 @@ impl LightSet {
     }
 }
 
+/// Where a point (u, v) of the map lies among the texel centres: the patch of its four
+/// nearest texels and the bilinear weights inside it (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnvPatch {
+    /// Column of the left corners (the patch's index across).
+    pub column: usize,
+    /// Column of the right corners: `column + 1`, wrapping to 0 (φ is periodic).
+    pub next_column: usize,
+    /// Row of the upper corners (the patch's index down); the lower ones are `row + 1`.
+    pub row: usize,
+    /// Position inside the patch, each in [0, 1].
+    pub fx: f32,
+    pub fy: f32,
+}
+
+/// glam's `lerp`, `a · (1 − t) + b · t`, for scalars (the GPU spells it the same way).
+#[inline]
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a * (1.0 - t) + b * t
+}
+
+/// A position in [0, 1] with density ∝ `(1 − x) a + x b` (a, b ≥ 0), by inverting its CDF in
+/// the form `u (a + b) / (a + √((1 − u) a² + u b²))`, on weights scaled to a + b = 1. Uniform
+/// when a + b is 0.
+pub fn sample_linear(u: f32, a: f32, b: f32) -> f32 {
+    let total = a + b;
+    if !(total > 0.0) {
+        return u;
+    }
+    let a = a / total;
+    let b = b / total;
+    let mix = a * a * (1.0 - u) + b * b * u;
+    let denominator = a + mix.sqrt();
+    if denominator > 0.0 { (u / denominator).min(1.0) } else { 0.0 }
+}
+
 impl EnvMap {
-    /// Builds the map and its luminance × sin θ sampling distribution.
+    /// Builds the map and its sampling distribution.
     ///
     /// Non-finite pixels become black and are counted in
     /// [`nonfinite_pixels`](Self::nonfinite_pixels) (so a loader can warn); negative
     /// components are clamped to 0. A pixel vector of the wrong length is padded with black
-    /// or truncated, and a zero-sized map becomes a 1×1 black map. `to_world` must be a
+    /// or truncated, a zero-sized map becomes a black one, and a map of one row is stored as
+    /// two equal rows (the lookup interpolates between rows). `to_world` must be a
     /// rotation; a non-finite or negative `scale` is treated as 0.
     pub fn new(width: u32, height: u32, mut pixels: Vec<Vec3>, to_world: Mat3, scale: f32) -> Self {
         let (width, height) = if width == 0 || height == 0 {
@@ -260,37 +318,63 @@ impl EnvMap {
                 nonfinite_pixels += 1;
             }
         }
+        let (height, h) = if h == 1 {
+            pixels.extend_from_within(..);
+            (2, 2)
+        } else {
+            (height, h)
+        };
         let mut weights = Vec::with_capacity(w * h);
         for row in 0..h {
-            let sin_theta = (PI * (row as f32 + 0.5) / h as f32).sin();
-            weights.extend(pixels[row * w..(row + 1) * w].iter().map(|&p| luminance(p) * sin_theta));
+            let sin_theta =
+                if row == 0 || row == h - 1 { 0.0 } else { (std::f64::consts::PI * row as f64 / (h - 1) as f64).sin() };
+            weights.extend(pixels[row * w..(row + 1) * w].iter().map(|&p| luminance(p) * sin_theta as f32));
         }
-        let distribution = Distribution2D::new(&weights, w, h);
+        let mut patch_weights = Vec::with_capacity(w * (h - 1));
+        for row in 0..h - 1 {
+            for column in 0..w {
+                let next = if column + 1 == w { 0 } else { column + 1 };
+                let (top, bottom) = (row * w, (row + 1) * w);
+                patch_weights.push(
+                    weights[top + column] + weights[top + next] + weights[bottom + column] + weights[bottom + next],
+                );
+            }
+        }
+        let distribution = Distribution2D::new(&patch_weights, w, h - 1);
         let scale = if scale.is_finite() && scale > 0.0 { scale } else { 0.0 };
-        EnvMap { width, height, pixels, distribution, to_world, scale, nonfinite_pixels }
+        EnvMap { width, height, pixels, weights, distribution, to_world, scale, nonfinite_pixels }
     }
 
-    /// Map coordinates (u, v) ∈ [0,1]² of world direction `wi` (need not be normalized).
+    /// Map coordinates (u, v) ∈ [0,1)×[0,1] of world direction `wi` (need not be normalized).
     pub fn direction_to_uv(&self, wi: Vec3) -> Vec2 {
         let d = (self.to_world.transpose() * wi).normalize_or_zero();
-        let u = d.x.atan2(-d.z) * (0.5 / PI);
+        let u = det_atan2(d.x, -d.z) * (0.5 / PI);
         let u = u - u.floor();
-        let v = d.y.clamp(-1.0, 1.0).acos() / PI;
+        let v = det_acos(d.y.clamp(-1.0, 1.0)) / PI;
         Vec2::new(if u < 1.0 { u } else { 0.0 }, v)
     }
 
     /// World direction of map coordinates (u, v); inverse of [`direction_to_uv`](Self::direction_to_uv).
     pub fn uv_to_direction(&self, uv: Vec2) -> Vec3 {
-        let (sin_phi, cos_phi) = (2.0 * PI * uv.x).sin_cos();
-        let (sin_theta, cos_theta) = (PI * uv.y).sin_cos();
+        let (sin_phi, cos_phi) = det_sin_cos(2.0 * PI * uv.x);
+        let (sin_theta, cos_theta) = det_sin_cos(PI * uv.y);
         self.to_world * Vec3::new(sin_theta * sin_phi, cos_theta, -sin_theta * cos_phi)
     }
 
-    /// Nearest-pixel lookup (no filtering), so the map is piecewise constant per pixel and
-    /// the luminance × sin θ distribution is exactly proportional to what is returned.
-    fn pixel_at(&self, uv: Vec2) -> Vec3 {
-        let (column, row) = self.distribution.cell(uv);
-        self.pixels[row * self.width as usize + column]
+    /// The patch of texel centres around (u, v): texel (c, r) sits at
+    /// u = (c + ½) / width (φ wraps around) and v = r / (height − 1) (clamped at the poles).
+    pub fn patch(&self, uv: Vec2) -> EnvPatch {
+        let columns = self.width as f32;
+        let rows = (self.height - 1) as f32;
+        let x = uv.x * columns - 0.5;
+        let y = uv.y * rows;
+        let x0 = x.floor().max(-1.0).min(columns - 1.0);
+        let y0 = y.floor().max(0.0).min(rows - 1.0);
+        let fx = (x - x0).clamp(0.0, 1.0);
+        let fy = (y - y0).clamp(0.0, 1.0);
+        let column = if x0 < 0.0 { self.width as usize - 1 } else { x0 as usize };
+        let next_column = if column + 1 == self.width as usize { 0 } else { column + 1 };
+        EnvPatch { column, next_column, row: y0 as usize, fx, fy }
     }
 
     /// `true` when the map is black everywhere and sampling falls back to uniform directions.
@@ -298,23 +382,68 @@ impl EnvMap {
         self.distribution.total() <= 0.0
     }
 
-    /// Radiance seen looking along world direction `wi`.
+    /// Radiance seen looking along world direction `wi`: the bilinear interpolation of the
+    /// four texels around it, times `scale`.
     pub fn radiance(&self, wi: Vec3) -> Vec3 {
-        self.scale * self.pixel_at(self.direction_to_uv(wi))
+        let p = self.patch(self.direction_to_uv(wi));
+        let w = self.width as usize;
+        let (top, bottom) = (p.row * w, (p.row + 1) * w);
+        let upper = self.pixels[top + p.column] * (1.0 - p.fx) + self.pixels[top + p.next_column] * p.fx;
+        let lower = self.pixels[bottom + p.column] * (1.0 - p.fx) + self.pixels[bottom + p.next_column] * p.fx;
+        self.scale * (upper * (1.0 - p.fy) + lower * p.fy)
+    }
+
+    /// The four corner weights of patch `p`: (upper left, upper right, lower left, lower right).
+    fn corner_weights(&self, p: &EnvPatch) -> [f32; 4] {
+        let w = self.width as usize;
+        let (top, bottom) = (p.row * w, (p.row + 1) * w);
+        [
+            self.weights[top + p.column],
+            self.weights[top + p.next_column],
+            self.weights[bottom + p.column],
+            self.weights[bottom + p.next_column],
+        ]
+    }
+
+    /// Density over (u, v) at a point of patch `p`: the patch's probability (as the CDFs
+    /// give it) times the bilinear weight there over the patch's mean weight.
+    fn patch_pdf_uv(&self, p: &EnvPatch, cell_pdf: f32) -> f32 {
+        let [a, b, c, d] = self.corner_weights(p);
+        let sum = a + b + c + d;
+        if !(sum > 0.0) {
+            return 0.0;
+        }
+        let value = lerp(lerp(a, b, p.fx), lerp(c, d, p.fx), p.fy);
+        cell_pdf * (value * 4.0 / sum)
     }
 
     /// Samples a world direction; returns it with its solid-angle pdf
-    /// (`pdf_uv / (2π² sin θ)`, uniform `1/4π` for an all-black map).
+    /// (`pdf_uv / (2π² sin θ)`, uniform `1/4π` for an all-black map): a patch by its
+    /// integral, then v and u inside it from the bilinear density (each linear given the
+    /// other).
     pub fn sample(&self, u: Vec2) -> Option<(Vec3, f32)> {
         if self.is_black() {
             return Some((warp::square_to_uniform_sphere(u), warp::UNIFORM_SPHERE_PDF));
         }
-        let (uv, pdf_uv) = self.distribution.sample_continuous(u);
-        let sin_theta = (PI * uv.y).sin();
+        let (column, row, remapped, cell_pdf) = self.distribution.sample_cell(u);
+        let next_column = if column + 1 == self.width as usize { 0 } else { column + 1 };
+        let mut p = EnvPatch { column, next_column, row, fx: 0.0, fy: 0.0 };
+        let [a, b, c, d] = self.corner_weights(&p);
+        p.fy = sample_linear(remapped.y, a + b, c + d);
+        p.fx = sample_linear(remapped.x, lerp(a, c, p.fy), lerp(b, d, p.fy));
+        let pdf_uv = self.patch_pdf_uv(&p, cell_pdf);
+        let mut map_u = (column as f32 + p.fx + 0.5) / self.width as f32;
+        if map_u >= 1.0 {
+            map_u -= 1.0;
+        }
+        let map_v = (row as f32 + p.fy) / (self.height - 1) as f32;
+        let (sin_theta, cos_theta) = det_sin_cos(PI * map_v);
         if pdf_uv <= 0.0 || sin_theta <= 0.0 {
             return None;
         }
-        Some((self.uv_to_direction(uv), pdf_uv / (2.0 * PI * PI * sin_theta)))
+        let (sin_phi, cos_phi) = det_sin_cos(2.0 * PI * map_u);
+        let local = Vec3::new(sin_theta * sin_phi, cos_theta, -sin_theta * cos_phi);
+        Some((self.to_world * local, pdf_uv / (2.0 * PI * PI * sin_theta)))
     }
 
     /// Solid-angle pdf of [`sample`](Self::sample) producing `wi` (0 exactly at the poles,
@@ -328,26 +457,39 @@ impl EnvMap {
         if sin_theta <= 0.0 {
             return 0.0;
         }
-        self.distribution.pdf(self.direction_to_uv(wi)) / (2.0 * PI * PI * sin_theta)
+        let p = self.patch(self.direction_to_uv(wi));
+        let pdf_uv = self.patch_pdf_uv(&p, self.distribution.cell_pdf(p.column, p.row));
+        pdf_uv / (2.0 * PI * PI * sin_theta)
     }
 
-    /// Mean luminance over the sphere (solid-angle weighted), times `scale`.
+    /// Mean luminance of the (bilinear) map over the sphere, solid-angle weighted, times `scale`.
     pub fn mean_luminance(&self) -> f32 {
         let (w, h) = (self.width as usize, self.height as usize);
-        let mut sum = 0.0f64;
-        for row in 0..h {
-            let solid_angle = pixel_solid_angle(row, w, h);
-            let row_sum: f64 = self.pixels[row * w..(row + 1) * w].iter().map(|&p| luminance(p) as f64).sum();
-            sum += row_sum * solid_angle;
+        let luminance_at = |row: usize, column: usize| luminance(self.pixels[row * w + column]) as f64;
+        let mut integral = 0.0f64;
+        for row in 0..h - 1 {
+            let (upper, lower) = patch_row_solid_angles(row, w, h);
+            for column in 0..w {
+                let next = if column + 1 == w { 0 } else { column + 1 };
+                integral += upper * (luminance_at(row, column) + luminance_at(row, next)) * 0.5
+                    + lower * (luminance_at(row + 1, column) + luminance_at(row + 1, next)) * 0.5;
+            }
         }
-        (sum / (4.0 * std::f64::consts::PI)) as f32 * self.scale
+        (integral / (4.0 * std::f64::consts::PI)) as f32 * self.scale
     }
 }
 
-/// Exact solid angle of one pixel of row `row` of a `width × height` equirectangular map.
-pub fn pixel_solid_angle(row: usize, width: usize, height: usize) -> f64 {
+/// For a patch of row `row` (between texel rows `row` and `row + 1`) of a `width × height`
+/// map: the solid angles that weigh its upper and lower rows' values in the integral of the
+/// bilinear interpolant over the patch, `∫ (1 − t) dω` and `∫ t dω` with t the position down
+/// the patch (exact: θ runs linearly from π row/(h − 1) to π (row + 1)/(h − 1)).
+pub fn patch_row_solid_angles(row: usize, width: usize, height: usize) -> (f64, f64) {
     use std::f64::consts::PI;
-    let theta0 = PI * row as f64 / height as f64;
-    let theta1 = PI * (row + 1) as f64 / height as f64;
-    2.0 * PI / width as f64 * (theta0.cos() - theta1.cos())
+    let delta = PI / (height - 1) as f64;
+    let (theta0, theta1) = (row as f64 * delta, (row + 1) as f64 * delta);
+    // ∫₀¹ sin(θ0 + tΔ) Δ dt and ∫₀¹ t sin(θ0 + tΔ) Δ dt.
+    let whole = theta0.cos() - theta1.cos();
+    let lower = -theta1.cos() + (theta1.sin() - theta0.sin()) / delta;
+    let phi = 2.0 * PI / width as f64;
+    (phi * (whole - lower), phi * lower)
 }

@@ -34,6 +34,10 @@ pub enum MaterialKind {
     RoughDielectric = 6,
     /// No scattering (pure emitters and absorbers).
     Black = 7,
+    /// An index-matched boundary (Mitsuba's `null` BSDF): light passes straight through.
+    /// Only the volumetric path tracer reads it, to bound a medium; a scene that has one is
+    /// rendered with that estimator.
+    Null = 8,
 }
 
 impl MaterialKind {
@@ -48,6 +52,7 @@ impl MaterialKind {
             5 => RoughConductor,
             6 => RoughDielectric,
             7 => Black,
+            8 => Null,
             _ => return None,
         })
     }
@@ -57,6 +62,11 @@ impl MaterialKind {
 pub mod flags {
     /// Emit on both faces (default: only where the geometric normal faces the viewer).
     pub const TWO_SIDED_EMISSION: u32 = 1;
+    /// An opaque BSDF that scatters only on the front face (where the geometric normal
+    /// `cross(v1 − v0, v2 − v0)` points), black from behind, as Mitsuba's opaque BSDFs are.
+    /// Default (unset): two-sided, the back face scatters as the front does (what Mitsuba's
+    /// `twosided` adapter makes). Transmissive kinds ignore it: they always see the true side.
+    pub const ONE_SIDED: u32 = 2;
 }
 
 /// One material, 64 bytes. See [`MaterialKind`] for the fields each kind reads.
@@ -138,6 +148,13 @@ impl Material {
     pub fn black() -> Self {
         Self::base(MaterialKind::Black)
     }
+    /// An index-matched medium boundary (see [`MaterialKind::Null`]).
+    pub fn null() -> Self {
+        Self::base(MaterialKind::Null)
+    }
+    pub fn is_null(&self) -> bool {
+        self.kind == MaterialKind::Null as u32
+    }
     pub fn emitter(radiance: Vec3) -> Self {
         Material { emission: radiance, ..Self::base(MaterialKind::Black) }
     }
@@ -150,5 +167,14 @@ impl Material {
     }
     pub fn two_sided_emission(&self) -> bool {
         self.flags & flags::TWO_SIDED_EMISSION != 0
+    }
+    /// Whether the BSDF is one-sided ([`flags::ONE_SIDED`]).
+    pub fn one_sided(&self) -> bool {
+        self.flags & flags::ONE_SIDED != 0
+    }
+    /// This material with a one-sided BSDF ([`flags::ONE_SIDED`]).
+    pub fn with_one_sided(mut self) -> Self {
+        self.flags |= flags::ONE_SIDED;
+        self
     }
 }

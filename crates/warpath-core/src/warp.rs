@@ -1,6 +1,8 @@
 //! Warping functions from the unit square to the domains the estimator samples, each
-//! with its pdf. Their χ² tests live with the BSDFs that use them.
+//! with its pdf. Their χ² tests live with the BSDFs that use them. Transcendentals come
+//! from [`crate::detmath`], so the GPU port (`common/warp.cuh`) computes the same bits.
 
+use crate::detmath::{det_pow, det_sin_cos};
 use glam::{Vec2, Vec3};
 use std::f32::consts::{FRAC_1_PI, FRAC_PI_2, FRAC_PI_4, PI};
 
@@ -12,7 +14,8 @@ pub fn square_to_disk_concentric(u: Vec2) -> Vec2 {
     }
     let (r, theta) =
         if o.x.abs() > o.y.abs() { (o.x, FRAC_PI_4 * (o.y / o.x)) } else { (o.y, FRAC_PI_2 - FRAC_PI_4 * (o.x / o.y)) };
-    r * Vec2::new(theta.cos(), theta.sin())
+    let (sin_theta, cos_theta) = det_sin_cos(theta);
+    r * Vec2::new(cos_theta, sin_theta)
 }
 
 /// Cosine-weighted hemisphere around +z; pdf = cos θ / π.
@@ -31,7 +34,8 @@ pub fn square_to_uniform_sphere(u: Vec2) -> Vec3 {
     let z = 1.0 - 2.0 * u.x;
     let r = (1.0 - z * z).max(0.0).sqrt();
     let phi = 2.0 * PI * u.y;
-    Vec3::new(r * phi.cos(), r * phi.sin(), z)
+    let (sin_phi, cos_phi) = det_sin_cos(phi);
+    Vec3::new(r * cos_phi, r * sin_phi, z)
 }
 
 pub const UNIFORM_SPHERE_PDF: f32 = 1.0 / (4.0 * PI);
@@ -44,14 +48,15 @@ pub fn square_to_triangle(u: Vec2) -> Vec2 {
 
 /// Directions where `cos θ` is Blinn-distributed around +z: pdf(h) = (n+1)/(2π) cosⁿθ.
 pub fn square_to_blinn_lobe(u: Vec2, exponent: f32) -> Vec3 {
-    let cos_t = u.x.powf(1.0 / (exponent + 1.0));
+    let cos_t = det_pow(u.x, 1.0 / (exponent + 1.0));
     let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
     let phi = 2.0 * PI * u.y;
-    Vec3::new(sin_t * phi.cos(), sin_t * phi.sin(), cos_t)
+    let (sin_phi, cos_phi) = det_sin_cos(phi);
+    Vec3::new(sin_t * cos_phi, sin_t * sin_phi, cos_t)
 }
 
 pub fn blinn_lobe_pdf(v: Vec3, exponent: f32) -> f32 {
-    if v.z > 0.0 { (exponent + 1.0) * (0.5 * FRAC_1_PI) * v.z.powf(exponent) } else { 0.0 }
+    if v.z > 0.0 { (exponent + 1.0) * (0.5 * FRAC_1_PI) * det_pow(v.z, exponent) } else { 0.0 }
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
 //! Light sampling tests: χ² goodness-of-fit of environment-map sampling against its pdf
-//! (plain and rotated maps), pdf/sample consistency, the environment's Monte Carlo
-//! integral against direct pixel summation, light-selection frequencies and the MIS pdf
-//! contract of `LightSet`, and triangle-light irradiance against Lambert's closed form.
+//! (plain and rotated maps; the pdf integrates to 1), pdf/sample consistency, Mitsuba's
+//! bilinear lookup convention, the environment's Monte Carlo integral against a quadrature
+//! of the bilinear radiance, the linear-CDF inversion, light-selection frequencies and the
+//! MIS pdf contract of `LightSet`, and triangle-light irradiance against Lambert's closed form.
 
 use glam::{Mat3, Vec2, Vec3};
 use std::f64::consts::PI;
 use warpath_core::chi2::{Rng, chi2_survival, pooled_chi2};
 use warpath_core::color::luminance;
 use warpath_core::distribution::Distribution2D;
-use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight, pixel_solid_angle};
+use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight, sample_linear};
 
 /// Pearson χ² test of observed counts against expected counts. Bins expected to hold
 /// fewer than 5 samples are pooled into one (as Mitsuba's harness does). Returns the
@@ -70,13 +71,16 @@ fn map_direction(u: f64, v: f64) -> Vec3 {
     Vec3::new((theta.sin() * phi.sin()) as f32, theta.cos() as f32, (-theta.sin() * phi.cos()) as f32)
 }
 
-/// Bins `count` samples of `map` on a grid aligned with pixels in the map frame (each bin
-/// 2×2 pixels); expected counts integrate `map.pdf` with the solid-angle Jacobian
-/// `dω = 2π² sin θ du dv`, which is exact because `pdf · sin θ` is constant per pixel.
-/// `jacobian` lets a test swap in a wrong Jacobian to see the test fail.
-/// Returns (p-value, integral of the pdf over the sphere).
-fn env_chi2(map: &EnvMap, count: usize, seed: u64, jacobian: impl Fn(f64) -> f64) -> (f64, f64) {
-    let (bins_u, bins_v) = (map.width as usize / 2, map.height as usize / 2);
+/// Bins `count` samples of `map` on a (u, v) grid of `width / 2 × (height − 1)` bins in the
+/// map frame; expected counts integrate `map.pdf` with the solid-angle Jacobian
+/// `dω = 2π² sin θ du dv` by the midpoint rule on a grid of sub-cells, each inside one
+/// bilinear patch (sub-cell borders at multiples of 1/(2 width) in u, which include the
+/// patch borders (c + ½)/width, and of 1/(2 (height − 1)) in v): there `pdf · sin θ` is
+/// bilinear, so the midpoint rule is exact. `density(u, v)` is the claimed density over
+/// (u, v) (what [`true_density`] makes of `map.pdf`), so a test can swap in a wrong one to
+/// see the test fail. Returns (p-value, integral of the density over the map).
+fn env_chi2(map: &EnvMap, count: usize, seed: u64, density: impl Fn(f64, f64) -> f64) -> (f64, f64) {
+    let (bins_u, bins_v) = (map.width as usize / 2, map.height as usize - 1);
     let mut observed = vec![0.0; bins_u * bins_v];
     let mut rng = Rng::new(seed);
     let to_map = map.to_world.transpose();
@@ -90,31 +94,30 @@ fn env_chi2(map: &EnvMap, count: usize, seed: u64, jacobian: impl Fn(f64) -> f64
         let (bu, bv) = (((u * bins_u as f64) as usize).min(bins_u - 1), ((v * bins_v as f64) as usize).min(bins_v - 1));
         observed[bv * bins_u + bu] += 1.0;
     }
-    // Four midpoints per pixel.
-    let (steps_u, steps_v) = (map.width as usize * 2, map.height as usize * 2);
+    let (steps_u, steps_v) = (map.width as usize * 2, (map.height as usize - 1) * 2);
     let mut expected = vec![0.0; bins_u * bins_v];
     let cell_area = 1.0 / (steps_u * steps_v) as f64;
     for j in 0..steps_v {
         let v = (j as f64 + 0.5) / steps_v as f64;
         for i in 0..steps_u {
             let u = (i as f64 + 0.5) / steps_u as f64;
-            let pdf = map.pdf(map.to_world * map_direction(u, v)) as f64;
             let (bu, bv) = (i * bins_u / steps_u, j * bins_v / steps_v);
-            expected[bv * bins_u + bu] += pdf * jacobian(v) * cell_area * count as f64;
+            expected[bv * bins_u + bu] += density(u, v) * cell_area * count as f64;
         }
     }
     let total: f64 = expected.iter().sum::<f64>() / count as f64;
     (chi2_p_value(&observed, &expected), total)
 }
 
-fn true_jacobian(v: f64) -> f64 {
-    2.0 * PI * PI * (PI * v).sin()
+/// The density over (u, v) of `map.sample`, from `map.pdf` and dω = 2π² sin θ du dv.
+fn true_density(map: &EnvMap) -> impl Fn(f64, f64) -> f64 + '_ {
+    |u, v| map.pdf(map.to_world * map_direction(u, v)) as f64 * 2.0 * PI * PI * (PI * v).sin()
 }
 
 #[test]
 fn env_map_sampling_matches_pdf_chi2() {
     let map = synthetic_map(Mat3::IDENTITY);
-    let (p, total) = env_chi2(&map, 300_000, 1, true_jacobian);
+    let (p, total) = env_chi2(&map, 300_000, 1, true_density(&map));
     assert!((total - 1.0).abs() < 1e-4, "pdf integrates to {total}");
     assert!(p > SIGNIFICANCE, "χ² rejected environment sampling, p = {p}");
 }
@@ -122,41 +125,117 @@ fn env_map_sampling_matches_pdf_chi2() {
 #[test]
 fn rotated_env_map_sampling_matches_pdf_chi2() {
     let map = synthetic_map(rotation());
-    let (p, total) = env_chi2(&map, 300_000, 2, true_jacobian);
+    let (p, total) = env_chi2(&map, 300_000, 2, true_density(&map));
     assert!((total - 1.0).abs() < 1e-4, "pdf integrates to {total}");
     assert!(p > SIGNIFICANCE, "χ² rejected rotated environment sampling, p = {p}");
 }
 
 #[test]
-fn env_chi2_detects_a_wrong_jacobian() {
-    // Forgetting sin θ in the Jacobian must be caught: the harness can fail.
+fn env_chi2_detects_wrong_densities() {
+    // The harness can fail: forgetting sin θ in the Jacobian is caught, and so is a density
+    // that is constant over each bilinear patch (each patch's mean: the right probability per
+    // patch, but not the bilinear shape inside it).
     let map = synthetic_map(Mat3::IDENTITY);
-    let (p, _) = env_chi2(&map, 100_000, 3, |_| 2.0 * PI * PI);
+    let pdf = true_density(&map);
+    let (p, _) = env_chi2(&map, 100_000, 3, |u, v| pdf(u, v) / (PI * v).sin());
     assert!(p < 1e-6, "χ² missed a wrong Jacobian, p = {p}");
+    let patch_mean = |u: f64, v: f64| {
+        let patch = map.patch(Vec2::new(u as f32, v as f32));
+        map.distribution.cell_pdf(patch.column, patch.row) as f64
+    };
+    let (p, total) = env_chi2(&map, 300_000, 4, patch_mean);
+    assert!((total - 1.0).abs() < 1e-4, "the patch means integrate to {total}");
+    assert!(p < 1e-6, "χ² missed a piecewise-constant density, p = {p}");
+}
+
+/// The lookup's convention, stated here independently of the implementation: texel (c, r)
+/// is seen at u = (c + ½)/width, v = r/(height − 1) (Mitsuba 3's `envmap`), and between
+/// texel centres the radiance is bilinear, wrapping around in φ and clamped at the poles.
+/// Evaluated in f64 from (u, v).
+fn convention_value(map: &EnvMap, u: f64, v: f64) -> Vec3 {
+    let (w, h) = (map.width as usize, map.height as usize);
+    let x = u * w as f64 - 0.5;
+    let (x0, fx) = (x.floor(), x - x.floor());
+    let (c0, c1) = (((x0 as i64).rem_euclid(w as i64)) as usize, ((x0 as i64 + 1).rem_euclid(w as i64)) as usize);
+    let y = v * (h - 1) as f64;
+    let r0 = (y.floor() as usize).min(h - 2);
+    let fy = y - r0 as f64;
+    let p = |c: usize, r: usize| map.pixels[r * w + c].as_dvec3();
+    let upper = p(c0, r0) * (1.0 - fx) + p(c1, r0) * fx;
+    let lower = p(c0, r0 + 1) * (1.0 - fx) + p(c1, r0 + 1) * fx;
+    ((upper * (1.0 - fy) + lower * fy) * map.scale as f64).as_vec3()
+}
+
+fn texel_centre(x: usize, y: usize, width: u32, height: u32) -> (f64, f64) {
+    ((x as f64 + 0.5) / width as f64, y as f64 / (height - 1) as f64)
+}
+
+fn assert_close(a: Vec3, b: Vec3, what: &str) {
+    assert!((a - b).abs().max_element() <= 1e-4 * b.abs().max_element().max(1e-2), "{what}: {a} vs {b}");
 }
 
 #[test]
 fn env_map_convention_and_rotation() {
     let (width, height, pixels) = synthetic_pixels();
     let map = EnvMap::new(width, height, pixels.clone(), Mat3::IDENTITY, 1.0);
-    let at = |x: usize, y: usize| pixels[y * width as usize + x];
-    // +y is the top row, -y the bottom row; -z is u = 0, +x is u = 1/4, +z is u = 1/2.
-    assert_eq!(map.radiance(Vec3::new(0.0001, 1.0, -0.01)), at(0, 0));
-    assert_eq!(map.radiance(Vec3::new(0.0001, -1.0, -0.01)), at(0, height as usize - 1));
-    let equator_row = height as usize / 2 - 1;
-    let tilt = 0.05;
-    assert_eq!(map.radiance(Vec3::new(0.001, tilt, -1.0)), at(0, equator_row));
-    assert_eq!(map.radiance(Vec3::new(1.0, tilt, 0.001)), at(width as usize / 4, equator_row));
-    assert_eq!(map.radiance(Vec3::new(-0.001, tilt, 1.0)), at(width as usize / 2, equator_row));
-    // A rotated map shows pixel (u, v) in direction to_world · map_direction(u, v).
+    let at = |x: usize, y: usize| {
+        let p = pixels[y * width as usize + x];
+        if p.is_finite() { p } else { Vec3::ZERO }
+    };
+    // Texel centres show their texel: −z is u = 0, +x is u = 1/4, +z is u = 1/2.
+    let equator_row = (height as usize - 1) / 2;
+    for &(x, y) in &[(0usize, 3usize), (width as usize / 4, equator_row), (width as usize / 2, 25), (19, 6), (50, 28)] {
+        let (u, v) = texel_centre(x, y, width, height);
+        assert_close(map.radiance(map_direction(u, v)), at(x, y), &format!("texel ({x}, {y})"));
+    }
+    let (u, v) = texel_centre(width as usize / 4, equator_row, width, height);
+    assert!((map_direction(u, v) - Vec3::X).length() < 0.1);
+    // Halfway between four texel centres: their mean; halfway across the seam (u = 0):
+    // the mean of the last and the first column; a quarter of the way between two rows.
+    let (u, v) = texel_centre(20, 9, width, height);
+    let (du, dv) = (0.5 / width as f64, 0.5 / (height - 1) as f64);
+    let mean4 = (at(20, 9) + at(21, 9) + at(20, 10) + at(21, 10)) * 0.25;
+    assert_close(map.radiance(map_direction(u + du, v + dv)), mean4, "between four texels");
+    let (_, v) = texel_centre(0, 12, width, height);
+    let seam = (at(0, 12) + at(width as usize - 1, 12)) * 0.5;
+    assert_close(map.radiance(map_direction(1e-7, v)), seam, "across the seam");
+    let (u, v) = texel_centre(33, 14, width, height);
+    let quarter = at(33, 14) * 0.75 + at(33, 15) * 0.25;
+    assert_close(map.radiance(map_direction(u, v + 0.5 * dv)), quarter, "a quarter down");
+    // Near the poles (+y is the top row, −y the bottom row) and anywhere else.
+    let mut rng = Rng::new(41);
+    let mut points = vec![(0.3, 1e-3), (0.8, 1.0 - 1e-3), (0.05, 2e-3)];
+    points.extend((0..500).map(|_| (rng.next_f32() as f64, rng.next_f32() as f64 * 0.998 + 0.001)));
+    for (u, v) in points {
+        assert_close(map.radiance(map_direction(u, v)), convention_value(&map, u, v), &format!("(u, v) = ({u}, {v})"));
+    }
+    // A rotated map shows (u, v) in direction to_world · map_direction(u, v).
     let r = rotation();
     let rotated = EnvMap::new(width, height, pixels.clone(), r, 2.0);
     for &(x, y) in &[(19usize, 6usize), (3, 20), (50, 28), (33, 15)] {
-        let d = map_direction((x as f64 + 0.5) / width as f64, (y as f64 + 0.5) / height as f64);
-        assert_eq!(rotated.radiance(r * d), 2.0 * at(x, y), "pixel ({x}, {y})");
+        let (u, v) = texel_centre(x, y, width, height);
+        assert_close(rotated.radiance(r * map_direction(u, v)), 2.0 * at(x, y), &format!("rotated ({x}, {y})"));
         let uv = rotated.direction_to_uv(rotated.uv_to_direction(Vec2::new(0.3, 0.7)));
         assert!((uv - Vec2::new(0.3, 0.7)).abs().max_element() < 1e-5);
     }
+}
+
+#[test]
+fn sample_linear_inverts_the_linear_cdf() {
+    let mut rng = Rng::new(31);
+    for (a, b) in [(1.0f32, 1.0f32), (0.0, 1.0), (1.0, 0.0), (0.2, 5.0), (3.0, 0.01), (1e-30, 2e-30)] {
+        for _ in 0..1000 {
+            let u = rng.next_f32();
+            let x = sample_linear(u, a, b) as f64;
+            assert!((0.0..=1.0).contains(&x), "x = {x}");
+            // CDF of the density ∝ (1 − x) a + x b.
+            let (a, b) = (a as f64, b as f64);
+            let cdf = (a * x + (b - a) * x * x / 2.0) / ((a + b) / 2.0);
+            assert!((cdf - u as f64).abs() < 2e-6, "a {a} b {b} u {u}: cdf({x}) = {cdf}");
+        }
+    }
+    assert_eq!(sample_linear(0.0, 0.0, 1.0), 0.0);
+    assert_eq!(sample_linear(0.3, 0.0, 0.0), 0.3);
 }
 
 #[test]
@@ -180,22 +259,32 @@ fn env_map_pdf_equals_sample_pdf() {
     }
 }
 
+/// ∫ L dω of the bilinear map ([`convention_value`]) by quadrature: per patch, 64 × 64
+/// midpoint nodes (v enters through sin θ, smooth), in f64.
+fn bilinear_integral(map: &EnvMap) -> [f64; 3] {
+    let steps = 64;
+    let (w, h) = (map.width as usize, map.height as usize);
+    let mut total = [0.0f64; 3];
+    for j in 0..(h - 1) * steps {
+        let v = (j as f64 + 0.5) / ((h - 1) * steps) as f64;
+        let d_omega = 2.0 * PI * PI * (PI * v).sin() / ((w * steps) * (h - 1) * steps) as f64;
+        for i in 0..w * steps {
+            let u = (i as f64 + 0.5) / (w * steps) as f64;
+            let value = convention_value(map, u, v);
+            for c in 0..3 {
+                total[c] += value[c] as f64 * d_omega;
+            }
+        }
+    }
+    total
+}
+
 #[test]
-fn env_map_estimator_matches_pixel_integral() {
+fn env_map_estimator_matches_bilinear_integral() {
     for to_world in [Mat3::IDENTITY, rotation()] {
         let map = synthetic_map(to_world);
         assert_eq!(map.nonfinite_pixels, 1);
-        let (w, h) = (map.width as usize, map.height as usize);
-        // ∫ L dω by summing pixels times their exact solid angle.
-        let mut exact = [0.0f64; 3];
-        for y in 0..h {
-            for x in 0..w {
-                let p = map.pixels[y * w + x] * map.scale;
-                for c in 0..3 {
-                    exact[c] += p[c] as f64 * pixel_solid_angle(y, w, h);
-                }
-            }
-        }
+        let exact = bilinear_integral(&map);
         let count = 200_000;
         let mut rng = Rng::new(11);
         let (mut sum, mut sum_sq) = ([0.0f64; 3], [0.0f64; 3]);
@@ -218,23 +307,35 @@ fn env_map_estimator_matches_pixel_integral() {
         }
         let exact_luminance = luminance(Vec3::new(exact[0] as f32, exact[1] as f32, exact[2] as f32));
         let mean_luminance = map.mean_luminance();
-        assert!((mean_luminance * 4.0 * std::f32::consts::PI - exact_luminance).abs() < 1e-4 * exact_luminance);
+        assert!(
+            (mean_luminance * 4.0 * std::f32::consts::PI - exact_luminance).abs() < 1e-4 * exact_luminance,
+            "{} vs {exact_luminance}",
+            mean_luminance * 4.0 * std::f32::consts::PI
+        );
     }
 }
 
 #[test]
 fn env_map_zero_rows_black_maps_and_degenerate_input() {
-    // Top half black: no sample may go there and its pdf is zero.
+    // Rows 0-3 black, 4-7 white: the radiance is zero above row 3 (v < 3/7), rises to row 4
+    // (v = 4/7) and no sample may land where it is zero, whose pdf is zero too.
     let (width, height) = (16u32, 8u32);
     let pixels: Vec<Vec3> =
         (0..width * height).map(|i| if i / width < height / 2 { Vec3::ZERO } else { Vec3::splat(1.0) }).collect();
     let map = EnvMap::new(width, height, pixels, Mat3::IDENTITY, 1.0);
     let mut rng = Rng::new(5);
+    let black_below = (PI * 3.0 / 7.0).cos() as f32;
     for _ in 0..2_000 {
         let (wi, pdf) = map.sample(rng.next_vec2()).expect("sample");
-        assert!(wi.y <= 1e-6 && pdf > 0.0, "sampled the black upper half: {wi}");
+        assert!(wi.y <= black_below + 1e-6 && pdf > 0.0, "sampled the black upper part: {wi}");
+        assert!(map.radiance(wi).x > 0.0, "sampled a black direction {wi}");
     }
     assert_eq!(map.pdf(Vec3::new(0.3, 0.8, 0.1)), 0.0);
+    assert_eq!(map.radiance(Vec3::new(0.3, 0.8, 0.1)), Vec3::ZERO);
+    // A one-row map is two equal rows.
+    let one_row = EnvMap::new(4, 1, vec![Vec3::ONE; 4], Mat3::IDENTITY, 1.0);
+    assert_eq!((one_row.height, one_row.pixels.len()), (2, 8));
+    assert_close(one_row.radiance(Vec3::new(0.2, 0.3, 0.4)), Vec3::ONE, "one-row map");
 
     // All black: uniform sphere, pdf 1/4π, no power.
     let black = EnvMap::new(8, 4, vec![Vec3::ZERO; 32], Mat3::IDENTITY, 1.0);

@@ -8,11 +8,13 @@ use warpath_core::limits::{self, LimitError};
 #[test]
 fn a_film_larger_than_the_memory_cap_is_an_error() {
     limits::set_memory_cap(Some(256 << 20));
+    // The f64 film: sum and sum of squares as 3 × f64 each, a u32 count.
+    assert_eq!(Film::bytes_per_pixel(), 24 + 24 + 4);
     let e = Film::try_new(16384, 16384).unwrap_err();
     let message = e.to_string();
-    assert!(message.contains("the film claims 16384×16384 pixels, which need 7.0 GiB"), "{message}");
+    assert!(message.contains("the film claims 16384×16384 pixels, which need 13.0 GiB"), "{message}");
     assert!(
-        message.contains("7.0 GiB") && message.contains("256.0 MiB") && message.contains("memory cap"),
+        message.contains("13.0 GiB") && message.contains("256.0 MiB") && message.contains("memory cap"),
         "{message}"
     );
     assert!(matches!(e, LimitError::OutOfMemory { .. }));

@@ -71,10 +71,13 @@ pub struct PathCounters {
     /// Extension rays traced (camera rays included).
     pub extension_rays: u64,
     pub shadow_rays: u64,
+    /// Volumetric path tracer: tentative collisions and grid reads of the tracking loops.
+    pub tracking: warpath_volume::medium::TrackingCounts,
 }
 
 impl PathCounters {
     pub fn merge(&mut self, o: &PathCounters) {
+        self.tracking.add(&o.tracking);
         if self.active_per_bounce.len() < o.active_per_bounce.len() {
             self.active_per_bounce.resize(o.active_per_bounce.len(), 0);
         }
@@ -87,7 +90,7 @@ impl PathCounters {
 }
 
 #[inline]
-fn power_heuristic(a: f32, b: f32) -> f32 {
+pub(crate) fn power_heuristic(a: f32, b: f32) -> f32 {
     let (a2, b2) = (a * a, b * b);
     if a2 + b2 > 0.0 { a2 / (a2 + b2) } else { 0.0 }
 }
@@ -114,18 +117,18 @@ pub fn generate(view: &SceneView, pixel: u32, sample: u32) -> PathState {
 }
 
 /// The surface a ray hit, with its shading frame oriented for the BSDF.
-struct SurfaceHit {
-    p: Vec3,
+pub(crate) struct SurfaceHit {
+    pub(crate) p: Vec3,
     /// Geometric normal, flipped toward `wo` for opaque materials.
-    ng: Vec3,
-    frame: Frame,
-    material: u32,
-    base_color: Vec3,
-    triangle: u32,
-    t: f32,
+    pub(crate) ng: Vec3,
+    pub(crate) frame: Frame,
+    pub(crate) material: u32,
+    pub(crate) base_color: Vec3,
+    pub(crate) triangle: u32,
+    pub(crate) t: f32,
 }
 
-fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHit {
+pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHit {
     let scene = view.scene;
     let tri = hit.prim as usize;
     let [a, b, c] = view.triangles[tri];
@@ -149,8 +152,10 @@ fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHi
     if ns.dot(ng) < 0.0 {
         ns = -ns;
     }
+    // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
+    // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
     let wo = -ray.d;
-    if !bsdf::is_transmissive(material) && ng.dot(wo) < 0.0 {
+    if !bsdf::is_transmissive(material) && !material.one_sided() && ng.dot(wo) < 0.0 {
         ng = -ng;
         ns = -ns;
     }

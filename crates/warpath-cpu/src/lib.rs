@@ -6,13 +6,17 @@
 //! - [`integrator`]: the estimator, one function per stage of seed 000 §3.2 / appendix A
 //!   (`generate`, `extend`, `illuminate`, `bounce`, `accumulate`), the names the GPU
 //!   kernels keep;
+//! - [`volpath`]: the volumetric path tracer (seed 003, issue 11), the same stages through
+//!   participating media and index-matched boundaries;
 //! - [`render`]: progressive passes over the film, cancellation, statistics.
 
 pub mod estimator;
 pub mod integrator;
 pub mod render;
+pub mod volpath;
 
 pub use estimator::Estimator;
 pub use integrator::{PathState, SceneView};
 pub use render::render_pass_with;
 pub use render::{CpuRenderer, RenderOptions, RenderStats};
+pub use volpath::{VolumePath, VolumeView};

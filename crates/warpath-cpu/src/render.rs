@@ -4,13 +4,14 @@
 
 use crate::estimator::{Estimator, trace_path};
 use crate::integrator::{PathCounters, SceneView};
-use glam::Vec3;
+use crate::volpath::VolumeView;
+use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildKind, BuildOptions, BuildStats, Bvh};
-use warpath_core::film::Film;
+use warpath_core::film::{Film, sample_terms};
 use warpath_core::light::LightSet;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_scene::{RenderSettings, Scene};
@@ -124,9 +125,20 @@ impl<'a> CpuRenderer<'a> {
     }
 
     /// Adds samples `first_sample .. first_sample + count` of every pixel to `film`, with
-    /// the surface path tracer.
+    /// the surface path tracer, or the volumetric one where the scene has media or
+    /// index-matched boundaries.
     pub fn render_pass(&self, opts: &RenderOptions, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
-        render_pass_with(&self.view(opts), film, first_sample, count)
+        let view = self.view(opts);
+        if self.scene.needs_volume_estimator() {
+            render_pass_with(&VolumeView { surface: view }, film, first_sample, count)
+        } else {
+            render_pass_with(&view, film, first_sample, count)
+        }
+    }
+
+    /// The name of the estimator [`render_pass`](Self::render_pass) uses for this scene.
+    pub fn estimator_name(&self) -> &'static str {
+        if self.scene.needs_volume_estimator() { "volumetric path tracer" } else { "path tracer" }
     }
 
     /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`
@@ -166,7 +178,8 @@ impl<'a> CpuRenderer<'a> {
 
 /// Adds samples `first_sample .. first_sample + count` of every pixel of `film` (the
 /// estimator's resolution) with `estimator`: rows in parallel, each written straight into the
-/// film; per pixel the pass's samples are summed first, then added.
+/// film; per pixel the pass's samples are summed first (in f64, each sample's terms as
+/// [`sample_terms`] makes them), then added.
 pub fn render_pass_with<E: Estimator>(estimator: &E, film: &mut Film, first_sample: u32, count: u32) -> PathCounters {
     let (width, _) = estimator.resolution();
     let width = width as usize;
@@ -180,12 +193,11 @@ pub fn render_pass_with<E: Estimator>(estimator: &E, film: &mut Film, first_samp
             let mut counters = PathCounters::default();
             for x in 0..width {
                 let pixel = (y * width + x) as u32;
-                let (mut sum, mut sum_sq) = (Vec3::ZERO, Vec3::ZERO);
+                let (mut sum, mut sum_sq) = (DVec3::ZERO, DVec3::ZERO);
                 for s in first_sample..first_sample + count {
-                    let l = trace_path(estimator, pixel, s, &mut counters);
-                    let l = if l.is_finite() { l } else { Vec3::ZERO };
-                    sum += l;
-                    sum_sq += l * l;
+                    let (value, square) = sample_terms(trace_path(estimator, pixel, s, &mut counters));
+                    sum += value;
+                    sum_sq += square;
                 }
                 sums[x] += sum;
                 sums_sq[x] += sum_sq;

@@ -106,7 +106,7 @@ fn same_seed_is_bit_identical_across_thread_counts() {
     let opts = RenderOptions { spp: 8, ..RenderOptions::from_scene(&scene) };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| render(&scene, &opts));
     let many = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| render(&scene, &opts));
-    let bits = |f: &Film| f.sum.iter().flat_map(|c| c.to_array()).map(f32::to_bits).collect::<Vec<_>>();
+    let bits = |f: &Film| f.sum.iter().flat_map(|c| c.to_array()).map(f64::to_bits).collect::<Vec<_>>();
     assert_eq!(bits(&one.0), bits(&many.0));
     assert_eq!(one.1.counters, many.1.counters);
     // A different seed gives a different image.

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/compaction.cuh"
+#include "../kernels/compaction/compaction.cuh"
 
 #define CHECK(call)                                                                                   \
     do {                                                                                              \
@@ -32,7 +32,7 @@
         }                                                                                             \
     } while (0)
 
-// The benchmark's seed (CompactionBenchOptions::default().seed); data seed = SEED ^ n.
+// The benchmark's seed (DATA_SEED in crates/warpath-cli/src/bench_compaction.rs); data seed = SEED ^ n.
 static const unsigned int SEED = 0x2545f491u;
 
 __device__ void make_element(unsigned int& out, unsigned int, unsigned int key) { out = key; }

@@ -11,9 +11,13 @@
 //! The cache stores CUBIN (machine code for the device's own `sm_XY`, via `nvrtcGetCUBIN`)
 //! or, when this NVRTC does not know the device's architecture, PTX for the newest
 //! `compute_XY` it knows (the driver then JIT-compiles it). Files are named by a 128-bit
-//! hash of (program name, the source and every header, the options, the target, the driver
-//! version, the NVRTC version, the cudarc and crate versions), so a second run loads
-//! without compiling and any change recompiles. The folder is `$WARPATH_KERNEL_CACHE`
+//! hash of (program name, the source and the headers it includes, the options, the target,
+//! the driver version, the NVRTC version, the cudarc and crate versions), so a second run
+//! loads without compiling and any change to what a program reads recompiles it, and only
+//! it. The headers a program includes are found at key time from the `#include "name"`
+//! lines of its source and of every header reached ([`included_headers`]), and NVRTC is
+//! handed exactly those: a header the scan missed fails the compile instead of leaving a
+//! stale image in the cache. The folder is `$WARPATH_KERNEL_CACHE`
 //! (`off` disables the cache), else `$XDG_CACHE_HOME/warpath/kernels`, else
 //! `~/.cache/warpath/kernels`. A cache that cannot be read or written never fails a
 //! compilation; it is reported in [`CompiledModule::cache`].
@@ -37,8 +41,37 @@ pub struct KernelSource {
     pub file_name: &'static str,
     /// Contents of the main source.
     pub source: &'static str,
-    /// `(include name, contents)` of every header the program may include.
+    /// `(include name, contents)` of every header the program may include (a table shared
+    /// by every program; [`included_headers`] picks the ones this program reads).
     pub headers: &'static [(&'static str, &'static str)],
+}
+
+/// The name inside `#include "name"` on `line`, if the line is one (spaces allowed around
+/// `#` and `include`; `<...>` includes are the toolkit's, not ours).
+fn quoted_include(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start().strip_prefix("include")?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    rest.split_once('"').map(|(name, _)| name)
+}
+
+/// The headers of `source.headers` that its source includes, directly or through other
+/// headers, in the table's order. Every `#include "name"` line counts, also one inside an
+/// `#if` (so the set can only be too large, never too small); a name the table lacks is left
+/// to NVRTC, which reports it.
+pub fn included_headers(source: &KernelSource) -> Vec<(&'static str, &'static str)> {
+    let mut reached = vec![false; source.headers.len()];
+    let mut pending = vec![source.source];
+    while let Some(text) = pending.pop() {
+        for name in text.lines().filter_map(quoted_include) {
+            if let Some(index) = source.headers.iter().position(|(header, _)| *header == name)
+                && !reached[index]
+            {
+                reached[index] = true;
+                pending.push(source.headers[index].1);
+            }
+        }
+    }
+    source.headers.iter().zip(reached).filter(|(_, reached)| *reached).map(|(header, _)| *header).collect()
 }
 
 /// What NVRTC compiles for.
@@ -273,7 +306,7 @@ impl KernelCompiler {
         hasher.field(source.name.as_bytes());
         hasher.field(source.file_name.as_bytes());
         hasher.field(source.source.as_bytes());
-        for (name, contents) in source.headers {
+        for (name, contents) in included_headers(source) {
             hasher.field(name.as_bytes());
             hasher.field(contents.as_bytes());
         }
@@ -366,14 +399,14 @@ impl KernelCompiler {
             |what: &str| CudaError::InvalidArgument(format!("{what} of `{}` contains a NUL byte", source.name));
         let source_text = CString::new(source.source).map_err(|_| invalid("source"))?;
         let file_name = CString::new(source.file_name).map_err(|_| invalid("file name"))?;
-        let header_texts: Vec<CString> = source
-            .headers
+        // Exactly the headers the cache key hashes.
+        let headers = included_headers(source);
+        let header_texts: Vec<CString> = headers
             .iter()
             .map(|(_, text)| CString::new(*text))
             .collect::<Result<_, _>>()
             .map_err(|_| invalid("a header"))?;
-        let header_names: Vec<CString> = source
-            .headers
+        let header_names: Vec<CString> = headers
             .iter()
             .map(|(name, _)| CString::new(*name))
             .collect::<Result<_, _>>()
@@ -559,6 +592,83 @@ mod tests {
         assert_ne!(key, base.cache_key(&SOURCE, &CompileTarget::Cubin { arch: 89 }));
         assert_ne!(key, base.clone().with_driver_version(12080).cache_key(&SOURCE, &target));
         assert_ne!(key, base.clone().with_extra_options(&["-DX=1"]).cache_key(&SOURCE, &target));
+    }
+
+    /// a.cuh includes b.cuh (and itself, through b: the scan must stop); c.cuh is in the table
+    /// but not included.
+    const CHAIN: KernelSource = KernelSource {
+        name: "chain",
+        file_name: "chain.cu",
+        source: "// #include \"c.cuh\" is a comment\n#include <cstdio>\n  #  include \"a.cuh\"\nextern \"C\" __global__ void chain() {}",
+        headers: &[
+            ("c.cuh", "#define C 3"),
+            ("a.cuh", "#include \"b.cuh\"\n#define A 1"),
+            ("b.cuh", "#if 0\n#include \"a.cuh\"\n#endif"),
+        ],
+    };
+
+    #[test]
+    fn included_headers_follow_includes_transitively() {
+        let names: Vec<&str> = included_headers(&CHAIN).into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["a.cuh", "b.cuh"]);
+        assert_eq!(quoted_include("#include \"x/y.cuh\" // why"), Some("x/y.cuh"));
+        assert_eq!(quoted_include("#include <cub/cub.cuh>"), None);
+        assert_eq!(quoted_include("#pragma once"), None);
+    }
+
+    #[test]
+    fn only_included_headers_change_the_key() {
+        let compiler = compiler();
+        let target = CompileTarget::Cubin { arch: 90 };
+        let key = compiler.cache_key(&CHAIN, &target);
+        let with = |headers: &'static [(&'static str, &'static str)]| {
+            compiler.cache_key(&KernelSource { headers, ..CHAIN }, &target)
+        };
+        let not_included = with(&[
+            ("c.cuh", "#define C 4"),
+            ("a.cuh", "#include \"b.cuh\"\n#define A 1"),
+            ("b.cuh", "#if 0\n#include \"a.cuh\"\n#endif"),
+        ]);
+        assert_eq!(key, not_included, "a header the program does not include must not change its key");
+        let through_a =
+            with(&[("c.cuh", "#define C 3"), ("a.cuh", "#include \"b.cuh\"\n#define A 1"), ("b.cuh", "#define B 2")]);
+        assert_ne!(key, through_a, "a header included through another must change the key");
+        let direct = with(&[
+            ("c.cuh", "#define C 3"),
+            ("a.cuh", "#include \"b.cuh\"\n#define A 2"),
+            ("b.cuh", "#if 0\n#include \"a.cuh\"\n#endif"),
+        ]);
+        assert_ne!(key, direct, "a header included directly must change the key");
+    }
+
+    /// On the real programs: editing the compaction header recompiles compaction.cu and the
+    /// schedules (which compact in-kernel), not traversal or the layout check.
+    #[test]
+    fn a_compaction_change_does_not_recompile_traversal() {
+        use crate::kernels::{COMPACTION, HEADERS, LAYOUT_CHECK, SURFACE_WAVEFRONT, TRAVERSE};
+        let edited: &'static [(&'static str, &'static str)] = Box::leak(
+            HEADERS
+                .iter()
+                .map(|&(name, text)| (name, if name == "compaction/compaction.cuh" { "// edited" } else { text }))
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        );
+        assert!(HEADERS.iter().any(|(name, _)| *name == "compaction/compaction.cuh"));
+        let compiler = compiler();
+        let target = CompileTarget::Cubin { arch: 90 };
+        let changes = |source: KernelSource| {
+            compiler.cache_key(&source, &target)
+                != compiler.cache_key(&KernelSource { headers: edited, ..source }, &target)
+        };
+        assert!(!changes(TRAVERSE), "traverse.cu does not include compaction.cuh");
+        assert!(!changes(LAYOUT_CHECK));
+        assert!(changes(COMPACTION));
+        assert!(changes(SURFACE_WAVEFRONT), "the schedules include it through schedules/schedule.cuh");
+        let traverse: Vec<&str> = included_headers(&TRAVERSE).into_iter().map(|(name, _)| name).collect();
+        assert!(
+            traverse.contains(&"traversal/traversal.cuh") && traverse.contains(&"common/layout.cuh"),
+            "{traverse:?}"
+        );
     }
 
     #[test]

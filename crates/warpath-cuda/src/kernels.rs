@@ -7,6 +7,8 @@ use crate::compiler::KernelSource;
 pub const HEADERS: &[(&str, &str)] = &[
     ("common/layout.cuh", include_str!("../kernels/common/layout.cuh")),
     ("common/math.cuh", include_str!("../kernels/common/math.cuh")),
+    ("common/film.cuh", include_str!("../kernels/common/film.cuh")),
+    ("common/detmath.cuh", include_str!("../kernels/common/detmath.cuh")),
     ("common/sampler.cuh", include_str!("../kernels/common/sampler.cuh")),
     ("common/warp.cuh", include_str!("../kernels/common/warp.cuh")),
     ("common/scene.cuh", include_str!("../kernels/common/scene.cuh")),
@@ -16,7 +18,6 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("traversal/ray_triangle.cuh", include_str!("../kernels/traversal/ray_triangle.cuh")),
     ("traversal/traversal.cuh", include_str!("../kernels/traversal/traversal.cuh")),
     ("traversal/trace.cuh", include_str!("../kernels/traversal/trace.cuh")),
-    ("compaction/bulk_copy.cuh", include_str!("../kernels/compaction/bulk_copy.cuh")),
     ("compaction/compaction.cuh", include_str!("../kernels/compaction/compaction.cuh")),
     ("surface/estimator.cuh", include_str!("../kernels/surface/estimator.cuh")),
     ("schedules/schedule.cuh", include_str!("../kernels/schedules/schedule.cuh")),
@@ -27,6 +28,8 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("schedules/naive.cuh", include_str!("../kernels/schedules/naive.cuh")),
     ("schedules/kernels.cuh", include_str!("../kernels/schedules/kernels.cuh")),
     ("surface/stages.cuh", include_str!("../kernels/surface/stages.cuh")),
+    ("volume/medium.cuh", include_str!("../kernels/volume/medium.cuh")),
+    ("volume/estimator.cuh", include_str!("../kernels/volume/estimator.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -62,18 +65,43 @@ pub const COMPACTION: KernelSource = KernelSource {
     headers: HEADERS,
 };
 
-/// `surface_schedules.cu`: every other path scheduling strategy (issue 5) over the surface
-/// estimator, and its stage list for the multi-stage wavefront.
-pub const SURFACE_SCHEDULES: KernelSource = KernelSource {
-    name: "surface_schedules",
-    file_name: "surface_schedules.cu",
-    source: include_str!("../kernels/surface_schedules.cu"),
+/// A program of the embedded sources: `program!(NAME, "file.cu")`.
+macro_rules! program {
+    ($name:literal, $file:literal) => {
+        KernelSource { name: $name, file_name: $file, source: include_str!(concat!("../kernels/", $file)), headers: HEADERS }
+    };
+}
+
+/// `surface_stages.cu`: the surface estimator's stage list (multi-stage wavefront) and the
+/// layout report of the schedules' structs.
+pub const SURFACE_STAGES: KernelSource = program!("surface_stages", "surface_stages.cu");
+/// `surface_<family>.cu`: the other scheduling strategies over the surface estimator, one
+/// program per family (a render compiles only the family its strategy uses).
+pub const SURFACE_WAVEFRONT: KernelSource = program!("surface_wavefront", "surface_wavefront.cu");
+pub const SURFACE_REGENERATION: KernelSource = program!("surface_regeneration", "surface_regeneration.cu");
+pub const SURFACE_TILED: KernelSource = program!("surface_tiled", "surface_tiled.cu");
+pub const SURFACE_STREAMING: KernelSource = program!("surface_streaming", "surface_streaming.cu");
+
+/// `volume_megakernel.cu`: the naive megakernel over the volumetric estimator (seed 003).
+pub const VOLUME_MEGAKERNEL: KernelSource = KernelSource {
+    name: "volume_megakernel",
+    file_name: "volume_megakernel.cu",
+    source: include_str!("../kernels/volume_megakernel.cu"),
     headers: HEADERS,
 };
 
+/// `volume_<family>.cu`: the scheduling strategies over the volumetric estimator.
+pub const VOLUME_WAVEFRONT: KernelSource = program!("volume_wavefront", "volume_wavefront.cu");
+pub const VOLUME_REGENERATION: KernelSource = program!("volume_regeneration", "volume_regeneration.cu");
+pub const VOLUME_TILED: KernelSource = program!("volume_tiled", "volume_tiled.cu");
+pub const VOLUME_STREAMING: KernelSource = program!("volume_streaming", "volume_streaming.cu");
+/// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
+pub const FILM: KernelSource =
+    KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
+
 /// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    vec![
+    [
         (LAYOUT_CHECK, vec!["layout_report"]),
         (
             TRAVERSE,
@@ -90,6 +118,12 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         ),
         (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
         (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
-        (SURFACE_SCHEDULES, crate::strategy::surface_schedule_kernel_names()),
+        (SURFACE_STAGES, crate::strategy::surface_stage_kernel_names()),
+        (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
+        (FILM, vec![crate::film::MERGE_KERNEL]),
     ]
+    .into_iter()
+    .chain(crate::strategy::SURFACE.family_programs())
+    .chain(crate::strategy::VOLUME.family_programs())
+    .collect()
 }

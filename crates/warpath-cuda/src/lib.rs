@@ -10,12 +10,17 @@
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
 //! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
 //!   device buffers the estimator kernels (`kernels/common/ and kernels/surface/`) read.
+//! * [`film`]: the film on the device: per-pass f32 buffers merged into f64 sums on the GPU.
 //! * [`megakernel`]: the naive megakernel (seed 000 B.1), one thread per pixel tracing whole
 //!   paths through the shared device estimator.
 //! * [`strategy`]: the path scheduling strategies (issue 5: wavefront, tiled, regeneration,
 //!   streaming, sorted) over the same estimator, with their instrumentation.
 //! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
-//!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements, and its benchmark.
+//!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
+//!   the workspace, typed launches and a timing helper (the benchmark is `warpath bench
+//!   compaction`, in the CLI crate).
+//! * [`volume_upload`]: a scene's media (grids, majorants, interfaces) as the volumetric
+//!   estimator's device buffers (`kernels/volume/`).
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!
@@ -27,6 +32,7 @@ pub mod bvh_layout;
 pub mod compaction;
 pub mod compiler;
 pub mod error;
+pub mod film;
 pub mod kernels;
 pub mod layout;
 pub mod megakernel;
@@ -34,6 +40,7 @@ pub mod runtime;
 pub mod scene_upload;
 pub mod strategy;
 pub mod traverse;
+pub mod volume_upload;
 
 pub use buffer::DeviceBuffer;
 pub use bvh_layout::{DeviceBvh, GpuBvh};

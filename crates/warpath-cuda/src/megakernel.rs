@@ -2,8 +2,9 @@
 //! measured against: one thread per pixel on a 2D grid (8×8 blocks by default, as in the
 //! seed), each tracing this pass's samples of its pixel, whole paths from `generate` to
 //! termination, through the surface estimator (`kernels/surface/estimator.cuh`:
-//! generate, extend → illuminate, bounce; accumulate), then adding its sums to a float
-//! film (sum, sum of squares, count per pixel, as `warpath_core::film::Film`).
+//! generate, extend → illuminate, bounce; accumulate), then adding its sums to the film's
+//! per-pass float buffers (sum, sum of squares, count per pixel), which every pass ends by
+//! merging into the render's f64 sums on the GPU ([`crate::film`]).
 //!
 //! The renderer that owns the scene, film and counters is [`crate::strategy::StrategyRenderer`]
 //! (its default strategy is this one); `MegakernelRenderer` is its name here. With

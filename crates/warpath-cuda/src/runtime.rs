@@ -383,22 +383,6 @@ impl CudaDevice {
             .map(|n| n.max(1))
             .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
     }
-
-    /// Lets `function` (named `name`, for the error) launch with `bytes` of dynamic shared
-    /// memory per block, beyond the 48 KiB every kernel may use without asking.
-    pub(crate) fn allow_dynamic_shared_memory(
-        &self,
-        function: &CudaFunction,
-        name: &str,
-        bytes: u32,
-    ) -> CudaResult<()> {
-        use cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-        function.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32).map_err(|e| {
-            CudaError::InvalidArgument(format!(
-                "{name} needs {bytes} bytes of dynamic shared memory per block, which this GPU refused ({e})"
-            ))
-        })
-    }
 }
 
 /// The median of run times (the mean of the middle two for an even count; 0 for none).

@@ -1,7 +1,7 @@
 //! A `warpath_scene::Scene` turned into the device buffers the estimator kernels read
 //! (`kernels/common/scene.cuh`): materials, triangle lights and their selection CDF,
-//! the environment (a constant, or an equirectangular map with its flattened 2D sampling
-//! distribution), per-triangle vertex indices and material ids, vertex positions, normals
+//! the environment (a constant, or an equirectangular map: RGB and sampling weight per
+//! texel, and the flattened 2D distribution over its bilinear patches), per-triangle vertex indices and material ids, vertex positions, normals
 //! and uvs, textures flattened into one texel array with per-texture offsets, the BVH in
 //! the Aila–Laine layout ([`DeviceBvh`]), and one [`GpuSceneParams`] with every scalar.
 //!
@@ -23,7 +23,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::size_of;
 use warpath_bvh::Bvh;
-use warpath_core::light::{Environment, LightSet, TriangleLight};
+use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_scene::{RenderSettings, Scene};
 
@@ -222,12 +222,13 @@ fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
         let (w, h) = (map.width as usize, map.height as usize);
         let d = &map.distribution;
         if w == 0
-            || h == 0
+            || h < 2
             || map.pixels.len() != w * h
+            || map.weights.len() != w * h
             || d.width != w
-            || d.height != h
-            || d.conditional_cdf.len() != h * (w + 1)
-            || d.marginal.cdf.len() != h + 1
+            || d.height != h - 1
+            || d.conditional_cdf.len() != (h - 1) * (w + 1)
+            || d.marginal.cdf.len() != h
         {
             return invalid(format!("the environment map ({w}×{h}) and its distribution do not match"));
         }
@@ -235,8 +236,9 @@ fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
     Ok(())
 }
 
-/// Flattens `scene.textures` into one texel array and per-texture records.
-fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>)> {
+/// Flattens `scene.textures` into one texel array and per-texture records (public for the
+/// host-side lockstep tests, which lay scenes out as [`DeviceScene::upload`] does).
+pub fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>)> {
     let mut texels = Vec::new();
     let mut records = Vec::with_capacity(scene.textures.len());
     for t in &scene.textures {
@@ -249,6 +251,12 @@ fn flatten_textures(scene: &Scene) -> CudaResult<(Vec<[f32; 3]>, Vec<GpuTexture>
         texels.extend(t.pixels.iter().map(|p| p.to_array()));
     }
     Ok((texels, records))
+}
+
+/// The environment's texels as the device reads them: RGB and the sampling weight, 16 bytes
+/// (public for the host-side lockstep tests).
+pub fn env_texels(map: &EnvMap) -> Vec<[f32; 4]> {
+    map.pixels.iter().zip(&map.weights).map(|(p, &w)| [p.x, p.y, p.z, w]).collect()
 }
 
 fn vec3s(values: &[Vec3]) -> Vec<[f32; 3]> {
@@ -309,7 +317,8 @@ pub struct DeviceScene {
     pub(crate) triangle_to_light: DeviceBuffer<i32>,
     pub(crate) lights: DeviceBuffer<TriangleLight>,
     pub(crate) light_cdf: DeviceBuffer<f32>,
-    pub(crate) env_pixels: DeviceBuffer<[f32; 3]>,
+    /// Per texel: linear RGB and the sampling weight (`EnvMap::weights`).
+    pub(crate) env_pixels: DeviceBuffer<[f32; 4]>,
     pub(crate) env_conditional_cdf: DeviceBuffer<f32>,
     pub(crate) env_marginal_cdf: DeviceBuffer<f32>,
     pub(crate) texels: DeviceBuffer<[f32; 3]>,
@@ -333,7 +342,7 @@ impl DeviceScene {
         let (texels, textures) = flatten_textures(scene)?;
         let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
             Environment::Map(map) => {
-                (vec3s(&map.pixels), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
+                (env_texels(map), map.distribution.conditional_cdf.clone(), map.distribution.marginal.cdf.clone())
             }
             _ => (Vec::new(), Vec::new(), Vec::new()),
         };

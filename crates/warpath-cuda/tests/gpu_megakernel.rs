@@ -6,9 +6,11 @@
 //!   exactly equal;
 //! - per pixel and channel the relative difference of the means,
 //!   |gpu − cpu| / max(|cpu|, |gpu|, 1e-4 × the image's mean), is at most 1e-4 for at least
-//!   99.9% of the values (what remains is the few ulp by which the device's sinf/powf/... differ
-//!   from the CPU's libm); `same_seed_check_sees_a_one_percent_emitter_change` shows (on the CPU,
-//!   no GPU needed) that scaling one emitter's radiance by 1.01 fails this check;
+//!   99.9% of the values (both compute the same samples bit for bit, transcendentals included:
+//!   warpath_core::detmath; what remains is that the GPU sums a pass's samples in f32 before
+//!   merging the pass into its f64 film, the CPU in f64); `same_seed_check_sees_a_one_percent_
+//!   emitter_change` shows (on the CPU, no GPU needed) that scaling one emitter's radiance by
+//!   1.01 fails this check;
 //! - renders with *different* seeds agree within Monte Carlo noise (the per-pixel z test);
 //! - on the built-in Cornell box, and on a scene built here with an environment map,
 //!   textures, shading normals, a thin lens and every material kind (glass, rough

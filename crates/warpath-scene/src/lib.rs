@@ -23,7 +23,7 @@ pub mod scene;
 pub mod toml_scene;
 
 pub use error::SceneError;
-pub use scene::{MeshInfo, RenderSettings, Scene, Texture};
+pub use scene::{MeshInfo, RenderSettings, Scene, Texture, UNLIMITED_DEPTH};
 
 use std::path::Path;
 

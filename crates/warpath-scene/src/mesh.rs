@@ -78,6 +78,11 @@ impl SceneBuilder {
         &mut self.scene
     }
 
+    /// Meshes added so far (the index the next [`SceneBuilder::add_mesh`] gets).
+    pub fn mesh_count(&self) -> usize {
+        self.scene.meshes.len()
+    }
+
     pub fn warn(&mut self, message: String) {
         self.scene.warnings.push(message);
     }

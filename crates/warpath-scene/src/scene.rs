@@ -9,13 +9,18 @@ use warpath_core::light::{Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
+use warpath_volume::Medium;
+
+/// `max_depth` of a render with no depth limit (a scene's `max_depth = -1`).
+pub const UNLIMITED_DEPTH: u32 = u32::MAX;
 
 /// Largest image side a scene (or the command line) may ask for.
 pub const MAX_RESOLUTION: u32 = 16384;
 /// Most samples per pixel a scene (or the command line) may ask for.
 pub const MAX_SPP: u32 = 1 << 24;
-/// Most bounces a scene (or the command line) may ask for.
-pub const MAX_DEPTH: u32 = 1024;
+/// Largest finite `max_depth` a scene (or the command line) may ask for; a scene's `-1`
+/// asks for no limit ([`UNLIMITED_DEPTH`]).
+pub const MAX_DEPTH: u32 = 100_000;
 
 /// Render settings a scene file may set; the command line overrides them.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +31,8 @@ pub struct RenderSettings {
     pub spp: u32,
     /// Maximum number of bounces (8 = Mitsuba's `max_depth` 9). Bounce 0 is the first
     /// surface hit after the camera ray; emitted light seen directly needs 0 bounces.
+    /// The volumetric path tracer counts medium and surface vertices alike.
+    /// [`UNLIMITED_DEPTH`] (`u32::MAX`) sets no limit.
     pub max_depth: u32,
     pub seed: u32,
     pub sampler: SamplerKind,
@@ -107,6 +114,13 @@ pub struct Scene {
     pub environment: Environment,
     pub camera: Camera,
     pub settings: RenderSettings,
+    /// Participating media, each the interior (or exterior) of shapes that name it.
+    pub media: Vec<Medium>,
+    /// Per triangle, the media its shape separates (`warpath_volume::medium::interface`
+    /// packing; 0: the shape declares none), or empty when no shape declares media.
+    pub triangle_media: Vec<u32>,
+    /// The medium the camera sits in (index into `media`), if any.
+    pub camera_medium: Option<u32>,
     /// Things a user should know that did not stop loading (dropped triangles, ...).
     pub warnings: Vec<String>,
 }
@@ -161,11 +175,12 @@ impl Scene {
     }
 
     /// Warnings for a scene loaded from `source` whose image will be black or empty: no
-    /// geometry, or no light. Loaders add them to [`Scene::warnings`].
+    /// geometry, or no light. Loaders add them to [`Scene::warnings`]. A medium counts as
+    /// content (a camera in fog under a sky shows the fog without a single triangle).
     pub fn content_warnings(&self, source: &Path) -> Vec<String> {
         let file = source.display();
         let lit = self.has_light();
-        match (self.triangles.is_empty(), lit) {
+        match (self.triangles.is_empty() && self.media.is_empty(), lit) {
             (true, false) => {
                 vec![format!("{file}: the scene has no geometry and no light: the image will be black")]
             }
@@ -179,6 +194,17 @@ impl Scene {
         }
     }
 
+    /// Whether the scene needs the volumetric path tracer: it has media, or index-matched
+    /// (`null`) boundaries, which only that estimator crosses.
+    pub fn needs_volume_estimator(&self) -> bool {
+        !self.media.is_empty() || self.materials.iter().any(|m| m.is_null())
+    }
+
+    /// The packed medium interface of triangle `i` (0 where none is declared).
+    pub fn triangle_medium_interface(&self, i: usize) -> u32 {
+        self.triangle_media.get(i).copied().unwrap_or(0)
+    }
+
     /// Bytes the scene's geometry and textures occupy in memory.
     pub fn memory_bytes(&self) -> usize {
         self.positions.len() * 12
@@ -187,5 +213,7 @@ impl Scene {
             + self.triangles.len() * 16
             + self.materials.len() * std::mem::size_of::<Material>()
             + self.textures.iter().map(|t| t.pixels.len() * 12).sum::<usize>()
+            + self.triangle_media.len() * 4
+            + self.media.iter().map(|m| m.memory_bytes() as usize).sum::<usize>()
     }
 }

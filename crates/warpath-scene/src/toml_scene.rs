@@ -23,6 +23,11 @@ use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::{EnvMap, Environment};
 use warpath_core::material::{Material, flags};
 use warpath_core::sampler::SamplerKind;
+use warpath_volume::medium::interface;
+
+mod medium_section;
+
+pub use crate::scene::UNLIMITED_DEPTH;
 
 /// Opens a `.toml` scene, or a bare mesh file as a scene (see
 /// [`crate::mesh_file::load_mesh_scene`]).
@@ -80,6 +85,8 @@ struct SceneFile {
     material: Vec<Spanned<MaterialSection>>,
     #[serde(default)]
     shape: Vec<Spanned<ShapeSection>>,
+    #[serde(default)]
+    medium: Vec<Spanned<medium_section::MediumSection>>,
     environment: Option<Spanned<EnvironmentSection>>,
 }
 
@@ -112,6 +119,8 @@ struct CameraSection {
     fov_axis: Option<FovAxis>,
     aperture_radius: Option<Spanned<f32>>,
     focus_distance: Option<Spanned<f32>>,
+    /// The medium the camera sits in.
+    medium: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -124,9 +133,13 @@ struct MaterialSection {
     specular: Option<Spanned<Triple>>,
     exponent: Option<Spanned<f32>>,
     ior: Option<Spanned<f32>>,
+    /// Index of refraction outside a dielectric (default 1): the interface's relative index
+    /// is ior / exterior_ior (Mitsuba's int_ior / ext_ior).
+    exterior_ior: Option<Spanned<f32>>,
     roughness: Option<Spanned<f32>>,
     emission: Option<Spanned<Triple>>,
     two_sided_emission: Option<bool>,
+    one_sided: Option<Spanned<bool>>,
     base_color_texture: Option<Spanned<String>>,
 }
 
@@ -152,6 +165,10 @@ struct ShapeSection {
     translate: Option<Spanned<[f32; 3]>>,
     rotate: Option<Spanned<Rotate>>,
     scale: Option<Spanned<Triple>>,
+    /// The medium inside the shape (the side its normals point away from).
+    interior: Option<Spanned<String>>,
+    /// The medium outside the shape (default: vacuum).
+    exterior: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -250,6 +267,39 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         material_ids.insert(name, id);
     }
 
+    // Media, by name.
+    let mut medium_ids: HashMap<String, u32> = HashMap::new();
+    let mut media = Vec::new();
+    for section in &file.medium {
+        let name = section.get_ref().name.get_ref().clone();
+        let span = section.get_ref().name.span();
+        if name.is_empty() {
+            return Err(source.error_at(span, "medium name is empty"));
+        }
+        if medium_ids.contains_key(&name) {
+            return Err(source.error_at(span, format!("medium '{name}' is defined twice")));
+        }
+        if media.len() >= interface::MAX_MEDIA {
+            return Err(source.error_at(span, format!("more than {} media", interface::MAX_MEDIA)));
+        }
+        media.push(medium_section::medium_from_section(&source, section)?);
+        medium_ids.insert(name, media.len() as u32 - 1);
+    }
+    let medium_id = |name: &Spanned<String>| -> Result<u32, SceneError> {
+        medium_ids.get(name.get_ref()).copied().ok_or_else(|| {
+            let defined = if medium_ids.is_empty() {
+                " (no [[medium]] is defined)".to_string()
+            } else {
+                let mut names: Vec<&str> = medium_ids.keys().map(|s| s.as_str()).collect();
+                names.sort();
+                format!(" (defined: {})", names.join(", "))
+            };
+            source.error_at(name.span(), format!("unknown medium '{}'{defined}", name.get_ref()))
+        })
+    };
+    // Per shape, its first mesh and the media its boundary separates.
+    let mut shape_interfaces: Vec<(usize, u32)> = Vec::new();
+
     // Shapes.
     let mut asset_cache: HashMap<PathBuf, (Rc<MeshAsset>, Vec<u32>)> = HashMap::new();
     let mut file_camera = None;
@@ -257,6 +307,13 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let shape = section.get_ref();
         let kind = shape.kind.get_ref().as_str();
         let to_world = shape_transform(&source, shape, section.span())?;
+        if shape.interior.is_some() || shape.exterior.is_some() {
+            let interior = shape.interior.as_ref().map(&medium_id).transpose()?;
+            let exterior = shape.exterior.as_ref().map(&medium_id).transpose()?;
+            shape_interfaces.push((builder.mesh_count(), interface::pack(interior, exterior)));
+        } else {
+            shape_interfaces.push((builder.mesh_count(), 0));
+        }
         let shape_name = shape.name.clone().unwrap_or_else(|| format!("{kind}#{shape_index}"));
         let material_override = match &shape.material {
             Some(name) => Some(*material_ids.get(name.get_ref()).ok_or_else(|| {
@@ -389,7 +446,40 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         Some(c) => Some(camera_from_section(&source, c)?),
         None => None,
     };
+    let camera_medium = match &file.camera {
+        Some(c) => c.get_ref().medium.as_ref().map(&medium_id).transpose()?,
+        None => None,
+    };
     let mut scene = builder.finish();
+    if shape_interfaces.iter().any(|&(_, packed)| packed != 0) {
+        // Each shape's meshes run from its first mesh to the next shape's first mesh.
+        scene.triangle_media = vec![0; scene.triangles.len()];
+        for (k, &(first_mesh, packed)) in shape_interfaces.iter().enumerate() {
+            let end_mesh = shape_interfaces.get(k + 1).map_or(scene.meshes.len(), |&(m, _)| m);
+            for mesh in &scene.meshes[first_mesh..end_mesh] {
+                let range = mesh.first_triangle as usize..(mesh.first_triangle + mesh.triangle_count) as usize;
+                scene.triangle_media[range].fill(packed);
+            }
+        }
+    }
+    for (name, &id) in &medium_ids {
+        let used = camera_medium == Some(id)
+            || shape_interfaces.iter().any(|&(_, packed)| {
+                let (interior, exterior) = interface::unpack(packed);
+                interior == Some(id) || exterior == Some(id)
+            });
+        if !used {
+            builder_warning(
+                &mut scene,
+                format!(
+                    "{}: medium '{name}' is not the interior or exterior of any shape, nor the camera's",
+                    path.display()
+                ),
+            );
+        }
+    }
+    scene.media = media;
+    scene.camera_medium = camera_medium;
     scene.settings = settings;
     scene.environment = environment;
     scene.camera = match camera {
@@ -399,6 +489,10 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     let warnings = scene.content_warnings(path);
     scene.warnings.extend(warnings);
     Ok(scene)
+}
+
+fn builder_warning(scene: &mut Scene, message: String) {
+    scene.warnings.push(message);
 }
 
 fn known(ids: &HashMap<String, u32>) -> String {
@@ -420,7 +514,11 @@ fn render_settings(source: &SourceText, render: &RenderSection) -> Result<Render
     s.width = ranged(&render.width, "width", 1, MAX_RESOLUTION as i64, s.width)?;
     s.height = ranged(&render.height, "height", 1, MAX_RESOLUTION as i64, s.height)?;
     s.spp = ranged(&render.spp, "spp", 1, MAX_SPP as i64, s.spp)?;
-    s.max_depth = ranged(&render.max_depth, "max_depth", 0, MAX_DEPTH as i64, s.max_depth)?;
+    s.max_depth = match &render.max_depth {
+        // Mitsuba's convention: -1 is no limit (paths end by Russian roulette or escape).
+        Some(v) if *v.get_ref() == -1 => UNLIMITED_DEPTH,
+        _ => ranged(&render.max_depth, "max_depth", 0, MAX_DEPTH as i64, s.max_depth)?,
+    };
     s.seed = ranged(&render.seed, "seed", 0, u32::MAX as i64, s.seed)?;
     if let Some(sampler) = &render.sampler {
         s.sampler =
@@ -460,12 +558,13 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         "car-paint" => &["base_color", "specular", "exponent", "ior"],
         "rough-conductor" => &["base_color", "roughness"],
         "rough-dielectric" => &["ior", "roughness", "specular"],
+        "null" => &[],
         other => {
             return Err(source.error_at(
                 m.kind.span(),
                 format!(
                     "unknown material type '{other}' (expected diffuse, blinn, glass, mirror, chrome, car-paint, \
-                     rough-conductor, rough-dielectric or black)"
+                     rough-conductor, rough-dielectric, null or black)"
                 ),
             ));
         }
@@ -513,6 +612,16 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         Some(i) => *i.get_ref(),
         None => 1.5,
     };
+    let ior = match &m.exterior_ior {
+        Some(e) if !matches!(kind, "glass" | "rough-dielectric") => {
+            return Err(source.error_at(e.span(), format!("'exterior_ior' does not apply to material type '{kind}'")));
+        }
+        Some(e) if !(e.get_ref().is_finite() && *e.get_ref() > 0.0) => {
+            return Err(source.error_at(e.span(), format!("exterior_ior must be positive, got {}", e.get_ref())));
+        }
+        Some(e) => ior / *e.get_ref(),
+        None => ior,
+    };
     let roughness = match &m.roughness {
         Some(r) if !(0.0..=1.0).contains(r.get_ref()) => {
             return Err(source.error_at(r.span(), format!("roughness must be in [0, 1], got {}", r.get_ref())));
@@ -532,13 +641,29 @@ fn material_from_section(source: &SourceText, m: &MaterialSection) -> Result<Mat
         "car-paint" => Material::car_paint(base_color, specular, exponent, ior),
         "rough-conductor" => Material::rough_conductor(base_color, roughness),
         "rough-dielectric" => Material { specular, ..Material::rough_dielectric(ior, roughness) },
+        "null" => Material::null(),
         _ => Material::black(),
     };
+    if kind == "null"
+        && let Some(e) = &m.emission
+    {
+        return Err(source.error_at(e.span(), "a null (index-matched) boundary cannot emit"));
+    }
     if let Some(e) = &m.emission {
         material.emission = check_color(source, e, "emission", None)?;
     }
     if m.two_sided_emission == Some(true) {
         material.flags |= flags::TWO_SIDED_EMISSION;
+    }
+    if let Some(one_sided) = &m.one_sided {
+        if matches!(kind, "glass" | "rough-dielectric" | "black") {
+            let why = if kind == "black" { "it does not scatter" } else { "it transmits and sees both sides" };
+            return Err(source
+                .error_at(one_sided.span(), format!("'one_sided' does not apply to material type '{kind}' ({why})")));
+        }
+        if *one_sided.get_ref() {
+            material.flags |= flags::ONE_SIDED;
+        }
     }
     Ok(material)
 }

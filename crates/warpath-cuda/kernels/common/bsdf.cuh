@@ -1,10 +1,10 @@
 // common/bsdf.cuh — warpath_core::bsdf on the device: eval / pdf / sample of every
 // MaterialKind in the local shading frame, with the CPU's conventions (wo toward the
 // viewer, +z the shading normal; opaque kinds two-sided with wo.z >= 0 arranged by the
-// integrator, transmissive kinds seeing the true side; eval returns f·|cos θi| of the
+// integrator unless one-sided (then black from behind), transmissive kinds seeing the true side; eval returns f·|cos θi| of the
 // non-delta lobes, pdf their solid-angle density, delta lobes only from sample; radiance
 // scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
-// as bsdf.rs.
+// as bsdf.rs, and the same transcendentals (detmath.cuh).
 #pragma once
 #include "common/layout.cuh"
 #include "common/warp.cuh"
@@ -18,12 +18,13 @@
 #define MATERIAL_ROUGH_CONDUCTOR 5u
 #define MATERIAL_ROUGH_DIELECTRIC 6u
 #define MATERIAL_BLACK 7u
+#define MATERIAL_NULL 8u  // an index-matched boundary: only the volumetric estimator crosses it
 
 #define WARPATH_MIN_GGX_ALPHA 1e-3f
 
 // Material::kind(): unknown values read as Black.
 __device__ __forceinline__ unsigned int material_kind(const Material& m) {
-    return m.kind <= MATERIAL_BLACK ? m.kind : MATERIAL_BLACK;
+    return m.kind <= MATERIAL_NULL ? m.kind : MATERIAL_BLACK;
 }
 
 struct BsdfSample {
@@ -37,6 +38,10 @@ __device__ __forceinline__ bool is_transmissive(const Material& m) {
     const unsigned int k = material_kind(m);
     return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC;
 }
+
+// Material::one_sided: flags::ONE_SIDED, an opaque BSDF black from behind.
+#define MATERIAL_FLAG_ONE_SIDED 2u
+__device__ __forceinline__ bool is_one_sided(const Material& m) { return (m.flags & MATERIAL_FLAG_ONE_SIDED) != 0u; }
 
 __device__ __forceinline__ bool is_purely_specular(const Material& m) {
     const unsigned int k = material_kind(m);
@@ -94,7 +99,7 @@ __device__ __forceinline__ float3 refract(float3 w, float3 h, float cos_theta_t,
 __device__ __forceinline__ float blinn_normalization(float exponent) {
     const float n = fmaxf(exponent, 0.0f);
     return __fdiv_rn(__fmul_rn(__fadd_rn(n, 2.0f), __fadd_rn(n, 4.0f)),
-                     __fmul_rn(8.0f * WARPATH_PI, __fadd_rn(exp2f(__fmul_rn(-0.5f, n)), n)));
+                     __fmul_rn(8.0f * WARPATH_PI, __fadd_rn(det_exp2(__fmul_rn(-0.5f, n)), n)));
 }
 
 __device__ __forceinline__ float blinn_specular_probability(float3 diffuse, float3 specular) {
@@ -106,7 +111,7 @@ __device__ __forceinline__ float blinn_specular_probability(float3 diffuse, floa
 __device__ __forceinline__ float3 blinn_eval(float3 diffuse, float3 specular, float exponent, float3 wo, float3 wi) {
     if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
     const float3 h = normalize(wo + wi);
-    const float lobe = __fmul_rn(blinn_normalization(exponent), powf(fmaxf(h.z, 0.0f), fmaxf(exponent, 0.0f)));
+    const float lobe = __fmul_rn(blinn_normalization(exponent), det_pow(fmaxf(h.z, 0.0f), fmaxf(exponent, 0.0f)));
     return (diffuse * WARPATH_FRAC_1_PI + specular * lobe) * wi.z;
 }
 
@@ -168,8 +173,10 @@ __device__ __forceinline__ float3 sample_ggx_vndf(float3 wo, float alpha, float2
     const float3 t2 = cross(vh, t1);
     const float r = __fsqrt_rn(u.x);
     const float phi = __fmul_rn(2.0f * WARPATH_PI, u.y);
-    const float p1 = __fmul_rn(r, cosf(phi));
-    float p2 = __fmul_rn(r, sinf(phi));
+    float sin_phi, cos_phi;
+    det_sin_cos(phi, sin_phi, cos_phi);
+    const float p1 = __fmul_rn(r, cos_phi);
+    float p2 = __fmul_rn(r, sin_phi);
     const float s = __fmul_rn(0.5f, __fadd_rn(1.0f, vh.z));
     p2 = __fadd_rn(__fmul_rn(__fsub_rn(1.0f, s), __fsqrt_rn(fmaxf(__fsub_rn(1.0f, __fmul_rn(p1, p1)), 0.0f))),
                    __fmul_rn(s, p2));

@@ -1,10 +1,12 @@
 // common/lights.cuh — warpath_core::light::LightSet and warpath_core::distribution on
 // the device: light selection by the uploaded CDF over [triangle lights..., environment],
 // uniform points on the chosen triangle, and the environment (a constant, or an
-// equirectangular map importance-sampled with its flattened Distribution2D:
-// env_conditional_cdf holds height rows of width + 1 values, env_marginal_cdf the
-// height + 1 values of the marginal over rows). Every pdf includes the selection
-// probability, as on the CPU. Also Texture::sample (bilinear, repeat) of warpath_scene.
+// equirectangular map with Mitsuba's bilinear lookup, importance-sampled by patches between
+// texel centres with its flattened Distribution2D over the env_width × (env_height − 1)
+// patches: env_conditional_cdf holds env_height − 1 rows of env_width + 1 values,
+// env_marginal_cdf the env_height values of the marginal over rows). Every pdf includes the
+// selection probability, as on the CPU. Also Texture::sample (bilinear, repeat) of
+// warpath_scene.
 #pragma once
 #include "common/scene.cuh"
 #include "common/warp.cuh"
@@ -34,84 +36,129 @@ __device__ __forceinline__ float discrete_pdf(const float* __restrict__ cdf, uns
     return __fsub_rn(cdf[i + 1], cdf[i]);
 }
 
-// Distribution1D::sample_continuous: x in [0, 1) with density func/mean; returns x.
-__device__ __forceinline__ float sample_continuous_1d(const float* __restrict__ cdf, unsigned int count, float u,
-                                                      float& pdf, unsigned int& bin) {
-    const unsigned int i = find_bin(cdf, count, u);
-    const float p = discrete_pdf(cdf, count, i);
-    const float du = p > 0.0f ? clampf(__fdiv_rn(__fsub_rn(u, cdf[i]), p), 0.0f, 1.0f) : 0.5f;
-    const float x = fminf(__fdiv_rn(__fadd_rn((float)i, du), (float)count), WARPATH_ONE_MINUS_EPSILON);
-    pdf = __fmul_rn(p, (float)count);
-    bin = i;
-    return x;
-}
-
-// Distribution2D::cell: the (column, row) of uv, clamped into the grid.
-__device__ __forceinline__ void env_cell(const GpuSceneParams& params, float2 uv, unsigned int& column,
-                                         unsigned int& row) {
-    const float fx = fmaxf(__fmul_rn(uv.x, (float)params.env_width), 0.0f);
-    const float fy = fmaxf(__fmul_rn(uv.y, (float)params.env_height), 0.0f);
-    column = min((unsigned int)fx, params.env_width - 1u);
-    row = min((unsigned int)fy, params.env_height - 1u);
-}
-
-// Distribution2D::sample_continuous: a point of [0,1)² and its density.
-__device__ __forceinline__ float2 env_distribution_sample(const DeviceScene& scene, float2 u, float& pdf) {
+// Distribution2D::cell_pdf: the density of cell (column, row) of the environment's patch
+// distribution (env_width columns, env_height − 1 rows).
+__device__ __forceinline__ float env_cell_pdf(const DeviceScene& scene, unsigned int column, unsigned int row) {
     const GpuSceneParams& params = *scene.params;
-    float pdf_v;
-    unsigned int row;
-    const float v = sample_continuous_1d(scene.env_marginal_cdf, params.env_height, u.y, pdf_v, row);
+    const unsigned int rows = params.env_height - 1u;
     const float* cdf = scene.env_conditional_cdf + (size_t)row * (params.env_width + 1u);
-    const unsigned int column = find_bin(cdf, params.env_width, u.x);
-    const float p = __fsub_rn(cdf[column + 1], cdf[column]);
-    const float du = p > 0.0f ? clampf(__fdiv_rn(__fsub_rn(u.x, cdf[column]), p), 0.0f, 1.0f) : 0.5f;
-    const float x =
-        fminf(__fdiv_rn(__fadd_rn((float)column, du), (float)params.env_width), WARPATH_ONE_MINUS_EPSILON);
-    pdf = __fmul_rn(__fmul_rn(pdf_v, p), (float)params.env_width);
-    return make_float2(x, v);
-}
-
-// Distribution2D::pdf.
-__device__ __forceinline__ float env_distribution_pdf(const DeviceScene& scene, float2 uv) {
-    const GpuSceneParams& params = *scene.params;
-    if (!(uv.x >= 0.0f && uv.x < 1.0f) || !(uv.y >= 0.0f && uv.y < 1.0f)) return 0.0f;
-    unsigned int column, row;
-    env_cell(params, uv, column, row);
-    const float* cdf = scene.env_conditional_cdf + (size_t)row * (params.env_width + 1u);
-    return __fmul_rn(__fmul_rn(__fmul_rn(discrete_pdf(scene.env_marginal_cdf, params.env_height, row),
-                                         (float)params.env_height),
+    return __fmul_rn(__fmul_rn(__fmul_rn(discrete_pdf(scene.env_marginal_cdf, rows, row), (float)rows),
                                __fsub_rn(cdf[column + 1], cdf[column])),
                      (float)params.env_width);
 }
 
+// Distribution2D::sample_cell: a cell by its weight, u remapped inside its CDF intervals.
+__device__ __forceinline__ void env_sample_cell(const DeviceScene& scene, float2 u, unsigned int& column,
+                                                unsigned int& row, float2& remapped, float& cell_pdf) {
+    const GpuSceneParams& params = *scene.params;
+    const unsigned int rows = params.env_height - 1u;
+    row = find_bin(scene.env_marginal_cdf, rows, u.y);
+    const float p_row = discrete_pdf(scene.env_marginal_cdf, rows, row);
+    const float u_row =
+        p_row > 0.0f ? clampf(__fdiv_rn(__fsub_rn(u.y, scene.env_marginal_cdf[row]), p_row), 0.0f, 1.0f) : 0.5f;
+    const float* cdf = scene.env_conditional_cdf + (size_t)row * (params.env_width + 1u);
+    column = find_bin(cdf, params.env_width, u.x);
+    const float p_column = __fsub_rn(cdf[column + 1], cdf[column]);
+    const float u_column =
+        p_column > 0.0f ? clampf(__fdiv_rn(__fsub_rn(u.x, cdf[column]), p_column), 0.0f, 1.0f) : 0.5f;
+    remapped = make_float2(u_column, u_row);
+    cell_pdf = env_cell_pdf(scene, column, row);
+}
+
 // ---- environment map ------------------------------------------------------------------------
+// Texels (env_pixels: 4 floats each, linear RGB and the sampling weight luminance × sin θ of
+// the row) sit at u = (c + 1/2)/env_width and v = r/(env_height − 1) (Mitsuba 3's envmap);
+// the radiance is bilinear between them and the sampling density the bilinear interpolant of
+// the weights (warpath_core::light, EnvMap).
+
+// glam's lerp: a·(1 − s) + b·s.
+__device__ __forceinline__ float3 lerp3(float3 a, float3 b, float s) { return a * __fsub_rn(1.0f, s) + b * s; }
+__device__ __forceinline__ float lerpf(float a, float b, float s) {
+    return __fadd_rn(__fmul_rn(a, __fsub_rn(1.0f, s)), __fmul_rn(b, s));
+}
 
 // EnvMap::direction_to_uv (Mitsuba's convention).
 __device__ __forceinline__ float2 direction_to_uv(const GpuSceneParams& params, float3 wi) {
     const float3 d = normalize_or_zero(mat3_mul(params.env_to_local, wi));
-    float u = __fmul_rn(atan2f(d.x, -d.z), 0.5f / WARPATH_PI);
+    float u = __fmul_rn(det_atan2(d.x, -d.z), 0.5f / WARPATH_PI);
     u = __fsub_rn(u, floorf(u));
-    const float v = __fdiv_rn(acosf(clampf(d.y, -1.0f, 1.0f)), WARPATH_PI);
+    const float v = __fdiv_rn(det_acos(clampf(d.y, -1.0f, 1.0f)), WARPATH_PI);
     return make_float2(u < 1.0f ? u : 0.0f, v);
 }
 
-// EnvMap::uv_to_direction.
-__device__ __forceinline__ float3 uv_to_direction(const GpuSceneParams& params, float2 uv) {
-    const float phi = __fmul_rn(2.0f * WARPATH_PI, uv.x);
-    const float theta = __fmul_rn(WARPATH_PI, uv.y);
-    const float sin_phi = sinf(phi), cos_phi = cosf(phi);
-    const float sin_theta = sinf(theta), cos_theta = cosf(theta);
-    return mat3_mul(params.env_to_world,
-                    make_float3(__fmul_rn(sin_theta, sin_phi), cos_theta, -__fmul_rn(sin_theta, cos_phi)));
+// EnvMap::patch: the four texel centres around uv and the bilinear weights inside them.
+struct EnvPatch {
+    unsigned int column;       // left corners
+    unsigned int next_column;  // right corners (column + 1, wrapping to 0)
+    unsigned int row;          // upper corners; the lower ones are row + 1
+    float fx;
+    float fy;
+};
+
+__device__ __forceinline__ unsigned int env_next_column(const GpuSceneParams& params, unsigned int column) {
+    return column + 1u == params.env_width ? 0u : column + 1u;
 }
 
+__device__ __forceinline__ EnvPatch env_patch(const GpuSceneParams& params, float2 uv) {
+    const float columns = (float)params.env_width;
+    const float rows = (float)(params.env_height - 1u);
+    const float x = __fsub_rn(__fmul_rn(uv.x, columns), 0.5f);
+    const float y = __fmul_rn(uv.y, rows);
+    const float x0 = fminf(fmaxf(floorf(x), -1.0f), __fsub_rn(columns, 1.0f));
+    const float y0 = fminf(fmaxf(floorf(y), 0.0f), __fsub_rn(rows, 1.0f));
+    EnvPatch p;
+    p.fx = clampf(__fsub_rn(x, x0), 0.0f, 1.0f);
+    p.fy = clampf(__fsub_rn(y, y0), 0.0f, 1.0f);
+    p.column = x0 < 0.0f ? params.env_width - 1u : (unsigned int)x0;
+    p.next_column = env_next_column(params, p.column);
+    p.row = (unsigned int)y0;
+    return p;
+}
+
+__device__ __forceinline__ float4 env_texel(const DeviceScene& scene, unsigned int column, unsigned int row) {
+    return reinterpret_cast<const float4*>(scene.env_pixels)[(size_t)row * scene.params->env_width + column];
+}
+
+__device__ __forceinline__ float3 texel_rgb(float4 t) { return make_float3(t.x, t.y, t.z); }
+
+// EnvMap::radiance: the bilinear interpolation of the four texels around wi, times the scale.
 __device__ __forceinline__ float3 env_map_radiance(const DeviceScene& scene, float3 wi) {
     const GpuSceneParams& params = *scene.params;
-    unsigned int column, row;
-    env_cell(params, direction_to_uv(params, wi), column, row);
-    return params.env_scale * load3(scene.env_pixels, row * params.env_width + column);
+    const EnvPatch p = env_patch(params, direction_to_uv(params, wi));
+    const float3 upper = lerp3(texel_rgb(env_texel(scene, p.column, p.row)),
+                               texel_rgb(env_texel(scene, p.next_column, p.row)), p.fx);
+    const float3 lower = lerp3(texel_rgb(env_texel(scene, p.column, p.row + 1u)),
+                               texel_rgb(env_texel(scene, p.next_column, p.row + 1u)), p.fx);
+    return params.env_scale * lerp3(upper, lower, p.fy);
 }
 
+// EnvMap::corner_weights: (upper left, upper right, lower left, lower right).
+__device__ __forceinline__ float4 env_corner_weights(const DeviceScene& scene, const EnvPatch& p) {
+    return make_float4(env_texel(scene, p.column, p.row).w, env_texel(scene, p.next_column, p.row).w,
+                       env_texel(scene, p.column, p.row + 1u).w, env_texel(scene, p.next_column, p.row + 1u).w);
+}
+
+// EnvMap::patch_pdf_uv: the patch's probability times the bilinear weight over its mean weight.
+__device__ __forceinline__ float env_patch_pdf_uv(const DeviceScene& scene, const EnvPatch& p, float cell_pdf) {
+    const float4 w = env_corner_weights(scene, p);
+    const float sum = __fadd_rn(__fadd_rn(__fadd_rn(w.x, w.y), w.z), w.w);
+    if (!(sum > 0.0f)) return 0.0f;
+    const float value = lerpf(lerpf(w.x, w.y, p.fx), lerpf(w.z, w.w, p.fx), p.fy);
+    return __fmul_rn(cell_pdf, __fdiv_rn(__fmul_rn(value, 4.0f), sum));
+}
+
+// warpath_core::light::sample_linear: x in [0, 1] with density ∝ (1 − x) a + x b.
+__device__ __forceinline__ float sample_linear(float u, float a, float b) {
+    const float total = __fadd_rn(a, b);
+    if (!(total > 0.0f)) return u;
+    const float an = __fdiv_rn(a, total);
+    const float bn = __fdiv_rn(b, total);
+    const float mix = __fadd_rn(__fmul_rn(__fmul_rn(an, an), __fsub_rn(1.0f, u)), __fmul_rn(__fmul_rn(bn, bn), u));
+    const float denominator = __fadd_rn(an, __fsqrt_rn(mix));
+    return denominator > 0.0f ? fminf(__fdiv_rn(u, denominator), 1.0f) : 0.0f;
+}
+
+// EnvMap::sample: a patch by its integral, then v and u inside it from the bilinear density.
 __device__ __forceinline__ bool env_map_sample(const DeviceScene& scene, float2 u, float3& wi, float& pdf) {
     const GpuSceneParams& params = *scene.params;
     if (params.env_is_black) {
@@ -119,23 +166,39 @@ __device__ __forceinline__ bool env_map_sample(const DeviceScene& scene, float2 
         pdf = WARPATH_UNIFORM_SPHERE_PDF;
         return true;
     }
-    float pdf_uv;
-    const float2 uv = env_distribution_sample(scene, u, pdf_uv);
-    const float sin_theta = sinf(__fmul_rn(WARPATH_PI, uv.y));
+    EnvPatch p;
+    float2 remapped;
+    float cell_pdf;
+    env_sample_cell(scene, u, p.column, p.row, remapped, cell_pdf);
+    p.next_column = env_next_column(params, p.column);
+    const float4 w = env_corner_weights(scene, p);
+    p.fy = sample_linear(remapped.y, __fadd_rn(w.x, w.y), __fadd_rn(w.z, w.w));
+    p.fx = sample_linear(remapped.x, lerpf(w.x, w.z, p.fy), lerpf(w.y, w.w, p.fy));
+    const float pdf_uv = env_patch_pdf_uv(scene, p, cell_pdf);
+    float map_u = __fdiv_rn(__fadd_rn(__fadd_rn((float)p.column, p.fx), 0.5f), (float)params.env_width);
+    if (map_u >= 1.0f) map_u = __fsub_rn(map_u, 1.0f);
+    const float map_v = __fdiv_rn(__fadd_rn((float)p.row, p.fy), (float)(params.env_height - 1u));
+    float sin_theta, cos_theta;
+    det_sin_cos(__fmul_rn(WARPATH_PI, map_v), sin_theta, cos_theta);
     if (pdf_uv <= 0.0f || sin_theta <= 0.0f) return false;
-    wi = uv_to_direction(params, uv);
+    float sin_phi, cos_phi;
+    det_sin_cos(__fmul_rn(2.0f * WARPATH_PI, map_u), sin_phi, cos_phi);
+    const float3 local = make_float3(__fmul_rn(sin_theta, sin_phi), cos_theta, -__fmul_rn(sin_theta, cos_phi));
+    wi = mat3_mul(params.env_to_world, local);
     pdf = __fdiv_rn(pdf_uv, __fmul_rn(2.0f * WARPATH_PI * WARPATH_PI, sin_theta));
     return true;
 }
 
+// EnvMap::pdf.
 __device__ __forceinline__ float env_map_pdf(const DeviceScene& scene, float3 wi) {
     const GpuSceneParams& params = *scene.params;
     if (params.env_is_black) return WARPATH_UNIFORM_SPHERE_PDF;
     const float3 d = normalize_or_zero(mat3_mul(params.env_to_local, wi));
     const float sin_theta = __fsqrt_rn(__fadd_rn(__fmul_rn(d.x, d.x), __fmul_rn(d.z, d.z)));
     if (sin_theta <= 0.0f) return 0.0f;
-    return __fdiv_rn(env_distribution_pdf(scene, direction_to_uv(params, wi)),
-                     __fmul_rn(2.0f * WARPATH_PI * WARPATH_PI, sin_theta));
+    const EnvPatch p = env_patch(params, direction_to_uv(params, wi));
+    const float pdf_uv = env_patch_pdf_uv(scene, p, env_cell_pdf(scene, p.column, p.row));
+    return __fdiv_rn(pdf_uv, __fmul_rn(2.0f * WARPATH_PI * WARPATH_PI, sin_theta));
 }
 
 // ---- LightSet -------------------------------------------------------------------------------
@@ -244,9 +307,6 @@ __device__ __forceinline__ long long rem_euclid_int(long long a, long long n) {
     const long long r = a % n;
     return r < 0 ? r + n : r;
 }
-// glam's lerp: a·(1 − s) + b·s.
-__device__ __forceinline__ float3 lerp3(float3 a, float3 b, float s) { return a * __fsub_rn(1.0f, s) + b * s; }
-
 // warpath_scene::Texture::sample: bilinear, repeat; uv (0,0) is the image's bottom-left.
 __device__ __forceinline__ float3 texture_sample(const DeviceScene& scene, unsigned int texture, float2 uv) {
     const GpuTexture tex = scene.textures[texture];

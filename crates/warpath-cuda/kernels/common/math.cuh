@@ -2,8 +2,9 @@
 // the device. Every float3 operator rounds each operation on its own (__fadd_rn,
 // __fmul_rn, ...), so NVRTC's --fmad=true cannot fuse them into FMAs and a vector
 // expression computes what glam computes on the CPU, operation for operation (dot is
-// (x·x' + y·y') + z·z', cross and normalize as glam writes them). Transcendentals
-// (sinf, powf, ...) are CUDA's, within a few ulp of the CPU's libm.
+// (x·x' + y·y') + z·z', cross and normalize as glam writes them). Transcendentals are
+// never CUDA's (sinf, powf, ... differ from the CPU's libm by an ulp here and there): the
+// estimator calls detmath.cuh's, which match warpath_core::detmath bit for bit.
 // Also: Frame (Duff et al. 2017), offset_ray_origin, power_heuristic.
 #pragma once
 

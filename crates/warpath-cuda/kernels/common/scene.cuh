@@ -48,8 +48,8 @@ struct GpuSceneParams {
     float env_constant[3];
     float env_scale;
     unsigned int env_kind;  // ENV_NONE / ENV_CONSTANT / ENV_MAP
-    unsigned int env_width;
-    unsigned int env_height;
+    unsigned int env_width;   // texels across
+    unsigned int env_height;  // texel rows, at least 2
     unsigned int env_is_black;  // the map's distribution total is 0: uniform sampling
     unsigned int width;
     unsigned int height;
@@ -105,9 +105,9 @@ struct DeviceScene {
     const int* __restrict__ triangle_to_light;        // per triangle: light index or -1
     const TriangleLight* __restrict__ lights;
     const float* __restrict__ light_cdf;              // selection_count + 1 values
-    const float* __restrict__ env_pixels;             // 3 per pixel, row-major, top row first
-    const float* __restrict__ env_conditional_cdf;    // env_height × (env_width + 1)
-    const float* __restrict__ env_marginal_cdf;       // env_height + 1
+    const float* __restrict__ env_pixels;             // 4 per texel (RGB, sampling weight), row-major, top row first
+    const float* __restrict__ env_conditional_cdf;    // (env_height − 1) × (env_width + 1), over the patches
+    const float* __restrict__ env_marginal_cdf;       // env_height (env_height − 1 rows of patches, + 1)
     const float* __restrict__ texels;                 // 3 per texel, every texture
     const GpuTexture* __restrict__ textures;
 };

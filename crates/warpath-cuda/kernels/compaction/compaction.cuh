@@ -19,8 +19,9 @@
 //   ink_lookback_store   order-preserving single pass with decoupled look-back: each tile
 //                        publishes its aggregate, then its inclusive prefix, in one 64-bit
 //                        status word (flag in the high half, value in the low half).
-//   ink_lookback_staged_store  the same, staging the kept elements in shared memory while
-//                        warp 0 looks back, then storing the tile's run coalesced.
+//
+// The wavefront path tracer (schedules/wavefront.cuh) calls the three stores with one
+// element per thread; compaction.cu instantiates them for its tiled kernels too.
 //
 // Forward progress: blocks of a launch need not be co-resident nor started in blockIdx
 // order, so the order-preserving methods number tiles by an atomic ticket taken when the
@@ -28,7 +29,8 @@
 // tile the ticket names, not of blockIdx.x. A block only ever waits for tiles with a
 // lower ticket, which are already running, so every wait ends.
 //
-// Per-launch state (`CompactionState`) is zeroed by the host before each launch.
+// Per-launch state (`CompactionState`, laid out by Rust in src/compaction/workspace.rs) is
+// zeroed by the host before each launch.
 #pragma once
 
 #if defined(__CUDACC_RTC__)
@@ -43,7 +45,7 @@
 #endif
 #define COMPACTION_SECTION_BLOCKS 32
 
-// ---- element types (mirrors of crates/warpath-cuda/src/compaction.rs) --------------------
+// ---- element types (mirrors of crates/warpath-cuda/src/compaction/elements.rs) -----------
 
 // A 16-byte element: a key and three payload words.
 struct alignas(16) CompactElem16 {
@@ -69,6 +71,9 @@ struct alignas(16) CompactPathState {
 };
 static_assert(sizeof(CompactPathState) == 64, "CompactPathState size");
 static_assert(WARPATH_OFFSETOF(CompactPathState, key) == 0, "CompactPathState.key");
+static_assert(WARPATH_OFFSETOF(CompactPathState, pixel) == 4, "CompactPathState.pixel");
+static_assert(WARPATH_OFFSETOF(CompactPathState, depth) == 8, "CompactPathState.depth");
+static_assert(WARPATH_OFFSETOF(CompactPathState, rng) == 12, "CompactPathState.rng");
 static_assert(WARPATH_OFFSETOF(CompactPathState, origin) == 16, "CompactPathState.origin");
 static_assert(WARPATH_OFFSETOF(CompactPathState, pdf) == 28, "CompactPathState.pdf");
 static_assert(WARPATH_OFFSETOF(CompactPathState, direction) == 32, "CompactPathState.direction");
@@ -115,6 +120,15 @@ struct CompactionState {
     unsigned int* section_offsets;        // [sections] InK-Compact: inclusive offset
     unsigned int tiles;                   // tiles of this launch
 };
+static_assert(sizeof(CompactionState) == 64, "CompactionState size");
+static_assert(WARPATH_OFFSETOF(CompactionState, ticket) == 0, "CompactionState.ticket");
+static_assert(WARPATH_OFFSETOF(CompactionState, count) == 8, "CompactionState.count");
+static_assert(WARPATH_OFFSETOF(CompactionState, tile_status) == 16, "CompactionState.tile_status");
+static_assert(WARPATH_OFFSETOF(CompactionState, block_counts) == 24, "CompactionState.block_counts");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_counters) == 32, "CompactionState.section_counters");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_flags) == 40, "CompactionState.section_flags");
+static_assert(WARPATH_OFFSETOF(CompactionState, section_offsets) == 48, "CompactionState.section_offsets");
+static_assert(WARPATH_OFFSETOF(CompactionState, tiles) == 56, "CompactionState.tiles");
 
 // ---- relaxed 64-bit status words ---------------------------------------------------------
 
@@ -243,7 +257,8 @@ __device__ __forceinline__ unsigned int block_compaction_ranks(BlockScanStorage<
     }
 }
 
-// The block-level compaction of a tile laid out in vectors (`vec4` layout, u32 experiment):
+// The block-level compaction of a tile laid out in vectors (`vec4` layout: the deep look-back
+// of compaction.cu on u32):
 // element c of vector r of thread t sits at tile position r * 4 * blockDim.x + 4 * t + c, so a
 // thread loads each vector of 4 consecutive elements with one 16-byte load. elem/keep/rank
 // index r * 4 + c. Per vector the thread's kept count (0..4, 3 bits) is scanned across the
@@ -334,16 +349,6 @@ __device__ __forceinline__ void ink_collate_store(BlockScanStorage<ITEMS>& scrat
     ink_collate_store_ranked<T, ITEMS>(scratch, out, counter, total, elem, keep, rank);
 }
 
-// One element per thread: the form a producing kernel calls at its end.
-template <typename T>
-__device__ __forceinline__ void ink_collate_store(T* __restrict__ out, unsigned int* counter, const T& elem,
-                                                  bool keep) {
-    __shared__ BlockScanStorage<1> scratch;
-    const T elems[1] = {elem};
-    const bool keeps[1] = {keep};
-    ink_collate_store<T, 1>(scratch, out, counter, elems, keeps);
-}
-
 // ---- decoupled look-back (Merrill & Garland 2016) -----------------------------------------
 
 #define COMPACTION_STATUS_AGGREGATE (1ull << 32)
@@ -415,34 +420,6 @@ __device__ __forceinline__ void ink_lookback_store(BlockScanStorage<ITEMS>& scra
     }
     __syncthreads();
     scatter_kept<T, ITEMS>(out, scratch.base, elem, keep, rank);
-}
-
-// Order-preserving single pass like ink_lookback_store, with the look-back overlapped: while
-// warp 0 looks back, every warp (warp 0 after it) copies its kept elements into `staging`
-// (shared memory, one tile) at their rank; after one barrier the block writes the tile's
-// kept run [0, total) to out[exclusive ..] with consecutive threads on consecutive elements,
-// so every warp store is one contiguous run (ink_lookback_store writes each round's kept
-// elements from registers, a partial run per warp and round).
-template <typename T, int ITEMS>
-__device__ __forceinline__ void ink_lookback_staged_store(BlockScanStorage<ITEMS>& scratch, T* staging,
-                                                          T* __restrict__ out, const CompactionState& state,
-                                                          unsigned int tile, const T (&elem)[ITEMS],
-                                                          const bool (&keep)[ITEMS]) {
-    unsigned int rank[ITEMS];
-    const unsigned int total = block_compaction_ranks<ITEMS>(scratch, keep, rank);
-    if (threadIdx.x < 32) {
-        const unsigned int exclusive = lookback_exclusive_prefix(state.tile_status, tile, total);
-        if (threadIdx.x == 0) {
-            scratch.base = exclusive;
-            if (tile == state.tiles - 1) *state.count = exclusive + total;
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-        if (keep[i]) staging[rank[i]] = elem[i];
-    __syncthreads();
-    T* target = out + scratch.base;
-    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) target[k] = staging[k];
 }
 
 // ---- InK-Compact with block sections (seed 001 §2.3) -------------------------------------

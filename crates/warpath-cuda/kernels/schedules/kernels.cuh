@@ -1,9 +1,12 @@
 // schedules/kernels.cuh — the instantiation lists: every schedule kernel for one estimator
 // E, as extern "C" entry points named <kernel>_<NAME> (the Rust side's typed launches name
-// them through ScheduleKernels in crates/warpath-cuda/src/strategy/launch.rs). A new
-// estimator gets every schedule with one line in its program:
-//   WARPATH_SCHEDULE_KERNELS(SurfaceEstimator, surface)   (in surface_schedules.cu)
-//   WARPATH_NAIVE_KERNEL(SurfaceEstimator, surface)       (in surface_megakernel.cu)
+// them through ScheduleKernelNames in crates/warpath-cuda/src/strategy/launch.rs). A new
+// estimator gets every schedule with one line per family program:
+//   WARPATH_NAIVE_KERNEL(SurfaceEstimator, surface)         (surface_megakernel.cu)
+//   WARPATH_WAVEFRONT_KERNELS(SurfaceEstimator, surface)    (surface_wavefront.cu)
+//   WARPATH_REGENERATION_KERNELS(SurfaceEstimator, surface) (surface_regeneration.cu)
+//   WARPATH_TILED_KERNELS(SurfaceEstimator, surface)        (surface_tiled.cu)
+//   WARPATH_STREAMING_KERNELS(SurfaceEstimator, surface)    (surface_streaming.cu)
 // extern "C" functions cannot be templates, hence the two macros; everything they call is.
 #pragma once
 #include "schedules/naive.cuh"
@@ -27,14 +30,18 @@
                                     static_cast<Stored*>(b.intermediate), b.state, in_count, first != 0); \
     }
 
-// Every other schedule (wavefront variants, regeneration, tiled, streaming).
-#define WARPATH_SCHEDULE_KERNELS(E, NAME)                                                              \
+// The schedules by family, one program each (`<estimator>_<family>.cu`), so that a render
+// compiles only the family its strategy uses: wavefront variants, regeneration, tiled,
+// streaming.
+#define WARPATH_WAVEFRONT_KERNELS(E, NAME)                                                             \
     WARPATH_WAVEFRONT_KERNEL(E, NAME, none, WAVEFRONT_NONE)                                            \
     WARPATH_WAVEFRONT_KERNEL(E, NAME, collate, WAVEFRONT_COLLATE)                                      \
     WARPATH_WAVEFRONT_KERNEL(E, NAME, lookback, WAVEFRONT_LOOKBACK)                                    \
     WARPATH_WAVEFRONT_KERNEL(E, NAME, separate, WAVEFRONT_SEPARATE)                                    \
     WARPATH_WAVEFRONT_KERNEL(E, NAME, sorted, WAVEFRONT_SORTED)                                        \
-    WARPATH_WAVEFRONT_KERNEL(E, NAME, sections, WAVEFRONT_SECTIONS)                                    \
+    WARPATH_WAVEFRONT_KERNEL(E, NAME, sections, WAVEFRONT_SECTIONS)
+
+#define WARPATH_REGENERATION_KERNELS(E, NAME)                                                          \
     extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_thread_##NAME(ScheduleArgs<E> a) { \
         regen_persistent<E, REGEN_THREAD>(a);                                                          \
     }                                                                                                  \
@@ -51,7 +58,9 @@
     extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)                                     \
         regen_device_extend_##NAME(ScheduleArgs<E> a, typename E::Stored* pool, unsigned int pool_size) { \
         regen_device_extend<E>(a, pool, pool_size);                                                    \
-    }                                                                                                  \
+    }
+
+#define WARPATH_TILED_KERNELS(E, NAME)                                                                 \
     extern "C" __global__ void __launch_bounds__(TILED_THREADS)                                        \
         tiled_global_##NAME(ScheduleArgs<E> a, typename E::Stored* path_memory) {                      \
         tiled_render<E>(a, path_memory + (size_t)blockIdx.x * TILED_PATHS);                            \
@@ -59,7 +68,9 @@
     extern "C" __global__ void __launch_bounds__(TILED_THREADS) tiled_shared_##NAME(ScheduleArgs<E> a) { \
         __shared__ typename E::Stored tile_paths[TILED_PATHS];                                         \
         tiled_render<E>(a, tile_paths);                                                                \
-    }                                                                                                  \
+    }
+
+#define WARPATH_STREAMING_KERNELS(E, NAME)                                                             \
     extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK)                                      \
         streaming_sk_scan_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                        \
         streaming_sk<E, false>(a, pool);                                                               \

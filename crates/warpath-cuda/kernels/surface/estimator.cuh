@@ -63,9 +63,13 @@ struct EstimatorContext {
 };
 
 __device__ __forceinline__ unsigned int lane_id() {
+#if defined(__CUDACC__)
     unsigned int lane;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
+#else
+    return 0u;  // the host build of the lockstep tests (crates/warpath-lockstep) runs one lane
+#endif
 }
 
 // counters[slot] += 1 for every calling lane, one atomicAdd per group of lanes with
@@ -103,7 +107,7 @@ __device__ __forceinline__ PathState generate(const EstimatorContext& ctx, unsig
 // The surface a ray hit, its shading frame oriented for the BSDF.
 struct SurfaceHit {
     float3 p;
-    float3 ng;  // geometric normal, flipped toward wo for opaque materials
+    float3 ng;  // geometric normal, flipped toward wo for two-sided opaque materials
     Frame frame;
     unsigned int material;
     float3 base_color;
@@ -134,8 +138,10 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     const Material& material = scene.materials[material_index];
     // Keep the shading normal on the geometric normal's side.
     if (dot(ns, ng) < 0.0f) ns = -ns;
+    // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
+    // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
     const float3 wo = -ray.d;
-    if (!is_transmissive(material) && dot(ng, wo) < 0.0f) {
+    if (!is_transmissive(material) && !is_one_sided(material) && dot(ng, wo) < 0.0f) {
         ng = -ng;
         ns = -ns;
     }

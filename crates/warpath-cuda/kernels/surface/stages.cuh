@@ -140,7 +140,9 @@ __device__ __forceinline__ void multistage_intersect(const SurfaceScheduleArgs& 
     if (intersect_closest(ctx.scene.bvh, ray, hit)) {
         q.hits[id] = make_float4(hit.t, hit.u, hit.v, __uint_as_float(hit.prim));
         const Material& material = ctx.scene.materials[ctx.scene.triangle_materials[hit.prim]];
-        const unsigned int kind = material_kind(material);
+        // A null boundary (never in a surface scene: those render with the volumetric
+        // estimator) shades as Black.
+        const unsigned int kind = material_kind(material) < MULTISTAGE_KINDS ? material_kind(material) : MATERIAL_BLACK;
         queue_push(q.material_ids + (size_t)kind * q.capacity, q.counts + MULTISTAGE_COUNT_KIND + kind, id);
     } else {
         PathState path = load_path_soa(q, id);

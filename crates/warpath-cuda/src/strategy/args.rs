@@ -63,40 +63,8 @@ pub struct StoredPath {
     pub radiance_bounce: [f32; 4],
 }
 
-/// The compaction state of an in-kernel compacting launch (`CompactionState` of
-/// compaction/compaction.cuh): the workspace's addresses and this launch's tiles.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct CompactionState {
-    pub ticket: u64,
-    pub count: u64,
-    pub tile_status: u64,
-    pub block_counts: u64,
-    pub section_counters: u64,
-    pub section_flags: u64,
-    pub section_offsets: u64,
-    pub tiles: u32,
-    pub _pad: u32,
-}
-
-impl CompactionState {
-    /// The state of a launch of `tiles` tiles over the workspace's seven addresses
-    /// (`CompactionWorkspace::pointers`).
-    pub fn new(addresses: [u64; 7], tiles: u32) -> Self {
-        let [ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets] = addresses;
-        CompactionState {
-            ticket,
-            count,
-            tile_status,
-            block_counts,
-            section_counters,
-            section_flags,
-            section_offsets,
-            tiles,
-            _pad: 0,
-        }
-    }
-}
+/// The compaction state of an in-kernel compacting launch: the compaction library's.
+pub use crate::compaction::CompactionState;
 
 /// The buffers of one wavefront extend launch (`WavefrontBuffers` in schedules/wavefront.cuh).
 #[repr(C)]
@@ -153,7 +121,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
 
 /// The device compiler's view of [`layout_entries`] (GPU test).
 pub fn device_layout_report(device: &CudaDevice) -> crate::error::CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &super::SURFACE.schedules, "strategies_layout_report", 96)
+    crate::layout::run_layout_report(device, &crate::kernels::SURFACE_STAGES, "strategies_layout_report", 96)
 }
 
 #[cfg(test)]

@@ -11,7 +11,10 @@ use super::catalog::WavefrontCompaction;
 use super::multistage::MultiStageQueues;
 use crate::compiler::KernelSource;
 use crate::error::CudaResult;
-use crate::kernels::{SURFACE_MEGAKERNEL, SURFACE_SCHEDULES};
+use crate::kernels::{
+    SURFACE_MEGAKERNEL, SURFACE_REGENERATION, SURFACE_STAGES, SURFACE_STREAMING, SURFACE_TILED, SURFACE_WAVEFRONT,
+    VOLUME_MEGAKERNEL, VOLUME_REGENERATION, VOLUME_STREAMING, VOLUME_TILED, VOLUME_WAVEFRONT,
+};
 use crate::runtime::CudaDevice;
 use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 
@@ -37,7 +40,8 @@ pub struct ScheduleKernelNames {
     pub streaming_mk_regen: &'static str,
 }
 
-/// The names `WARPATH_NAIVE_KERNEL(E, suffix)` and `WARPATH_SCHEDULE_KERNELS(E, suffix)` define.
+/// The names that `WARPATH_NAIVE_KERNEL(E, suffix)` and the four family macros of
+/// `schedules/kernels.cuh` (`WARPATH_WAVEFRONT_KERNELS`, …) define.
 macro_rules! schedule_kernel_names {
     ($suffix:literal) => {
         ScheduleKernelNames {
@@ -115,24 +119,66 @@ impl ScheduleKernelNames {
     }
 }
 
-/// An estimator's kernels on the GPU: the program of its naive megakernel, the program of
-/// its other schedules, and the instantiations' names.
+/// An estimator's kernels on the GPU: its programs — the naive megakernel, one per schedule
+/// family (so a render compiles only the family its strategy uses), its own stage list —
+/// and the instantiations' names. Kernel names say their family (`wavefront_…`, `regen_…`,
+/// `tiled_…`, `streaming_…`, `multistage_…`), which [`EstimatorKernels::program_for`] maps
+/// to its program.
 #[derive(Clone, Copy, Debug)]
 pub struct EstimatorKernels {
     /// The estimator's name, the suffix of its kernels (`surface`).
     pub name: &'static str,
     pub megakernel: KernelSource,
-    pub schedules: KernelSource,
+    pub wavefront: KernelSource,
+    pub regeneration: KernelSource,
+    pub tiled: KernelSource,
+    pub streaming: KernelSource,
+    /// The program of the estimator's stage list (multi-stage wavefront) and of the schedule
+    /// structs' layout report, if it has one.
+    pub stages_program: Option<KernelSource>,
     pub kernels: ScheduleKernelNames,
-    /// The estimator's own stage kernels (multi-stage wavefront), in `schedules`.
+    /// The estimator's own stage kernels (multi-stage wavefront), in `stages_program`.
     pub stages: &'static [&'static str],
 }
 
-/// The surface path tracer's kernels (`surface_megakernel.cu`, `surface_schedules.cu`).
+impl EstimatorKernels {
+    /// The program that defines `kernel` (one of this estimator's names).
+    pub fn program_for(&self, kernel: &str) -> &KernelSource {
+        let family = kernel.split('_').next().unwrap_or("");
+        match family {
+            "wavefront" => &self.wavefront,
+            "regen" => &self.regeneration,
+            "tiled" => &self.tiled,
+            "streaming" => &self.streaming,
+            "multistage" | "strategies" => self.stages_program.as_ref().unwrap_or(&self.megakernel),
+            _ => &self.megakernel,
+        }
+    }
+
+    /// Every schedule program but the megakernel and the stages, with its kernels.
+    pub fn family_programs(&self) -> Vec<(KernelSource, Vec<&'static str>)> {
+        let mut programs: Vec<(KernelSource, Vec<&'static str>)> = Vec::new();
+        for name in self.kernels.all().into_iter().filter(|&n| n != self.kernels.naive) {
+            let program = *self.program_for(name);
+            match programs.iter_mut().find(|(p, _)| p.name == program.name) {
+                Some((_, names)) => names.push(name),
+                None => programs.push((program, vec![name])),
+            }
+        }
+        programs
+    }
+}
+
+/// The surface path tracer's kernels (`surface_megakernel.cu`, `surface_<family>.cu`,
+/// `surface_stages.cu`).
 pub const SURFACE: EstimatorKernels = EstimatorKernels {
     name: "surface",
     megakernel: SURFACE_MEGAKERNEL,
-    schedules: SURFACE_SCHEDULES,
+    wavefront: SURFACE_WAVEFRONT,
+    regeneration: SURFACE_REGENERATION,
+    tiled: SURFACE_TILED,
+    streaming: SURFACE_STREAMING,
+    stages_program: Some(SURFACE_STAGES),
     kernels: schedule_kernel_names!("surface"),
     stages: &[
         SurfaceStage::Generate.kernel(),
@@ -141,6 +187,20 @@ pub const SURFACE: EstimatorKernels = EstimatorKernels {
         SurfaceStage::Shadow.kernel(),
         SurfaceStage::Finish.kernel(),
     ],
+};
+
+/// The volumetric path tracer's kernels (`volume_megakernel.cu`, `volume_<family>.cu`): every
+/// schedule but the multi-stage wavefront, whose stages are the surface estimator's.
+pub const VOLUME: EstimatorKernels = EstimatorKernels {
+    name: "volume",
+    megakernel: VOLUME_MEGAKERNEL,
+    wavefront: VOLUME_WAVEFRONT,
+    regeneration: VOLUME_REGENERATION,
+    tiled: VOLUME_TILED,
+    streaming: VOLUME_STREAMING,
+    stages_program: None,
+    kernels: schedule_kernel_names!("volume"),
+    stages: &[],
 };
 
 /// The kernels that take only the schedule arguments (`kernel(ScheduleArgs<E>)`).
@@ -255,7 +315,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
         }
         let name = self.estimator.kernels.wavefront(method);
         let first = first as u32;
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(buffers).arg(&in_count).arg(&first);
         self.finish(name, launch, Self::linear(grid, block))
@@ -267,7 +327,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
             return Ok(());
         }
         let name = self.estimator.kernels.persistent(kernel);
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args);
         self.finish(name, launch, Self::linear(grid, block))
@@ -279,7 +339,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
             return Ok(());
         }
         let name = self.estimator.kernels.with_pool(kernel);
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(&paths);
         self.finish(name, launch, Self::linear(grid, block))
@@ -301,7 +361,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
             RegenDeviceKernel::Fill => self.estimator.kernels.regen_device_fill,
             RegenDeviceKernel::Extend => self.estimator.kernels.regen_device_extend,
         };
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(&pool).arg(&pool_size);
         self.finish(name, launch, Self::linear(grid, block))
@@ -314,7 +374,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
             return Ok(());
         }
         let name = self.estimator.kernels.streaming_mk_regen;
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(&out).arg(&live).arg(&next).arg(&count);
         self.finish(name, launch, Self::linear(count.div_ceil(block), block))
@@ -336,7 +396,7 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
             return Ok(());
         }
         let name = stage.kernel();
-        let function = self.device.function(&self.estimator.schedules, name)?;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(queues);
         match stage {

@@ -21,7 +21,7 @@
 //!
 //! Estimators × schedules: every schedule kernel is a template over the estimator
 //! (`kernels/schedules/`), instantiated per estimator by one line
-//! (`kernels/surface_schedules.cu`: `WARPATH_SCHEDULE_KERNELS(SurfaceEstimator, surface)`);
+//! (`kernels/surface_<family>.cu`: `WARPATH_WAVEFRONT_KERNELS(SurfaceEstimator, surface)`, …);
 //! the multi-stage wavefront runs the estimator's own stage list (`kernels/surface/stages.cuh`).
 //!
 //! The module's files:
@@ -46,17 +46,16 @@ pub use args::{
     device_layout_report, layout_entries,
 };
 pub use catalog::{Strategy, WavefrontCompaction};
-pub use launch::{EstimatorKernels, SURFACE, ScheduleKernelNames};
+pub use launch::{EstimatorKernels, SURFACE, ScheduleKernelNames, VOLUME};
 pub use multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageQueues};
 pub use renderer::{
-    DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, PathCounters, StrategyRenderer,
+    DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
+    StrategyRenderer,
 };
 
-/// Every kernel of `surface_schedules.cu` the Rust side launches (checked by `kernels_compile`).
-pub fn surface_schedule_kernel_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> =
-        SURFACE.kernels.all().into_iter().filter(|&n| n != SURFACE.kernels.naive).collect();
-    names.extend_from_slice(SURFACE.stages);
+/// The kernels of `surface_stages.cu` the Rust side launches (checked by `kernels_compile`).
+pub fn surface_stage_kernel_names() -> Vec<&'static str> {
+    let mut names = SURFACE.stages.to_vec();
     names.push("strategies_layout_report");
     names
 }

@@ -2,17 +2,17 @@
 //! (regenerate dead slots, extend live ones) and streaming-mk (extend with device-wide
 //! InK-Collate, then append new camera paths after the survivors).
 
-use super::args::{CompactionState, SurfaceScheduleArgs, WavefrontBuffers};
+use super::args::{CompactionState, ScheduleArgs, WavefrontBuffers};
 use super::catalog::WavefrontCompaction;
-use super::launch::{RegenDeviceKernel, SURFACE};
-use super::renderer::{BLOCK, StrategyRenderer};
+use super::launch::RegenDeviceKernel;
+use super::renderer::{BLOCK, EstimatorScene, StrategyRenderer};
 use crate::compaction::CompactionWorkspace;
 use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
     /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
-    pub(super) fn run_regen_device(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
-        let grid = self.resident_grid(SURFACE.kernels.regen_device_extend, BLOCK)? * self.pool_factor;
+    pub(super) fn run_regen_device<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
+        let grid = self.resident_grid(self.estimator.kernels.regen_device_extend, BLOCK)? * self.pool_factor;
         let pool_size = grid * BLOCK;
         // Every slot starts dead (zero): another strategy may have left paths in the buffer.
         let pool = self.path_buffer(0, pool_size as usize)?;
@@ -32,9 +32,9 @@ impl StrategyRenderer<'_> {
     }
 
     /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
-    pub(super) fn run_streaming_mk(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+    pub(super) fn run_streaming_mk<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
         let device = self.device;
-        let capacity = self.resident_grid(SURFACE.kernels.wavefront_collate, BLOCK)? * BLOCK * self.pool_factor;
+        let capacity = self.resident_grid(self.estimator.kernels.wavefront_collate, BLOCK)? * BLOCK * self.pool_factor;
         let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
         if self.compaction.is_none() {
             self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);

@@ -1,24 +1,30 @@
 //! [`StrategyRenderer`]: a scene uploaded once, its film and counters, and the progressive
-//! passes that run the chosen [`Strategy`] over the surface estimator. A pass is split into
+//! passes that run the chosen [`Strategy`] over the scene's estimator — the surface path
+//! tracer, or the volumetric one for scenes with media or index-matched boundaries (the same
+//! schedules, instantiated per estimator: [`EstimatorKernels`]). A pass is split into
 //! waves (`ScheduleArgs` of each wave, [`super::args`]); each wave runs through the typed
 //! launches of [`super::launch`]; the host loops of the strategies with a launch per bounce or
 //! step live in `wavefront.rs`, `pools.rs` and `multistage.rs`.
 
-use super::args::SurfaceScheduleArgs;
+use super::args::{ScheduleArgs, SurfaceScheduleArgs};
 use super::catalog::Strategy;
-use super::launch::{PersistentKernel, PoolKernel, SURFACE, ScheduleLaunch};
+use super::launch::{EstimatorKernels, PersistentKernel, PoolKernel, SURFACE, ScheduleLaunch, VOLUME};
 use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
+use crate::film::DeviceFilm;
 use crate::megakernel::DEFAULT_BLOCK;
 use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
-use glam::Vec3;
+use crate::volume_upload::{DeviceMedia, DeviceVolumeSceneArgs, counter_slots};
+use cudarc::driver::DeviceRepr;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_scene::{RenderSettings, Scene};
 
+/// The deepest max_depth the surface estimator's counters cover (one slot per bounce).
+pub const MAX_COUNTED_SURFACE_DEPTH: u32 = 4096;
 /// Threads per block of the wavefront, regeneration and streaming kernels.
 pub(super) const BLOCK: u32 = 256;
 /// Threads per block and paths per tile of the tiled kernels (seed 000: 64 × M, M = 8).
@@ -43,16 +49,35 @@ pub struct PathCounters {
     pub active_warps_per_bounce: Vec<u64>,
     /// Sum over those warp executions of their cycles (the slowest lane's, per warp).
     pub warp_cycles_per_bounce: Vec<u64>,
-    /// Extension rays traced (camera rays included).
+    /// Extension rays traced (camera rays included; the volumetric estimator counts every
+    /// closest-hit query, null boundaries included).
     pub extension_rays: u64,
     pub shadow_rays: u64,
+    /// Volumetric estimator: tentative collisions of delta and ratio tracking.
+    pub tracking_steps: u64,
+    /// Volumetric estimator: density grid reads.
+    pub density_lookups: u64,
+    /// Volumetric estimator: albedo grid reads.
+    pub albedo_lookups: u64,
 }
 
-/// The film on the device: 3 floats of sum and of squared sum, one count, per pixel.
-pub(super) struct DeviceFilm {
-    pub(super) sum: DeviceBuffer<[f32; 3]>,
-    pub(super) sum_sq: DeviceBuffer<[f32; 3]>,
-    pub(super) count: DeviceBuffer<u32>,
+/// The scene arguments of an estimator's schedule kernels (`E::Scene`): the surface
+/// estimator's [`DeviceSceneArgs`] or the volumetric one's [`DeviceVolumeSceneArgs`].
+pub(crate) trait EstimatorScene: DeviceRepr + Copy {
+    /// The surface estimator's arguments, for the strategies only it has (multi-stage).
+    fn surface_args(args: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs>;
+}
+
+impl EstimatorScene for DeviceSceneArgs {
+    fn surface_args(args: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs> {
+        Some(args)
+    }
+}
+
+impl EstimatorScene for DeviceVolumeSceneArgs {
+    fn surface_args(_: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs> {
+        None
+    }
 }
 
 /// Kernel times of a strategy with per-bounce launches (wavefront): milliseconds per bounce
@@ -78,6 +103,10 @@ impl LaunchTimes {
 pub struct StrategyRenderer<'d> {
     pub(super) device: &'d CudaDevice,
     pub scene: DeviceScene,
+    /// The scene's media (the volumetric estimator runs when this is set).
+    pub media: Option<DeviceMedia>,
+    /// The kernels of the estimator the scene needs.
+    pub(super) estimator: &'static EstimatorKernels,
     pub(super) film: DeviceFilm,
     /// `[extension, shadow, paths 0..=D, warps 0..=D, cycles 0..=D]` when instrumentation is on.
     pub(super) counters: Option<DeviceBuffer<u64>>,
@@ -103,8 +132,10 @@ impl<'d> StrategyRenderer<'d> {
     }
 
     /// Builds the BVH (`bvh_kind`) over the scene's triangles, converts and uploads it with
-    /// the scene and its lights, and allocates a zeroed film of `settings.width × height`.
-    /// The strategy starts as [`Strategy::Naive`].
+    /// the scene, its lights and its media, and allocates a zeroed film of
+    /// `settings.width × height`. Scenes with media or index-matched boundaries render with
+    /// the volumetric estimator, the others with the surface path tracer. The strategy
+    /// starts as [`Strategy::Naive`].
     pub fn new(
         device: &'d CudaDevice,
         scene: &Scene,
@@ -114,16 +145,15 @@ impl<'d> StrategyRenderer<'d> {
         let soup = scene.triangle_soup();
         let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
         let lights = scene.light_set();
+        let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
+        let estimator = if media.is_some() { &VOLUME } else { &SURFACE };
         let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
-        let pixels = settings.width as usize * settings.height as usize;
-        let film = DeviceFilm {
-            sum: DeviceBuffer::zeroed(device, pixels)?,
-            sum_sq: DeviceBuffer::zeroed(device, pixels)?,
-            count: DeviceBuffer::zeroed(device, pixels)?,
-        };
+        let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
             device,
             scene,
+            media,
+            estimator,
             film,
             counters: None,
             block: DEFAULT_BLOCK,
@@ -142,6 +172,11 @@ impl<'d> StrategyRenderer<'d> {
 
     pub fn strategy(&self) -> Strategy {
         self.strategy
+    }
+
+    /// The estimator the scene renders with (`surface` or `volume`).
+    pub fn estimator_name(&self) -> &'static str {
+        self.estimator.name
     }
 
     /// Chooses the strategy of the next passes (the film and counters are kept).
@@ -180,10 +215,25 @@ impl<'d> StrategyRenderer<'d> {
         self.pool_factor = factor.max(1);
     }
 
+    /// Slots per counter table: the surface estimator keeps one per bounce up to max_depth,
+    /// the volumetric one at most 1024 (its max_depth may be unlimited).
+    fn counter_table_slots(&self) -> usize {
+        let max_depth = self.scene.params.max_depth;
+        if self.media.is_some() { counter_slots(max_depth) as usize } else { max_depth as usize + 1 }
+    }
+
     /// Turns the per-bounce path counters on (zeroed) or off.
     pub fn set_instrumentation(&mut self, enabled: bool) -> CudaResult<()> {
+        if enabled && self.media.is_none() && self.scene.params.max_depth > MAX_COUNTED_SURFACE_DEPTH {
+            return Err(CudaError::InvalidArgument(format!(
+                "counting rays needs max_depth ≤ {MAX_COUNTED_SURFACE_DEPTH} with the surface path tracer (it keeps a \
+                 counter per bounce); this render has {}",
+                self.scene.params.max_depth
+            )));
+        }
         self.counters = if enabled {
-            let slots = 2 + 3 * (self.scene.params.max_depth as usize + 1);
+            // [extension, shadow, paths × S, warps × S, cycles × S] (+ three tracking totals).
+            let slots = 2 + 3 * self.counter_table_slots() + if self.media.is_some() { 3 } else { 0 };
             Some(DeviceBuffer::zeroed(self.device, slots)?)
         } else {
             None
@@ -204,9 +254,7 @@ impl<'d> StrategyRenderer<'d> {
 
     /// Zeroes the film, the counters and the launch times.
     pub fn reset(&mut self) -> CudaResult<()> {
-        self.film.sum.clear(self.device)?;
-        self.film.sum_sq.clear(self.device)?;
-        self.film.count.clear(self.device)?;
+        self.film.clear(self.device)?;
         if let Some(counters) = &mut self.counters {
             counters.clear(self.device)?;
         }
@@ -216,8 +264,15 @@ impl<'d> StrategyRenderer<'d> {
         Ok(())
     }
 
-    /// Adds samples `first_sample .. first_sample + count` of every pixel to the film.
+    /// Adds samples `first_sample .. first_sample + count` of every pixel to the film: the
+    /// strategy's kernels write the film's per-pass f32 sums, then the pass is merged into its
+    /// f64 accumulation on the GPU ([`DeviceFilm::merge_pass`]).
     pub fn render_pass(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
+        self.render_pass_unmerged(first_sample, count)?;
+        self.film.merge_pass(self.device)
+    }
+
+    fn render_pass_unmerged(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
         if first_sample.checked_add(count).is_none() {
             return Err(CudaError::InvalidArgument(format!(
                 "samples {first_sample} + {count} overflow the 32-bit sample index"
@@ -226,10 +281,21 @@ impl<'d> StrategyRenderer<'d> {
         if count == 0 {
             return Ok(());
         }
+        match &self.media {
+            None => self.render_pass_with(self.scene.args(self.device), first_sample, count),
+            Some(media) => {
+                let args = media.args(self.device, self.scene.args(self.device), self.scene.params.max_depth);
+                self.render_pass_with(args, first_sample, count)
+            }
+        }
+    }
+
+    /// A pass with the estimator whose scene arguments are `scene`.
+    fn render_pass_with<S: EstimatorScene>(&mut self, scene: S, first_sample: u32, count: u32) -> CudaResult<()> {
         let (width, height) = (self.scene.params.width, self.scene.params.height);
         if self.strategy == Strategy::Naive {
             // One launch over the image: the whole pass in each thread, no waves.
-            let args = self.args(first_sample, 0, width.div_ceil(8), 0, 0);
+            let args = self.args(scene, first_sample, 0, width.div_ceil(8), 0, 0);
             return self.launcher(&args).naive(self.block, count);
         }
         let tiles_x = width.div_ceil(8);
@@ -247,7 +313,7 @@ impl<'d> StrategyRenderer<'d> {
             let mut base = 0u32;
             while base < pass_paths {
                 let wave = self.max_wave_paths.min(pass_paths - base);
-                let args = self.args(first_sample + done, padded, tiles_x, base, wave);
+                let args = self.args(scene, first_sample + done, padded, tiles_x, base, wave);
                 self.run_wave(&args)?;
                 base += wave;
             }
@@ -256,24 +322,25 @@ impl<'d> StrategyRenderer<'d> {
         Ok(())
     }
 
-    fn args(
+    fn args<S: EstimatorScene>(
         &self,
+        scene: S,
         first_sample: u32,
         padded_pixels: u32,
         tiles_x: u32,
         path_base: u32,
         wave: u32,
-    ) -> SurfaceScheduleArgs {
+    ) -> ScheduleArgs<S> {
         let device = self.device;
         let (lo, hi) = self.scene.bounds;
         let scale = |k: usize| {
             let extent = hi[k] - lo[k];
             if extent > 0.0 { 1024.0 / extent } else { 0.0 }
         };
-        SurfaceScheduleArgs {
-            film_sum: self.film.sum.address(device),
-            film_sum_sq: self.film.sum_sq.address(device),
-            film_count: self.film.count.address(device),
+        ScheduleArgs {
+            film_sum: self.film.pass_sum.address(device),
+            film_sum_sq: self.film.pass_sum_sq.address(device),
+            film_count: self.film.pass_count.address(device),
             counters: self.counters.as_ref().map_or(0, |c| c.address(device)),
             work: self.work.address(device),
             morton_lo: lo,
@@ -286,13 +353,13 @@ impl<'d> StrategyRenderer<'d> {
             path_base,
             wave_paths: wave,
             _pad: 0,
-            scene: self.scene.args(device),
+            scene,
         }
     }
 
-    /// The typed launches of the surface estimator's schedules with `args`.
-    pub(super) fn launcher<'a>(&'a self, args: &'a SurfaceScheduleArgs) -> ScheduleLaunch<'a, DeviceSceneArgs> {
-        ScheduleLaunch { device: self.device, estimator: &SURFACE, args }
+    /// The typed launches of the scene's estimator's schedules with `args`.
+    pub(super) fn launcher<'a, S: EstimatorScene>(&'a self, args: &'a ScheduleArgs<S>) -> ScheduleLaunch<'a, S> {
+        ScheduleLaunch { device: self.device, estimator: self.estimator, args }
     }
 
     /// Path buffer `index` with room for `len` paths (grown, never shrunk; zeroed, i.e. all
@@ -308,7 +375,7 @@ impl<'d> StrategyRenderer<'d> {
     }
 
     pub(super) fn resident_grid(&self, kernel: &'static str, block: u32) -> CudaResult<u32> {
-        let function = self.device.function(&SURFACE.schedules, kernel)?;
+        let function = self.device.function(self.estimator.program_for(kernel), kernel)?;
         let per_sm = self.device.blocks_per_multiprocessor(&function, block)?;
         Ok(per_sm * self.device.info().multiprocessors)
     }
@@ -322,10 +389,10 @@ impl<'d> StrategyRenderer<'d> {
         Ok([values[0], values[1]])
     }
 
-    fn run_wave(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+    fn run_wave<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
         self.reset_work(0, 0)?;
         let wave = args.wave_paths;
-        let names = &SURFACE.kernels;
+        let names = &self.estimator.kernels;
         match self.strategy {
             Strategy::Naive => unreachable!("the naive strategy runs the megakernel"),
             Strategy::Wavefront(method) => self.run_wavefront(args, method),
@@ -358,32 +425,34 @@ impl<'d> StrategyRenderer<'d> {
                 self.launcher(args).with_pool(kernel, grid, BLOCK, pool)
             }
             Strategy::StreamingMk => self.run_streaming_mk(args),
-            Strategy::MultiStage => self.run_multistage(args),
+            Strategy::MultiStage => match S::surface_args(args) {
+                Some(surface) => self.run_multistage(surface),
+                None => Err(CudaError::InvalidArgument(format!(
+                    "the multi-stage wavefront runs the surface estimator's own stages; the {} estimator has no \
+                     stage list yet (choose another --strategy)",
+                    self.estimator.name
+                ))),
+            },
         }
     }
 
-    /// The film so far.
+    /// The film so far (every pass merged, in f64).
     pub fn download_film(&self) -> CudaResult<Film> {
-        let (width, height) = (self.scene.params.width, self.scene.params.height);
-        let mut film = Film::new(width, height);
-        film.sum = self.film.sum.download(self.device)?.into_iter().map(Vec3::from_array).collect();
-        film.sum_sq = self.film.sum_sq.download(self.device)?.into_iter().map(Vec3::from_array).collect();
-        film.count = self.film.count.download(self.device)?;
-        Ok(film)
+        self.film.download(self.device)
     }
 
     /// The counters so far (all zero when instrumentation is off).
     pub fn counters(&self) -> CudaResult<PathCounters> {
         let Some(buffer) = &self.counters else { return Ok(PathCounters::default()) };
         let values = buffer.download(self.device)?;
-        Ok(parse_counters(&values, self.scene.params.max_depth as usize + 1))
+        Ok(parse_counters(&values, self.counter_table_slots()))
     }
 
     /// Registers, local memory, static shared memory and resident blocks per SM of the
     /// kernels a strategy launches.
     pub fn kernel_resources(&self, strategy: Strategy) -> CudaResult<Vec<KernelResources>> {
-        let k = &SURFACE.kernels;
-        let stages = || SURFACE.stages.iter().map(|&name| (name, BLOCK)).collect::<Vec<_>>();
+        let k = &self.estimator.kernels;
+        let stages = || self.estimator.stages.iter().map(|&name| (name, BLOCK)).collect::<Vec<_>>();
         let names: Vec<(&'static str, u32)> = match strategy {
             Strategy::Naive => vec![(k.naive, 64)],
             Strategy::Wavefront(method) => vec![(k.wavefront(method), BLOCK)],
@@ -401,7 +470,7 @@ impl<'d> StrategyRenderer<'d> {
         names
             .iter()
             .map(|&(name, block)| {
-                let source = if strategy == Strategy::Naive { &SURFACE.megakernel } else { &SURFACE.schedules };
+                let source = self.estimator.program_for(name);
                 let function = self.device.function(source, name)?;
                 let attribute = |attribute| {
                     function.get_attribute(attribute).map_err(|e| CudaError::driver("cuFuncGetAttribute", e))
@@ -469,11 +538,16 @@ pub(super) fn parse_counters(values: &[u64], slots: usize) -> PathCounters {
     let mut warp_cycles_per_bounce = table(2);
     active_warps_per_bounce.truncate(bounces);
     warp_cycles_per_bounce.truncate(bounces);
+    // The volumetric estimator's three tracking totals follow the tables.
+    let extra = |k: usize| values.get(2 + 3 * slots + k).copied().unwrap_or(0);
     PathCounters {
         active_per_bounce,
         active_warps_per_bounce,
         warp_cycles_per_bounce,
         extension_rays: values.first().copied().unwrap_or(0),
         shadow_rays: values.get(1).copied().unwrap_or(0),
+        tracking_steps: extra(0),
+        density_lookups: extra(1),
+        albedo_lookups: extra(2),
     }
 }

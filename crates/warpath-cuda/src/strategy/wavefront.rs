@@ -2,16 +2,20 @@
 //! the live paths, their count read back to size the next launch, with the compaction
 //! method of [`WavefrontCompaction`] (kernels: `kernels/schedules/wavefront.cuh`).
 
-use super::args::{CompactionState, SurfaceScheduleArgs, WavefrontBuffers};
+use super::args::{CompactionState, ScheduleArgs, WavefrontBuffers};
 use super::catalog::WavefrontCompaction;
-use super::renderer::{BLOCK, StrategyRenderer, add_at};
+use super::renderer::{BLOCK, EstimatorScene, StrategyRenderer, add_at};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactionWorkspace, out_of_kernel_prefix};
 use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
     /// Whole-frame wavefront: one launch per bounce until no path is left.
-    pub(super) fn run_wavefront(&mut self, args: &SurfaceScheduleArgs, method: WavefrontCompaction) -> CudaResult<()> {
+    pub(super) fn run_wavefront<S: EstimatorScene>(
+        &mut self,
+        args: &ScheduleArgs<S>,
+        method: WavefrontCompaction,
+    ) -> CudaResult<()> {
         let device = self.device;
         let wave = args.wave_paths;
         let paths = [self.path_buffer(0, wave as usize)?, self.path_buffer(1, wave as usize)?];

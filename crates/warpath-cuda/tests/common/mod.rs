@@ -79,7 +79,7 @@ pub fn environment_map() -> EnvMap {
 }
 
 /// Every material kind under an environment map and a small area light, with a textured
-/// floor, shading normals and a thin-lens camera.
+/// floor, shading normals, a one-sided card seen from behind and a thin-lens camera.
 pub fn material_scene() -> Scene {
     let mut scene = Scene { name: "gpu-megakernel-materials".into(), ..Default::default() };
     let materials = [
@@ -91,6 +91,7 @@ pub fn material_scene() -> Scene {
         Material::blinn(Vec3::new(0.4, 0.2, 0.1), Vec3::splat(0.4), 40.0),
         Material::car_paint(Vec3::new(0.1, 0.2, 0.5), Vec3::splat(0.3), 60.0, 1.5),
         Material::emitter(Vec3::new(8.0, 7.0, 6.0)),
+        Material::diffuse(Vec3::new(0.7, 0.5, 0.3)).with_one_sided(),
     ];
     scene.materials = materials.to_vec();
     scene.material_names = (0..materials.len()).map(|i| format!("m{i}")).collect();
@@ -124,9 +125,162 @@ pub fn material_scene() -> Scene {
         1.0,
         7,
     );
+    // A one-sided card facing away from the camera: black from the camera's side, lit on the
+    // far side (paths reach both faces).
+    add_quad(
+        &mut scene,
+        [
+            Vec3::new(-3.5, -1.0, -1.5),
+            Vec3::new(-3.5, 0.5, -1.5),
+            Vec3::new(-1.8, 0.5, -1.5),
+            Vec3::new(-1.8, -1.0, -1.5),
+        ],
+        1.0,
+        8,
+    );
     scene.environment = Environment::Map(environment_map());
     let mut camera = Camera::look_at(Vec3::new(0.0, 1.2, 6.0), Vec3::new(0.0, -0.4, 0.0), Vec3::Y, 45.0);
     camera.aperture_radius = 0.05;
     scene.camera = camera;
+    scene
+}
+
+/// A heterogeneous volume scene for the volumetric estimator's GPU tests: a smooth, lumpy
+/// density grid (HG g 0.5, an RGB albedo grid) behind a null cube, a glass sphere holding a
+/// homogeneous tinted medium (media changed by BSDF transmission), a diffuse floor, an area
+/// light and a constant sky; one tentative-collision-heavy and one light-transport-heavy part.
+pub fn volume_scene() -> Scene {
+    use std::sync::Arc;
+    use warpath_volume::{Medium, MediumAlbedo, VolumeGrid};
+    let text = r#"
+[camera]
+look_at = { origin = [0, 1.0, 5.5], target = [0, 0, 0] }
+fov = 40
+
+[[material]]
+name = "boundary"
+type = "null"
+
+[[material]]
+name = "glass"
+type = "glass"
+ior = 1.33
+
+[[material]]
+name = "floor"
+type = "diffuse"
+base_color = [0.7, 0.6, 0.5]
+
+[[material]]
+name = "light"
+type = "black"
+emission = [12, 10, 8]
+
+[[medium]]
+name = "cloud"
+type = "grid"
+density = { constant = 1.0, resolution = [2, 2, 2] }
+bounds = [[-1.8, -0.9, -0.9], [0.2, 1.1, 0.9]]
+
+[[medium]]
+name = "ink"
+type = "homogeneous"
+sigma_t = [1.5, 2.5, 4.0]
+albedo = [0.9, 0.8, 0.6]
+g = -0.3
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "cloud"
+translate = [-0.8, 0.1, 0]
+scale = [1.0, 1.0, 0.9]
+
+[[shape]]
+type = "sphere"
+material = "glass"
+interior = "ink"
+translate = [1.1, -0.2, 0.3]
+scale = 0.7
+
+[[shape]]
+type = "rectangle"
+material = "floor"
+translate = [0, -0.9, 0]
+rotate = { axis = [1, 0, 0], angle = -90 }
+scale = 4
+
+[[shape]]
+type = "rectangle"
+material = "light"
+translate = [0.5, 2.8, 0.5]
+rotate = { axis = [1, 0, 0], angle = 90 }
+scale = 0.5
+
+[environment]
+type = "constant"
+radiance = [0.3, 0.35, 0.45]
+"#;
+    let mut scene = warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("gpu-volume.toml"))
+        .expect("the volume test scene parses");
+    scene.name = "gpu-volume".into();
+    // Replace the constant grid by a lumpy one with an RGB albedo grid.
+    let density = Arc::new(VolumeGrid::from_fn([24, 20, 18], |i, j, k| {
+        let (x, y, z) = (i as f32 / 23.0, j as f32 / 19.0, k as f32 / 17.0);
+        let blob = (-((x - 0.4).powi(2) + (y - 0.5).powi(2) + (z - 0.5).powi(2)) * 9.0).exp();
+        let ripple = 0.5 + 0.5 * (12.0 * x + 7.0 * y).sin() * (9.0 * z).cos();
+        (3.0 * blob * ripple).max(0.0)
+    }));
+    let albedo_data: Vec<f32> = (0..8 * 8 * 8)
+        .flat_map(|v| {
+            let t = v as f32 / 511.0;
+            [0.95 - 0.4 * t, 0.7 + 0.25 * t, 0.85]
+        })
+        .collect();
+    let albedo = Arc::new(VolumeGrid::new([8, 8, 8], 3, albedo_data).expect("an 8³ RGB grid"));
+    let old = &scene.media[0];
+    scene.media[0] =
+        Medium::grid("cloud", density, 2.5, MediumAlbedo::Grid(albedo), 0.5, old.to_world, 4).expect("a valid medium");
+    scene
+}
+
+/// Seed 003's 3D-print setting at test size: a constant density of 100 (albedo 0.9) behind
+/// a rough dielectric boundary (GGX α 0.1, interior 1.05 over exterior 1.01), a constant sky
+/// of radiance 1, no other light, no Russian roulette.
+pub fn dense_volume_scene() -> Scene {
+    let text = r#"
+[render]
+rr_threshold = 0
+
+[camera]
+look_at = { origin = [2.2, 1.6, 3.0], target = [0, 0, 0] }
+fov = 35
+
+[[material]]
+name = "coating"
+type = "rough-dielectric"
+ior = 1.0396
+roughness = 0.3162
+
+[[medium]]
+name = "print"
+type = "grid"
+density = { constant = 100.0, resolution = [10, 10, 10] }
+albedo = 0.9
+bounds = [[-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]]
+
+[[shape]]
+type = "cube"
+material = "coating"
+interior = "print"
+scale = 0.5
+
+[environment]
+type = "constant"
+radiance = 1
+"#;
+    let mut scene = warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("gpu-dense.toml"))
+        .expect("the dense volume test scene parses");
+    scene.name = "gpu-dense-volume".into();
     scene
 }

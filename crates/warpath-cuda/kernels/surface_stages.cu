@@ -1,12 +1,9 @@
-// surface_schedules.cu — every path scheduling strategy (issue 5) over the surface
-// estimator: the instantiation list of schedules/kernels.cuh for SurfaceEstimator (kernels
-// named <schedule>_surface), the estimator's stage list for the multi-stage wavefront
-// (surface/stages.cuh), and the layout report of the structs they take. The naive
-// megakernel is surface_megakernel.cu. Host side: crates/warpath-cuda/src/strategy/.
+// surface_stages.cu — the surface estimator's stage list for the multi-stage wavefront
+// (surface/stages.cuh), and the layout report of the structs every schedule takes. The
+// naive megakernel is surface_megakernel.cu, the other schedules surface_<family>.cu. Host
+// side: crates/warpath-cuda/src/strategy/.
 #include "schedules/kernels.cuh"
 #include "surface/stages.cuh"
-
-WARPATH_SCHEDULE_KERNELS(SurfaceEstimator, surface)
 
 // sizeof/offsetof of SurfaceScheduleArgs, StoredPath, WavefrontBuffers and MultiStageQueues as the device compiler sees them, in the
 // order of warpath_cuda::strategy::args::layout_entries.

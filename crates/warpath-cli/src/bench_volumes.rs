@@ -1,0 +1,309 @@
+//! `warpath bench volumes`: the volumetric path tracer on the GPU (issue 11), scene by scene,
+//! in one run: the time of a render at the scene's settings (or the ones given), Msamples/s
+//! and millions of path vertices per second (seed 003's unit: path extensions), and per path
+//! the tracking steps and density lookups — for each schedule asked for and each majorant
+//! cell size (the scene's majorant grid, one global majorant, ...), with a per-pixel z test
+//! that every image agrees with the first (same estimator, different tentative collisions),
+//! and optionally the CPU reference on the same scene.
+//! Timed runs have instrumentation off; one extra instrumented run (at most `--count-spp`
+//! samples per pixel) gives the counts. Prints markdown (the table last), optionally JSON.
+
+use crate::BvhKind;
+use crate::commands::{check_resolution, load_scene};
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use warpath_core::film::Film;
+use warpath_cpu::{CpuRenderer, RenderOptions};
+use warpath_cuda::{CudaDevice, Strategy, StrategyRenderer};
+use warpath_scene::{RenderSettings, Scene};
+
+#[derive(clap::Args)]
+pub struct VolumesArgs {
+    /// Volume scenes (paths), e.g. scenes/cloud.toml scenes/cgg-logo.toml scenes/ad.toml
+    /// scenes/mri.toml.
+    #[arg(required = true)]
+    pub scenes: Vec<String>,
+    /// Image size WIDTHxHEIGHT [default: each scene's].
+    #[arg(long, value_parser = crate::parse_resolution)]
+    pub resolution: Option<(u32, u32)>,
+    /// Samples per pixel [default: each scene's].
+    #[arg(long)]
+    pub spp: Option<u32>,
+    /// Maximum scattering vertices [default: each scene's].
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Russian roulette threshold (0: none, as seed 003 measures) [default: each scene's].
+    #[arg(long)]
+    pub rr_threshold: Option<f32>,
+    /// Samples per pixel of one GPU pass.
+    #[arg(long, default_value_t = 16)]
+    pub spp_per_pass: u32,
+    /// The GPU schedules to time (any but multistage), each with every majorant.
+    #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy, default_value = "naive")]
+    pub strategies: Vec<Strategy>,
+    /// Majorant cells to compare, in voxels per cell along each axis ("scene": the scene's
+    /// `majorant_cell`; 0: one global majorant). The first is the reference of the z test.
+    #[arg(long, value_delimiter = ',', default_value = "scene,0")]
+    pub majorant_cells: Vec<String>,
+    /// Timed renders per configuration (median reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Samples per pixel of the instrumented run that counts steps and lookups.
+    #[arg(long, default_value_t = 16)]
+    pub count_spp: u32,
+    /// Also time the CPU reference on the same scene, at this many samples per pixel.
+    #[arg(long)]
+    pub cpu_spp: Option<u32>,
+    #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
+    pub bvh: BvhKind,
+    /// Also write the results as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Serialize, Clone)]
+struct Row {
+    scene: String,
+    majorant: String,
+    width: u32,
+    height: u32,
+    spp: u32,
+    max_depth: u32,
+    strategy: String,
+    median_seconds: f64,
+    run_seconds: Vec<f64>,
+    msamples_per_second: f64,
+    /// Path vertices (paths entering extend) per second, millions.
+    mextensions_per_second: f64,
+    extensions_per_path: f64,
+    tracking_steps_per_path: f64,
+    density_lookups_per_path: f64,
+    albedo_lookups_per_path: f64,
+    /// Against the majorant-grid image: mean z² and the fraction of |z| > 4 channels.
+    mean_z2_vs_grid: Option<f64>,
+    outliers_vs_grid: Option<f64>,
+}
+
+pub fn run(args: VolumesArgs) -> Result<()> {
+    let device = CudaDevice::open(0).context("bench volumes needs a CUDA device")?;
+    let info = device.info();
+    println!("- GPU: {}, {} SMs, driver CUDA {}\n", info.name, info.multiprocessors, info.driver_version_string());
+    if args.strategies.contains(&Strategy::MultiStage) {
+        bail!("the multi-stage wavefront has no volume stage list; choose other --strategies");
+    }
+    let mut cells_list = Vec::new();
+    for c in &args.majorant_cells {
+        cells_list.push(match c.as_str() {
+            "scene" => None,
+            n => {
+                Some(n.parse::<u32>().ok().filter(|&n| n <= 4096).with_context(|| {
+                    format!("--majorant-cells: '{n}' is not 'scene' or a number of voxels 0 ..= 4096")
+                })?)
+            }
+        });
+    }
+    let mut rows = Vec::new();
+    let mut cpu_lines = Vec::new();
+    for name in &args.scenes {
+        let scene = load_scene(name)?;
+        if !scene.needs_volume_estimator() {
+            bail!("{name}: the scene has no media");
+        }
+        let settings = settings(&scene, &args)?;
+        let mut reference_film = None;
+        for &strategy in &args.strategies {
+            for &cells in &cells_list {
+                let mut scene = scene.clone();
+                let label = match cells {
+                    None => "scene".to_string(),
+                    Some(0) => "global".to_string(),
+                    Some(n) => format!("{n} voxels"),
+                };
+                if let Some(cells) = cells {
+                    scene.media = scene.media.into_iter().map(|m| m.with_majorant_cells(cells)).collect();
+                }
+                let (mut row, film) = measure(&device, &scene, &settings, &args, strategy, &label)?;
+                match &reference_film {
+                    Some(reference) => {
+                        let (z2, outliers) = z_test(reference, &film);
+                        row.mean_z2_vs_grid = Some(z2);
+                        row.outliers_vs_grid = Some(outliers);
+                    }
+                    None => reference_film = Some(film),
+                }
+                eprintln!(
+                    "{}: {strategy}, {label} majorant: {:.2} s, {:.2} Msamples/s, {:.1} lookups/path",
+                    scene.name, row.median_seconds, row.msamples_per_second, row.density_lookups_per_path
+                );
+                rows.push(row);
+            }
+        }
+        if let Some(spp) = args.cpu_spp {
+            let s = RenderSettings { spp, ..settings.clone() };
+            let renderer = CpuRenderer::new(&scene, args.bvh.build_kind());
+            let start = Instant::now();
+            renderer.render(
+                &RenderOptions { spp_per_pass: 1, ..RenderOptions::from_settings(&s) },
+                &AtomicBool::new(false),
+                |_| {},
+            );
+            let seconds = start.elapsed().as_secs_f64();
+            let msps = s.width as f64 * s.height as f64 * spp as f64 / seconds / 1e6;
+            cpu_lines.push(format!(
+                "| {} | CPU ({} threads) | {spp} | {seconds:.2} | {msps:.4} |",
+                scene.name,
+                rayon::current_num_threads()
+            ));
+        }
+    }
+    println!("## Volumetric path tracer on the GPU\n");
+    println!(
+        "| scene | schedule | majorant | size | spp | max depth | time (s) | Msamples/s | M vertices/s | vertices/path | tracking steps/path | density lookups/path | albedo lookups/path | mean z² vs first (\\|z\\|>4) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let z = match (r.mean_z2_vs_grid, r.outliers_vs_grid) {
+            (Some(z2), Some(o)) => format!("{z2:.3} ({:.3}%)", 100.0 * o),
+            _ => "—".into(),
+        };
+        println!(
+            "| {} | {} | {} | {}x{} | {} | {} | {:.3} | {:.2} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {z} |",
+            r.scene,
+            r.strategy,
+            r.majorant,
+            r.width,
+            r.height,
+            r.spp,
+            r.max_depth,
+            r.median_seconds,
+            r.msamples_per_second,
+            r.mextensions_per_second,
+            r.extensions_per_path,
+            r.tracking_steps_per_path,
+            r.density_lookups_per_path,
+            r.albedo_lookups_per_path
+        );
+    }
+    if !cpu_lines.is_empty() {
+        println!("\n| scene | backend | spp | time (s) | Msamples/s |\n|---|---|---|---|---|");
+        for line in cpu_lines {
+            println!("{line}");
+        }
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&rows)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn settings(scene: &Scene, args: &VolumesArgs) -> Result<RenderSettings> {
+    let mut s = scene.settings.clone();
+    if let Some((w, h)) = args.resolution {
+        check_resolution(w, h)?;
+        (s.width, s.height) = (w, h);
+    }
+    if let Some(spp) = args.spp {
+        s.spp = spp.max(1);
+    }
+    if let Some(depth) = args.max_depth {
+        s.max_depth = depth;
+    }
+    if let Some(rr) = args.rr_threshold {
+        if !(0.0..=1.0).contains(&rr) {
+            bail!("--rr-threshold {rr} must lie in [0, 1]");
+        }
+        s.rr_threshold = rr;
+    }
+    Ok(s)
+}
+
+fn render_all(device: &CudaDevice, renderer: &mut StrategyRenderer, spp: u32, per_pass: u32) -> Result<()> {
+    let mut done = 0;
+    while done < spp {
+        let n = per_pass.max(1).min(spp - done);
+        renderer.render_pass(done, n)?;
+        done += n;
+    }
+    device.synchronize()?;
+    Ok(())
+}
+
+fn measure(
+    device: &CudaDevice,
+    scene: &Scene,
+    s: &RenderSettings,
+    args: &VolumesArgs,
+    strategy: Strategy,
+    majorant: &str,
+) -> Result<(Row, Film)> {
+    let mut renderer = StrategyRenderer::new(device, scene, s, args.bvh.build_kind())?;
+    renderer.set_strategy(strategy);
+    // Warm-up: compiles or loads the kernels, allocates the path buffers.
+    render_all(device, &mut renderer, 1, 1)?;
+    let mut run_seconds = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        renderer.reset()?;
+        device.synchronize()?;
+        let start = Instant::now();
+        render_all(device, &mut renderer, s.spp, args.spp_per_pass)?;
+        run_seconds.push(start.elapsed().as_secs_f64());
+    }
+    let film = renderer.download_film()?;
+    let mut sorted = run_seconds.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    // Counts (deterministic per path) from a shorter instrumented run.
+    let count_spp = args.count_spp.clamp(1, s.spp);
+    renderer.set_instrumentation(true)?;
+    renderer.reset()?;
+    render_all(device, &mut renderer, count_spp, args.spp_per_pass)?;
+    let c = renderer.counters()?;
+    let paths = s.width as f64 * s.height as f64 * count_spp as f64;
+    let extensions: u64 = c.active_per_bounce.iter().sum();
+    let per_path = |v: u64| v as f64 / paths;
+    let samples = s.width as f64 * s.height as f64 * s.spp as f64;
+    let row = Row {
+        scene: scene.name.clone(),
+        majorant: majorant.to_string(),
+        width: s.width,
+        height: s.height,
+        spp: s.spp,
+        max_depth: s.max_depth,
+        strategy: strategy.name().to_string(),
+        median_seconds: median,
+        run_seconds,
+        msamples_per_second: samples / median / 1e6,
+        mextensions_per_second: per_path(extensions) * samples / median / 1e6,
+        extensions_per_path: per_path(extensions),
+        tracking_steps_per_path: per_path(c.tracking_steps),
+        density_lookups_per_path: per_path(c.density_lookups),
+        albedo_lookups_per_path: per_path(c.albedo_lookups),
+        mean_z2_vs_grid: None,
+        outliers_vs_grid: None,
+    };
+    Ok((row, film))
+}
+
+/// Mean z² and the fraction of |z| > 4 over every pixel channel with variance.
+fn z_test(a: &Film, b: &Film) -> (f64, f64) {
+    let (ma, mb) = (a.mean(), b.mean());
+    let (va, vb) = (a.variance_of_mean(), b.variance_of_mean());
+    let (mut sum, mut n, mut outliers) = (0.0f64, 0u64, 0u64);
+    for i in 0..ma.len() {
+        for c in 0..3 {
+            let v = va[i][c] as f64 + vb[i][c] as f64;
+            if v > 0.0 {
+                let z = (ma[i][c] as f64 - mb[i][c] as f64) / v.sqrt();
+                sum += z * z;
+                n += 1;
+                outliers += (z.abs() > 4.0) as u64;
+            }
+        }
+    }
+    (sum / n.max(1) as f64, outliers as f64 / n.max(1) as f64)
+}

@@ -1,0 +1,172 @@
+//! The volumetric path tracer against closed forms: the transmittance of a homogeneous slab
+//! seen against a uniform sky, a lossless medium behind an index-matched boundary in a
+//! uniform environment (a volume furnace: every pixel must equal the environment, for any
+//! density, anisotropy and grid), the depth limit (max_depth 0 keeps only unscattered light),
+//! and determinism.
+
+use std::sync::atomic::AtomicBool;
+use warpath_bvh::BuildKind;
+use warpath_core::film::Film;
+use warpath_cpu::{CpuRenderer, RenderOptions};
+use warpath_scene::Scene;
+
+fn scene(text: &str) -> Scene {
+    warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("test.toml")).expect("a valid scene")
+}
+
+fn render(scene: &Scene) -> Film {
+    let renderer = CpuRenderer::new(scene, BuildKind::Sah);
+    assert_eq!(renderer.estimator_name(), "volumetric path tracer");
+    renderer.render(&RenderOptions::from_scene(scene), &AtomicBool::new(false), |_| {}).0
+}
+
+/// Asserts every pixel's mean is within `z_max` standard errors of `expected(pixel)` (each
+/// channel), and returns the image's mean z².
+fn assert_pixels(label: &str, film: &Film, expected: impl Fn(usize) -> [f64; 3], z_max: f64) -> f64 {
+    let mean = film.mean();
+    let var = film.variance_of_mean();
+    let mut z2 = 0.0;
+    for i in 0..mean.len() {
+        let e = expected(i);
+        for c in 0..3 {
+            let sigma = (var[i][c] as f64).sqrt().max(1e-6);
+            let z = (mean[i][c] as f64 - e[c]) / sigma;
+            z2 += z * z;
+            assert!(z.abs() < z_max, "{label}: pixel {i} channel {c}: {} vs {} (z = {z:.2})", mean[i][c], e[c]);
+        }
+    }
+    let mean_z2 = z2 / (3 * mean.len()) as f64;
+    assert!(mean_z2 < 1.6, "{label}: mean z² = {mean_z2}");
+    mean_z2
+}
+
+const SKY_THROUGH_SLAB: &str = r#"
+[render]
+width = 8
+height = 8
+spp = 256
+max_depth = 64
+seed = 3
+
+[camera]
+look_at = { origin = [0, 0, 10], target = [0, 0, 0] }
+fov = 2
+
+[[material]]
+name = "boundary"
+type = "null"
+
+[[medium]]
+name = "slab"
+type = "homogeneous"
+sigma_t = [0.5, 1.0, 1.5]
+albedo = 0.0
+
+[[shape]]
+type = "cube"
+scale = [20, 20, 0.5]
+material = "boundary"
+interior = "slab"
+
+[environment]
+type = "constant"
+radiance = 1
+"#;
+
+#[test]
+fn homogeneous_slab_transmittance_is_exponential() {
+    // Absorbing only: what reaches the camera is the sky times exp(−σ_t · length), the
+    // length through the slab of thickness 1 along each (nearly axial) camera ray.
+    let scene = scene(SKY_THROUGH_SLAB);
+    let film = render(&scene);
+    let width = scene.settings.width;
+    let camera = &scene.camera;
+    let expected = |i: usize| {
+        let (x, y) = ((i as u32 % width) as f32 + 0.5, (i as u32 / width) as f32 + 0.5);
+        let ray = camera.generate_ray(glam::Vec2::new(x, y), width, width, glam::Vec2::splat(0.5));
+        let length = 1.0 / ray.d.z.abs() as f64;
+        [0.5, 1.0, 1.5].map(|sigma| (-sigma * length).exp())
+    };
+    assert_pixels("slab", &film, expected, 5.0);
+}
+
+fn volume_furnace(medium: &str, g: f32) -> String {
+    format!(
+        r#"
+[render]
+width = 6
+height = 6
+spp = 512
+max_depth = -1
+seed = 5
+
+[camera]
+look_at = {{ origin = [0, 0, 4], target = [0, 0, 0] }}
+fov = 30
+
+[[material]]
+name = "boundary"
+type = "null"
+
+{medium}
+g = {g}
+
+[[shape]]
+type = "sphere"
+material = "boundary"
+interior = "fog"
+
+[environment]
+type = "constant"
+radiance = 1
+"#
+    )
+}
+
+#[test]
+fn lossless_homogeneous_medium_in_a_white_furnace_is_invisible() {
+    for (sigma, g) in [(0.5, 0.0), (3.0, 0.0), (2.0, 0.8), (2.0, -0.6)] {
+        let text = volume_furnace(
+            &format!("[[medium]]\nname = \"fog\"\ntype = \"homogeneous\"\nsigma_t = {sigma}\nalbedo = 1"),
+            g,
+        );
+        let film = render(&scene(&text));
+        assert_pixels(&format!("homogeneous σ {sigma} g {g}"), &film, |_| [1.0; 3], 5.0);
+    }
+}
+
+#[test]
+fn lossless_grid_medium_in_a_white_furnace_is_invisible() {
+    // A constant grid placed over part of the sphere: heterogeneous in space (dense inside
+    // the grid's box, empty outside it), lossless everywhere.
+    let medium = "[[medium]]\nname = \"fog\"\ntype = \"grid\"\ndensity = { constant = 1.0, resolution = [4, 4, 4] }\n\
+                  scale = 4.0\nalbedo = 1\nbounds = [[-0.5, -1.5, -0.3], [1.5, 0.5, 0.9]]";
+    let film = render(&scene(&volume_furnace(medium, 0.3)));
+    assert_pixels("grid", &film, |_| [1.0; 3], 5.0);
+}
+
+#[test]
+fn max_depth_zero_keeps_only_unscattered_light() {
+    // A scattering (albedo 1) slab with max_depth 0: no vertex may scatter, so the image is
+    // the transmittance alone, as for an absorbing slab.
+    let text = SKY_THROUGH_SLAB.replace("albedo = 0.0", "albedo = 1.0").replace("max_depth = 64", "max_depth = 0");
+    let scene = scene(&text);
+    let film = render(&scene);
+    let width = scene.settings.width;
+    let expected = |i: usize| {
+        let (x, y) = ((i as u32 % width) as f32 + 0.5, (i as u32 / width) as f32 + 0.5);
+        let ray = scene.camera.generate_ray(glam::Vec2::new(x, y), width, width, glam::Vec2::splat(0.5));
+        let length = 1.0 / ray.d.z.abs() as f64;
+        [0.5, 1.0, 1.5].map(|sigma| (-sigma * length).exp())
+    };
+    assert_pixels("max_depth 0", &film, expected, 5.0);
+}
+
+#[test]
+fn same_seed_renders_are_bit_identical() {
+    let scene =
+        scene(&volume_furnace("[[medium]]\nname = \"fog\"\ntype = \"homogeneous\"\nsigma_t = 2\nalbedo = 0.7", 0.5));
+    let (a, b) = (render(&scene), render(&scene));
+    assert_eq!(a.sum, b.sum);
+    assert_eq!(a.sum_sq, b.sum_sq);
+}

@@ -1,0 +1,7 @@
+// volume_regeneration.cu — the regeneration schedules (schedules/regeneration.cuh; crates/warpath-cuda/src/strategy/)
+// instantiated for the volume estimator (VolumeEstimator, kernels named <schedule>_volume): one program per
+// schedule family, so a render compiles only the family its strategy uses.
+#include "schedules/kernels.cuh"
+#include "volume/estimator.cuh"
+
+WARPATH_REGENERATION_KERNELS(VolumeEstimator, volume)

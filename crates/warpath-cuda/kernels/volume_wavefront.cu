@@ -1,0 +1,7 @@
+// volume_wavefront.cu — the wavefront schedules (schedules/wavefront.cuh; crates/warpath-cuda/src/strategy/)
+// instantiated for the volume estimator (VolumeEstimator, kernels named <schedule>_volume): one program per
+// schedule family, so a render compiles only the family its strategy uses.
+#include "schedules/kernels.cuh"
+#include "volume/estimator.cuh"
+
+WARPATH_WAVEFRONT_KERNELS(VolumeEstimator, volume)

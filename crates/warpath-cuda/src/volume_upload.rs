@@ -1,0 +1,321 @@
+//! A scene's participating media turned into the device buffers the volumetric estimator
+//! reads (`kernels/volume/medium.cuh`, `kernels/volume/estimator.cuh`): one [`GpuMedium`]
+//! record per medium, every grid (density, albedo, majorants) in one float array at the
+//! records' offsets, and the per-triangle medium interfaces. [`DeviceVolumeSceneArgs`] is the
+//! volumetric estimator's scene: the surface scene's addresses plus these.
+//!
+//! Rust owns the layouts ([`GpuMedium`], [`DeviceVolumeSceneArgs`], `#[repr(C)]` Pod,
+//! pinned by `static_assert` in the headers and read back from the device by the GPU test
+//! through [`device_layout_report`]).
+//!
+//! Grids go to plain device buffers read through the read-only cache (`__ldg`), not CUDA
+//! textures: the trilinear arithmetic stays the CPU's, bit for bit (hardware texture
+//! filtering interpolates with 8-bit weights). docs/benchmarks/volumes.md measures the choice.
+
+use crate::buffer::DeviceBuffer;
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::VOLUME_MEGAKERNEL;
+use crate::layout::{LayoutEntry, layout_list};
+use crate::runtime::CudaDevice;
+use crate::scene_upload::DeviceSceneArgs;
+use bytemuck::{Pod, Zeroable};
+use warpath_scene::Scene;
+use warpath_volume::{Medium, MediumAlbedo, MediumDensity, VolumeGrid};
+
+/// `GpuMedium::kind` values.
+pub mod medium_kind {
+    pub const HOMOGENEOUS: u32 = 0;
+    pub const GRID: u32 = 1;
+}
+
+/// `GpuMedium::albedo_kind` values.
+pub mod albedo_kind {
+    pub const CONSTANT: u32 = 0;
+    pub const GRID: u32 = 1;
+}
+
+/// The most media a GPU render holds (11 bits of a stored path's word carry the medium).
+pub const MAX_GPU_MEDIA: usize = (1 << 11) - 2;
+
+/// One medium as the device reads it (`GpuMedium` in volume/medium.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMedium {
+    pub kind: u32,
+    pub gray: u32,
+    pub albedo_kind: u32,
+    pub albedo_channels: u32,
+    pub sigma_t: [f32; 3],
+    pub scale: f32,
+    pub albedo: [f32; 3],
+    pub g: f32,
+    /// World to the grids' unit cube: three rows of four.
+    pub world_to_local: [f32; 12],
+    pub density_resolution: [u32; 3],
+    /// Index of the first density value in the grid array.
+    pub density_offset: u32,
+    pub albedo_resolution: [u32; 3],
+    pub albedo_offset: u32,
+    pub majorant_resolution: [u32; 3],
+    pub majorant_offset: u32,
+}
+
+/// The volumetric estimator's scene (`DeviceVolumeScene` of volume/estimator.cuh): passed by
+/// value inside its `ScheduleArgs`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DeviceVolumeSceneArgs {
+    pub surface: DeviceSceneArgs,
+    pub media: u64,
+    pub grid_data: u64,
+    /// Per-triangle interfaces, or 0 when no shape declares media.
+    pub triangle_media: u64,
+    pub medium_count: u32,
+    /// The camera's medium: index + 1, 0 for vacuum.
+    pub camera_medium: u32,
+    /// Slots per counter table (bounces beyond the last count in it).
+    pub counter_slots: u32,
+    pub _pad: u32,
+}
+
+// SAFETY: a `#[repr(C)]` Pod struct of device addresses and scalars whose layout
+// volume/estimator.cuh asserts; passed by value.
+unsafe impl cudarc::driver::DeviceRepr for DeviceVolumeSceneArgs {}
+
+/// Slots per counter table of the volumetric estimator: bounces 0 … 1023, deeper ones in the
+/// last slot (max_depth may be unlimited).
+pub const VOLUME_COUNTER_BOUNCES: u32 = 1024;
+
+/// Counter slots of the volumetric estimator for `max_depth`: min(max_depth, 1023) + 1.
+pub fn counter_slots(max_depth: u32) -> u32 {
+    max_depth.min(VOLUME_COUNTER_BOUNCES - 1) + 1
+}
+
+/// The host side of the upload: records and one float array.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MediaTables {
+    pub media: Vec<GpuMedium>,
+    pub grid_data: Vec<f32>,
+}
+
+impl MediaTables {
+    /// Flattens `media`; errors name the medium (too many, grids beyond 2^32 floats).
+    pub fn new(media: &[Medium]) -> CudaResult<Self> {
+        if media.len() > MAX_GPU_MEDIA {
+            return Err(CudaError::InvalidArgument(format!(
+                "{} media: the GPU renderer holds at most {MAX_GPU_MEDIA}",
+                media.len()
+            )));
+        }
+        let mut tables = MediaTables::default();
+        for medium in media {
+            let record = tables.add(medium)?;
+            tables.media.push(record);
+        }
+        Ok(tables)
+    }
+
+    /// Appends `grid`'s values; returns their offset.
+    fn push_grid(&mut self, medium: &Medium, values: &[f32]) -> CudaResult<u32> {
+        let offset = self.grid_data.len();
+        if offset as u64 + values.len() as u64 > u32::MAX as u64 {
+            return Err(CudaError::InvalidArgument(format!(
+                "medium '{}': the scene's grids hold more than 2^32 values (16 GiB), more than one GPU render takes",
+                medium.name
+            )));
+        }
+        self.grid_data.extend_from_slice(values);
+        Ok(offset as u32)
+    }
+
+    fn add(&mut self, medium: &Medium) -> CudaResult<GpuMedium> {
+        let mut record = GpuMedium {
+            gray: medium.gray as u32,
+            g: medium.g,
+            world_to_local: medium.world_to_local.0,
+            albedo_channels: 1,
+            ..Default::default()
+        };
+        match &medium.density {
+            MediumDensity::Homogeneous { sigma_t } => {
+                record.kind = medium_kind::HOMOGENEOUS;
+                record.sigma_t = sigma_t.to_array();
+            }
+            MediumDensity::Grid { density, scale } => {
+                record.kind = medium_kind::GRID;
+                record.scale = *scale;
+                record.density_resolution = density.resolution;
+                record.density_offset = self.push_grid(medium, &density.data)?;
+            }
+        }
+        match &medium.albedo {
+            MediumAlbedo::Constant(a) => {
+                record.albedo_kind = albedo_kind::CONSTANT;
+                record.albedo = a.to_array();
+            }
+            MediumAlbedo::Grid(grid) => {
+                record.albedo_kind = albedo_kind::GRID;
+                record.albedo_channels = grid.channels;
+                record.albedo_resolution = grid.resolution;
+                record.albedo_offset = self.push_grid(medium, &grid.data)?;
+            }
+        }
+        record.majorant_resolution = medium.majorant.resolution;
+        record.majorant_offset = self.push_grid(medium, &medium.majorant.values)?;
+        Ok(record)
+    }
+}
+
+/// Bytes the media of `scene` take on the device.
+pub fn media_bytes(scene: &Scene) -> u64 {
+    let grid = |g: &VolumeGrid| g.memory_bytes();
+    scene
+        .media
+        .iter()
+        .map(|m| {
+            let density = match &m.density {
+                MediumDensity::Grid { density, .. } => grid(density),
+                _ => 0,
+            };
+            let albedo = match &m.albedo {
+                MediumAlbedo::Grid(a) => grid(a),
+                _ => 0,
+            };
+            density + albedo + m.majorant.values.len() as u64 * 4 + size_of_record()
+        })
+        .sum::<u64>()
+        + scene.triangle_media.len() as u64 * 4
+}
+
+fn size_of_record() -> u64 {
+    std::mem::size_of::<GpuMedium>() as u64
+}
+
+/// A scene's media in device memory.
+#[derive(Debug)]
+pub struct DeviceMedia {
+    pub tables_len: usize,
+    media: DeviceBuffer<GpuMedium>,
+    grid_data: DeviceBuffer<f32>,
+    triangle_media: Option<DeviceBuffer<u32>>,
+    camera_medium: u32,
+}
+
+impl DeviceMedia {
+    /// Uploads `scene`'s media and interfaces. A scene whose grids do not fit in device
+    /// memory is an error naming the size (before anything is allocated).
+    pub fn upload(device: &CudaDevice, scene: &Scene) -> CudaResult<Self> {
+        let tables = MediaTables::new(&scene.media)?;
+        let bytes = tables.grid_data.len() as u64 * 4;
+        if let Ok((free, _)) = device.memory_info()
+            && bytes > free as u64
+        {
+            return Err(CudaError::InvalidArgument(format!(
+                "scene `{}`: its volume grids take {:.2} GiB, more than the {:.2} GiB free on the GPU",
+                scene.name,
+                bytes as f64 / (1u64 << 30) as f64,
+                free as f64 / (1u64 << 30) as f64
+            )));
+        }
+        if !scene.triangle_media.is_empty() && scene.triangle_media.len() != scene.triangles.len() {
+            return Err(CudaError::InvalidArgument(format!(
+                "scene `{}`: {} medium interfaces for {} triangles",
+                scene.name,
+                scene.triangle_media.len(),
+                scene.triangles.len()
+            )));
+        }
+        let media_count = scene.media.len() as u32;
+        let interfaces_valid = scene.triangle_media.iter().all(|&packed| {
+            let (interior, exterior) = warpath_volume::medium::interface::unpack(packed);
+            interior.is_none_or(|m| m < media_count) && exterior.is_none_or(|m| m < media_count)
+        });
+        if !interfaces_valid || scene.camera_medium.is_some_and(|m| m >= media_count) {
+            return Err(CudaError::InvalidArgument(format!("scene `{}`: a medium index is out of range", scene.name)));
+        }
+        Ok(DeviceMedia {
+            tables_len: tables.media.len(),
+            media: DeviceBuffer::from_slice(device, &tables.media)?,
+            grid_data: DeviceBuffer::from_slice(device, &tables.grid_data)?,
+            triangle_media: if scene.triangle_media.is_empty() {
+                None
+            } else {
+                Some(DeviceBuffer::from_slice(device, &scene.triangle_media)?)
+            },
+            camera_medium: scene.camera_medium.map_or(0, |m| m + 1),
+        })
+    }
+
+    /// The volumetric estimator's scene arguments over `surface`.
+    pub fn args(&self, device: &CudaDevice, surface: DeviceSceneArgs, max_depth: u32) -> DeviceVolumeSceneArgs {
+        DeviceVolumeSceneArgs {
+            surface,
+            media: self.media.address(device),
+            grid_data: self.grid_data.address(device),
+            triangle_media: self.triangle_media.as_ref().map_or(0, |b| b.address(device)),
+            medium_count: self.tables_len as u32,
+            camera_medium: self.camera_medium,
+            counter_slots: counter_slots(max_depth),
+            _pad: 0,
+        }
+    }
+
+    pub fn size_bytes(&self) -> usize {
+        self.media.size_bytes()
+            + self.grid_data.size_bytes()
+            + self.triangle_media.as_ref().map_or(0, |b| b.size_bytes())
+    }
+}
+
+/// Sizes and offsets in the order `volume_layout_report` writes them.
+pub fn layout_entries() -> Vec<LayoutEntry> {
+    layout_list! {
+        GpuMedium {
+            kind, gray, albedo_kind, albedo_channels, sigma_t, scale, albedo, g, world_to_local,
+            density_resolution, density_offset, albedo_resolution, albedo_offset, majorant_resolution, majorant_offset
+        }
+        DeviceVolumeSceneArgs { surface, media, grid_data, triangle_media, medium_count, camera_medium, counter_slots, _pad }
+    }
+}
+
+/// The device compiler's view of [`layout_entries`] (GPU test).
+pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
+    crate::layout::run_layout_report(device, &VOLUME_MEGAKERNEL, "volume_layout_report", 64)
+}
+
+const _: () = assert!(std::mem::size_of::<GpuMedium>() == 144);
+const _: () = assert!(std::mem::size_of::<DeviceVolumeSceneArgs>() == 184);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Mat4, Vec3};
+    use std::sync::Arc;
+
+    #[test]
+    fn header_static_asserts_match_rust_layout() {
+        let headers =
+            concat!(include_str!("../kernels/volume/medium.cuh"), include_str!("../kernels/volume/estimator.cuh"));
+        let missing = crate::layout::missing_header_asserts(headers, &layout_entries());
+        assert!(missing.is_empty(), "the volume headers lack static_assert for: {missing:?}");
+    }
+
+    #[test]
+    fn tables_flatten_grids_at_their_offsets() {
+        let density = Arc::new(VolumeGrid::from_fn([3, 2, 2], |i, j, k| (i + 3 * j + 6 * k) as f32));
+        let albedo = Arc::new(VolumeGrid::constant([2, 2, 2], 3, 0.5));
+        let grid = Medium::grid("g", density.clone(), 2.0, MediumAlbedo::Grid(albedo), 0.3, Mat4::IDENTITY, 2).unwrap();
+        let homogeneous = Medium::homogeneous("h", Vec3::new(1.0, 2.0, 3.0), Vec3::splat(0.5), 0.0).unwrap();
+        let tables = MediaTables::new(&[homogeneous, grid.clone()]).unwrap();
+        let [h, g] = [tables.media[0], tables.media[1]];
+        assert_eq!((h.kind, h.gray, h.sigma_t), (medium_kind::HOMOGENEOUS, 0, [1.0, 2.0, 3.0]));
+        assert_eq!(tables.grid_data[h.majorant_offset as usize], 3.0);
+        assert_eq!((g.kind, g.scale, g.albedo_kind, g.albedo_channels), (medium_kind::GRID, 2.0, albedo_kind::GRID, 3));
+        let d = g.density_offset as usize;
+        assert_eq!(&tables.grid_data[d..d + 12], density.data.as_slice());
+        let m = g.majorant_offset as usize;
+        assert_eq!(&tables.grid_data[m..m + grid.majorant.values.len()], grid.majorant.values.as_slice());
+        assert_eq!(counter_slots(8), 9);
+        assert_eq!(counter_slots(u32::MAX), VOLUME_COUNTER_BOUNCES);
+    }
+}

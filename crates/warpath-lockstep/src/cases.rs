@@ -1,0 +1,717 @@
+//! The lockstep cases: for each device function of the CUDA headers that cpp/lockstep.cpp
+//! exposes, its Rust twin (same name, same argument and result words), how to draw its
+//! arguments, which scenes it runs against and the bound of the comparison.
+//!
+//! Adding a function: a case function in cpp/lockstep.cpp and a line in its CASES; here a
+//! twin (read the arguments with [`Reader`], write the results with [`Output`] in the C++
+//! order), an argument drawer (or an existing one), and a line in [`CASES`].
+
+use crate::det_cases;
+use crate::host_scene::HostScene;
+use crate::volume_cases;
+use crate::words::{Output, Reader, Rng, Words};
+use glam::{DVec3, Vec2, Vec3};
+use warpath_core::bsdf;
+use warpath_core::film::Film;
+use warpath_core::light::{Environment, sample_linear};
+use warpath_core::material::Material;
+use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
+use warpath_core::sampler::{ONE_MINUS_EPSILON, Sampler, SamplerKind};
+use warpath_core::warp;
+use warpath_cpu::integrator::{self, PathCounters, PathState};
+
+/// How close the two ports' results must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Every word equal, bit for bit (a NaN equals any NaN): both sides perform the same
+    /// exactly rounded operations in the same order (transcendentals included: detmath).
+    Exact,
+    /// Float words within this many ulps (0.0 and -0.0 are 1 apart); other words exact.
+    /// For functions whose two ports may round differently; none needs it today.
+    Ulps(u32),
+}
+
+/// Which scenes a case runs against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Pure functions of their arguments: run once, against the empty scene.
+    Nothing,
+    /// A camera and film size: every scene but the empty one.
+    Camera,
+    /// At least one light (triangle or environment).
+    Lights,
+    /// An environment map.
+    EnvironmentMap,
+    /// At least one texture.
+    Textures,
+    /// Geometry to trace paths through.
+    Geometry,
+    /// Participating media (the medium-level volume cases).
+    Media,
+    /// What the volumetric path tracer renders: geometry, and media or null boundaries.
+    Volume,
+}
+
+impl Needs {
+    pub fn admits(self, scene: &HostScene) -> bool {
+        match self {
+            Needs::Nothing => scene.is_empty(),
+            Needs::Camera => !scene.is_empty(),
+            Needs::Lights => scene.params.selection_count > 0,
+            Needs::EnvironmentMap => matches!(scene.lights.environment, Environment::Map(_)),
+            Needs::Textures => !scene.scene.textures.is_empty(),
+            Needs::Geometry => !scene.scene.triangles.is_empty(),
+            Needs::Media => !scene.scene.media.is_empty(),
+            Needs::Volume => !scene.scene.triangles.is_empty() && scene.scene.needs_volume_estimator(),
+        }
+    }
+}
+
+/// One function under comparison.
+pub struct Case {
+    /// The C++ case of the same name in cpp/lockstep.cpp.
+    pub name: &'static str,
+    pub bound: Bound,
+    pub needs: Needs,
+    /// Draws one argument list.
+    pub arguments: fn(&mut Rng, &HostScene, &mut Words),
+    /// The Rust twin: reads the arguments, writes the results.
+    pub rust: fn(&HostScene, &mut Reader, &mut Output),
+}
+
+const fn exact(
+    name: &'static str,
+    needs: Needs,
+    arguments: fn(&mut Rng, &HostScene, &mut Words),
+    rust: fn(&HostScene, &mut Reader, &mut Output),
+) -> Case {
+    Case { name, bound: Bound::Exact, needs, arguments, rust }
+}
+
+/// Every case, in the order of cpp/lockstep.cpp's table.
+pub const CASES: &[Case] = &[
+    exact("sampler_get", Needs::Nothing, draw::sampler_call, sampler_get),
+    exact("warp_disk_concentric", Needs::Nothing, draw::square, |_, r, o| {
+        o.vec2(warp::square_to_disk_concentric(r.vec2()))
+    }),
+    exact("warp_cosine_hemisphere", Needs::Nothing, draw::square, |_, r, o| {
+        o.vec3(warp::square_to_cosine_hemisphere(r.vec2()))
+    }),
+    exact("warp_cosine_hemisphere_pdf", Needs::Nothing, draw::direction_arg, |_, r, o| {
+        o.f(warp::cosine_hemisphere_pdf(r.vec3()))
+    }),
+    exact("warp_uniform_sphere", Needs::Nothing, draw::square, |_, r, o| {
+        o.vec3(warp::square_to_uniform_sphere(r.vec2()))
+    }),
+    exact("warp_triangle", Needs::Nothing, draw::square, |_, r, o| o.vec2(warp::square_to_triangle(r.vec2()))),
+    exact("warp_blinn_lobe", Needs::Nothing, draw::square_exponent, |_, r, o| {
+        let u = r.vec2();
+        o.vec3(warp::square_to_blinn_lobe(u, r.f()))
+    }),
+    exact("warp_blinn_lobe_pdf", Needs::Nothing, draw::direction_exponent, |_, r, o| {
+        let v = r.vec3();
+        o.f(warp::blinn_lobe_pdf(v, r.f()))
+    }),
+    exact("math_frame", Needs::Nothing, draw::two_directions, math_frame),
+    exact("math_offset_ray_origin", Needs::Nothing, draw::offset_ray_origin, |_, r, o| {
+        let (p, ng, dir) = (r.vec3(), r.vec3(), r.vec3());
+        o.vec3(offset_ray_origin(p, ng, dir))
+    }),
+    exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
+    exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
+        let cos_theta_i = r.f();
+        let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());
+        o.f(fr.reflectance);
+        o.f(fr.cos_theta_t);
+        o.f(fr.eta_it);
+        o.f(fr.eta_ti);
+    }),
+    exact("bsdf_schlick_fresnel", Needs::Nothing, draw::color_cosine, |_, r, o| {
+        let f0 = r.vec3();
+        o.vec3(bsdf::schlick_fresnel(f0, r.f()))
+    }),
+    exact("bsdf_blinn_normalization", Needs::Nothing, draw::exponent_arg, |_, r, o| {
+        o.f(bsdf::blinn_normalization(r.f()))
+    }),
+    exact("bsdf_ggx_d", Needs::Nothing, draw::direction_alpha, |_, r, o| {
+        let h = r.vec3();
+        o.f(bsdf::ggx_d(h, r.f()))
+    }),
+    exact("bsdf_smith", Needs::Nothing, draw::two_directions_alpha, |_, r, o| {
+        let (wo, wi, alpha) = (r.vec3(), r.vec3(), r.f());
+        o.f(bsdf::ggx_lambda(wo, alpha));
+        o.f(bsdf::smith_g1(wo, alpha));
+        o.f(bsdf::smith_g2(wo, wi, alpha));
+    }),
+    exact("bsdf_sample_ggx_vndf", Needs::Nothing, draw::vndf_sample, |_, r, o| {
+        let (wo, alpha, u) = (r.vec3(), r.f(), r.vec2());
+        o.vec3(bsdf::sample_ggx_vndf(wo, alpha, u))
+    }),
+    exact("bsdf_ggx_vndf_pdf", Needs::Nothing, draw::two_directions_alpha, |_, r, o| {
+        let (wo, h, alpha) = (r.vec3(), r.vec3(), r.f());
+        o.f(bsdf::ggx_vndf_pdf(wo, h, alpha))
+    }),
+    exact("bsdf_reflect_refract", Needs::Nothing, draw::reflect_refract, |_, r, o| {
+        let (w, h, cos_theta_t, eta_ti) = (r.vec3(), r.vec3(), r.f(), r.f());
+        o.vec3(bsdf::reflect_z(w));
+        o.vec3(bsdf::reflect(w, h));
+        o.vec3(bsdf::refract(w, h, cos_theta_t, eta_ti));
+    }),
+    exact("bsdf_material_class", Needs::Nothing, draw::material_arg, |_, r, o| {
+        let m: Material = r.pod();
+        o.u(m.kind() as u32);
+        o.flag(bsdf::is_transmissive(&m));
+        o.flag(bsdf::is_purely_specular(&m));
+    }),
+    exact("bsdf_eval", Needs::Nothing, draw::bsdf_query, |_, r, o| {
+        let (m, base_color, wo, wi) = (r.pod::<Material>(), r.vec3(), r.vec3(), r.vec3());
+        o.vec3(bsdf::eval(&m, base_color, wo, wi))
+    }),
+    exact("bsdf_pdf", Needs::Nothing, draw::bsdf_query, |_, r, o| {
+        let (m, base_color, wo, wi) = (r.pod::<Material>(), r.vec3(), r.vec3(), r.vec3());
+        o.f(bsdf::pdf(&m, base_color, wo, wi))
+    }),
+    exact("bsdf_sample", Needs::Nothing, draw::bsdf_sample, bsdf_sample),
+    exact("light_selection", Needs::Lights, draw::unit_arg, light_selection),
+    exact("light_sample", Needs::Lights, draw::light_sample, light_sample),
+    exact("light_pdf_triangle", Needs::Lights, draw::light_pdf_triangle, |s, r, o| {
+        let (light, wi, distance) = (r.i(), r.vec3(), r.f());
+        let light = usize::try_from(light).unwrap_or(usize::MAX);
+        o.f(s.lights.pdf_triangle(light, wi, distance))
+    }),
+    exact("light_pdf_environment", Needs::Lights, draw::environment_direction, |s, r, o| {
+        o.f(s.lights.pdf_environment(r.vec3()))
+    }),
+    exact("light_environment_radiance", Needs::Camera, draw::environment_direction, |s, r, o| {
+        o.vec3(s.lights.environment_radiance(r.vec3()))
+    }),
+    exact("env_direction_to_uv", Needs::EnvironmentMap, draw::environment_direction, |s, r, o| {
+        o.vec2(s.environment_map().direction_to_uv(r.vec3()))
+    }),
+    exact("env_patch", Needs::EnvironmentMap, draw::patch_uv, |s, r, o| {
+        let p = s.environment_map().patch(r.vec2());
+        o.u(p.column as u32);
+        o.u(p.next_column as u32);
+        o.u(p.row as u32);
+        o.f(p.fx);
+        o.f(p.fy);
+    }),
+    exact("env_texel", Needs::EnvironmentMap, draw::texel, |s, r, o| {
+        let map = s.environment_map();
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        let texel = row * map.width as usize + column;
+        o.vec3(map.pixels[texel]);
+        o.f(map.weights[texel]);
+    }),
+    exact("env_sample_cell", Needs::EnvironmentMap, draw::cell_sample, |s, r, o| {
+        let (column, row, remapped, cell_pdf) = s.environment_map().distribution.sample_cell(r.vec2());
+        o.u(column as u32);
+        o.u(row as u32);
+        o.vec2(remapped);
+        o.f(cell_pdf);
+    }),
+    exact("env_cell_pdf", Needs::EnvironmentMap, draw::cell, |s, r, o| {
+        let (column, row) = (r.u() as usize, r.u() as usize);
+        o.f(s.environment_map().distribution.cell_pdf(column, row))
+    }),
+    exact("env_sample_linear", Needs::Nothing, draw::linear_weights, |_, r, o| {
+        let (u, a, b) = (r.f(), r.f(), r.f());
+        o.f(sample_linear(u, a, b))
+    }),
+    exact("env_sample", Needs::EnvironmentMap, draw::square, |s, r, o| {
+        let sample = s.environment_map().sample(r.vec2());
+        o.flag(sample.is_some());
+        if let Some((wi, pdf)) = sample {
+            o.vec3(wi);
+            o.f(pdf);
+        }
+    }),
+    exact("env_pdf", Needs::EnvironmentMap, draw::environment_direction, |s, r, o| {
+        o.f(s.environment_map().pdf(r.vec3()))
+    }),
+    exact("env_radiance", Needs::EnvironmentMap, draw::environment_direction, |s, r, o| {
+        o.vec3(s.environment_map().radiance(r.vec3()))
+    }),
+    exact("texture_sample", Needs::Textures, draw::texture_lookup, |s, r, o| {
+        let (texture, uv) = (r.u(), r.vec2());
+        o.vec3(s.scene.textures[texture as usize].sample(uv))
+    }),
+    exact("camera_generate_ray", Needs::Camera, draw::film_and_lens, |s, r, o| {
+        let (film, lens) = (r.vec2(), r.vec2());
+        let settings = &s.scene.settings;
+        let ray = s.scene.camera.generate_ray(film, settings.width, settings.height, lens);
+        o.vec3(ray.o);
+        o.vec3(ray.d);
+        o.f(ray.t_min);
+        o.f(ray.t_max);
+    }),
+    exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
+    exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
+    exact("det_atan2", Needs::Nothing, det_cases::atan2_args, det_cases::atan2),
+    exact("det_acos", Needs::Nothing, det_cases::acos_arg, det_cases::acos),
+    exact("det_exp", Needs::Nothing, det_cases::exp_arg, det_cases::exp),
+    exact("det_exp2", Needs::Nothing, det_cases::exp2_arg, det_cases::exp2),
+    exact("det_ln", Needs::Nothing, det_cases::ln_arg, det_cases::ln),
+    exact("det_pow", Needs::Nothing, det_cases::pow_args, det_cases::pow),
+    exact("surface_path", Needs::Geometry, draw::pixel_sample, surface_path),
+    exact("volume_grid_lookup", Needs::Nothing, volume_cases::grid_query, volume_cases::grid_lookup),
+    exact("volume_hg_eval", Needs::Nothing, volume_cases::phase_eval_args, volume_cases::phase_eval),
+    exact("volume_hg_sample", Needs::Nothing, volume_cases::phase_sample_args, volume_cases::phase_sample),
+    exact("volume_tracking_rng", Needs::Nothing, volume_cases::tracking_rng_args, volume_cases::tracking_rng),
+    exact("volume_affine", Needs::Nothing, volume_cases::affine_args, volume_cases::affine),
+    exact("volume_clip", Needs::Nothing, volume_cases::clip_args, volume_cases::clip),
+    exact("volume_majorant_walk", Needs::Nothing, volume_cases::walk_args, volume_cases::majorant_walk),
+    exact("volume_free_flight", Needs::Media, volume_cases::segment_args, volume_cases::free_flight),
+    exact("volume_transmittance", Needs::Media, volume_cases::segment_args, volume_cases::transmittance),
+    exact("volume_shadow_transmittance", Needs::Volume, volume_cases::shadow_args, volume_cases::shadow_transmittance),
+    exact("volume_path", Needs::Volume, draw::pixel_sample, volume_cases::volume_path),
+];
+
+/// The case named `name`.
+pub fn case(name: &str) -> &'static Case {
+    CASES.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no lockstep case `{name}`"))
+}
+
+fn sampler_get(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let kind = if r.u() == SamplerKind::Pcg as u32 { SamplerKind::Pcg } else { SamplerKind::PaddedHalton };
+    let sampler = Sampler::new(kind, r.u());
+    let (pixel, sample, bounce, dim) = (r.u(), r.u(), r.u(), r.u());
+    o.f(sampler.get(pixel, sample, bounce, dim));
+}
+
+fn math_frame(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (n, v) = (r.vec3(), r.vec3());
+    let frame = Frame::from_normal(n);
+    o.vec3(frame.s);
+    o.vec3(frame.t);
+    o.vec3(frame.n);
+    o.vec3(frame.to_local(v));
+    o.vec3(frame.to_world(v));
+}
+
+fn math_intersect_triangle(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (origin, direction, v0, v1, v2) = (r.vec3(), r.vec3(), r.vec3(), r.vec3(), r.vec3());
+    let (t_min, t_max) = (r.f(), r.f());
+    let hit = intersect_triangle(origin, direction, v0, v1, v2, t_min, t_max);
+    o.flag(hit.is_some());
+    if let Some((t, u, v)) = hit {
+        o.f(t);
+        o.f(u);
+        o.f(v);
+    }
+}
+
+fn bsdf_sample(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (m, base_color, wo, u_lobe, u) = (r.pod::<Material>(), r.vec3(), r.vec3(), r.f(), r.vec2());
+    let sample = bsdf::sample(&m, base_color, wo, u_lobe, u);
+    o.flag(sample.is_some());
+    if let Some(s) = sample {
+        o.vec3(s.wi);
+        o.vec3(s.weight);
+        o.f(s.pdf);
+        o.flag(s.delta);
+    }
+}
+
+fn light_selection(s: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (bin, pdf) = s.lights.selection.sample_discrete(r.f());
+    o.u(bin as u32);
+    o.f(pdf);
+}
+
+fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (p, u_select, u) = (r.vec3(), r.f(), r.vec2());
+    let sample = s.lights.sample(p, u_select, u);
+    o.flag(sample.is_some());
+    if let Some(ls) = sample {
+        o.vec3(ls.wi);
+        o.f(ls.distance);
+        o.vec3(ls.radiance);
+        o.f(ls.pdf);
+    }
+}
+
+/// One pixel's f32 pass sums added to the film's f64 sums (the GPU's film_merge_pixel), then
+/// the pass buffers as the GPU leaves them (zeroed).
+fn film_merge(_: &HostScene, r: &mut Reader, o: &mut Output) {
+    let mut film = Film::new(1, 1);
+    film.sum[0] = DVec3::new(r.d(), r.d(), r.d());
+    film.sum_sq[0] = DVec3::new(r.d(), r.d(), r.d());
+    let (pass_sum, pass_sum_sq) = (r.vec3(), r.vec3());
+    film.count[0] = r.u();
+    let pass_count = r.u();
+    film.add_pass(0, pass_sum.as_dvec3(), pass_sum_sq.as_dvec3(), pass_count);
+    for v in film.sum[0].to_array().into_iter().chain(film.sum_sq[0].to_array()) {
+        o.d(v);
+    }
+    o.u(film.count[0]);
+    o.vec3(Vec3::ZERO);
+    o.vec3(Vec3::ZERO);
+    o.u(0);
+}
+
+/// The path state as cpp/lockstep.cpp's surface_path writes it.
+fn write_path_state(o: &mut Output, path: &PathState, goes_on: bool) {
+    o.flag(goes_on);
+    o.vec3(path.ray.o);
+    o.vec3(path.ray.d);
+    o.vec3(path.throughput);
+    o.vec3(path.radiance);
+    o.u(path.bounce);
+    o.f(path.last_bsdf_pdf);
+    o.flag(path.last_delta);
+}
+
+/// One whole path through warpath-cpu's estimator: the state after generate and after
+/// every extend, then the counters (extension rays, shadow rays, paths per bounce).
+fn surface_path(s: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (pixel, sample) = (r.u(), r.u());
+    let view = s.scene_view();
+    let mut counters = PathCounters::default();
+    let mut path = integrator::generate(&view, pixel, sample);
+    write_path_state(o, &path, true);
+    let mut goes_on = true;
+    while goes_on {
+        goes_on = integrator::extend(&view, &mut path, &mut counters);
+        write_path_state(o, &path, goes_on);
+    }
+    o.u(counters.extension_rays as u32);
+    o.u(counters.shadow_rays as u32);
+    for bounce in 0..=view.max_depth as usize {
+        o.u(counters.active_per_bounce.get(bounce).copied().unwrap_or(0) as u32);
+    }
+}
+
+/// Argument drawers: uniform values mixed with the edges where ports tend to part (0,
+/// 1 - ε, grazing and axis-aligned directions, both hemispheres, extreme exponents and
+/// roughnesses, out-of-range material kinds).
+pub mod draw {
+    use super::*;
+
+    /// A number of [0, 1), now and then an edge value.
+    pub fn u(rng: &mut Rng) -> f32 {
+        if rng.chance(1.0 / 16.0) { rng.pick(&[0.0, 0.5, ONE_MINUS_EPSILON, 1e-7, 0.25, 0.75]) } else { rng.unit() }
+    }
+    pub fn u2(rng: &mut Rng) -> Vec2 {
+        let x = u(rng);
+        Vec2::new(x, u(rng))
+    }
+    /// A unit vector: uniform, or an axis, a grazing or a nearly grazing direction.
+    pub fn direction(rng: &mut Rng) -> Vec3 {
+        if !rng.chance(0.125) {
+            return rng.direction();
+        }
+        let phi = rng.range(0.0, std::f32::consts::TAU);
+        match rng.below(4) {
+            0 => rng.pick(&[Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z]),
+            1 => Vec3::new(phi.cos(), phi.sin(), 0.0),
+            // Nearly grazing, down to z whose products underflow to zero.
+            2 => Vec3::new(phi.cos(), phi.sin(), rng.pick(&[1e-4f32, -1e-4, 1e-6, -1e-6, 1e-25, -1e-25, 1e-40]))
+                .normalize(),
+            _ => Vec3::new(0.0, 0.0, rng.pick(&[1.0f32, -1.0])) + rng.point(1e-3),
+        }
+    }
+    pub fn alpha(rng: &mut Rng) -> f32 {
+        if rng.chance(0.125) { rng.pick(&[bsdf::MIN_GGX_ALPHA, 1.0, 0.5]) } else { rng.range(bsdf::MIN_GGX_ALPHA, 1.0) }
+    }
+    pub fn exponent(rng: &mut Rng) -> f32 {
+        if rng.chance(0.125) { rng.pick(&[0.0, 1.0, 2.0, 1e4, -1.0]) } else { 10f32.powf(rng.range(0.0, 4.0)) }
+    }
+    pub fn eta(rng: &mut Rng) -> f32 {
+        if rng.chance(0.25) { rng.pick(&[1.0, 1.5, 1.33, 0.75, 2.4]) } else { rng.range(1.0, 2.5) }
+    }
+    pub fn color(rng: &mut Rng) -> Vec3 {
+        if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
+    }
+    /// Any material: every kind, Null included (and a few unknown kind values), random
+    /// parameters and flags (two-sided emission, one-sided BSDF).
+    pub fn material(rng: &mut Rng) -> Material {
+        let kind = if rng.chance(0.05) { rng.pick(&[9, 99, u32::MAX]) } else { rng.below(9) };
+        Material {
+            kind,
+            base_color_texture: -1,
+            roughness: if rng.chance(0.125) { rng.pick(&[0.0, 1.0, 0.02]) } else { rng.unit() },
+            ior: eta(rng),
+            base_color: color(rng),
+            exponent: exponent(rng),
+            specular: color(rng),
+            flags: rng.below(4),
+            emission: Vec3::ZERO,
+            _pad: 0,
+        }
+    }
+
+    pub fn sampler_call(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.u(rng.below(2));
+        w.u(if rng.chance(0.25) { rng.below(4) } else { rng.u32() });
+        w.u(if rng.chance(0.5) { rng.below(4096) } else { rng.u32() });
+        w.u(if rng.chance(0.5) { rng.below(1024) } else { rng.u32() });
+        // Bounces beyond 2^27 would overflow (bounce + 1)·32: Rust's debug build panics
+        // where CUDA wraps; paths have at most max_depth + 1 < 2^8 bounces.
+        w.u(if rng.chance(0.75) { rng.below(16) } else { rng.below(1 << 20) });
+        w.u(if rng.chance(0.75) { rng.below(11) } else { rng.below(64) });
+    }
+    pub fn square(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec2(u2(rng));
+    }
+    pub fn unit_arg(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.f(u(rng));
+    }
+    pub fn square_exponent(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec2(u2(rng));
+        w.f(exponent(rng));
+    }
+    pub fn direction_arg(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+    }
+    pub fn direction_exponent(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+        w.f(exponent(rng));
+    }
+    pub fn exponent_arg(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.f(exponent(rng));
+    }
+    pub fn two_directions(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+        w.vec3(direction(rng) * rng.range(0.1, 4.0));
+    }
+    pub fn offset_ray_origin(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let half_size = rng.pick(&[1.0, 100.0, 1e4]);
+        w.vec3(rng.point(half_size));
+        w.vec3(direction(rng));
+        w.vec3(direction(rng));
+    }
+    pub fn ray_and_triangle(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let (v0, v1, v2) = (rng.point(1.0), rng.point(1.0), rng.point(1.0));
+        let origin = rng.point(3.0);
+        // Aim at a point near the triangle, so that about half the rays hit it.
+        let (b1, b2) = (rng.range(-0.2, 1.0), rng.range(-0.2, 1.0));
+        let target = v0 + (v1 - v0) * b1 + (v2 - v0) * b2;
+        w.vec3(origin);
+        w.vec3(if rng.chance(0.9) { (target - origin).normalize_or(Vec3::Z) } else { direction(rng) });
+        w.vec3(v0);
+        w.vec3(v1);
+        w.vec3(v2);
+        w.f(rng.pick(&[0.0, 1e-4, 1.0]));
+        w.f(rng.pick(&[f32::INFINITY, 2.0, 5.0]));
+    }
+    pub fn cosine_eta(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.f(if rng.chance(0.125) { rng.pick(&[0.0, 1.0, -1.0, 1e-7, -1e-7, 1.5]) } else { rng.range(-1.0, 1.0) });
+        w.f(eta(rng));
+    }
+    pub fn color_cosine(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(color(rng));
+        w.f(rng.range(-1.0, 1.0));
+    }
+    pub fn direction_alpha(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+        w.f(alpha(rng));
+    }
+    pub fn two_directions_alpha(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+        w.vec3(direction(rng));
+        w.f(alpha(rng));
+    }
+    pub fn vndf_sample(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        // sample_ggx_vndf expects wo.z > 0 (the callers flip wo to the upper side).
+        let wo = direction(rng);
+        w.vec3(Vec3::new(wo.x, wo.y, wo.z.abs()));
+        w.f(alpha(rng));
+        w.vec2(u2(rng));
+    }
+    pub fn reflect_refract(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(direction(rng));
+        w.vec3(direction(rng));
+        w.f(rng.range(-1.0, 1.0));
+        w.f(1.0 / eta(rng));
+    }
+    pub fn material_arg(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.pod(&material(rng));
+    }
+    /// (material, base color, wo, wi); wo in either hemisphere (opaque kinds must return
+    /// zero below), wi often the mirror of wo or near it, where the glossy lobes live.
+    pub fn bsdf_query(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.pod(&material(rng));
+        w.vec3(color(rng));
+        let wo = direction(rng);
+        let wo = if rng.chance(0.8) { Vec3::new(wo.x, wo.y, wo.z.abs()) } else { wo };
+        w.vec3(wo);
+        let wi = match rng.below(4) {
+            0 => (bsdf::reflect_z(wo) + rng.point(0.1)).normalize_or(Vec3::Z),
+            1 => (-wo + rng.point(0.1)).normalize_or(Vec3::Z),
+            _ => direction(rng),
+        };
+        w.vec3(wi);
+    }
+    /// (material, base color, wo, u_lobe, u); now and then u_lobe within a few ulps of a
+    /// lobe-selection threshold, where a one-ulp drift in the probabilities flips the lobe.
+    pub fn bsdf_sample(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let m = material(rng);
+        let base_color = color(rng);
+        let wo = direction(rng);
+        let wo = if rng.chance(0.8) { Vec3::new(wo.x, wo.y, wo.z.abs()) } else { wo };
+        let thresholds = lobe_thresholds(&m, base_color, wo);
+        let u_lobe = if !thresholds.is_empty() && rng.chance(0.25) {
+            let steps = rng.below(7) as i32 - 3;
+            ulps_away(rng.pick(&thresholds), steps).clamp(0.0, ONE_MINUS_EPSILON)
+        } else {
+            u(rng)
+        };
+        w.pod(&m);
+        w.vec3(base_color);
+        w.vec3(wo);
+        w.f(u_lobe);
+        w.vec2(u2(rng));
+    }
+
+    /// `x` moved `steps` ulps (up for positive steps); `x` itself for x <= 0.
+    pub fn ulps_away(x: f32, steps: i32) -> f32 {
+        if x > 0.0 && x.is_finite() { f32::from_bits(x.to_bits().saturating_add_signed(steps)) } else { x }
+    }
+
+    /// Where bsdf.rs's `sample` switches lobes as u_lobe grows, for aiming arguments at
+    /// those switches (recomputed here from the formulas of bsdf.rs; only the aim depends
+    /// on them, not the comparison).
+    fn lobe_thresholds(m: &Material, base_color: Vec3, wo: Vec3) -> Vec<f32> {
+        use warpath_core::material::MaterialKind;
+        let specular_probability = |diffuse: Vec3, specular: Vec3| {
+            let (wd, ws) = (diffuse.max_element().max(0.0), specular.max_element().max(0.0));
+            if wd + ws > 0.0 { ws / (wd + ws) } else { 0.0 }
+        };
+        match m.kind() {
+            MaterialKind::Blinn => vec![specular_probability(base_color, m.specular)],
+            MaterialKind::Glass => vec![bsdf::fresnel_dielectric(wo.z, m.ior).reflectance],
+            MaterialKind::CarPaint => {
+                let coat = bsdf::fresnel_dielectric(wo.z, m.ior).reflectance;
+                let lower = (base_color.max_element().max(0.0) + m.specular.max_element().max(0.0)).min(1.0);
+                let total = coat + (1.0 - coat) * lower;
+                let p_coat = if total > 0.0 { coat / total } else { 1.0 };
+                vec![p_coat, p_coat + specular_probability(base_color, m.specular) * (1.0 - p_coat)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A point in (or just outside) the scene's bounds.
+    fn scene_point(rng: &mut Rng, scene: &HostScene) -> Vec3 {
+        let bounds = scene.bounds();
+        let t = Vec3::new(rng.range(-0.1, 1.1), rng.range(-0.1, 1.1), rng.range(-0.1, 1.1));
+        bounds.min + (bounds.max - bounds.min) * t
+    }
+    pub fn light_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        w.vec3(scene_point(rng, scene));
+        w.f(u(rng));
+        w.vec2(u2(rng));
+    }
+    pub fn light_pdf_triangle(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let count = scene.lights.triangles.len() as i32;
+        w.i(if rng.chance(0.1) { rng.pick(&[-1, count, i32::MAX]) } else { rng.below(count.max(1) as u32) as i32 });
+        w.vec3(direction(rng));
+        w.f(rng.range(0.01, 10.0));
+    }
+    /// A direction of any length (the map normalizes it), now and then the zero vector.
+    pub fn environment_direction(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.vec3(if rng.chance(0.02) { Vec3::ZERO } else { direction(rng) * rng.pick(&[1.0, 0.3, 7.0]) });
+    }
+    /// A map coordinate: uniform, on the texel centres' rows and columns (within a few ulps,
+    /// where the patch changes), at the borders, or a little outside [0, 1]².
+    pub fn patch_uv(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        let (columns, rows) = (map.width, map.height - 1);
+        let near = |rng: &mut Rng, value: f32| ulps_away(value, rng.below(5) as i32 - 2);
+        // Column centres, one past the last included: there, just beyond u = 1, the clamp of
+        // the patch column meets the interpolation weight fx = 1.
+        let column_centre = |rng: &mut Rng| (rng.below(columns + 1) as f32 + 0.5) / columns as f32;
+        let row_centre = |rng: &mut Rng| rng.below(rows + 1) as f32 / rows as f32;
+        w.vec2(match rng.below(8) {
+            // Outside [0, 1]² the clamps of the patch bind (direction_to_uv never gives u ≥ 1;
+            // env_patch takes any uv).
+            0 => Vec2::new(
+                rng.pick(&[0.0, 1.0, ONE_MINUS_EPSILON, -0.01, 1.01, -0.25, 1.25]),
+                rng.pick(&[0.0, 1.0, 0.5, -0.01, 1.01, -0.25, 1.25]),
+            ),
+            1 | 2 => {
+                let (u, v) = (column_centre(rng), row_centre(rng));
+                Vec2::new(near(rng, u), near(rng, v))
+            }
+            _ => u2(rng),
+        });
+    }
+    /// A texel (column, row) of the map.
+    pub fn texel(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height));
+    }
+    /// A patch (column, row) of the map's distribution.
+    pub fn cell(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let map = scene.environment_map();
+        w.u(rng.below(map.width));
+        w.u(rng.below(map.height - 1));
+    }
+    /// u for Distribution2D::sample_cell: uniform, or within a few ulps of a CDF entry of the
+    /// marginal (v) and of a row's conditional (u), where the chosen cell changes.
+    pub fn cell_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let d = &scene.environment_map().distribution;
+        if rng.chance(0.3) {
+            let near = |rng: &mut Rng, cdf: &[f32]| {
+                let value = cdf[rng.below(cdf.len() as u32) as usize];
+                ulps_away(value, rng.below(5) as i32 - 2).clamp(0.0, ONE_MINUS_EPSILON)
+            };
+            let v = near(rng, &d.marginal.cdf);
+            let row = rng.below(d.height as u32) as usize;
+            let stride = d.width + 1;
+            let u = near(rng, &d.conditional_cdf[row * stride..(row + 1) * stride]);
+            w.vec2(Vec2::new(u, v));
+        } else {
+            w.vec2(u2(rng));
+        }
+    }
+    /// (u, a, b) for sample_linear: weights zero, tiny, equal, far apart or huge.
+    pub fn linear_weights(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let weight = |rng: &mut Rng| {
+            if rng.chance(0.25) { rng.pick(&[0.0, 1e-30, 1e-6, 1.0, 1e30, f32::MAX]) } else { rng.range(0.0, 10.0) }
+        };
+        w.f(u(rng));
+        w.f(weight(rng));
+        w.f(weight(rng));
+    }
+    pub fn texture_lookup(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        w.u(rng.below(scene.scene.textures.len() as u32));
+        w.vec2(Vec2::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)));
+    }
+    pub fn film_and_lens(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let settings = &scene.scene.settings;
+        let (width, height) = (settings.width as f32, settings.height as f32);
+        w.vec2(if rng.chance(0.05) {
+            Vec2::new(rng.pick(&[0.0, width, 0.5 * width]), rng.pick(&[0.0, height, 0.5 * height]))
+        } else {
+            Vec2::new(rng.range(0.0, width), rng.range(0.0, height))
+        });
+        w.vec2(u2(rng));
+    }
+    /// A pixel's f64 sums and count and a pass's f32 sums and count: zeros, magnitudes from
+    /// tiny to beyond f32's, now and then a non-finite pass value (dropped samples never
+    /// reach the buffers, but the merge must not care).
+    pub fn film_pass(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let magnitude = |rng: &mut Rng| 10f64.powi(rng.below(30) as i32 - 15);
+        for _ in 0..6 {
+            let value = if rng.chance(0.1) { 0.0 } else { rng.unit() as f64 * magnitude(rng) * 1e3 };
+            w.d(value + rng.unit() as f64 * 1e-9);
+        }
+        for _ in 0..6 {
+            w.f(if rng.chance(0.02) {
+                rng.pick(&[f32::NAN, f32::INFINITY, 0.0, f32::MAX])
+            } else {
+                rng.unit() * magnitude(rng) as f32
+            });
+        }
+        w.u(if rng.chance(0.1) { rng.below(1 << 30) } else { rng.below(1 << 20) });
+        w.u(rng.below(1 << 12));
+    }
+    pub fn pixel_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
+        let settings = &scene.scene.settings;
+        w.u(rng.below(settings.width * settings.height));
+        w.u(if rng.chance(0.5) { rng.below(64) } else { rng.u32() });
+    }
+}
