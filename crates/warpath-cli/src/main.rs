@@ -9,6 +9,7 @@ mod bench_volumes;
 mod commands;
 mod export_mitsuba;
 mod output;
+mod precompile;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -190,6 +191,9 @@ enum Command {
     /// Benchmarks; each prints a markdown table and can write JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Compile the CUDA programs for this GPU into the kernel cache, several at once (a
+    /// render otherwise compiles what it needs on first use, one program at a time).
+    Precompile(precompile::PrecompileArgs),
 }
 
 fn main() {
@@ -200,6 +204,7 @@ fn main() {
         Command::Compare(args) => commands::compare(&args),
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
+        Command::Precompile(args) => precompile::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {}", error_chain(&e));

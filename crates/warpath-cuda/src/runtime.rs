@@ -254,6 +254,38 @@ impl CudaDevice {
         Ok(slot.clone().expect("set above"))
     }
 
+    /// Compiles `sources` for this device into the disk cache on `threads` threads at once,
+    /// without loading them (what `warpath precompile` does, so that a first render does not
+    /// wait minutes for NVRTC). Returns, per program in order, the seconds it took and the
+    /// cache's answer, or the error.
+    pub fn precompile(
+        &self,
+        sources: &[KernelSource],
+        threads: usize,
+    ) -> CudaResult<Vec<(&'static str, f64, CudaResult<CacheUse>)>> {
+        let compiler = self.compiler()?;
+        let target = compiler.target_for(self.info.compute_capability)?;
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, sources.len().max(1)) {
+                scope.spawn(|| {
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(source) = sources.get(index) else { break };
+                        let start = std::time::Instant::now();
+                        let outcome = compiler.compile(source, &target).map(|compiled| compiled.cache);
+                        let seconds = start.elapsed().as_secs_f64();
+                        results.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, seconds, outcome));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        results.sort_by_key(|r| r.0);
+        Ok(results.into_iter().map(|(_, name, seconds, outcome)| (name, seconds, outcome)).collect())
+    }
+
     /// The module of `source` compiled for this device, compiling (or loading from the disk
     /// cache) on first use.
     pub fn module(&self, source: &KernelSource) -> CudaResult<Arc<CudaModule>> {
