@@ -65,8 +65,9 @@ pub struct RenderArgs {
     /// Samples per pixel, 1 to 16777216 [default: the scene's, else 64].
     #[arg(long, value_parser = parse_spp)]
     pub spp: Option<u32>,
-    /// Maximum number of bounces, 0 to 1024 (8 = Mitsuba's max_depth 9) [default: the scene's, else 8].
-    #[arg(long, value_parser = parse_max_depth)]
+    /// Maximum number of bounces, 0 to 100000, or -1 for no limit (8 = Mitsuba's max_depth 9)
+    /// [default: the scene's, else 8].
+    #[arg(long, value_parser = parse_max_depth, allow_negative_numbers = true)]
     pub max_depth: Option<u32>,
     /// Image size as WIDTHxHEIGHT [default: the scene's].
     #[arg(long, value_parser = parse_resolution)]
@@ -126,9 +127,13 @@ fn parse_spp(s: &str) -> Result<u32, String> {
     parse_in_range(s, 1, warpath_scene::scene::MAX_SPP)
 }
 
-/// `--max-depth`: the limits of the scene format's `max_depth`.
+/// `--max-depth`: the limits of the scene format's `max_depth` (-1: no limit).
 fn parse_max_depth(s: &str) -> Result<u32, String> {
+    if s.trim() == "-1" {
+        return Ok(warpath_scene::UNLIMITED_DEPTH);
+    }
     parse_in_range(s, 0, warpath_scene::scene::MAX_DEPTH)
+        .map_err(|e| format!("{e}, or -1 for no limit"))
 }
 
 fn parse_in_range(s: &str, min: u32, max: u32) -> Result<u32, String> {

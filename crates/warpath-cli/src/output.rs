@@ -238,7 +238,11 @@ fn exr_attributes(m: &RenderMetadata) -> Vec<(exr::meta::attribute::Text, exr::m
         (Text::from("warpath.sppRequested"), int(m.spp_requested)),
         (Text::from("warpath.interrupted"), text(if m.interrupted { "yes" } else { "no" })),
         (Text::from("warpath.seed"), text(&m.seed.to_string())),
-        (Text::from("warpath.maxDepth"), int(m.max_depth)),
+        // -1 for no limit, as a scene file writes it.
+        (
+            Text::from("warpath.maxDepth"),
+            if m.max_depth == warpath_scene::UNLIMITED_DEPTH { AttributeValue::I32(-1) } else { int(m.max_depth) },
+        ),
         (Text::from("warpath.sampler"), text(&m.sampler)),
         (Text::from("warpath.backend"), text(&m.backend)),
         (Text::from("warpath.scene"), text(&m.scene)),

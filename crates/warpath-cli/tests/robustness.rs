@@ -238,6 +238,16 @@ fn logs_get_progress_lines_and_exrs_carry_metadata() {
     assert_eq!((attributes["spp"].as_str(), attributes["interrupted"].as_str()), ("3", "no"));
     assert_eq!(attributes["sampler"], "padded-halton");
     assert_eq!(attributes["backend"], "cpu");
+    assert_eq!(attributes["maxDepth"], "8");
+
+    // --max-depth -1 asks for no limit, as a scene's max_depth = -1 does, and the EXR says -1.
+    let unlimited = dir.path().join("unlimited.exr");
+    let o = run(&["render", "cornell", "--backend", "cpu", "--spp", "1", "--resolution", "8x8", "--max-depth", "-1"]
+        .into_iter()
+        .chain(["-q", "-o", unlimited.to_str().unwrap()])
+        .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(warpath_attributes(&unlimited)["maxDepth"], "-1");
 }
 
 #[test]
@@ -245,7 +255,8 @@ fn command_line_values_obey_the_scene_format_limits() {
     for (flag, value, needle) in [
         ("--spp", "0", "1..=16777216"),
         ("--spp", "16777217", "1..=16777216"),
-        ("--max-depth", "1025", "0..=1024"),
+        ("--max-depth", "100001", "0..=100000"),
+        ("--max-depth", "-2", "or -1 for no limit"),
         ("--spp-per-pass", "0", "1..=16777216"),
         ("--exposure", "nan", "-64..=64"),
         ("--exposure", "inf", "-64..=64"),
