@@ -132,8 +132,7 @@ fn parse_max_depth(s: &str) -> Result<u32, String> {
     if s.trim() == "-1" {
         return Ok(warpath_scene::UNLIMITED_DEPTH);
     }
-    parse_in_range(s, 0, warpath_scene::scene::MAX_DEPTH)
-        .map_err(|e| format!("{e}, or -1 for no limit"))
+    parse_in_range(s, 0, warpath_scene::scene::MAX_DEPTH).map_err(|e| format!("{e}, or -1 for no limit"))
 }
 
 fn parse_in_range(s: &str, min: u32, max: u32) -> Result<u32, String> {

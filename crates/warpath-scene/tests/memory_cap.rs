@@ -1,8 +1,8 @@
 //! Loaders under a memory cap (`warpath_core::limits::set_memory_cap`; its own test binary,
 //! since the cap is process-wide): a claim within warpath's limits but beyond the memory the
 //! process can get is an error naming the file, the size and the bound — for image headers
-//! and for a `.ply.gz` that decompresses to more than the cap — and the same files load
-//! once the memory is there.
+//! for a `.ply.gz` that decompresses to more than the cap and for a medium's generated grid
+//! — and the same files load once the memory is there.
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -55,6 +55,16 @@ fn claims_beyond_the_memory_cap_are_errors_and_load_without_it() {
     }
     let message = decode_image_bytes(&png, ImageKind::Png, Path::new("big.png")).unwrap_err().to_string();
     for needle in ["big.png", "PNG header claims 8000×8000 pixels, which need 1.6 GiB", "16.0 MiB (memory cap)"] {
+        assert!(message.contains(needle), "'{needle}' missing from: {message}");
+    }
+
+    // A [[medium]]'s generated grid: a constant 256³ grid is 64 MiB of f32.
+    let toml =
+        "[[medium]]\nname = \"fog\"\ntype = \"grid\"\ndensity = { constant = 1.0, resolution = [256, 256, 256] }\n";
+    let message = warpath_scene::toml_scene::parse_toml_scene(toml, Path::new("fog.toml")).unwrap_err().to_string();
+    for needle in
+        ["fog.toml:4", "medium 'fog'", "the constant grid claims a grid of 256×256×256 voxels", "(memory cap)"]
+    {
         assert!(message.contains(needle), "'{needle}' missing from: {message}");
     }
 
