@@ -2,8 +2,13 @@
 //! each using the features its loader reads (OBJ with MTL, texture and every face form; PLY
 //! ASCII, both binary byte orders and gzip, with normals, uvs, quads and extra elements;
 //! glTF and GLB with embedded buffers, a texture, a camera and material extensions; a TOML
-//! scene using meshes, a texture and an environment map; EXR with several compressions and
-//! sample types; PNG 8- and 16-bit; HDR flat and run-length encoded). They are written by
+//! scene using meshes, a texture and an environment map, and one using every kind of
+//! `[[medium]]`; EXR with several compressions and sample types; PNG 8- and 16-bit; HDR flat
+//! and run-length encoded; volumes: Mitsuba `.vol` with 1 and 3 channels from
+//! warpath-volume's own writer, NIfTI-1 `.nii` (big-endian i16 with scaling; f32 with an
+//! extension and a 4th dimension of 1) and `.nii.gz` written here from the standard's field
+//! offsets, raw u16/f32 grids, and two small `.vdb` files written by OpenVDB 10.0.1, copied
+//! from warpath-volume's test data). They are written by
 //! `cargo test -p warpath-scene --test fuzz -- --ignored write_seed_files` and committed.
 
 use std::io::Write;
@@ -291,6 +296,164 @@ fn glb() -> Vec<u8> {
     out
 }
 
+// ---------------------------------------------------------------------------------------
+// Volumes
+// ---------------------------------------------------------------------------------------
+
+/// The resolution of the raw seeds (`formats.rs` reads them with this layout).
+pub const RAW_RESOLUTION: [u32; 3] = [6, 5, 4];
+
+/// A lumpy scalar field over `resolution`: zero at the corners, up to about 3 inside.
+fn lump(i: u32, j: u32, k: u32, resolution: [u32; 3]) -> f32 {
+    let [nx, ny, nz] = resolution.map(|n| n as f32);
+    let (x, y, z) = ((i as f32 + 0.5) / nx, (j as f32 + 0.5) / ny, (k as f32 + 0.5) / nz);
+    let r2 = (x - 0.5).powi(2) + (y - 0.45).powi(2) + (z - 0.55).powi(2);
+    (3.0 * (1.0 - 4.0 * r2)).max(0.0)
+}
+
+fn density_vol() -> Vec<u8> {
+    let resolution = [6, 5, 4];
+    let grid = warpath_volume::VolumeGrid::from_fn(resolution, |i, j, k| lump(i, j, k, resolution));
+    warpath_volume::vol::vol_bytes(&grid)
+}
+
+fn albedo_vol() -> Vec<u8> {
+    let resolution = [4u32, 3, 2];
+    let mut data = Vec::new();
+    for k in 0..2u32 {
+        for j in 0..3u32 {
+            for i in 0..4u32 {
+                data.extend([0.2 + 0.2 * i as f32, 0.3 + 0.2 * j as f32, 0.5 + 0.25 * k as f32]);
+            }
+        }
+    }
+    warpath_volume::vol::vol_bytes(&warpath_volume::VolumeGrid::new(resolution, 3, data).unwrap())
+}
+
+/// A NIfTI-1 header's fields, written from the standard's byte offsets (sizeof_hdr 0,
+/// dim 40, datatype 70, bitpix 72, pixdim 76, vox_offset 108, scl_slope 112, scl_inter 116,
+/// xyzt_units 123, magic 344), then the extension (if any) and the voxels.
+struct Nifti<'a> {
+    dim: [i16; 8],
+    datatype: i16,
+    bitpix: i16,
+    pixdim: [f32; 4],
+    scl: (f32, f32),
+    big_endian: bool,
+    extension: Option<&'a [u8]>,
+    voxels: Vec<u8>,
+}
+
+impl Nifti<'_> {
+    fn bytes(&self) -> Vec<u8> {
+        let be = self.big_endian;
+        let i16b = |v: i16| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+        let i32b = |v: i32| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+        let f32b = |v: f32| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut h = vec![0u8; 348];
+        h[0..4].copy_from_slice(&i32b(348));
+        for (a, d) in self.dim.iter().enumerate() {
+            h[40 + 2 * a..42 + 2 * a].copy_from_slice(&i16b(*d));
+        }
+        h[70..72].copy_from_slice(&i16b(self.datatype));
+        h[72..74].copy_from_slice(&i16b(self.bitpix));
+        for (a, p) in self.pixdim.iter().enumerate() {
+            h[76 + 4 * a..80 + 4 * a].copy_from_slice(&f32b(*p));
+        }
+        // The extension block: esize (a multiple of 16), ecode, data.
+        let extension: Vec<u8> = match self.extension {
+            Some(data) => {
+                let esize = (8 + data.len()).div_ceil(16) * 16;
+                let mut e = [&i32b(esize as i32)[..], &i32b(6)[..], data].concat();
+                e.resize(esize, 0);
+                e
+            }
+            None => Vec::new(),
+        };
+        h[108..112].copy_from_slice(&f32b((352 + extension.len()) as f32));
+        h[112..116].copy_from_slice(&f32b(self.scl.0));
+        h[116..120].copy_from_slice(&f32b(self.scl.1));
+        h[123] = 2; // millimetres
+        h[344..348].copy_from_slice(b"n+1\0");
+        let flag = if extension.is_empty() { [0u8; 4] } else { [1, 0, 0, 0] };
+        [h, flag.to_vec(), extension, self.voxels.clone()].concat()
+    }
+}
+
+/// Values of `lump` over `resolution` scaled by `scale`, x fastest.
+fn lump_values(resolution: [u32; 3], scale: f32) -> Vec<f32> {
+    let mut v = Vec::new();
+    for k in 0..resolution[2] {
+        for j in 0..resolution[1] {
+            for i in 0..resolution[0] {
+                v.push(scale * lump(i, j, k, resolution));
+            }
+        }
+    }
+    v
+}
+
+/// Big-endian i16 scaled by scl_slope 0.5, scl_inter 2, anisotropic voxels.
+fn nifti_i16_be() -> Vec<u8> {
+    let voxels = lump_values([6, 5, 4], 300.0).iter().flat_map(|&v| (v as i16 + 10).to_be_bytes()).collect();
+    Nifti {
+        dim: [3, 6, 5, 4, 1, 1, 1, 1],
+        datatype: 4,
+        bitpix: 16,
+        pixdim: [1.0, 0.9, 1.1, 2.5],
+        scl: (0.5, 2.0),
+        big_endian: true,
+        extension: None,
+        voxels,
+    }
+    .bytes()
+}
+
+/// Little-endian f32 with an extension, stored as a 4D volume of one frame.
+fn nifti_f32_extension() -> Vec<u8> {
+    let voxels = lump_values([5, 4, 3], 1.5).iter().flat_map(|v| v.to_le_bytes()).collect();
+    Nifti {
+        dim: [4, 5, 4, 3, 1, 1, 1, 1],
+        datatype: 16,
+        bitpix: 32,
+        pixdim: [1.0, 1.0, 1.0, 1.0],
+        scl: (0.0, 0.0),
+        big_endian: false,
+        extension: Some(b"warpath fuzz seed"),
+        voxels,
+    }
+    .bytes()
+}
+
+/// Little-endian u16, no scaling (compressed as `scan_u16.nii.gz`).
+fn nifti_u16() -> Vec<u8> {
+    let voxels = lump_values([6, 5, 4], 1000.0).iter().flat_map(|&v| (v as u16).to_le_bytes()).collect();
+    Nifti {
+        dim: [3, 6, 5, 4, 1, 1, 1, 1],
+        datatype: 512,
+        bitpix: 16,
+        pixdim: [1.0, 0.5, 0.5, 0.5],
+        scl: (0.0, 0.0),
+        big_endian: false,
+        extension: None,
+        voxels,
+    }
+    .bytes()
+}
+
+fn raw_u16_be() -> Vec<u8> {
+    lump_values(RAW_RESOLUTION, 1000.0).iter().flat_map(|&v| (v as u16).to_be_bytes()).collect()
+}
+
+fn raw_f32() -> Vec<u8> {
+    lump_values(RAW_RESOLUTION, 2.0).iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The `.vdb` seeds: files OpenVDB 10.0.1 wrote for warpath-volume's tests
+/// (`crates/warpath-volume/tests/data/make_vdb.py`): active tiles and a second, non-float
+/// grid; half floats.
+const VDB_SEEDS: &[&str] = &["tiles.vdb", "blob_half.vdb"];
+
 const SCENE_TOML: &str = r#"# every section of the format, with meshes, a texture and an environment map
 [render]
 width = 64
@@ -378,6 +541,165 @@ scale = 0.5
 rotate_y = 90
 "#;
 
+const MEDIA_TOML: &str = r#"# every kind of [[medium]]: homogeneous (sigma_t + albedo, sigma_a + sigma_s), grids from
+# .vol, NIfTI, raw and .vdb files, constant, procedural and printed grids, transfer
+# functions, each placement; null and dielectric boundaries, a camera medium
+[render]
+width = 32
+height = 24
+spp = 2
+max_depth = -1
+rr_threshold = 0.5
+
+[camera]
+look_at = { origin = [0, 1, 6], target = [0, 0.5, 0], up = [0, 1, 0] }
+fov = 45
+medium = "haze"
+
+[[material]]
+name = "boundary"
+type = "null"
+
+[[material]]
+name = "water"
+type = "rough-dielectric"
+ior = 1.33
+exterior_ior = 1.01
+roughness = 0.3
+
+[[material]]
+name = "lamp"
+type = "black"
+emission = [8, 8, 8]
+
+[[medium]]
+name = "haze"
+type = "homogeneous"
+sigma_t = [0.02, 0.03, 0.04]
+albedo = 0.9
+g = 0.3
+
+[[medium]]
+name = "ink"
+type = "homogeneous"
+sigma_a = [0.5, 0.2, 0.1]
+sigma_s = 1.0
+scale = 2
+
+[[medium]]
+name = "smoke"
+type = "grid"
+density = "density.vol"
+albedo = "albedo.vol"
+scale = 4
+g = -0.2
+majorant_cell = 2
+bounds = [[-1, 0, -1], [1, 2, 1]]
+rotate = { axis = [0, 1, 0], angle = 15 }
+
+[[medium]]
+name = "scan"
+type = "grid"
+density = "scan_i16_be.nii"
+transfer = { preset = "gray-red-blue", max_density = 20 }
+physical_proportions = true
+translate = [1, 0, 0]
+rotate = { axis = [0, 1, 0], angle = 30 }
+size = [1, 1, 1]
+
+[[medium]]
+name = "raw"
+type = "grid"
+density = { file = "density_u16be.raw", format = "u16", big_endian = true, resolution = [6, 5, 4] }
+scale = 0.01
+albedo = { constant = 0.5, resolution = [2, 2, 2] }
+majorant_cell = 0
+to_world = [[1, 0, 0, -2], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+
+[[medium]]
+name = "cloud"
+type = "grid"
+density = { procedural = "cloud", resolution = [8, 8, 8], wispiness = 1.5, frequency = 4, rounded = true }
+albedo = { image = "checker.png", resolution = [8, 8, 4], depth = 2, white = 0.9 }
+translate = [0, 2, 0]
+
+[[medium]]
+name = "vdb"
+type = "grid"
+density = "tiles.vdb"
+transfer = { points = [[0, 0, 1, 1, 1], [0.5, 2, 0.9, 0.8, 0.7], [2, 5, 0.5, 0.6, 0.7]] }
+bounds = [[-3, 0, -1], [-2, 1, 0]]
+
+[[medium]]
+name = "gz"
+type = "grid"
+density = "scan_u16.nii.gz"
+transfer = "gray-red-blue"
+translate = [2, 0, 0]
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "smoke"
+exterior = "haze"
+translate = [0, 1, 0]
+
+[[shape]]
+type = "sphere"
+subdivisions = 1
+material = "water"
+interior = "ink"
+exterior = "haze"
+translate = [1.5, 0.5, 0]
+scale = 0.5
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "scan"
+translate = [1.5, 0.5, 0]
+scale = 0.5
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "raw"
+translate = [-1.5, 0.5, 0.5]
+scale = 0.5
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "cloud"
+translate = [0.5, 2.5, 0.5]
+scale = 0.5
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "vdb"
+translate = [-2.5, 0.5, -0.5]
+scale = 0.5
+
+[[shape]]
+type = "cube"
+material = "boundary"
+interior = "gz"
+exterior = "haze"
+translate = [2.5, 0.5, 0.5]
+scale = 0.5
+
+[[shape]]
+type = "rectangle"
+material = "lamp"
+translate = [0, 4, 0]
+rotate = { axis = [1, 0, 0], angle = 90 }
+
+[environment]
+type = "constant"
+radiance = [0.1, 0.12, 0.15]
+"#;
+
 #[test]
 #[ignore = "writes tests/fuzz/seeds/; run it after changing a seed, and commit the files"]
 fn write_seed_files() {
@@ -401,4 +723,16 @@ fn write_seed_files() {
     exr(&dir.join("sky_zip_half.exr"), Compression::ZIP16, true, false);
     exr(&dir.join("sky_piz_float.exr"), Compression::PIZ, false, false);
     exr(&dir.join("luma_rle.exr"), Compression::RLE, true, true);
+    write("media.toml", MEDIA_TOML.as_bytes());
+    write("density.vol", &density_vol());
+    write("albedo.vol", &albedo_vol());
+    write("scan_i16_be.nii", &nifti_i16_be());
+    write("scan_f32_ext.nii", &nifti_f32_extension());
+    write("scan_u16.nii.gz", &gzip(&nifti_u16()));
+    write("density_u16be.raw", &raw_u16_be());
+    write("density_f32.raw", &raw_f32());
+    let volume_data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../warpath-volume/tests/data");
+    for name in VDB_SEEDS {
+        std::fs::copy(volume_data.join(name), dir.join(name)).unwrap();
+    }
 }
