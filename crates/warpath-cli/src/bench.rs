@@ -2,7 +2,8 @@
 //! JSON. Every table is headed by the machine, commit, command and date, so it can be
 //! pasted into docs/benchmarks/ as it is.
 //!
-//! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH;
+//! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH, of
+//!   the trees `render` builds for the CPU and the CUDA renderer;
 //! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
 //! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`);
 //! - `bench compaction`: stream compaction (`bench_compaction.rs`);
@@ -10,13 +11,13 @@
 //! - `bench volumes`: the volumetric path tracer (`bench_volumes.rs`).
 
 use crate::BvhKind;
-use crate::commands::{check_resolution, load_scene};
+use crate::commands::{check_resolution, load_scene, render_bvh_options};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use warpath_bvh::{BuildOptions, Bvh};
+use warpath_bvh::Bvh;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 
 #[derive(Subcommand)]
@@ -67,6 +68,9 @@ pub enum BenchCommand {
 struct BvhRow {
     scene: String,
     builder: String,
+    /// The renderer whose tree this is (`cpu`, `cuda`) and its leaf size.
+    renderer: String,
+    max_leaf_size: usize,
     triangles: usize,
     build_seconds: f64,
     mtris_per_second: f64,
@@ -96,12 +100,13 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             for name in &scenes {
                 let scene = load_scene(name)?;
                 let tris = scene.triangle_soup();
-                for kind in [BvhKind::Sah, BvhKind::Sbvh] {
+                let trees = [BvhKind::Sah, BvhKind::Sbvh].into_iter().flat_map(|k| [(k, "cpu"), (k, "cuda")]);
+                for (kind, renderer) in trees {
+                    let options = render_bvh_options(kind.build_kind(), renderer == "cuda");
                     let mut times = Vec::new();
                     let mut last = None;
                     for _ in 0..repeat.max(1) {
-                        let (bvh, stats) =
-                            Bvh::build(&tris, &BuildOptions { kind: kind.build_kind(), ..Default::default() });
+                        let (bvh, stats) = Bvh::build(&tris, &options);
                         times.push(stats.build_seconds);
                         last = Some((bvh, stats));
                     }
@@ -110,7 +115,9 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                     let (bvh, stats) = last.expect("at least one build");
                     rows.push(BvhRow {
                         scene: scene.name.clone(),
-                        builder: format!("{kind:?}").to_uppercase(),
+                        builder: kind.build_kind().to_string(),
+                        renderer: renderer.to_string(),
+                        max_leaf_size: options.max_leaf_size,
                         triangles: tris.len(),
                         build_seconds: t,
                         mtris_per_second: tris.len() as f64 / t.max(1e-9) / 1e6,
@@ -118,16 +125,20 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                         references: bvh.prim_indices.len(),
                         sah_cost: stats.sah_cost,
                     });
-                    eprintln!("{}: {kind:?} {stats}", scene.name);
+                    eprintln!("{}: {renderer} tree: {stats}", scene.name);
                 }
             }
-            println!("| scene | builder | triangles | build (s) | Mtris/s | nodes | references | SAH cost |");
-            println!("|---|---|---:|---:|---:|---:|---:|---:|");
+            println!(
+                "| scene | builder | tree of (leaves ≤) | triangles | build (s) | Mtris/s | nodes | references | SAH cost |"
+            );
+            println!("|---|---|---|---:|---:|---:|---:|---:|---:|");
             for r in &rows {
                 println!(
-                    "| {} | {} | {} | {:.3} | {:.2} | {} | {} | {:.2} |",
+                    "| {} | {} | {} ({}) | {} | {:.3} | {:.2} | {} | {} | {:.2} |",
                     r.scene,
                     r.builder,
+                    r.renderer,
+                    r.max_leaf_size,
                     r.triangles,
                     r.build_seconds,
                     r.mtris_per_second,

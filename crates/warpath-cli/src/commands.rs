@@ -1,20 +1,26 @@
-//! `warpath render` and `warpath info`.
+//! `warpath render`, `warpath info` and `warpath compare`.
+//!
+//! `render` checks everything a user can get wrong before it spends time rendering: the
+//! output paths (writable, right extensions), the numbers (the scene format's limits), and
+//! whether the film fits in memory. It reports progress as a bar on a terminal and as a line
+//! every few seconds in a log, and hands the film to [`crate::output`], which never loses a
+//! finished render.
 
-use crate::output::write_image;
-use crate::{Backend, RenderArgs};
+use crate::output::{OutputPaths, RenderMetadata, check_outputs, save_render};
+use crate::{Backend, BvhKind, RenderArgs};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
+use warpath_core::limits;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_cuda::{CudaDevice, StrategyRenderer};
 use warpath_scene::Scene;
-
-/// The largest image side we accept (a 16k×16k film already takes 9 GiB of buffers).
-pub const MAX_RESOLUTION: u32 = 16384;
+use warpath_scene::scene::MAX_RESOLUTION;
 
 pub fn check_resolution(w: u32, h: u32) -> Result<()> {
     if w == 0 || h == 0 || w > MAX_RESOLUTION || h > MAX_RESOLUTION {
@@ -51,7 +57,8 @@ pub fn load_scene(name: &str) -> Result<Scene> {
     Ok(scene)
 }
 
-/// The render options from the scene's settings overridden by the flags.
+/// The render options from the scene's settings overridden by the flags (which their
+/// parsers hold to the scene format's limits).
 pub fn render_options(scene: &Scene, args: &RenderArgs) -> Result<RenderOptions> {
     let mut opts = RenderOptions::from_scene(scene);
     if let Some(spp) = args.spp {
@@ -78,6 +85,18 @@ pub fn render_options(scene: &Scene, args: &RenderArgs) -> Result<RenderOptions>
     Ok(opts)
 }
 
+/// Host memory a render of one pixel needs beyond the film: the mean and the variance
+/// images (`Vec3` each) and the PNG bytes.
+const OUTPUT_BYTES_PER_PIXEL: u64 = 12 + 12 + 3;
+
+/// Checks, before the scene is prepared, that the film and the output images of a
+/// `width × height` render fit in the memory this process can get.
+fn check_film_memory(width: u32, height: u32) -> Result<()> {
+    let bytes_per_pixel = Film::bytes_per_pixel() + OUTPUT_BYTES_PER_PIXEL;
+    limits::check_image("the render", width as u64, height as u64, bytes_per_pixel)
+        .with_context(|| format!("cannot render {width}x{height}"))
+}
+
 /// Which renderer this run uses: `--backend auto` takes CUDA when a device opens.
 fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
     match backend {
@@ -86,10 +105,65 @@ fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
         Backend::Auto => match CudaDevice::open(0) {
             Ok(device) => Ok(Some(device)),
             Err(e) => {
-                eprintln!("no CUDA device ({e}); using the CPU");
+                eprintln!("{e}; using the CPU");
                 Ok(None)
             }
         },
+    }
+}
+
+/// Progress of a render: a bar on a terminal, a line every `interval` in a log (stderr not a
+/// terminal), nothing under `--quiet`.
+enum Progress {
+    Bar(ProgressBar),
+    Lines { interval: Duration, last: Instant },
+    Silent,
+}
+
+impl Progress {
+    fn new(args: &RenderArgs, spp: u32) -> Progress {
+        if args.quiet {
+            return Progress::Silent;
+        }
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(spp as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} spp  {msg}  elapsed {elapsed}  eta {eta}")
+                    .expect("valid progress template"),
+            );
+            return Progress::Bar(bar);
+        }
+        Progress::Lines { interval: Duration::from_secs_f64(args.progress_interval), last: Instant::now() }
+    }
+
+    /// `done` of `total` samples per pixel after `elapsed`, at `samples_per_second`.
+    fn update(&mut self, done: u32, total: u32, elapsed: Duration, samples_per_second: f64) {
+        match self {
+            Progress::Bar(bar) => {
+                bar.set_position(done as u64);
+                bar.set_message(format!("{:.2} Msamples/s", samples_per_second / 1e6));
+            }
+            Progress::Lines { interval, last } => {
+                if last.elapsed() < *interval || done >= total {
+                    return;
+                }
+                *last = Instant::now();
+                let seconds = elapsed.as_secs_f64();
+                let left = seconds / done.max(1) as f64 * (total - done) as f64;
+                eprintln!(
+                    "progress: {done}/{total} spp ({:.1}%), {:.2} Msamples/s, elapsed {seconds:.1} s, about {left:.1} s left",
+                    100.0 * done as f64 / total as f64,
+                    samples_per_second / 1e6
+                );
+            }
+            Progress::Silent => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
     }
 }
 
@@ -103,14 +177,12 @@ struct RenderResult {
 }
 
 pub fn render(args: &RenderArgs) -> Result<()> {
-    // Fail on an unwritable output before spending minutes rendering.
-    let ext = args.output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    if ext != "exr" && ext != "png" {
-        bail!("{}: unsupported output format (use .exr or .png)", args.output.display());
-    }
     QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
+    // Fail on an unwritable output before spending minutes rendering.
+    let outputs: OutputPaths = check_outputs(&args.output, args.variance_output.as_deref())?;
     let scene = load_scene(&args.scene)?;
     let mut opts = render_options(&scene, args)?;
+    check_film_memory(opts.width, opts.height)?;
     let device = choose_backend(args.backend)?;
     match &device {
         Some(d) => {
@@ -150,33 +222,36 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     }
 
     let pixels = opts.width as u64 * opts.height as u64;
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(opts.spp as u64) };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} spp  {msg}  elapsed {elapsed}  eta {eta}")
-            .expect("valid progress template"),
-    );
+    let mut progress_report = Progress::new(args, opts.spp);
     let start = Instant::now();
     let progress = |done: u32| {
-        let secs = start.elapsed().as_secs_f64().max(1e-9);
-        bar.set_position(done as u64);
-        bar.set_message(format!("{:.2} Msamples/s", done as f64 * pixels as f64 / secs / 1e6));
+        let elapsed = start.elapsed();
+        let rate = done as f64 * pixels as f64 / elapsed.as_secs_f64().max(1e-9);
+        progress_report.update(done, opts.spp, elapsed, rate);
     };
     let result = match &device {
         None => render_cpu(&scene, &opts, args, &cancel, progress)?,
         Some(device) => render_cuda(device, &scene, &opts, args, &cancel, progress)?,
     };
-    bar.finish_and_clear();
+    progress_report.finish();
 
     let film = result.film;
     let done_spp = film.count.first().copied().unwrap_or(0);
     if done_spp == 0 {
         bail!("interrupted before the first pass finished: no image written");
     }
-    write_image(&args.output, opts.width, opts.height, &film.mean(), args.exposure)?;
-    if let Some(path) = &args.variance_output {
-        write_image(path, opts.width, opts.height, &film.variance_of_mean(), 0.0)?;
-        note!("wrote {}", path.display());
-    }
+    let interrupted = cancel.load(Ordering::SeqCst);
+    let metadata = RenderMetadata {
+        spp_done: done_spp,
+        spp_requested: opts.spp,
+        interrupted: interrupted || done_spp < opts.spp,
+        seed: opts.seed,
+        max_depth: opts.max_depth,
+        sampler: opts.sampler.to_string(),
+        backend: if device.is_some() { "cuda".into() } else { "cpu".into() },
+        scene: args.scene.clone(),
+    };
+    let report = save_render(&outputs, &film, args.exposure, &metadata)?;
     let secs = result.seconds.max(1e-9);
     let rays = match result.rays {
         Some(rays) => format!("{:.2} Mrays/s ({rays} rays)", rays as f64 / secs / 1e6),
@@ -192,9 +267,17 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         result.samples as f64 / secs / 1e6,
         rays
     );
-    note!("wrote {}", args.output.display());
-    if cancel.load(Ordering::SeqCst) {
+    for path in &report.written {
+        note!("wrote {}", path.display());
+    }
+    for (path, reason, rescue) in &report.rescued {
+        eprintln!("error: {reason}; the render was saved to {} instead of {}", rescue.display(), path.display());
+    }
+    if interrupted {
         std::process::exit(130);
+    }
+    if !report.rescued.is_empty() {
+        std::process::exit(1);
     }
     Ok(())
 }
@@ -206,10 +289,12 @@ fn render_cpu(
     cancel: &AtomicBool,
     progress: impl FnMut(u32),
 ) -> Result<RenderResult> {
+    let mut film = Film::try_new(opts.width, opts.height)
+        .with_context(|| format!("cannot render {}x{}", opts.width, opts.height))?;
     let t = Instant::now();
     let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
     note!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
-    let (film, stats) = renderer.render(opts, cancel, progress);
+    let stats = renderer.render_into(opts, &mut film, cancel, progress);
     Ok(RenderResult { samples: stats.samples, rays: Some(stats.rays()), seconds: stats.seconds, film })
 }
 
@@ -256,6 +341,11 @@ fn render_cuda(
     })
 }
 
+/// The tree `render` builds: `BuildOptions` of the CPU renderer or the CUDA renderer.
+pub fn render_bvh_options(kind: BuildKind, gpu: bool) -> BuildOptions {
+    if gpu { StrategyRenderer::bvh_options(kind) } else { CpuRenderer::bvh_options(kind) }
+}
+
 /// Which estimator renders `scene` (the same rule on both backends).
 fn estimator_name(scene: &Scene) -> &'static str {
     if scene.needs_volume_estimator() { "volumetric path tracer" } else { "path tracer" }
@@ -298,7 +388,7 @@ fn print_media(scene: &Scene) {
     }
 }
 
-pub fn info(scene: Option<&str>, list: bool) -> Result<()> {
+pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()> {
     if list || scene.is_none() {
         println!("built-in scenes: {}", warpath_scene::builtin::NAMES.join(", "));
         return Ok(());
@@ -330,17 +420,29 @@ pub fn info(scene: Option<&str>, list: bool) -> Result<()> {
         }
     );
     println!(
-        "  settings: {}x{}, {} spp, max depth {}, seed {}, sampler {:?}",
+        "  settings: {}x{}, {} spp, max depth {}, seed {}, sampler {}",
         s.width, s.height, s.spp, s.max_depth, s.seed, s.sampler
     );
     let b = scene.bounds();
     println!("  bounds: {} .. {}", b.min, b.max);
     println!("  scene memory: {:.1} MiB", scene.memory_bytes() as f64 / (1 << 20) as f64);
     let tris = scene.triangle_soup();
-    for kind in [BuildKind::Sah, BuildKind::Sbvh] {
-        let (bvh, stats) = Bvh::build(&tris, &BuildOptions { kind, ..Default::default() });
-        let bytes = bvh.nodes.len() * std::mem::size_of::<warpath_bvh::BvhNode>() + bvh.prim_indices.len() * 4;
-        println!("  bvh {kind:?}: {stats}; memory {:.1} MiB", bytes as f64 / (1 << 20) as f64);
+    let kinds = match bvh {
+        Some(kind) => vec![kind],
+        None => vec![BvhKind::Sbvh, BvhKind::Sah],
+    };
+    for kind in kinds {
+        for (gpu, renderer) in [(false, "cpu"), (true, "cuda")] {
+            let options = render_bvh_options(kind.build_kind(), gpu);
+            let (bvh, stats) = Bvh::build(&tris, &options);
+            let bytes = bvh.nodes.len() * std::mem::size_of::<warpath_bvh::BvhNode>() + bvh.prim_indices.len() * 4;
+            println!(
+                "  bvh as `render --bvh {} --backend {renderer}` builds it (leaves of up to {}): {stats}; memory {:.1} MiB",
+                kind.build_kind().to_string().to_lowercase(),
+                options.max_leaf_size,
+                bytes as f64 / (1 << 20) as f64
+            );
+        }
     }
     Ok(())
 }
@@ -362,18 +464,68 @@ pub struct CompareArgs {
     pub max_outliers: f64,
 }
 
+/// Reads a linear EXR for `compare`, size-checked like every image warpath reads.
+fn read_linear_exr(path: &std::path::Path) -> Result<warpath_scene::Texture> {
+    use warpath_scene::image_io::{ImageKind, load_image};
+    if ImageKind::from_path(path) != Some(ImageKind::Exr) {
+        bail!("{}: compare reads linear .exr images (`render -o x.exr --variance-output x_var.exr`)", path.display());
+    }
+    Ok(load_image(path)?)
+}
+
+/// Values `compare` cannot use: non-finite ones, and negative variances. Returns how many
+/// channels hold one, and a description of the first.
+fn unusable_values(image: &warpath_scene::Texture, is_variance: bool) -> Option<(usize, String)> {
+    let mut count = 0;
+    let mut first = None;
+    for (i, p) in image.pixels.iter().enumerate() {
+        for (c, name) in ["R", "G", "B"].into_iter().enumerate() {
+            let v = p[c];
+            if v.is_finite() && !(is_variance && v < 0.0) {
+                continue;
+            }
+            count += 1;
+            if first.is_none() {
+                let (x, y) = (i % image.width as usize, i / image.width as usize);
+                first = Some(format!("pixel ({x}, {y}) channel {name} = {v}"));
+            }
+        }
+    }
+    first.map(|f| (count, f))
+}
+
 /// Per pixel and channel, z = (a − b) / sqrt(var_a + var_b): if both renders estimate the
 /// same image, z is close to standard normal (E[z²] = 1, |z| > 4 in 0.006%). Channels with
-/// zero variance on both sides must be equal (up to 1e-6 relative) and are not counted.
+/// zero variance on both sides must be equal (up to 1e-6 relative) and are not counted. A
+/// NaN or infinite value in any of the four images (or a negative variance) is a
+/// disagreement, reported with where it is.
 pub fn compare(args: &CompareArgs) -> Result<()> {
-    use crate::output::read_exr;
-    let (aw, ah, a) = read_exr(&args.a)?;
-    let (_, _, va) = read_exr(&args.a_variance)?;
-    let (bw, bh, b) = read_exr(&args.b)?;
-    let (_, _, vb) = read_exr(&args.b_variance)?;
-    if (aw, ah) != (bw, bh) || a.len() != va.len() || b.len() != vb.len() {
+    let images = [
+        (&args.a, read_linear_exr(&args.a)?, false),
+        (&args.a_variance, read_linear_exr(&args.a_variance)?, true),
+        (&args.b, read_linear_exr(&args.b)?, false),
+        (&args.b_variance, read_linear_exr(&args.b_variance)?, true),
+    ];
+    let [(_, a_image, _), (_, va_image, _), (_, b_image, _), (_, vb_image, _)] = &images;
+    let (aw, ah, bw, bh) = (a_image.width, a_image.height, b_image.width, b_image.height);
+    if (aw, ah) != (bw, bh)
+        || (va_image.width, va_image.height) != (aw, ah)
+        || (vb_image.width, vb_image.height) != (bw, bh)
+    {
         bail!("image sizes differ: {aw}x{ah} and {bw}x{bh} (or a variance image does not match its image)");
     }
+    let mut unusable = Vec::new();
+    for (path, image, is_variance) in &images {
+        if let Some((count, first)) = unusable_values(image, *is_variance) {
+            let what = if *is_variance { "NaN, infinite or negative" } else { "NaN or infinite" };
+            println!("{}: {count} channel value(s) are {what} (the first: {first})", path.display());
+            unusable.push(path.display().to_string());
+        }
+    }
+    if !unusable.is_empty() {
+        bail!("the renders disagree: {} hold(s) values that are not finite", unusable.join(", "));
+    }
+    let (a, va, b, vb) = (&a_image.pixels, &va_image.pixels, &b_image.pixels, &vb_image.pixels);
     let (mut sum_z2, mut n, mut outliers, mut max_z, mut exact, mut zero_var_mismatch) =
         (0.0f64, 0u64, 0u64, 0.0f64, 0u64, 0u64);
     for i in 0..a.len() {
@@ -403,13 +555,10 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         "channels compared: {n} (exactly equal: {exact}); mean z² {mean_z2:.4}; |z| > 4: {outliers} ({:.4}%); max |z| {max_z:.2}; zero-variance mismatches: {zero_var_mismatch}",
         100.0 * outlier_fraction
     );
-    println!(
-        "image means: a {:.6}, b {:.6} (b/a − 1 = {:+.4}%)",
-        mean(&a),
-        mean(&b),
-        100.0 * (mean(&b) / mean(&a) - 1.0)
-    );
-    if mean_z2 > args.max_mean_z2 || outlier_fraction > args.max_outliers || zero_var_mismatch > 0 {
+    println!("image means: a {:.6}, b {:.6} (b/a − 1 = {:+.4}%)", mean(a), mean(b), 100.0 * (mean(b) / mean(a) - 1.0));
+    // Written so that a NaN statistic fails.
+    let agree = mean_z2 <= args.max_mean_z2 && outlier_fraction <= args.max_outliers && zero_var_mismatch == 0;
+    if !agree {
         bail!("the renders disagree beyond Monte Carlo noise");
     }
     println!("agree within Monte Carlo noise");

@@ -268,7 +268,7 @@ fn environment(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Opt
         Environment::Constant(c) => Some(json!({"type": "constant", "radiance": rgb(*c)?})),
         Environment::Map(map) => {
             let name = "environment.exr".to_string();
-            crate::output::write_image(&dir.join(&name), map.width, map.height, &map.pixels, 0.0)?;
+            crate::output::write_image(&dir.join(&name), map.width, map.height, &map.pixels, 0.0, None)?;
             files.push(name.clone());
             Some(json!({
                 "type": "envmap",

@@ -62,11 +62,12 @@ pub struct RenderArgs {
     /// A built-in scene name (cornell, furnace, ...; see `warpath info --list`) or a
     /// path to a .toml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
     pub scene: String,
-    /// Samples per pixel [default: the scene's, else 64].
-    #[arg(long)]
+    /// Samples per pixel, 1 to 16777216 [default: the scene's, else 64].
+    #[arg(long, value_parser = parse_spp)]
     pub spp: Option<u32>,
-    /// Maximum number of bounces (8 = Mitsuba's max_depth 9) [default: the scene's, else 8].
-    #[arg(long)]
+    /// Maximum number of bounces, 0 to 100000, or -1 for no limit (8 = Mitsuba's max_depth 9)
+    /// [default: the scene's, else 8].
+    #[arg(long, value_parser = parse_max_depth, allow_negative_numbers = true)]
     pub max_depth: Option<u32>,
     /// Image size as WIDTHxHEIGHT [default: the scene's].
     #[arg(long, value_parser = parse_resolution)]
@@ -95,23 +96,64 @@ pub struct RenderArgs {
     /// summary; costs about 10% of GPU speed (9% measured: dragon, 1280×768, 64 spp, H100). The CPU always counts.
     #[arg(long)]
     pub count_rays: bool,
-    /// Output image: .exr is linear HDR; .png is tone-mapped (clamped) sRGB.
+    /// Output image: .exr is linear HDR (with the render's settings as metadata); .png is
+    /// tone-mapped (clamped) sRGB. Checked to be writable before the render starts; if writing
+    /// still fails at the end, the image is saved to a warpath-rescued-*.exr in the working
+    /// directory instead.
     #[arg(short, long, default_value = "warpath.exr")]
     pub output: PathBuf,
-    /// Samples per pixel per progressive pass (the image can be saved between passes)
-    /// [default: 1 on the CPU, 16 on the GPU].
-    #[arg(long)]
+    /// Samples per pixel per progressive pass, 1 to 16777216 (the image can be saved between
+    /// passes) [default: 1 on the CPU, 16 on the GPU].
+    #[arg(long, value_parser = parse_spp)]
     pub spp_per_pass: Option<u32>,
-    /// Also write each pixel's variance of the mean (linear EXR), for `warpath compare`.
+    /// Also write each pixel's variance of the mean (a linear .exr), for `warpath compare`.
     #[arg(long)]
     pub variance_output: Option<PathBuf>,
-    /// Exposure scale applied to PNG output only, in stops.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    /// Exposure scale applied to PNG output only, in stops (-64 to 64).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = parse_exposure)]
     pub exposure: f32,
+    /// Seconds between progress lines when stderr is not a terminal (a log file, CI); a
+    /// terminal shows a progress bar instead.
+    #[arg(long, default_value_t = 5.0, value_parser = parse_interval)]
+    pub progress_interval: f64,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// `--spp` and `--spp-per-pass`: the limits of the scene format's `spp`.
+fn parse_spp(s: &str) -> Result<u32, String> {
+    parse_in_range(s, 1, warpath_scene::scene::MAX_SPP)
+}
+
+/// `--max-depth`: the limits of the scene format's `max_depth` (-1: no limit).
+fn parse_max_depth(s: &str) -> Result<u32, String> {
+    if s.trim() == "-1" {
+        return Ok(warpath_scene::UNLIMITED_DEPTH);
+    }
+    parse_in_range(s, 0, warpath_scene::scene::MAX_DEPTH).map_err(|e| format!("{e}, or -1 for no limit"))
+}
+
+fn parse_in_range(s: &str, min: u32, max: u32) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if (min as u64..=max as u64).contains(&v) => Ok(v as u32),
+        _ => Err(format!("'{s}' is not a whole number in {min}..={max} (the limit scene files have too)")),
+    }
+}
+
+fn parse_exposure(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && (-64.0..=64.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a number of stops in -64..=64")),
+    }
+}
+
+fn parse_interval(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86400.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of seconds in (0, 86400]")),
+    }
 }
 
 pub fn parse_strategy(s: &str) -> Result<warpath_cuda::Strategy, String> {
@@ -140,6 +182,9 @@ enum Command {
         /// List the built-in scenes.
         #[arg(long)]
         list: bool,
+        /// Describe only the tree of this builder [default: both; `render` uses sbvh].
+        #[arg(long, value_enum)]
+        bvh: Option<BvhKind>,
     },
     /// Test whether two renders of the same scene agree within Monte Carlo noise, from
     /// their means and per-pixel variances (`render --variance-output`).
@@ -159,14 +204,31 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Render(args) => commands::render(&args),
-        Command::Info { scene, list } => commands::info(scene.as_deref(), list),
+        Command::Info { scene, list, bvh } => commands::info(scene.as_deref(), list, bvh),
         Command::Compare(args) => commands::compare(&args),
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
         Command::Precompile(args) => precompile::run(&args),
     };
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", error_chain(&e));
         std::process::exit(1);
     }
+}
+
+/// An error and its causes in one line, each cause once: a cause whose text the message
+/// already holds (an OS error wrapped by a file error) is not repeated.
+fn error_chain(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }

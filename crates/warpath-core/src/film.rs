@@ -12,6 +12,7 @@
 //! `sum` and produce bit-identical means; `sum_sq` differs there only by the f32 rounding of
 //! the GPU's squares.
 
+use crate::limits::{self, LimitError};
 use glam::{DVec3, Vec3};
 
 #[derive(Clone, Debug)]
@@ -38,6 +39,30 @@ impl Film {
     pub fn new(width: u32, height: u32) -> Self {
         let n = (width as usize) * (height as usize);
         Film { width, height, sum: vec![DVec3::ZERO; n], sum_sq: vec![DVec3::ZERO; n], count: vec![0; n] }
+    }
+
+    /// [`Film::new`] that checks the size first ([`limits::check_image`] against the
+    /// documented limits and the memory the process can get) and allocates fallibly: a film
+    /// too large for this machine is an error, not an abort.
+    pub fn try_new(width: u32, height: u32) -> Result<Self, LimitError> {
+        let what = "the film";
+        limits::check_image(what, width as u64, height as u64, Self::bytes_per_pixel())?;
+        let n = (width as usize) * (height as usize);
+        Ok(Film {
+            width,
+            height,
+            sum: limits::zeroed_vec(what, n)?,
+            sum_sq: limits::zeroed_vec(what, n)?,
+            count: limits::zeroed_vec(what, n)?,
+        })
+    }
+
+    /// Bytes of host memory one pixel of a film takes (read from the field types).
+    pub fn bytes_per_pixel() -> u64 {
+        fn item_size<T>(_field: fn(&Film) -> &Vec<T>) -> u64 {
+            std::mem::size_of::<T>() as u64
+        }
+        item_size(|f| &f.sum) + item_size(|f| &f.sum_sq) + item_size(|f| &f.count)
     }
 
     pub fn pixel_count(&self) -> usize {

@@ -3,8 +3,9 @@
 //! Vectors and rays (`math`), colors, the sampler that makes random numbers a pure
 //! function of (pixel, sample, bounce, dimension) (`sampler`), warping functions
 //! (`warp`), discrete and 2D distributions (`distribution`), the thin-lens camera
-//! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`) and the
-//! accumulation film (`film`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
+//! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`), the
+//! accumulation film (`film`) and the size guards every loader calls before it allocates
+//! what a file claims (`limits`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
 //! `detmath` holds the transcendental functions the estimators call, written so that the
 //! CPU and the GPU compute them bit for bit alike.
 
@@ -16,6 +17,7 @@ pub mod detmath;
 pub mod distribution;
 pub mod film;
 pub mod light;
+pub mod limits;
 pub mod material;
 pub mod math;
 pub mod sampler;

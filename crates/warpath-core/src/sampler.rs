@@ -35,6 +35,16 @@ pub enum SamplerKind {
     Pcg = 1,
 }
 
+/// The name `--sampler` and the scene format use (`padded-halton`, `pcg`).
+impl std::fmt::Display for SamplerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            SamplerKind::PaddedHalton => "padded-halton",
+            SamplerKind::Pcg => "pcg",
+        })
+    }
+}
+
 impl std::str::FromStr for SamplerKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -92,13 +92,18 @@ pub struct CpuRenderer<'a> {
 }
 
 impl<'a> CpuRenderer<'a> {
-    pub fn new(scene: &'a Scene, bvh_kind: BuildKind) -> Self {
-        let triangles = scene.triangle_soup();
+    /// The options of the tree [`CpuRenderer::new`] builds with `bvh_kind` (what `warpath info`
+    /// and `bench bvh` report).
+    pub fn bvh_options(bvh_kind: BuildKind) -> BuildOptions {
         // Leaves of at most 2 references (the SAH may still make larger ones): the CPU layout
         // tests 4 boxes per node visit, so finer leaves cull more triangles (Cornell box: 6% fewer
         // instructions per sample than 4; the dragon renders as fast, its build takes ~10% longer).
-        let options = BuildOptions { kind: bvh_kind, max_leaf_size: CPU_MAX_LEAF_SIZE, ..Default::default() };
-        let (bvh, bvh_stats) = Bvh::build(&triangles, &options);
+        BuildOptions { kind: bvh_kind, max_leaf_size: CPU_MAX_LEAF_SIZE, ..Default::default() }
+    }
+
+    pub fn new(scene: &'a Scene, bvh_kind: BuildKind) -> Self {
+        let triangles = scene.triangle_soup();
+        let (bvh, bvh_stats) = Bvh::build(&triangles, &Self::bvh_options(bvh_kind));
         let cpu_bvh = CpuBvh::new(&bvh, &triangles);
         let lights = scene.light_set();
         CpuRenderer { scene, bvh, bvh_stats, cpu_bvh, triangles, lights }
@@ -139,27 +144,35 @@ impl<'a> CpuRenderer<'a> {
     /// Renders `opts.spp` samples per pixel in passes. `progress(samples_done_per_pixel)`
     /// is called after each pass; if `cancel` becomes true the render stops after the
     /// current pass and returns what it has.
-    pub fn render(
+    pub fn render(&self, opts: &RenderOptions, cancel: &AtomicBool, progress: impl FnMut(u32)) -> (Film, RenderStats) {
+        let mut film = Film::new(opts.width, opts.height);
+        let stats = self.render_into(opts, &mut film, cancel, progress);
+        (film, stats)
+    }
+
+    /// [`render`](Self::render) into a film the caller allocated (e.g. with
+    /// [`Film::try_new`], which fails cleanly where memory is short).
+    pub fn render_into(
         &self,
         opts: &RenderOptions,
+        film: &mut Film,
         cancel: &AtomicBool,
         mut progress: impl FnMut(u32),
-    ) -> (Film, RenderStats) {
-        let mut film = Film::new(opts.width, opts.height);
+    ) -> RenderStats {
         let mut stats = RenderStats::default();
         let start = Instant::now();
         let per_pass = opts.spp_per_pass.max(1);
         let mut done = 0;
         while done < opts.spp && !cancel.load(Ordering::Relaxed) {
             let n = per_pass.min(opts.spp - done);
-            let counters = self.render_pass(opts, &mut film, done, n);
+            let counters = self.render_pass(opts, film, done, n);
             stats.counters.merge(&counters);
             done += n;
             progress(done);
         }
         stats.samples = film.total_samples();
         stats.seconds = start.elapsed().as_secs_f64();
-        (film, stats)
+        stats
     }
 }
 

@@ -10,7 +10,7 @@
 //!   glossy snow, a mirror lake), a chrome and a glass sphere, lit by a rectangular area
 //!   light and a constant sky.
 
-use crate::toml_scene::{SceneBuilder, TriangleMesh};
+use crate::mesh::{SceneBuilder, TriangleMesh};
 use crate::{RenderSettings, Scene};
 use glam::{Mat4, Vec2, Vec3};
 use std::collections::HashMap;

@@ -14,8 +14,14 @@
 //! or buffer view) is decoded and multiplied by the base color factor. Primitives without
 //! a material get the default diffuse gray. The first camera met in the hierarchy
 //! becomes the scene camera.
+//!
+//! Values out of range are clamped or dropped as the TOML format would refuse them, and
+//! each change is reported as a warning naming the file and the material: base color
+//! factors and texture values to [0, 1], roughness to [0, 1], an invalid ior (1.5 is
+//! used), a negative or non-finite emission (dropped), a field of view outside (0°, 179°].
 
-use crate::toml_scene::{AssetMaterial, MeshAsset, TriangleMesh, load_texture};
+use crate::image_io::{ImageKind, decode_image_bytes, load_image, repair_pixels};
+use crate::mesh::{AssetMaterial, MeshAsset, TriangleMesh};
 use crate::{SceneError, Texture};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use std::path::{Path, PathBuf};
@@ -58,7 +64,8 @@ fn position_accessor_out_of_range(bytes: &[u8], is_glb: bool) -> Option<String> 
             for (semantic, accessor) in &primitive.attributes {
                 if accessor.value() >= root.accessors.len() {
                     return Some(format!(
-                        "meshes[{m}].primitives[{p}].attributes: {semantic:?} refers to accessor {}, but there are {}",
+                        "meshes[{m}].primitives[{p}].attributes: {} refers to accessor {}, but there are {}",
+                        semantic.to_string(),
                         accessor.value(),
                         root.accessors.len()
                     ));
@@ -69,8 +76,40 @@ fn position_accessor_out_of_range(bytes: &[u8], is_glb: bool) -> Option<String> 
     None
 }
 
+/// A `.glb` must start with the magic `glTF`, a `.gltf` (JSON) with `{`: say so, rather
+/// than let the JSON parser report "expected value at line 1 column 1".
+fn check_signature(bytes: &[u8], path: &Path, is_glb: bool) -> Result<(), SceneError> {
+    if is_glb {
+        // The gltf crate subtracts the header size from this length unchecked.
+        if let Some(length) = bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            && length < 12
+        {
+            return Err(invalid(
+                path,
+                format!("corrupt GLB: its length field says {length} bytes, less than its header"),
+            ));
+        }
+        return Ok(());
+    }
+    let says_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if says_glb {
+        let found: String = bytes.iter().take(4).map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+        return Err(invalid(path, format!("not a GLB file: it must start with 'glTF', found '{found}'")));
+    }
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    match text.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(()),
+        None => Err(invalid(path, "the file is empty (a glTF file is a JSON object)".into())),
+        Some(_) => Err(invalid(
+            path,
+            "not a glTF file: a .gltf file is a JSON object starting with '{', and a .glb starts with 'glTF'".into(),
+        )),
+    }
+}
+
 fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
     let is_glb = bytes.starts_with(b"glTF");
+    check_signature(bytes, path, is_glb)?;
     if let Some(message) = position_accessor_out_of_range(bytes, is_glb) {
         return Err(invalid(path, format!("invalid glTF: {message}")));
     }
@@ -104,7 +143,7 @@ fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneErr
 
     let mut asset = MeshAsset::default();
     for material in document.materials() {
-        let converted = convert_material(&material, &buffers, &folder, path)?;
+        let converted = convert_material(&document, &material, &buffers, &folder, path, &mut asset.warnings)?;
         asset.materials.push(converted);
     }
 
@@ -134,7 +173,17 @@ fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneErr
         {
             match camera.projection() {
                 gltf::camera::Projection::Perspective(p) => {
-                    asset.camera = Some((gltf_camera(world, p.yfov()), p.aspect_ratio()));
+                    let camera = gltf_camera(world, p.yfov());
+                    if camera.fov_degrees != p.yfov().to_degrees() {
+                        asset.warnings.push(format!(
+                            "{}: camera {}: yfov {} rad is outside (0°, 179°]; clamped to {}°",
+                            path.display(),
+                            node.camera().map(|c| c.index()).unwrap_or(0),
+                            p.yfov(),
+                            camera.fov_degrees
+                        ));
+                    }
+                    asset.camera = Some((camera, p.aspect_ratio()));
                 }
                 gltf::camera::Projection::Orthographic(_) => {
                     asset.warnings.push(format!("{}: orthographic camera ignored", path.display()));
@@ -151,7 +200,7 @@ fn parse_gltf_unguarded(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneErr
                     Some(n) => format!("{n}#{}", primitive.index()),
                     None => format!("mesh{}#{}", mesh.index(), primitive.index()),
                 };
-                let mut triangle_mesh = read_primitive(&primitive, &buffers, path, &name)?;
+                let mut triangle_mesh = read_primitive(&primitive, &buffers, path, &name, &mut asset.warnings)?;
                 bake_transform(&mut triangle_mesh, world);
                 asset.meshes.push(triangle_mesh);
             }
@@ -178,7 +227,7 @@ fn gltf_camera(world: Mat4, yfov_radians: f32) -> Camera {
     let to_world = Mat4::from_cols((-x).extend(0.0), y.extend(0.0), (-z).extend(0.0), world.w_axis);
     Camera {
         to_world,
-        fov_degrees: yfov_radians.to_degrees().clamp(1e-3, 179.0),
+        fov_degrees: if yfov_radians.is_finite() { yfov_radians.to_degrees().clamp(1e-3, 179.0) } else { 40.0 },
         fov_axis: FovAxis::Y,
         aperture_radius: 0.0,
         focus_distance: 1.0,
@@ -214,6 +263,7 @@ fn read_primitive(
     buffers: &[gltf::buffer::Data],
     path: &Path,
     name: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<TriangleMesh, SceneError> {
     use gltf::accessor::{DataType, Dimensions};
     // The gltf crate's readers assume valid component types (they hit `unreachable!`
@@ -234,6 +284,21 @@ fn read_primitive(
         &[DataType::F32, DataType::U8, DataType::U16],
         Dimensions::Vec2,
     );
+    // The gltf crate's readers assume accessors that fit their buffer views (they panic on
+    // a zero count or a short view), so check every accessor read.
+    let accessors = [
+        ("POSITION", primitive.get(&gltf::Semantic::Positions)),
+        ("NORMAL", primitive.get(&gltf::Semantic::Normals).filter(|_| normals_ok)),
+        ("TEXCOORD_0", primitive.get(&gltf::Semantic::TexCoords(0)).filter(|_| uvs_ok)),
+        ("indices", primitive.indices()),
+    ];
+    for (what, accessor) in accessors {
+        if let Some(accessor) = accessor {
+            check_accessor(&accessor, buffers).map_err(|m| {
+                invalid(path, format!("primitive '{name}': {what} (accessor {}): {m}", accessor.index()))
+            })?;
+        }
+    }
     let reader = primitive.reader(|b| buffers.get(b.index()).map(|d| d.0.as_slice()));
     let position_accessor = primitive
         .get(&gltf::Semantic::Positions)
@@ -256,13 +321,18 @@ fn read_primitive(
     if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
         return Err(invalid(path, format!("primitive '{name}': vertex {i} is not finite ({})", positions[i])));
     }
-    let normals: Vec<Vec3> =
-        reader.read_normals().filter(|_| normals_ok).map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default();
-    let uvs: Vec<Vec2> = reader
-        .read_tex_coords(0)
-        .filter(|_| uvs_ok)
-        .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
-        .unwrap_or_default();
+    // Read only what was checked: the readers panic on other component types.
+    let normals: Vec<Vec3> = match normals_ok {
+        true => reader.read_normals().map(|it| it.map(Vec3::from_array).collect()).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let uvs: Vec<Vec2> = match uvs_ok {
+        true => reader
+            .read_tex_coords(0)
+            .map(|it| it.into_f32().map(|[u, v]| Vec2::new(u, 1.0 - v)).collect())
+            .unwrap_or_default(),
+        false => Vec::new(),
+    };
     let indices: Vec<u32> = match reader.read_indices() {
         Some(it) => it.into_u32().collect(),
         None => (0..positions.len() as u32).collect(),
@@ -279,30 +349,109 @@ fn read_primitive(
         ));
     }
     let triangles = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
-    Ok(TriangleMesh {
-        name: name.to_string(),
-        normals: if normals.len() == positions.len() { normals } else { Vec::new() },
-        uvs: if uvs.len() == positions.len() { uvs } else { Vec::new() },
-        positions,
-        triangles,
-        material: primitive.material().index(),
-    })
+    let mut drop_attribute = |what: &str, present: bool, usable: bool, count: usize| {
+        let why = match (present, usable, count == positions.len()) {
+            (false, _, _) | (true, true, true) => return false,
+            (true, false, _) => "an unsupported component type".to_string(),
+            (true, true, false) => format!("{count} values for {} vertices", positions.len()),
+        };
+        warnings.push(format!("{}: primitive '{name}': {what} ignored ({why})", path.display()));
+        true
+    };
+    let has = |semantic| primitive.get(&semantic).is_some();
+    let normals = match drop_attribute("NORMAL", has(gltf::Semantic::Normals), normals_ok, normals.len()) {
+        true => Vec::new(),
+        false => normals,
+    };
+    let uvs = match drop_attribute("TEXCOORD_0", has(gltf::Semantic::TexCoords(0)), uvs_ok, uvs.len()) {
+        true => Vec::new(),
+        false => uvs,
+    };
+    let material = primitive.material().index();
+    Ok(TriangleMesh { name: name.to_string(), normals, uvs, positions, triangles, material })
+}
+
+/// Checks that `accessor` lies inside its buffer view and the view inside its buffer: what
+/// the gltf crate's readers take for granted.
+fn check_accessor(accessor: &gltf::Accessor, buffers: &[gltf::buffer::Data]) -> Result<(), String> {
+    if accessor.sparse().is_some() {
+        return Err("sparse accessors are not supported".into());
+    }
+    let count = accessor.count();
+    if count == 0 {
+        return Err("count is 0".into());
+    }
+    warpath_core::limits::check_count("the accessor", count as u64, accessor.size() as u64)
+        .map_err(|e| e.to_string())?;
+    let Some(view) = accessor.view() else {
+        return Err("it has no bufferView".into());
+    };
+    let element = accessor.size();
+    let stride = view.stride().unwrap_or(element);
+    if stride < element {
+        return Err(format!("byteStride {stride} is smaller than an element ({element} bytes)"));
+    }
+    let end = (count - 1)
+        .checked_mul(stride)
+        .and_then(|n| n.checked_add(element))
+        .and_then(|n| n.checked_add(accessor.offset()));
+    match end {
+        Some(end) if end <= view.length() => {}
+        _ => {
+            return Err(format!(
+                "{count} elements of {element} bytes (stride {stride}) from byteOffset {} do not fit in bufferView {} \
+                 ({} bytes)",
+                accessor.offset(),
+                view.index(),
+                view.length()
+            ));
+        }
+    }
+    let buffer_length = buffers.get(view.buffer().index()).map(|d| d.0.len()).unwrap_or(0);
+    match view.offset().checked_add(view.length()) {
+        Some(end) if end <= buffer_length => Ok(()),
+        _ => Err(format!(
+            "bufferView {} (byteOffset {}, byteLength {}) does not fit in buffer {} ({buffer_length} bytes)",
+            view.index(),
+            view.offset(),
+            view.length(),
+            view.buffer().index()
+        )),
+    }
 }
 
 fn convert_material(
+    document: &gltf::Document,
     material: &gltf::Material,
     buffers: &[gltf::buffer::Data],
     folder: &Path,
     path: &Path,
+    warnings: &mut Vec<String>,
 ) -> Result<AssetMaterial, SceneError> {
     let name =
         material.name().map(str::to_string).unwrap_or_else(|| format!("material{}", material.index().unwrap_or(0)));
+    let mut warn = |what: String| warnings.push(format!("{}: material '{name}': {what}", path.display()));
     let pbr = material.pbr_metallic_roughness();
     let factor = Vec4::from_array(pbr.base_color_factor());
-    let base_color = factor.truncate().clamp(Vec3::ZERO, Vec3::ONE);
-    let roughness = pbr.roughness_factor().clamp(0.0, 1.0);
+    let factor_rgb = if factor.truncate().is_finite() { factor.truncate() } else { Vec3::ONE };
+    let base_color = factor_rgb.clamp(Vec3::ZERO, Vec3::ONE);
+    if base_color != factor.truncate() {
+        warn(format!("baseColorFactor {} is outside [0, 1]; clamped to {base_color}", factor.truncate()));
+    }
+    let roughness_factor = pbr.roughness_factor();
+    let roughness = if roughness_factor.is_finite() { roughness_factor.clamp(0.0, 1.0) } else { 1.0 };
+    if roughness != roughness_factor {
+        warn(format!("roughnessFactor {roughness_factor} is outside [0, 1]; clamped to {roughness}"));
+    }
     let transmission = material.transmission().map(|t| t.transmission_factor()).unwrap_or(0.0);
-    let ior = material.ior().filter(|i| i.is_finite() && *i > 0.0).unwrap_or(1.5);
+    let ior = match material.ior() {
+        Some(i) if i.is_finite() && i > 0.0 => i,
+        Some(i) => {
+            warn(format!("ior {i} is not a positive number; 1.5 used"));
+            1.5
+        }
+        None => 1.5,
+    };
     let mut converted = if pbr.metallic_factor() >= 0.5 {
         Material::rough_conductor(base_color, roughness)
     } else if transmission > 0.0 {
@@ -314,17 +463,23 @@ fn convert_material(
     let emission = Vec3::from_array(material.emissive_factor()) * strength;
     if emission.is_finite() && emission.min_element() >= 0.0 {
         converted.emission = emission;
+    } else {
+        warn(format!("emission {emission} (emissiveFactor × emissive_strength) is negative or not finite; dropped"));
     }
     if material.double_sided() {
         converted.flags |= flags::TWO_SIDED_EMISSION;
     }
     let texture = match pbr.base_color_texture() {
         Some(info) => {
-            let mut texture = read_image(&info.texture().source(), buffers, folder, path, &name)?;
+            let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &name)?;
             if factor.truncate() != Vec3::ONE {
                 for p in &mut texture.pixels {
                     *p *= base_color;
                 }
+            }
+            let repairs = repair_pixels(&mut texture.pixels, Some(1.0));
+            if let Some(w) = repairs.warning(path, &format!("base color texture of material '{name}'"), Some(1.0)) {
+                warnings.push(w);
             }
             Some(texture)
         }
@@ -334,6 +489,7 @@ fn convert_material(
 }
 
 fn read_image(
+    document: &gltf::Document,
     image: &gltf::Image,
     buffers: &[gltf::buffer::Data],
     folder: &Path,
@@ -341,19 +497,31 @@ fn read_image(
     material: &str,
 ) -> Result<Texture, SceneError> {
     let label = format!("base color texture of material '{material}'");
+    // `Image::source` panics on an image in a bufferView without a mimeType, and on one with
+    // neither a bufferView nor a uri.
+    if let Some(json) = document.as_json().images.get(image.index()) {
+        let problem = match (&json.buffer_view, &json.uri, &json.mime_type) {
+            (Some(_), _, None) => Some("is in a bufferView but has no mimeType"),
+            (None, None, _) => Some("has neither a uri nor a bufferView"),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Err(invalid(path, format!("{label}: images[{}] {problem}", image.index())));
+        }
+    }
     match image.source() {
         gltf::image::Source::View { view, .. } => {
             let data = buffers.get(view.buffer().index()).map(|d| d.0.as_slice()).unwrap_or(&[]);
             let bytes = data
-                .get(view.offset()..view.offset() + view.length())
+                .get(view.offset()..view.offset().saturating_add(view.length()))
                 .ok_or_else(|| invalid(path, format!("{label}: buffer view out of range")))?;
-            decode_image_bytes(bytes, &label).map_err(|m| invalid(path, m))
+            decode_embedded_image(bytes, path, &label)
         }
         gltf::image::Source::Uri { uri, .. } => {
             if let Some(rest) = uri.strip_prefix("data:") {
                 let encoded = rest.split_once(',').map(|(_, d)| d).unwrap_or("");
                 let bytes = decode_base64(encoded).ok_or_else(|| invalid(path, format!("{label}: bad base64 data")))?;
-                return decode_image_bytes(&bytes, &label).map_err(|m| invalid(path, m));
+                return decode_embedded_image(&bytes, path, &label);
             }
             let file: PathBuf = folder.join(percent_decode(uri));
             if !file.is_file() {
@@ -362,30 +530,21 @@ fn read_image(
                     hint: format!("{label} in {} not found", path.display()),
                 });
             }
-            load_texture(&file)
+            load_image(&file)
         }
     }
 }
 
-/// Decodes an in-memory PNG/JPEG/HDR/EXR image to linear RGB (8- and 16-bit images are
-/// sRGB-decoded; float images are taken as linear).
-pub fn decode_image_bytes(bytes: &[u8], label: &str) -> Result<Texture, String> {
-    let image = image::load_from_memory(bytes).map_err(|e| format!("{label}: cannot decode image: {e}"))?;
-    let is_float = matches!(image.color(), image::ColorType::Rgb32F | image::ColorType::Rgba32F);
-    let rgb = image.to_rgb32f();
-    let (width, height) = rgb.dimensions();
-    let pixels = rgb
-        .pixels()
-        .map(|p| {
-            let c = Vec3::new(p[0], p[1], p[2]);
-            if is_float { c } else { Vec3::new(srgb_to_linear(c.x), srgb_to_linear(c.y), srgb_to_linear(c.z)) }
-        })
-        .collect();
-    Ok(Texture { name: label.to_string(), width, height, pixels })
-}
-
-fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+/// Decodes an image embedded in the glTF (a buffer view or a data URI) through
+/// [`crate::image_io`], by its signature; errors name the glTF file and the texture.
+fn decode_embedded_image(bytes: &[u8], path: &Path, label: &str) -> Result<Texture, SceneError> {
+    let Some(kind) = ImageKind::from_magic(bytes) else {
+        return Err(invalid(path, format!("{label}: not a PNG, JPEG, EXR or HDR image")));
+    };
+    decode_image_bytes(bytes, kind, path).map_err(|e| match e {
+        SceneError::Invalid { message, .. } => invalid(path, format!("{label}: {message}")),
+        other => other,
+    })
 }
 
 /// Standard or URL-safe base64, padding and whitespace ignored; `None` on bad input.

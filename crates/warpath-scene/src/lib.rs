@@ -4,6 +4,8 @@
 //!   textures, environment, camera, render settings) that every backend consumes;
 //! - [`error`]: [`SceneError`], which always says what went wrong and where (file:line);
 //! - [`toml_scene`]: the native TOML scene format (`docs/scene-format.md`);
+//! - [`mesh`]: the mesh builder every loader shares ([`mesh::SceneBuilder`]);
+//! - [`mesh_file`]: mesh files by extension, and a bare mesh file opened as a scene;
 //! - [`obj`], [`ply`], [`gltf_loader`]: mesh loaders;
 //! - [`image_io`]: HDR/LDR image loading (`.hdr`, `.exr` incl. DWAB, `.png`, `.jpg`)
 //!   for textures and environment maps;
@@ -13,6 +15,8 @@ pub mod builtin;
 pub mod error;
 pub mod gltf_loader;
 pub mod image_io;
+pub mod mesh;
+pub mod mesh_file;
 pub mod obj;
 pub mod ply;
 pub mod scene;

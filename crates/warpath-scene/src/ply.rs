@@ -10,12 +10,18 @@
 //! bodies by element, item index and byte offset. Truncated files, out-of-range indices
 //! and non-finite coordinates are errors; faces with fewer than three vertices are
 //! dropped with a warning.
+//!
+//! Sizes are checked before anything is allocated or looped over: every element count
+//! against [`warpath_core::limits`] and against the bytes the body holds (an item takes at
+//! least one byte per scalar in binary, two in ASCII), and a `.ply.gz` is decompressed
+//! only as far as the memory the process can get.
 
 use crate::SceneError;
-use crate::toml_scene::{MeshAsset, TriangleMesh};
+use crate::mesh::{MeshAsset, TriangleMesh};
 use glam::{Vec2, Vec3};
 use std::io::Read;
 use std::path::Path;
+use warpath_core::limits;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum ScalarType {
@@ -101,23 +107,49 @@ pub fn load_ply(path: &Path) -> Result<MeshAsset, SceneError> {
         }
         _ => SceneError::Io { path: path.to_path_buf(), source: e },
     })?;
+    decode_ply(&raw, path)
+}
+
+/// Parses the bytes of a `.ply` or `.ply.gz` file (gzip is recognised by its magic bytes
+/// or the name).
+pub fn decode_ply(raw: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
     let is_gzip = path.to_string_lossy().to_lowercase().ends_with(".gz") || raw.starts_with(&[0x1f, 0x8b]);
-    let bytes = if is_gzip {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(raw.as_slice()).read_to_end(&mut out).map_err(|e| SceneError::Invalid {
-            path: path.to_path_buf(),
-            message: format!("not a valid gzip file: {e}"),
-        })?;
-        out
+    if is_gzip {
+        let bytes = gunzip(raw, path)?;
+        parse_ply(&bytes, path)
     } else {
-        raw
-    };
-    parse_ply(&bytes, path)
+        parse_ply(raw, path)
+    }
+}
+
+/// Decompresses gzip data, checking the growing output against the memory the process
+/// can get (a small file can expand without bound).
+fn gunzip(raw: &[u8], path: &Path) -> Result<Vec<u8>, SceneError> {
+    let invalid = |message: String| SceneError::Invalid { path: path.to_path_buf(), message };
+    let mut decoder = flate2::read::GzDecoder::new(raw);
+    let mut out = Vec::new();
+    let mut next_check = 1u64 << 20;
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = decoder.read(&mut chunk).map_err(|e| invalid(format!("not a valid gzip file: {e}")))?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let total = out.len() as u64 + n as u64;
+        if total > next_check {
+            next_check = next_check.saturating_mul(2);
+            limits::check_bytes("the decompressed data", next_check).map_err(|e| {
+                invalid(format!("{e} (it decompresses to more than {} so far)", limits::format_bytes(total)))
+            })?;
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// Parses PLY bytes (already decompressed); `path` names the file in errors.
 pub fn parse_ply(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
     let header = parse_header(bytes, path)?;
+    check_element_sizes(&header, bytes.len() - header.body_offset, path)?;
     let vertex_count = header.elements.iter().find(|e| e.name == "vertex").map(|e| e.count).unwrap_or(0);
     let mut body = Body {
         path,
@@ -136,6 +168,8 @@ pub fn parse_ply(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
         match element.name.as_str() {
             "vertex" => read_vertices(&mut body, element, &mut mesh)?,
             "face" => read_faces(&mut body, element, vertex_count, &mut mesh, &mut short_faces)?,
+            // Items without properties take no bytes: nothing to read.
+            _ if element.properties.is_empty() => {}
             _ => {
                 for item in 0..element.count {
                     body.item = item;
@@ -155,6 +189,43 @@ pub fn parse_ply(bytes: &[u8], path: &Path) -> Result<MeshAsset, SceneError> {
         asset.meshes.push(mesh);
     }
     Ok(asset)
+}
+
+/// Checks every element's count before the body is read: against the limits (with the
+/// memory its items take once loaded), and against the body's size (each item takes at
+/// least a byte per binary scalar, or a value and a separator per ASCII property).
+fn check_element_sizes(header: &Header, body_bytes: usize, path: &Path) -> Result<(), SceneError> {
+    let invalid = |message: String| SceneError::Invalid { path: path.to_path_buf(), message };
+    for element in &header.elements {
+        let has = |name: &str| element.properties.iter().any(|p| p.name == name);
+        let bytes_in_memory = match element.name.as_str() {
+            "vertex" => 12 + if has("nx") { 12 } else { 0 } + if has("u") || has("s") { 8 } else { 0 },
+            "face" => 12,
+            _ => 0,
+        };
+        let what = format!("element '{}'", element.name);
+        let min_item_bytes: u64 = match header.format {
+            Format::Ascii => 2 * element.properties.len() as u64,
+            _ => element
+                .properties
+                .iter()
+                .map(|p| match p.kind {
+                    PropertyKind::Scalar(ty) => ty.size() as u64,
+                    PropertyKind::List { count, .. } => count.size() as u64,
+                })
+                .sum(),
+        };
+        // The last ASCII value may end the file without a separator.
+        let needed = (element.count as u64).saturating_mul(min_item_bytes).saturating_sub(1);
+        if needed > body_bytes as u64 {
+            return Err(invalid(format!(
+                "{what} claims {} items of at least {min_item_bytes} bytes each, but the body has only {body_bytes} bytes",
+                element.count
+            )));
+        }
+        limits::check_count(&what, element.count as u64, bytes_in_memory).map_err(|e| invalid(e.to_string()))?;
+    }
+    Ok(())
 }
 
 fn mesh_name(path: &Path) -> String {
@@ -392,8 +463,8 @@ fn read_vertices(body: &mut Body, element: &Element, mesh: &mut TriangleMesh) ->
         (Some(a), Some(b)) => Some([a, b]),
         _ => None,
     };
-    let capacity = element.count.min(1 << 24);
-    mesh.positions.reserve(capacity);
+    // The count was checked against the body's size (check_element_sizes).
+    mesh.positions.reserve(element.count);
     let mut values = vec![0f64; element.properties.len()];
     for item in 0..element.count {
         body.item = item;
@@ -434,7 +505,7 @@ fn read_faces(
             message: "element 'face' has no list property 'vertex_indices' or 'vertex_index'".into(),
         });
     };
-    mesh.triangles.reserve(element.count.min(1 << 24));
+    mesh.triangles.reserve(element.count);
     let mut polygon: Vec<u32> = Vec::with_capacity(8);
     for item in 0..element.count {
         body.item = item;

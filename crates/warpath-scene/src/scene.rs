@@ -3,6 +3,7 @@
 //! render settings.
 
 use glam::{Vec2, Vec3};
+use std::path::Path;
 use warpath_core::camera::Camera;
 use warpath_core::light::{Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
@@ -12,6 +13,14 @@ use warpath_volume::Medium;
 
 /// `max_depth` of a render with no depth limit (a scene's `max_depth = -1`).
 pub const UNLIMITED_DEPTH: u32 = u32::MAX;
+
+/// Largest image side a scene (or the command line) may ask for.
+pub const MAX_RESOLUTION: u32 = 16384;
+/// Most samples per pixel a scene (or the command line) may ask for.
+pub const MAX_SPP: u32 = 1 << 24;
+/// Largest finite `max_depth` a scene (or the command line) may ask for; a scene's `-1`
+/// asks for no limit ([`UNLIMITED_DEPTH`]).
+pub const MAX_DEPTH: u32 = 100_000;
 
 /// Render settings a scene file may set; the command line overrides them.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +160,38 @@ impl Scene {
         let b = self.bounds();
         let radius = if b.is_empty() { 1.0 } else { 0.5 * b.extent().length() };
         LightSet::new(lights, self.triangles.len(), self.environment.clone(), radius)
+    }
+
+    /// Whether anything in the scene emits light: an emissive triangle, or an environment
+    /// that is not black.
+    pub fn has_light(&self) -> bool {
+        let emissive_triangle = self.triangle_materials.iter().any(|&m| self.materials[m as usize].is_emissive());
+        let environment = match &self.environment {
+            Environment::None => false,
+            Environment::Constant(c) => c.max_element() > 0.0,
+            Environment::Map(m) => m.scale > 0.0 && m.pixels.iter().any(|p| p.max_element() > 0.0),
+        };
+        emissive_triangle || environment
+    }
+
+    /// Warnings for a scene loaded from `source` whose image will be black or empty: no
+    /// geometry, or no light. Loaders add them to [`Scene::warnings`]. A medium counts as
+    /// content (a camera in fog under a sky shows the fog without a single triangle).
+    pub fn content_warnings(&self, source: &Path) -> Vec<String> {
+        let file = source.display();
+        let lit = self.has_light();
+        match (self.triangles.is_empty() && self.media.is_empty(), lit) {
+            (true, false) => {
+                vec![format!("{file}: the scene has no geometry and no light: the image will be black")]
+            }
+            (true, true) => vec![format!(
+                "{file}: the scene has no geometry (no shape with triangles): the image will show only the environment"
+            )],
+            (false, false) => vec![format!(
+                "{file}: the scene has no light (no emissive material, no environment): the image will be black"
+            )],
+            (false, true) => Vec::new(),
+        }
     }
 
     /// Whether the scene needs the volumetric path tracer: it has media, or index-matched

@@ -1,17 +1,18 @@
-//! The native TOML scene format (reference: `docs/scene-format.md`) and the pieces every
-//! loader shares: [`TriangleMesh`] / [`MeshAsset`] (what a mesh file loads into),
-//! [`SceneBuilder`] (places meshes in the world with validation: non-finite vertices and
-//! out-of-range indices are errors, degenerate triangles are dropped with a warning,
-//! normals go through the inverse transpose, mirrored transforms flip the winding) and
-//! [`load_any`], which opens a `.toml` scene or a bare mesh file.
+//! The native TOML scene format (reference: `docs/scene-format.md`), and [`load_any`],
+//! which opens a `.toml` scene or a bare mesh file. Meshes are placed by
+//! [`crate::mesh::SceneBuilder`]; mesh files are read through [`crate::mesh_file`].
 //!
 //! Every error names the file and, for TOML, the line: syntax errors from toml's byte
 //! spans, semantic errors (unknown names and types, missing files, absurd values) from
 //! the span of the offending key or table.
 
 use crate::builtin;
-use crate::{MeshInfo, RenderSettings, Scene, SceneError, Texture};
-use glam::{Mat3, Mat4, Vec2, Vec3};
+use crate::image_io::{load_base_color_texture, load_image, repair_pixels};
+use crate::mesh::{DEFAULT_ALBEDO, MeshAsset, SceneBuilder, framing_camera};
+use crate::mesh_file::{MESH_EXTENSIONS, is_mesh_file, load_mesh_file, load_mesh_scene, lower_name};
+use crate::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP};
+use crate::{RenderSettings, Scene, SceneError};
+use glam::{Mat3, Mat4, Vec3};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -21,387 +22,21 @@ use toml::Spanned;
 use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::{EnvMap, Environment};
 use warpath_core::material::{Material, flags};
-use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
 use warpath_volume::medium::interface;
 
 mod medium_section;
 
-/// Largest finite `max_depth` a scene may ask for (`-1` asks for no limit).
-pub const MAX_DEPTH: u32 = 100_000;
 pub use crate::scene::UNLIMITED_DEPTH;
-/// Largest image side a scene may ask for.
-pub const MAX_RESOLUTION: u32 = 16384;
-/// Albedo of the material given to geometry that names none.
-pub const DEFAULT_ALBEDO: f32 = 0.8;
 
-// ---------------------------------------------------------------------------------------
-// Shared mesh types and the scene builder
-// ---------------------------------------------------------------------------------------
-
-/// One triangle mesh in its file's (object) space, with one material.
-#[derive(Clone, Debug, Default)]
-pub struct TriangleMesh {
-    pub name: String,
-    pub positions: Vec<Vec3>,
-    /// Per-vertex normals (same length as `positions`) or empty.
-    pub normals: Vec<Vec3>,
-    /// Per-vertex texture coordinates, (0,0) = bottom-left of the image, or empty.
-    pub uvs: Vec<Vec2>,
-    pub triangles: Vec<[u32; 3]>,
-    /// Index into the owning [`MeshAsset::materials`], or `None` for the default.
-    pub material: Option<usize>,
-}
-
-/// A material a mesh file defines, with its decoded base color texture.
-#[derive(Clone, Debug)]
-pub struct AssetMaterial {
-    pub name: String,
-    pub material: Material,
-    pub base_color_texture: Option<Texture>,
-}
-
-/// Everything a mesh file loads into, before it is placed in a scene.
-#[derive(Clone, Debug, Default)]
-pub struct MeshAsset {
-    pub meshes: Vec<TriangleMesh>,
-    pub materials: Vec<AssetMaterial>,
-    /// A camera the file defines (glTF), with the aspect ratio it asks for, if any.
-    pub camera: Option<(Camera, Option<f32>)>,
-    pub warnings: Vec<String>,
-}
-
-impl MeshAsset {
-    pub fn triangle_count(&self) -> usize {
-        self.meshes.iter().map(|m| m.triangles.len()).sum()
-    }
-}
-
-/// Assembles a [`Scene`] from meshes placed by transforms.
-pub struct SceneBuilder {
-    scene: Scene,
-    /// Whether each entry of `scene.meshes` came with its own normals / uvs.
-    mesh_has_normals: Vec<bool>,
-    mesh_has_uvs: Vec<bool>,
-    default_material: Option<u32>,
-}
-
-impl SceneBuilder {
-    pub fn new(name: &str) -> Self {
-        SceneBuilder {
-            scene: Scene { name: name.to_string(), ..Scene::default() },
-            mesh_has_normals: Vec::new(),
-            mesh_has_uvs: Vec::new(),
-            default_material: None,
-        }
-    }
-
-    pub fn scene_mut(&mut self) -> &mut Scene {
-        &mut self.scene
-    }
-
-    pub fn warn(&mut self, message: String) {
-        self.scene.warnings.push(message);
-    }
-
-    pub fn add_texture(&mut self, texture: Texture) -> i32 {
-        self.scene.textures.push(texture);
-        (self.scene.textures.len() - 1) as i32
-    }
-
-    pub fn add_material(&mut self, name: &str, material: Material) -> u32 {
-        self.scene.materials.push(material);
-        self.scene.material_names.push(name.to_string());
-        (self.scene.materials.len() - 1) as u32
-    }
-
-    /// The diffuse gray ([`DEFAULT_ALBEDO`]) material named `default`, added on first use.
-    pub fn default_material(&mut self) -> u32 {
-        if let Some(m) = self.default_material {
-            return m;
-        }
-        let m = self.add_material("default", Material::diffuse(Vec3::splat(DEFAULT_ALBEDO)));
-        self.default_material = Some(m);
-        m
-    }
-
-    /// Adds an asset's materials (and their textures); returns their scene indices.
-    pub fn add_asset_materials(&mut self, asset: &MeshAsset, prefix: &str) -> Vec<u32> {
-        asset
-            .materials
-            .iter()
-            .map(|am| {
-                let mut material = am.material;
-                if let Some(t) = &am.base_color_texture {
-                    material.base_color_texture = self.add_texture(t.clone());
-                }
-                self.add_material(&format!("{prefix}{}", am.name), material)
-            })
-            .collect()
-    }
-
-    /// Places `mesh` in the world with `to_world` and material `material`.
-    ///
-    /// Errors for non-finite vertices and out-of-range indices (naming `source` and the
-    /// vertex or triangle index); drops degenerate triangles with a warning.
-    pub fn add_mesh(
-        &mut self,
-        mesh: &TriangleMesh,
-        to_world: Mat4,
-        material: u32,
-        source: &Path,
-    ) -> Result<(), SceneError> {
-        let invalid = |message: String| SceneError::Invalid { path: source.to_path_buf(), message };
-        let linear = Mat3::from_mat4(to_world);
-        let det = linear.determinant();
-        if !det.is_finite() || det == 0.0 || !to_world.is_finite() {
-            return Err(invalid(format!("mesh '{}': the transform is singular or not finite", mesh.name)));
-        }
-        if material as usize >= self.scene.materials.len() {
-            return Err(invalid(format!("mesh '{}': material index {material} does not exist", mesh.name)));
-        }
-        let vertex_count = mesh.positions.len();
-        if let Some(i) = mesh.positions.iter().position(|p| !p.is_finite()) {
-            return Err(invalid(format!("mesh '{}': vertex {i} is not finite ({})", mesh.name, mesh.positions[i])));
-        }
-        let normal_matrix = linear.inverse().transpose();
-        let mut has_normals = !mesh.normals.is_empty();
-        if has_normals && mesh.normals.len() != vertex_count {
-            return Err(invalid(format!(
-                "mesh '{}': {} normals for {vertex_count} vertices",
-                mesh.name,
-                mesh.normals.len()
-            )));
-        }
-        let mut world_normals = Vec::new();
-        if has_normals {
-            world_normals = mesh.normals.iter().map(|&n| (normal_matrix * n).normalize_or_zero()).collect();
-            if let Some(i) = world_normals.iter().position(|n| *n == Vec3::ZERO || !n.is_finite()) {
-                self.warn(format!(
-                    "{}: mesh '{}': normal of vertex {i} is zero or not finite; using geometric normals",
-                    source.display(),
-                    mesh.name
-                ));
-                has_normals = false;
-            }
-        }
-        let mut has_uvs = !mesh.uvs.is_empty();
-        if has_uvs && mesh.uvs.len() != vertex_count {
-            return Err(invalid(format!(
-                "mesh '{}': {} texture coordinates for {vertex_count} vertices",
-                mesh.name,
-                mesh.uvs.len()
-            )));
-        }
-        if has_uvs && mesh.uvs.iter().any(|uv| !uv.is_finite()) {
-            self.warn(format!("{}: mesh '{}': non-finite texture coordinates ignored", source.display(), mesh.name));
-            has_uvs = false;
-        }
-
-        let base = self.scene.positions.len() as u64;
-        if base + vertex_count as u64 > u32::MAX as u64 {
-            return Err(invalid("the scene has more than 2^32 vertices".into()));
-        }
-        let base = base as u32;
-        let first_triangle = self.scene.triangles.len() as u32;
-        let flip = det < 0.0;
-        let mut dropped = 0usize;
-        self.scene.positions.extend(mesh.positions.iter().map(|&p| to_world.transform_point3(p)));
-        for (t, tri) in mesh.triangles.iter().enumerate() {
-            if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertex_count) {
-                self.scene.positions.truncate(base as usize);
-                self.scene.triangles.truncate(first_triangle as usize);
-                self.scene.triangle_materials.truncate(first_triangle as usize);
-                return Err(invalid(format!(
-                    "mesh '{}': triangle {t} uses vertex {bad}, but there are only {vertex_count} vertices",
-                    mesh.name
-                )));
-            }
-            let [a, b, c] = tri.map(|i| self.scene.positions[(base + i) as usize]);
-            if is_degenerate(a, b, c) {
-                dropped += 1;
-                continue;
-            }
-            let [i0, i1, i2] = tri.map(|i| base + i);
-            self.scene.triangles.push(if flip { [i0, i2, i1] } else { [i0, i1, i2] });
-            self.scene.triangle_materials.push(material);
-        }
-        if dropped > 0 {
-            self.warn(format!(
-                "{}: mesh '{}': dropped {dropped} degenerate (zero-area) triangle{}",
-                source.display(),
-                mesh.name,
-                if dropped == 1 { "" } else { "s" }
-            ));
-        }
-        // Normals and uvs are stored for every vertex; meshes without them are fixed up in
-        // `finish`.
-        if has_normals {
-            self.scene.normals.resize(base as usize, Vec3::ZERO);
-            self.scene.normals.extend(world_normals);
-        }
-        if has_uvs {
-            self.scene.uvs.resize(base as usize, Vec2::ZERO);
-            self.scene.uvs.extend_from_slice(&mesh.uvs);
-        }
-        self.scene.meshes.push(MeshInfo {
-            name: mesh.name.clone(),
-            first_triangle,
-            triangle_count: self.scene.triangles.len() as u32 - first_triangle,
-        });
-        self.mesh_has_normals.push(has_normals);
-        self.mesh_has_uvs.push(has_uvs);
-        Ok(())
-    }
-
-    /// Finishes the scene: where some meshes carry normals and others do not, the latter
-    /// get flat normals (their vertices are split per triangle); missing uvs become 0.
-    pub fn finish(mut self) -> Scene {
-        let scene = &mut self.scene;
-        let vertex_count = scene.positions.len();
-        let any_normals = self.mesh_has_normals.iter().any(|&h| h);
-        if any_normals {
-            scene.normals.resize(vertex_count, Vec3::ZERO);
-            if self.mesh_has_uvs.iter().any(|&h| h) {
-                scene.uvs.resize(vertex_count, Vec2::ZERO);
-            }
-            for (mesh, &has) in scene.meshes.iter().zip(&self.mesh_has_normals) {
-                if has {
-                    continue;
-                }
-                let range = mesh.first_triangle as usize..(mesh.first_triangle + mesh.triangle_count) as usize;
-                for t in range {
-                    let tri = scene.triangles[t];
-                    let [a, b, c] = tri.map(|i| scene.positions[i as usize]);
-                    let n = (b - a).cross(c - a).normalize_or_zero();
-                    let mut new_tri = [0u32; 3];
-                    for (k, &i) in tri.iter().enumerate() {
-                        new_tri[k] = scene.positions.len() as u32;
-                        scene.positions.push(scene.positions[i as usize]);
-                        scene.normals.push(n);
-                        if !scene.uvs.is_empty() {
-                            scene.uvs.push(scene.uvs[i as usize]);
-                        }
-                    }
-                    scene.triangles[t] = new_tri;
-                }
-            }
-        }
-        let vertex_count = scene.positions.len();
-        if !any_normals {
-            scene.normals.clear();
-        }
-        if self.mesh_has_uvs.iter().any(|&h| h) {
-            scene.uvs.resize(vertex_count, Vec2::ZERO);
-        } else {
-            scene.uvs.clear();
-        }
-        self.scene
-    }
-}
-
-/// A triangle is degenerate when its area is zero up to float round-off of its edges.
-pub fn is_degenerate(a: Vec3, b: Vec3, c: Vec3) -> bool {
-    let (e1, e2) = (b - a, c - a);
-    let cross = e1.cross(e2).length();
-    let scale = e1.length_squared().max(e2.length_squared()).max((c - b).length_squared());
-    !(cross > 1e-6 * scale) || scale == 0.0
-}
-
-/// A camera looking at `bounds` from the front (+z) and a little above, framing it whole.
-pub fn framing_camera(bounds: Aabb) -> Camera {
-    if bounds.is_empty() {
-        return Camera::default();
-    }
-    let center = bounds.center();
-    let radius = (0.5 * bounds.extent().length()).max(1e-3);
-    let fov = 40.0f32;
-    let distance = 1.1 * radius / (0.5 * fov).to_radians().sin();
-    let direction = Vec3::new(0.0, 0.3, 1.0).normalize();
-    Camera::look_at(center + direction * distance, center, Vec3::Y, fov)
-}
-
-/// Mesh file kinds [`load_mesh_file`] reads, by extension.
-pub const MESH_EXTENSIONS: &[&str] = &[".obj", ".ply", ".ply.gz", ".gltf", ".glb"];
-
-fn lower_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default()
-}
-
-/// Whether `path` names a mesh file [`load_mesh_file`] can read.
-pub fn is_mesh_file(path: &Path) -> bool {
-    let name = lower_name(path);
-    MESH_EXTENSIONS.iter().any(|e| name.ends_with(e))
-}
-
-/// Loads an `.obj`, `.ply`, `.ply.gz`, `.gltf` or `.glb` file.
-pub fn load_mesh_file(path: &Path) -> Result<MeshAsset, SceneError> {
-    let name = lower_name(path);
-    if !path.is_file() {
-        return Err(SceneError::NotFound { path: path.to_path_buf(), hint: "mesh file not found".into() });
-    }
-    if name.ends_with(".obj") {
-        crate::obj::load_obj(path)
-    } else if name.ends_with(".ply") || name.ends_with(".ply.gz") {
-        crate::ply::load_ply(path)
-    } else if name.ends_with(".gltf") || name.ends_with(".glb") {
-        crate::gltf_loader::load_gltf(path)
-    } else {
-        Err(SceneError::Unsupported { path: path.to_path_buf(), expected: MESH_EXTENSIONS.join(", ") })
-    }
-}
-
-/// Loads an image file as a texture (linear RGB; 8-bit formats are sRGB-decoded).
-pub fn load_texture(path: &Path) -> Result<Texture, SceneError> {
-    crate::image_io::load_image(path)
-}
-
-/// Opens a `.toml` scene, or a bare mesh file as a scene: the mesh with its own materials
-/// (the default diffuse gray where it has none), its own camera or one framing its
-/// bounds, and a constant white environment.
+/// Opens a `.toml` scene, or a bare mesh file as a scene (see
+/// [`crate::mesh_file::load_mesh_scene`]).
 pub fn load_any(path: &Path) -> Result<Scene, SceneError> {
-    let name = lower_name(path);
-    if name.ends_with(".toml") {
+    if lower_name(path).ends_with(".toml") {
         return load_toml_scene(path);
     }
-    if !is_mesh_file(path) {
-        return Err(SceneError::Unsupported {
-            path: path.to_path_buf(),
-            expected: format!(".toml, {}", MESH_EXTENSIONS.join(", ")),
-        });
-    }
-    let asset = load_mesh_file(path)?;
-    let scene_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut builder = SceneBuilder::new(&scene_name);
-    for w in &asset.warnings {
-        builder.warn(w.clone());
-    }
-    let material_ids = builder.add_asset_materials(&asset, "");
-    for mesh in &asset.meshes {
-        let material = match mesh.material {
-            Some(i) => material_ids[i],
-            None => builder.default_material(),
-        };
-        builder.add_mesh(mesh, Mat4::IDENTITY, material, path)?;
-    }
-    let mut scene = builder.finish();
-    scene.environment = Environment::Constant(Vec3::ONE);
-    match asset.camera {
-        Some((camera, aspect)) => {
-            scene.camera = camera;
-            if let Some(aspect) = aspect.filter(|a| a.is_finite() && *a > 0.0) {
-                let width = (scene.settings.height as f32 * aspect).round().clamp(1.0, MAX_RESOLUTION as f32);
-                scene.settings.width = width as u32;
-            }
-        }
-        None => scene.camera = framing_camera(scene.bounds()),
-    }
-    Ok(scene)
+    load_mesh_scene(path)
 }
-
-// ---------------------------------------------------------------------------------------
-// The TOML format
-// ---------------------------------------------------------------------------------------
 
 /// A number (gray) or an `[r, g, b]` / `[x, y, z]` triple.
 #[derive(Clone, Copy, Debug)]
@@ -544,7 +179,7 @@ struct EnvironmentSection {
     radiance: Option<Spanned<Triple>>,
     file: Option<Spanned<String>>,
     scale: Option<Spanned<f32>>,
-    rotate_y: Option<f32>,
+    rotate_y: Option<Spanned<f32>>,
 }
 
 /// Maps byte offsets of the scene text to 1-based lines and builds located errors.
@@ -622,7 +257,10 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                     format!("material '{name}': texture '{}' not found", texture_path.display()),
                 ));
             }
-            let texture = load_texture(&texture_path)?;
+            let (texture, warning) = load_base_color_texture(&texture_path)?;
+            if let Some(w) = warning {
+                builder.warn(w);
+            }
             material.base_color_texture = builder.add_texture(texture);
         }
         let id = builder.add_material(&name, material);
@@ -672,9 +310,9 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         if shape.interior.is_some() || shape.exterior.is_some() {
             let interior = shape.interior.as_ref().map(&medium_id).transpose()?;
             let exterior = shape.exterior.as_ref().map(&medium_id).transpose()?;
-            shape_interfaces.push((builder.scene.meshes.len(), interface::pack(interior, exterior)));
+            shape_interfaces.push((builder.mesh_count(), interface::pack(interior, exterior)));
         } else {
-            shape_interfaces.push((builder.scene.meshes.len(), 0));
+            shape_interfaces.push((builder.mesh_count(), 0));
         }
         let shape_name = shape.name.clone().unwrap_or_else(|| format!("{kind}#{shape_index}"));
         let material_override = match &shape.material {
@@ -696,11 +334,12 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let with_emission = |builder: &mut SceneBuilder, material: u32| -> u32 {
             match emission {
                 Some(e) => {
-                    let mut m = builder.scene.materials[material as usize].with_emission(e);
+                    let mut m = builder.scene_mut().materials[material as usize].with_emission(e);
                     if shape.two_sided_emission == Some(true) {
                         m.flags |= flags::TWO_SIDED_EMISSION;
                     }
-                    let name = format!("{}+emission@{shape_name}", builder.scene.material_names[material as usize]);
+                    let name =
+                        format!("{}+emission@{shape_name}", builder.scene_mut().material_names[material as usize]);
                     builder.add_material(&name, m)
                 }
                 None => material,
@@ -800,7 +439,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     }
 
     let environment = match &file.environment {
-        Some(env) => environment_from_section(&source, env)?,
+        Some(env) => environment_from_section(&source, env, &mut builder)?,
         None => Environment::None,
     };
     let camera = match &file.camera {
@@ -847,6 +486,8 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         Some(c) => c,
         None => file_camera.map(|(c, _)| c).unwrap_or_else(|| framing_camera(scene.bounds())),
     };
+    let warnings = scene.content_warnings(path);
+    scene.warnings.extend(warnings);
     Ok(scene)
 }
 
@@ -872,7 +513,7 @@ fn render_settings(source: &SourceText, render: &RenderSection) -> Result<Render
     };
     s.width = ranged(&render.width, "width", 1, MAX_RESOLUTION as i64, s.width)?;
     s.height = ranged(&render.height, "height", 1, MAX_RESOLUTION as i64, s.height)?;
-    s.spp = ranged(&render.spp, "spp", 1, 1 << 24, s.spp)?;
+    s.spp = ranged(&render.spp, "spp", 1, MAX_SPP as i64, s.spp)?;
     s.max_depth = match &render.max_depth {
         // Mitsuba's convention: -1 is no limit (paths end by Russian roulette or escape).
         Some(v) if *v.get_ref() == -1 => UNLIMITED_DEPTH,
@@ -1123,6 +764,7 @@ fn camera_from_section(source: &SourceText, section: &Spanned<CameraSection>) ->
 fn environment_from_section(
     source: &SourceText,
     section: &Spanned<EnvironmentSection>,
+    builder: &mut SceneBuilder,
 ) -> Result<Environment, SceneError> {
     let e = section.get_ref();
     let scale = match &e.scale {
@@ -1151,8 +793,19 @@ fn environment_from_section(
                     source.error_at(file.span(), format!("environment map '{}' not found", image_path.display()))
                 );
             }
-            let texture = load_texture(&image_path)?;
-            let rotation = Mat3::from_rotation_y(e.rotate_y.unwrap_or(0.0).to_radians());
+            let rotate_y = match &e.rotate_y {
+                Some(r) if !r.get_ref().is_finite() => {
+                    return Err(source.error_at(r.span(), format!("rotate_y must be finite, got {}", r.get_ref())));
+                }
+                Some(r) => *r.get_ref(),
+                None => 0.0,
+            };
+            let mut texture = load_image(&image_path)?;
+            let repairs = repair_pixels(&mut texture.pixels, None);
+            if let Some(w) = repairs.warning(&image_path, "environment map", None) {
+                builder.warn(w);
+            }
+            let rotation = Mat3::from_rotation_y(rotate_y.to_radians());
             Ok(Environment::Map(EnvMap::new(texture.width, texture.height, texture.pixels, rotation, scale)))
         }
         other => Err(source

@@ -5,8 +5,8 @@ use glam::{Vec2, Vec3};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use warpath_scene::SceneError;
+use warpath_scene::mesh::MeshAsset;
 use warpath_scene::ply::{load_ply, parse_ply};
-use warpath_scene::toml_scene::MeshAsset;
 
 /// A quad (one 4-gon face, split into 2 triangles) and a triangle, with normals, uvs,
 /// an extra per-vertex `red` byte, a per-face `flags` int, and an `edge` element between.
@@ -176,7 +176,7 @@ fn binary_errors_name_element_and_offset() {
     assert_invalid(parse_err(&out_of_range), &["element 'face' 0", "out of range"]);
     // A huge element count with no data is an error, not an allocation.
     let huge = b"ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n";
-    assert_invalid(parse_err(huge), &["ends early"]);
+    assert_invalid(parse_err(huge), &["element 'vertex' claims 4000000000 items", "the body has only 0 bytes"]);
     // A missing file / not gzip.
     assert!(matches!(load_ply(Path::new("/no/such.ply")), Err(SceneError::NotFound { .. })));
     let dir = tempfile::tempdir().unwrap();

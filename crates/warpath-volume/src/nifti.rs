@@ -23,7 +23,8 @@
 //!   0 or not finite reads as 1), so a scene can give the scan its real aspect ratio
 //!   ([`NiftiVolume::extent`], [`NiftiVolume::aspect`]).
 //!
-//! Checks before allocating: the claimed grid against [`crate::limits::MAX_VALUES`]; for
+//! Checks before allocating: the claimed grid against [`crate::limits::check_grid`] (the
+//! value limit and the memory the process can get); for
 //! `.nii`, `vox_offset` + data against the file's exact length (shorter: truncated;
 //! longer: an error too); for `.nii.gz`, the claimed size against what the compressed
 //! stream can hold at deflate's largest ratio (1032:1), then the stream must end exactly
@@ -338,7 +339,7 @@ fn read_stream(mut reader: impl Read, source: Source, path: &Path) -> Result<Nif
     let got = read_full(&mut reader, &mut head).map_err(io)?;
     let header = parse_header(&head[..got], path)?;
     let resolution = header.resolution();
-    let count = check_grid_values(path, resolution, 1)?;
+    let count = check_grid_values(path, "the NIfTI header", resolution, 1)?;
     let data_bytes = header.data_bytes();
     let needed = header.vox_offset + data_bytes;
     match source {
@@ -376,10 +377,7 @@ fn read_stream(mut reader: impl Read, source: Source, path: &Path) -> Result<Nif
         Source::Plain { .. } => count,
         Source::Gzip { .. } => count.min(1 << 24),
     };
-    let mut values = Vec::new();
-    values
-        .try_reserve_exact(reserve as usize)
-        .map_err(|e| VolumeError::invalid(path, format!("cannot allocate {count} voxels: {e}")))?;
+    let mut values = crate::limits::reserved_vec(path, "the NIfTI header's grid", reserve)?;
     let size = header.datatype.size();
     let (slope, inter) =
         if header.rescales() { (header.scl_slope as f64, header.scl_inter as f64) } else { (1.0, 0.0) };

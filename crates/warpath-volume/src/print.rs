@@ -12,7 +12,6 @@
 //! whose paths only end by leaving it.
 
 use crate::grid::VolumeGrid;
-use crate::limits::MAX_VALUES;
 use glam::Vec3;
 
 /// The default albedo below the printed layer.
@@ -57,13 +56,7 @@ pub fn print_albedo(image: &PrintImage, resolution: [u32; 3], depth: u32, white:
         return Err(format!("a {w}×{h} image needs {} pixels, it has {}", w as u64 * h as u64, image.pixels.len()));
     }
     let [nx, ny, nz] = resolution;
-    if resolution.contains(&0) {
-        return Err(format!("resolution {nx}×{ny}×{nz} has no voxels"));
-    }
-    match VolumeGrid::value_count(resolution, 3) {
-        Some(n) if n <= MAX_VALUES => {}
-        _ => return Err(format!("a {nx}×{ny}×{nz}×3 grid is larger than the limit of {MAX_VALUES} values")),
-    }
+    crate::limits::check_grid("the printed albedo grid", resolution, 3)?;
     if !(0.0..=1.0).contains(&white) {
         return Err(format!("white albedo {white} must lie in [0, 1]"));
     }

@@ -15,7 +15,6 @@
 //! **Constant** grids: seed 003's 3D-print scenes use a density of 100 everywhere.
 
 use crate::grid::VolumeGrid;
-use crate::limits::MAX_VALUES;
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -154,22 +153,15 @@ impl CloudParams {
     }
 }
 
-/// Checks a procedural grid's resolution against the loaders' limit.
-fn check_resolution(resolution: [u32; 3], channels: u32) -> Result<(), String> {
-    let [nx, ny, nz] = resolution;
-    if resolution.contains(&0) {
-        return Err(format!("resolution {nx}×{ny}×{nz} has no voxels"));
-    }
-    match VolumeGrid::value_count(resolution, channels) {
-        Some(n) if n <= MAX_VALUES => Ok(()),
-        _ => Err(format!("a {nx}×{ny}×{nz}×{channels} grid is larger than the limit of {MAX_VALUES} values")),
-    }
+/// Checks a generated grid's resolution with the loaders' guard ([`crate::limits::check_grid`]).
+fn check_resolution(what: &str, resolution: [u32; 3], channels: u32) -> Result<(), String> {
+    crate::limits::check_grid(what, resolution, channels).map(drop)
 }
 
 /// pbrt-v4's cloud density baked at the cell centres of a `resolution` grid over the unit
 /// cube (values in [0, 1]; scale them with the medium's `scale`). Deterministic.
 pub fn cloud_grid(resolution: [u32; 3], params: &CloudParams) -> Result<VolumeGrid, String> {
-    check_resolution(resolution, 1)?;
+    check_resolution("the procedural cloud", resolution, 1)?;
     params.check()?;
     let [nx, ny, nz] = resolution;
     let mut data = vec![0.0f32; nx as usize * ny as usize * nz as usize];
@@ -191,7 +183,7 @@ pub fn constant_grid(resolution: [u32; 3], channels: u32, value: f32) -> Result<
     if channels != 1 && channels != 3 {
         return Err(format!("{channels} channels per voxel (expected 1 or 3)"));
     }
-    check_resolution(resolution, channels)?;
+    check_resolution("the constant grid", resolution, channels)?;
     if !value.is_finite() || value < 0.0 {
         return Err(format!("constant value {value} must be finite and not negative"));
     }

@@ -33,7 +33,7 @@ impl RawSample {
 
 /// The bytes a file of `layout` must hold, after checking the grid against the limits.
 fn expected_bytes(layout: &RawLayout, path: &Path) -> Result<u64, VolumeError> {
-    let count = check_grid_values(path, layout.resolution, 1)?;
+    let count = check_grid_values(path, "the raw layout", layout.resolution, 1)?;
     Ok(count * layout.sample.size() as u64)
 }
 

@@ -11,14 +11,14 @@
 //! applied; a scene places the cube with `to_world`.
 //!
 //! Checks: the file's length against [`MAX_FILE_BYTES`] before it is opened, the chain of
-//! instanced grids against loops, and the dense box against [`crate::limits::MAX_VALUES`]
-//! before the dense grid is allocated. `OpenVDB-rs` grows its buffers as data arrives and
+//! instanced grids against loops, and the dense box against [`crate::limits::check_grid`]
+//! (the value limit and the memory the process can get) before the dense grid is allocated. `OpenVDB-rs` grows its buffers as data arrives and
 //! returns errors on corrupt data (tests/mutation.rs keeps it honest); the crate `vdb-rs`,
 //! tried first, panicked on the same files (docs/volumes.md).
 
 use crate::error::VolumeError;
 use crate::grid::VolumeGrid;
-use crate::limits::check_grid_values;
+use crate::limits::{check_grid_values, filled_vec};
 use openvdb_rs::grid::AnyGrid;
 use std::path::Path;
 
@@ -107,11 +107,8 @@ pub fn read_vdb_grid(path: &Path, name: Option<&str>) -> Result<VdbVolume, Volum
         return Err(VolumeError::invalid(path, format!("active bounding box {min:?}…{max:?} is too large")));
     }
     let resolution = size.map(|n| n as u32);
-    let count = check_grid_values(path, resolution, 1)?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(count as usize)
-        .map_err(|e| VolumeError::invalid(path, format!("cannot allocate {count} voxels: {e}")))?;
-    data.resize(count as usize, background);
+    let count = check_grid_values(path, "the active voxels' bounding box", resolution, 1)?;
+    let mut data = filled_vec(path, "the densified grid", count, background)?;
     let [nx, ny, _] = resolution.map(|n| n as usize);
     let offset = |c: [i32; 3]| {
         let [x, y, z] = [0, 1, 2].map(|a| (c[a] as i64 - min[a] as i64) as usize);

@@ -65,7 +65,7 @@ pub fn parse_vol(bytes: &[u8], path: &Path) -> Result<VolFile, VolumeError> {
         return Err(format(format!("{channels} channels per voxel (warpath reads 1 or 3)")));
     }
     let resolution = dims.map(|d| d as u32);
-    let count = crate::limits::check_grid_values(path, resolution, channels as u32)?;
+    let count = crate::limits::check_grid_values(path, "the .vol header", resolution, channels as u32)?;
     let body = bytes.len() - HEADER_BYTES;
     let expected = count as usize * 4;
     if body != expected {

@@ -125,6 +125,12 @@ pub struct StrategyRenderer<'d> {
 }
 
 impl<'d> StrategyRenderer<'d> {
+    /// The options of the tree [`StrategyRenderer::new`] builds with `bvh_kind` (what
+    /// `warpath info` and `bench bvh` report): the builder's defaults, leaves of up to 4.
+    pub fn bvh_options(bvh_kind: BuildKind) -> BuildOptions {
+        BuildOptions { kind: bvh_kind, ..Default::default() }
+    }
+
     /// Builds the BVH (`bvh_kind`) over the scene's triangles, converts and uploads it with
     /// the scene, its lights and its media, and allocates a zeroed film of
     /// `settings.width × height`. Scenes with media or index-matched boundaries render with
@@ -137,7 +143,7 @@ impl<'d> StrategyRenderer<'d> {
         bvh_kind: BuildKind,
     ) -> CudaResult<Self> {
         let soup = scene.triangle_soup();
-        let (bvh, _) = Bvh::build(&soup, &BuildOptions { kind: bvh_kind, ..Default::default() });
+        let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
         let estimator = if media.is_some() { &VOLUME } else { &SURFACE };

@@ -16,7 +16,7 @@ use toml::Spanned;
 use warpath_volume::load::LoadedVolume;
 use warpath_volume::majorant::DEFAULT_VOXELS_PER_CELL;
 use warpath_volume::print::{DEFAULT_WHITE, PrintImage, print_albedo};
-use warpath_volume::procedural::{CloudParams, cloud_grid};
+use warpath_volume::procedural::{CloudParams, cloud_grid, constant_grid};
 use warpath_volume::{
     Medium, MediumAlbedo, RawLayout, RawSample, TransferFunction, TransferPoint, VolumeGrid, load_volume,
 };
@@ -214,6 +214,9 @@ pub(super) fn medium_from_section(source: &SourceText, section: &Spanned<MediumS
                     }
                     let function =
                         transfer_function(transfer, &scan).map_err(|message| at(transfer.span(), message))?;
+                    // The transfer function makes a density (1 value) and an albedo (3) per voxel.
+                    warpath_volume::limits::check_grid("the transfer function's grids", scan.resolution, 4)
+                        .map_err(|message| at(transfer.span(), message))?;
                     let (density, albedo) = function.apply(&scan);
                     (density, MediumAlbedo::Grid(Arc::new(albedo)))
                 }
@@ -354,7 +357,7 @@ fn load_spec(
                 if !path.is_file() {
                     return Err(at(span, format!("image '{}' not found", path.display())));
                 }
-                let texture = crate::toml_scene::load_texture(&path)?;
+                let texture = crate::image_io::load_image(&path)?;
                 let print = PrintImage { width: texture.width, height: texture.height, pixels: &texture.pixels };
                 let grid = print_albedo(&print, resolution, depth as u32, t.white.unwrap_or(DEFAULT_WHITE))
                     .map_err(|message| at(span.clone(), message))?;
@@ -388,7 +391,7 @@ fn load_spec(
                     if !(value.is_finite() && value >= 0.0) {
                         return Err(at(span, format!("constant = {value} must be finite and not negative")));
                     }
-                    VolumeGrid::constant(resolution, channels, value)
+                    constant_grid(resolution, channels, value).map_err(|message| at(span.clone(), message))?
                 }
                 _ => return Err(at(span, "a grid table needs either 'file' or 'constant'".into())),
             }
