@@ -335,6 +335,36 @@ impl KernelCompiler {
         })
     }
 
+    /// Compiles `sources` for `target` on `threads` threads at once (into the cache, when
+    /// there is one). Returns, per program in order, the seconds it took and the cache's
+    /// answer, or the error.
+    pub fn compile_many(
+        &self,
+        sources: &[KernelSource],
+        target: &CompileTarget,
+        threads: usize,
+    ) -> Vec<(&'static str, f64, CudaResult<CacheUse>)> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, sources.len().max(1)) {
+                scope.spawn(|| {
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(source) = sources.get(index) else { break };
+                        let start = std::time::Instant::now();
+                        let outcome = self.compile(source, target).map(|compiled| compiled.cache);
+                        let seconds = start.elapsed().as_secs_f64();
+                        results.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, seconds, outcome));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        results.sort_by_key(|r| r.0);
+        results.into_iter().map(|(_, name, seconds, outcome)| (name, seconds, outcome)).collect()
+    }
+
     /// Compiles `source` for `target`, or loads it from the cache.
     pub fn compile(&self, source: &KernelSource, target: &CompileTarget) -> CudaResult<CompiledModule> {
         let path = self.cache_path(source, target);

@@ -265,25 +265,7 @@ impl CudaDevice {
     ) -> CudaResult<Vec<(&'static str, f64, CudaResult<CacheUse>)>> {
         let compiler = self.compiler()?;
         let target = compiler.target_for(self.info.compute_capability)?;
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..threads.clamp(1, sources.len().max(1)) {
-                scope.spawn(|| {
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(source) = sources.get(index) else { break };
-                        let start = std::time::Instant::now();
-                        let outcome = compiler.compile(source, &target).map(|compiled| compiled.cache);
-                        let seconds = start.elapsed().as_secs_f64();
-                        results.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, seconds, outcome));
-                    }
-                });
-            }
-        });
-        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-        results.sort_by_key(|r| r.0);
-        Ok(results.into_iter().map(|(_, name, seconds, outcome)| (name, seconds, outcome)).collect())
+        Ok(compiler.compile_many(sources, &target, threads))
     }
 
     /// The module of `source` compiled for this device, compiling (or loading from the disk
