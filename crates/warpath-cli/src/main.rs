@@ -42,10 +42,16 @@ pub enum BvhKind {
 }
 
 /// The GPU strategy a render uses when --strategy is not given: the multi-stage wavefront
-/// for surfaces (docs/benchmarks/strategies.md); the naive megakernel for the volumetric
-/// path tracer, which has no multi-stage stage list.
+/// for surfaces (docs/benchmarks/strategies.md); for the volumetric path tracer (which has
+/// no multi-stage stage list) the single-kernel streaming schedule with block compaction,
+/// the fastest measured on the MRI scan and the cloud and within 16% of the fastest on the
+/// prints (docs/benchmarks/volume-schedules.md: 2.5–3.2× the naive megakernel).
 pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
-    if scene.needs_volume_estimator() { warpath_cuda::Strategy::Naive } else { warpath_cuda::Strategy::MultiStage }
+    if scene.needs_volume_estimator() {
+        warpath_cuda::Strategy::StreamingSk
+    } else {
+        warpath_cuda::Strategy::MultiStage
+    }
 }
 
 impl BvhKind {
@@ -89,7 +95,9 @@ pub struct RenderArgs {
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
-    /// [default: multistage]
+    /// Scenes with media have no multistage; they default to streaming-sk
+    /// (docs/benchmarks/volume-schedules.md).
+    /// [default: multistage, or streaming-sk for scenes with media]
     #[arg(long, value_parser = parse_strategy)]
     pub strategy: Option<warpath_cuda::Strategy>,
     /// Count the rays a GPU render traces (extension and shadow rays), for Mrays/s in the
@@ -231,4 +239,20 @@ fn error_chain(error: &anyhow::Error) -> String {
         message.push_str(&text);
     }
     message
+}
+
+#[cfg(test)]
+mod default_strategy_tests {
+    use super::default_strategy;
+    use warpath_cuda::Strategy;
+
+    #[test]
+    fn surfaces_get_the_multistage_wavefront_and_media_the_streaming_schedule() {
+        let cornell = warpath_scene::load("cornell").expect("the built-in Cornell box");
+        assert_eq!(default_strategy(&cornell), Strategy::MultiStage);
+        let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/compare-volume-hg.toml");
+        let media = warpath_scene::load(scene).expect("scenes/compare-volume-hg.toml");
+        assert!(media.needs_volume_estimator());
+        assert_eq!(default_strategy(&media), Strategy::StreamingSk);
+    }
 }
