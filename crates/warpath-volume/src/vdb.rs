@@ -44,6 +44,68 @@ pub struct VdbVolume {
     pub background: f32,
 }
 
+/// The largest Blosc block accepted beyond a frame's own size (see [`check_blosc_block_sizes`]).
+const BLOSC_BLOCK_LIMIT: u32 = 1 << 20;
+
+/// Refuses a file holding a Blosc frame whose block size exceeds both its data size and
+/// [`BLOSC_BLOCK_LIMIT`], before `OpenVDB-rs` sees it: that crate allocates a scratch block
+/// of the header's block size (up to 4 GiB) before comparing it with the data, which aborts
+/// the process where memory or address space is limited (found by the fuzzer:
+/// warpath-scene/tests/regressions/fuzz-vdb-s24-159802.vdb). Writers never make a block
+/// larger than the frame's data (c-blosc clamps it), so valid files pass.
+///
+/// OpenVDB stores each compressed buffer as an `i64` byte count followed by the frame, whose
+/// 16-byte header is: version, compressor version, flags, type size (u8 each), data bytes,
+/// block size, frame bytes (u32 little endian each). The file is scanned for that pattern
+/// (count in 16..=bytes left, version 1 or 2, type size 1/2/4/8, frame bytes between 16 and
+/// the count); a random match that also claims an oversized block is not a plausible
+/// float-grid buffer either. One sequential read, about a second per GB.
+fn check_blosc_block_sizes(path: &Path) -> Result<(), VolumeError> {
+    use std::io::Read;
+    const HEADER: usize = 8 + 16;
+    let mut file = std::fs::File::open(path).map_err(|e| VolumeError::io(path, e))?;
+    let total = file.metadata().map_err(|e| VolumeError::io(path, e))?.len();
+    let mut window: Vec<u8> = Vec::with_capacity((1 << 20) + HEADER);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut window_start: u64 = 0; // file offset of window[0]
+    loop {
+        let read = file.read(&mut chunk).map_err(|e| VolumeError::io(path, e))?;
+        window.extend_from_slice(&chunk[..read]);
+        let last = read == 0;
+        let scan_end = if last { window.len().saturating_sub(HEADER - 1) } else { window.len().saturating_sub(HEADER) };
+        for p in 0..scan_end {
+            let w = &window[p..p + HEADER];
+            let count = i64::from_le_bytes(w[0..8].try_into().expect("8 bytes"));
+            let left = total.saturating_sub(window_start + p as u64 + 8);
+            if count < 16 || count as u64 > left {
+                continue;
+            }
+            let h = &w[8..];
+            let u32_at = |at: usize| u32::from_le_bytes(h[at..at + 4].try_into().expect("4 bytes"));
+            let (data, block, frame) = (u32_at(4), u32_at(8), u32_at(12));
+            if matches!(h[0], 1 | 2)
+                && matches!(h[3], 1 | 2 | 4 | 8)
+                && (16..=count as u64).contains(&(frame as u64))
+                && block > data
+                && block > BLOSC_BLOCK_LIMIT
+            {
+                return Err(VolumeError::format(
+                    path,
+                    format!(
+                        "a Blosc frame at byte {} claims blocks of {block} bytes for {data} bytes of data (the file is damaged)",
+                        window_start + p as u64 + 8
+                    ),
+                ));
+            }
+        }
+        if last {
+            return Ok(());
+        }
+        window.drain(..scan_end);
+        window_start += scan_end as u64;
+    }
+}
+
 /// Reads the first float grid of a `.vdb` file.
 pub fn read_vdb(path: &Path) -> Result<VdbVolume, VolumeError> {
     read_vdb_grid(path, None)
@@ -59,6 +121,7 @@ pub fn read_vdb_grid(path: &Path, name: Option<&str>) -> Result<VdbVolume, Volum
             format!("{bytes} bytes is larger than the limit of {MAX_FILE_BYTES} bytes for .vdb files"),
         ));
     }
+    check_blosc_block_sizes(path)?;
     let file = openvdb_rs::io::File::open(path).map_err(|e| format(format!("OpenVDB: {e}")))?;
     let descriptors = file.descriptors();
     let index = descriptors

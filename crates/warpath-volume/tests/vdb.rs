@@ -101,3 +101,16 @@ fn matches_openvdbs_own_densification() {
         assert_eq!(theirs.bbox_min, ours.index_min.map(|v| v as f32), "{name}");
     }
 }
+
+#[test]
+fn a_blosc_block_larger_than_its_frame_is_refused_before_openvdb_rs_allocates_it() {
+    // Found by the fuzzer (seed 24, case 159802): a damaged Blosc header whose block size
+    // claims ~4 GiB, which OpenVDB-rs would allocate before noticing.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../warpath-scene/tests/regressions/fuzz-vdb-s24-159802.vdb");
+    let err = read_vdb(&path).expect_err("a damaged Blosc frame").to_string();
+    assert!(err.contains("Blosc frame at byte") && err.contains("fuzz-vdb-s24-159802.vdb"), "{err}");
+    // The undamaged files it was mutated from still load.
+    for name in ["blob_half.vdb", "tiles.vdb"] {
+        read_vdb(&data(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
