@@ -122,13 +122,15 @@ __device__ __forceinline__ VolumePath volume_generate(const VolumeContext& ctx, 
     return path;
 }
 
-// volpath.rs shadow_transmittance.
+// volpath.rs shadow_transmittance: a finite ray is aimed again at its fixed end point after
+// every crossing (volpath.rs says why).
 __device__ __forceinline__ float3 shadow_transmittance(const VolumeContext& ctx, float3 origin, float3 d, float t_max,
                                                        unsigned int medium, TrackingRng& rng, TrackingCounts& counts) {
     const DeviceScene& scene = ctx.volume.surface;
     float3 transmittance = splat3(1.0f);
     float3 o = origin;
     float remaining = t_max;
+    const float3 end = origin + d * t_max;
     for (unsigned int crossing = 0u; crossing < VOLUME_MAX_CROSSINGS; ++crossing) {
         const Ray ray = isfinite(remaining) ? make_segment(o, d, remaining) : make_ray(o, d);
         SurfaceIntersection hit;
@@ -144,7 +146,13 @@ __device__ __forceinline__ float3 shadow_transmittance(const VolumeContext& ctx,
         const float3 p = ray_at(ray, hit.t);
         medium = medium_across(ctx, hit.prim, d, medium);
         o = offset_ray_origin(p, winding_normal(scene, hit.prim), d);
-        remaining = __fsub_rn(remaining, hit.t);
+        if (isfinite(remaining)) {
+            const float3 to = end - o;
+            const float len = length(to);
+            if (!(len > 0.0f) || dot(to, d) <= 0.0f) return transmittance;  // the offset reached the end
+            d = to / len;
+            remaining = len;
+        }
     }
     return zero3();
 }
