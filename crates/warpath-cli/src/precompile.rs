@@ -30,6 +30,11 @@ pub struct PrecompileArgs {
     /// as `cuDriverGetVersion` reports it (13000 for CUDA 13.0 drivers such as 580).
     #[arg(long, default_value_t = 13000, requires = "offline")]
     pub driver_version: i32,
+    /// With `--offline`: instead of filling the cache, print each kernel's registers, spills,
+    /// stack and shared memory as ptxas reports them (`-Xptxas -v`), and the occupancy its
+    /// registers allow (a markdown table; nothing is cached).
+    #[arg(long, requires = "offline")]
+    pub resources: bool,
 }
 
 fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
@@ -60,6 +65,9 @@ pub fn run(args: &PrecompileArgs) -> Result<()> {
                 .context("`precompile --offline` needs NVRTC (libnvrtc) on the library path")?
                 .with_driver_version(args.driver_version);
             let target = compiler.target_for(capability)?;
+            if args.resources {
+                return print_resources(compiler, &target, &sources, threads);
+            }
             let cache = compiler
                 .cache_dir()
                 .map_or("no cache: $WARPATH_KERNEL_CACHE is off".into(), |d| d.display().to_string());
@@ -98,9 +106,136 @@ pub fn run(args: &PrecompileArgs) -> Result<()> {
     Ok(())
 }
 
+/// One kernel's resources as ptxas reports them.
+#[derive(Debug, Default, PartialEq)]
+struct KernelResources {
+    kernel: String,
+    registers: u32,
+    stack_bytes: u32,
+    spill_store_bytes: u32,
+    spill_load_bytes: u32,
+    shared_bytes: u32,
+}
+
+/// Reads ptxas's `-v` report: an `Compiling entry function 'NAME'` line, then `N bytes stack
+/// frame, N bytes spill stores, N bytes spill loads` and `Used N registers, ... N bytes smem`.
+fn parse_ptxas_report(log: &str) -> Vec<KernelResources> {
+    let number_before = |line: &str, unit: &str| -> Option<u32> {
+        let at = line.find(unit)?;
+        line[..at].trim_end().rsplit([' ', ',']).next()?.parse().ok()
+    };
+    let mut kernels: Vec<KernelResources> = Vec::new();
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            let name = rest.split('\'').next().unwrap_or(rest);
+            kernels.push(KernelResources { kernel: name.to_string(), ..Default::default() });
+        } else if let Some(k) = kernels.last_mut() {
+            if line.contains("bytes stack frame") {
+                k.stack_bytes = number_before(line, "bytes stack frame").unwrap_or(0);
+                k.spill_store_bytes = number_before(line, "bytes spill stores").unwrap_or(0);
+                k.spill_load_bytes = number_before(line, "bytes spill loads").unwrap_or(0);
+            } else if line.contains("Used") && line.contains("registers") {
+                k.registers = number_before(line, "registers").unwrap_or(0);
+                k.shared_bytes = number_before(line, "bytes smem").unwrap_or(0);
+            }
+        }
+    }
+    kernels
+}
+
+/// Warps per SM that `registers` per thread allow on sm_90 (64 K registers, allocated per
+/// warp in units of 256, at most 64 warps), ignoring block granularity and shared memory.
+fn warps_allowed_by_registers(registers: u32) -> u32 {
+    if registers == 0 {
+        return 64;
+    }
+    let per_warp = (registers * 32).div_ceil(256) * 256;
+    (65536 / per_warp).min(64)
+}
+
+fn print_resources(
+    compiler: KernelCompiler,
+    target: &warpath_cuda::compiler::CompileTarget,
+    sources: &[warpath_cuda::compiler::KernelSource],
+    threads: usize,
+) -> Result<()> {
+    let compiler = compiler.with_cache_dir(None).with_extra_options(&["--ptxas-options=-v"]);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let logs = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, sources.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(source) = sources.get(index) else { break };
+                    let outcome = compiler.compile(source, target).map(|m| m.log);
+                    logs.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, outcome));
+                }
+            });
+        }
+    });
+    let mut logs = logs.into_inner().unwrap_or_else(|p| p.into_inner());
+    logs.sort_by_key(|l| l.0);
+    println!(
+        "| program | kernel | registers | spill stores (B) | spill loads (B) | stack (B) | static shared (B) | warps/SM by registers | occupancy |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (_, program, outcome) in logs {
+        let log = outcome.with_context(|| format!("compiling {program}"))?;
+        for k in parse_ptxas_report(&log) {
+            let warps = warps_allowed_by_registers(k.registers);
+            println!(
+                "| {program} | `{}` | {} | {} | {} | {} | {} | {warps} | {:.0}% |",
+                k.kernel,
+                k.registers,
+                k.spill_store_bytes,
+                k.spill_load_bytes,
+                k.stack_bytes,
+                k.shared_bytes,
+                100.0 * warps as f64 / 64.0
+            );
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_capability;
+    use super::{parse_capability, parse_ptxas_report, warps_allowed_by_registers};
+
+    #[test]
+    fn ptxas_reports_parse() {
+        let log = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'volume_naive' for 'sm_90'\n\
+ptxas info    : Function properties for volume_naive\n\
+    48 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n\
+ptxas info    : Used 168 registers, used 1 barriers, 1024 bytes smem, 400 bytes cmem[0]\n\
+ptxas info    : Compiling entry function 'film_merge' for 'sm_90'\n\
+ptxas info    : Function properties for film_merge\n\
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 12 registers, 380 bytes cmem[0]\n";
+        let kernels = parse_ptxas_report(log);
+        assert_eq!(kernels.len(), 2);
+        assert_eq!(
+            (
+                kernels[0].kernel.as_str(),
+                kernels[0].registers,
+                kernels[0].spill_store_bytes,
+                kernels[0].spill_load_bytes
+            ),
+            ("volume_naive", 168, 8, 12)
+        );
+        assert_eq!((kernels[0].stack_bytes, kernels[0].shared_bytes), (48, 1024));
+        assert_eq!((kernels[1].kernel.as_str(), kernels[1].registers, kernels[1].shared_bytes), ("film_merge", 12, 0));
+    }
+
+    #[test]
+    fn register_limited_occupancy_follows_the_allocation_unit() {
+        assert_eq!(warps_allowed_by_registers(32), 64); // 1024 per warp: 64 warps
+        assert_eq!(warps_allowed_by_registers(64), 32);
+        assert_eq!(warps_allowed_by_registers(168), 12); // 5376 per warp
+        assert_eq!(warps_allowed_by_registers(255), 8);
+    }
 
     #[test]
     fn compute_capabilities_parse_and_bad_ones_say_why() {
