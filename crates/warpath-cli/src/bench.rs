@@ -147,7 +147,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                     r.sah_cost
                 );
             }
-            write_json(json, &rows)
+            write_json(json.as_deref(), &rows)
         }
         BenchCommand::Cpu { scenes, spp, resolution, max_depth, bvh, json } => {
             let mut rows = Vec::new();
@@ -198,7 +198,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                     r.mrays_per_second
                 );
             }
-            write_json(json, &rows)
+            write_json(json.as_deref(), &rows)
         }
         BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
         BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
@@ -207,12 +207,31 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
     }
 }
 
-fn write_json<T: Serialize>(path: Option<PathBuf>, rows: &T) -> Result<()> {
+/// Writes `rows` as pretty JSON to `path` when one is given (every benchmark's `--json`).
+pub(crate) fn write_json<T: Serialize>(path: Option<&std::path::Path>, rows: &T) -> Result<()> {
     if let Some(p) = path {
         std::fs::write(&p, serde_json::to_string_pretty(rows)?)
             .with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }
+    Ok(())
+}
+
+/// Renders `spp` samples per pixel in passes of `per_pass` and waits for the GPU (what the
+/// GPU benchmarks time).
+pub(crate) fn render_all(
+    device: &warpath_cuda::CudaDevice,
+    renderer: &mut warpath_cuda::StrategyRenderer,
+    spp: u32,
+    per_pass: u32,
+) -> Result<()> {
+    let mut done = 0;
+    while done < spp {
+        let n = per_pass.max(1).min(spp - done);
+        renderer.render_pass(done, n)?;
+        done += n;
+    }
+    device.synchronize()?;
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 //! strategy gives the counts. Prints markdown (tables last per scene), optionally JSON.
 
 use crate::BvhKind;
+use crate::bench::render_all;
 use crate::commands::{check_resolution, load_scene};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -126,23 +127,7 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
             all_rows.extend(measured.into_iter().map(|m| m.row));
         }
     }
-    if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&all_rows)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
-}
-
-fn render_all(device: &CudaDevice, renderer: &mut StrategyRenderer, spp: u32, per_pass: u32) -> Result<()> {
-    let mut done = 0;
-    while done < spp {
-        let n = per_pass.max(1).min(spp - done);
-        renderer.render_pass(done, n)?;
-        done += n;
-    }
-    device.synchronize()?;
-    Ok(())
+    crate::bench::write_json(args.json.as_deref(), &all_rows)
 }
 
 fn measure(

@@ -9,6 +9,7 @@
 //! samples per pixel) gives the counts. Prints markdown (the table last), optionally JSON.
 
 use crate::BvhKind;
+use crate::bench::render_all;
 use crate::commands::{check_resolution, load_scene};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -193,12 +194,7 @@ pub fn run(args: VolumesArgs) -> Result<()> {
             println!("{line}");
         }
     }
-    if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&rows)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    crate::bench::write_json(args.json.as_deref(), &rows)
 }
 
 fn settings(scene: &Scene, args: &VolumesArgs) -> Result<RenderSettings> {
@@ -220,17 +216,6 @@ fn settings(scene: &Scene, args: &VolumesArgs) -> Result<RenderSettings> {
         s.rr_threshold = rr;
     }
     Ok(s)
-}
-
-fn render_all(device: &CudaDevice, renderer: &mut StrategyRenderer, spp: u32, per_pass: u32) -> Result<()> {
-    let mut done = 0;
-    while done < spp {
-        let n = per_pass.max(1).min(spp - done);
-        renderer.render_pass(done, n)?;
-        done += n;
-    }
-    device.synchronize()?;
-    Ok(())
 }
 
 fn measure(

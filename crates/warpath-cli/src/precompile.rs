@@ -77,7 +77,7 @@ pub fn run(args: &PrecompileArgs) -> Result<()> {
                 target.gpu_architecture(),
                 args.driver_version
             );
-            compiler.compile_many(&sources, &target, threads)
+            compiler.compile_many(&sources, &target, threads, |compiled| compiled.cache)
         }
         None => {
             let device = CudaDevice::open(0)
@@ -106,9 +106,11 @@ pub fn run(args: &PrecompileArgs) -> Result<()> {
     Ok(())
 }
 
-/// One kernel's resources as ptxas reports them.
+/// One kernel's resources as ptxas reports them at compile time, without a GPU (on a GPU,
+/// `warpath_cuda::strategy::KernelResources` reads them from the driver with the real
+/// occupancy; `bench strategies` prints those).
 #[derive(Debug, Default, PartialEq)]
-struct KernelResources {
+struct PtxasReport {
     kernel: String,
     registers: u32,
     stack_bytes: u32,
@@ -119,16 +121,16 @@ struct KernelResources {
 
 /// Reads ptxas's `-v` report: an `Compiling entry function 'NAME'` line, then `N bytes stack
 /// frame, N bytes spill stores, N bytes spill loads` and `Used N registers, ... N bytes smem`.
-fn parse_ptxas_report(log: &str) -> Vec<KernelResources> {
+fn parse_ptxas_report(log: &str) -> Vec<PtxasReport> {
     let number_before = |line: &str, unit: &str| -> Option<u32> {
         let at = line.find(unit)?;
         line[..at].trim_end().rsplit([' ', ',']).next()?.parse().ok()
     };
-    let mut kernels: Vec<KernelResources> = Vec::new();
+    let mut kernels: Vec<PtxasReport> = Vec::new();
     for line in log.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             let name = rest.split('\'').next().unwrap_or(rest);
-            kernels.push(KernelResources { kernel: name.to_string(), ..Default::default() });
+            kernels.push(PtxasReport { kernel: name.to_string(), ..Default::default() });
         } else if let Some(k) = kernels.last_mut() {
             if line.contains("bytes stack frame") {
                 k.stack_bytes = number_before(line, "bytes stack frame").unwrap_or(0);
@@ -160,27 +162,12 @@ fn print_resources(
     threads: usize,
 ) -> Result<()> {
     let compiler = compiler.with_cache_dir(None).with_extra_options(&["--ptxas-options=-v"]);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let logs = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, sources.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(source) = sources.get(index) else { break };
-                    let outcome = compiler.compile(source, target).map(|m| m.log);
-                    logs.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, outcome));
-                }
-            });
-        }
-    });
-    let mut logs = logs.into_inner().unwrap_or_else(|p| p.into_inner());
-    logs.sort_by_key(|l| l.0);
+    let logs = compiler.compile_many(sources, target, threads, |compiled| compiled.log);
     println!(
         "| program | kernel | registers | spill stores (B) | spill loads (B) | stack (B) | static shared (B) | warps/SM by registers | occupancy |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    for (_, program, outcome) in logs {
+    for (program, _, outcome) in logs {
         let log = outcome.with_context(|| format!("compiling {program}"))?;
         for k in parse_ptxas_report(&log) {
             let warps = warps_allowed_by_registers(k.registers);

@@ -336,14 +336,15 @@ impl KernelCompiler {
     }
 
     /// Compiles `sources` for `target` on `threads` threads at once (into the cache, when
-    /// there is one). Returns, per program in order, the seconds it took and the cache's
-    /// answer, or the error.
-    pub fn compile_many(
+    /// there is one) and keeps `keep(module)` of each. Returns, per program in order, the
+    /// seconds it took and what was kept, or the error.
+    pub fn compile_many<T: Send>(
         &self,
         sources: &[KernelSource],
         target: &CompileTarget,
         threads: usize,
-    ) -> Vec<(&'static str, f64, CudaResult<CacheUse>)> {
+        keep: impl Fn(CompiledModule) -> T + Sync,
+    ) -> Vec<(&'static str, f64, CudaResult<T>)> {
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|scope| {
@@ -353,7 +354,7 @@ impl KernelCompiler {
                         let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(source) = sources.get(index) else { break };
                         let start = std::time::Instant::now();
-                        let outcome = self.compile(source, target).map(|compiled| compiled.cache);
+                        let outcome = self.compile(source, target).map(&keep);
                         let seconds = start.elapsed().as_secs_f64();
                         results.lock().unwrap_or_else(|p| p.into_inner()).push((index, source.name, seconds, outcome));
                     }

@@ -265,7 +265,7 @@ impl CudaDevice {
     ) -> CudaResult<Vec<(&'static str, f64, CudaResult<CacheUse>)>> {
         let compiler = self.compiler()?;
         let target = compiler.target_for(self.info.compute_capability)?;
-        Ok(compiler.compile_many(sources, &target, threads))
+        Ok(compiler.compile_many(sources, &target, threads, |compiled| compiled.cache))
     }
 
     /// The module of `source` compiled for this device, compiling (or loading from the disk
