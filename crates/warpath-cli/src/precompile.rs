@@ -35,6 +35,10 @@ pub struct PrecompileArgs {
     /// registers allow (a markdown table; nothing is cached).
     #[arg(long, requires = "offline")]
     pub resources: bool,
+    /// Also the volumetric estimator's benchmark variants (grids as 3D textures, register
+    /// caps: `bench volumes --grid-fetch/--max-registers`), named `<program>-<variant>`.
+    #[arg(long)]
+    pub variants: bool,
 }
 
 fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
@@ -49,7 +53,11 @@ fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
 }
 
 pub fn run(args: &PrecompileArgs) -> Result<()> {
-    let sources: Vec<_> = warpath_cuda::kernels::programs()
+    let mut programs = warpath_cuda::kernels::programs();
+    if args.variants {
+        programs.extend(warpath_cuda::kernels::variant_programs());
+    }
+    let sources: Vec<_> = programs
         .into_iter()
         .map(|(source, _)| source)
         .filter(|source| args.only.is_empty() || args.only.iter().any(|word| source.name.contains(word.as_str())))

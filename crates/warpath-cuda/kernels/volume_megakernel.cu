@@ -32,6 +32,8 @@ extern "C" __global__ void volume_layout_report(unsigned long long* values, unsi
         WARPATH_OFFSETOF(GpuMedium, albedo_offset),
         WARPATH_OFFSETOF(GpuMedium, majorant_resolution),
         WARPATH_OFFSETOF(GpuMedium, majorant_offset),
+        WARPATH_OFFSETOF(GpuMedium, density_texture),
+        WARPATH_OFFSETOF(GpuMedium, albedo_texture),
         sizeof(DeviceVolumeSceneArgs),
         WARPATH_OFFSETOF(DeviceVolumeSceneArgs, surface),
         WARPATH_OFFSETOF(DeviceVolumeSceneArgs, media),

@@ -46,6 +46,26 @@ pub struct KernelSource {
     pub headers: &'static [(&'static str, &'static str)],
 }
 
+impl KernelSource {
+    /// This program with `prelude` (e.g. `#define`s) before its source, named
+    /// `<name><suffix>` (its own module and cache entry). The variant lives as long as the
+    /// process; one is made per distinct (name, suffix), later calls return the same one.
+    pub fn with_prelude(&self, suffix: &str, prelude: &str) -> KernelSource {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static VARIANTS: OnceLock<Mutex<HashMap<(String, String), KernelSource>>> = OnceLock::new();
+        let key = (self.name.to_string(), format!("{suffix}\u{0}{prelude}"));
+        let mut variants = VARIANTS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        *variants.entry(key).or_insert_with(|| KernelSource {
+            name: Box::leak(format!("{}{suffix}", self.name).into_boxed_str()),
+            file_name: self.file_name,
+            // `#line 1` keeps the compiler's line numbers those of the file.
+            source: Box::leak(format!("{prelude}\n#line 1 \"{}\"\n{}", self.file_name, self.source).into_boxed_str()),
+            headers: self.headers,
+        })
+    }
+}
+
 /// The name inside `#include "name"` on `line`, if the line is one (spaces allowed around
 /// `#` and `include`; `<...>` includes are the toolkit's, not ours).
 fn quoted_include(line: &str) -> Option<&str> {
@@ -148,6 +168,20 @@ pub struct KernelCompiler {
     driver_version: i32,
     cache_dir: Option<PathBuf>,
     extra_options: Vec<String>,
+}
+
+#[cfg(test)]
+impl KernelCompiler {
+    /// A compiler for cache-key tests: NVRTC 13.0, no cache, nothing loaded.
+    pub(crate) fn new_for_tests() -> Self {
+        KernelCompiler {
+            nvrtc_version: (13, 0),
+            supported_archs: vec![75, 80, 86, 89, 90, 100, 120],
+            driver_version: 13000,
+            cache_dir: None,
+            extra_options: vec![],
+        }
+    }
 }
 
 /// An NVRTC program handle, destroyed on drop.

@@ -82,6 +82,7 @@ macro_rules! program {
 pub const SURFACE_STAGES: KernelSource = program!("surface_stages", "surface_stages.cu");
 /// `surface_<family>.cu`: the other scheduling strategies over the surface estimator, one
 /// program per family (a render compiles only the family its strategy uses).
+pub const SURFACE_NAIVE_WAVES: KernelSource = program!("surface_naive_waves", "surface_naive_waves.cu");
 pub const SURFACE_WAVEFRONT: KernelSource = program!("surface_wavefront", "surface_wavefront.cu");
 pub const SURFACE_REGENERATION: KernelSource = program!("surface_regeneration", "surface_regeneration.cu");
 pub const SURFACE_TILED: KernelSource = program!("surface_tiled", "surface_tiled.cu");
@@ -96,6 +97,7 @@ pub const VOLUME_MEGAKERNEL: KernelSource = KernelSource {
 };
 
 /// `volume_<family>.cu`: the scheduling strategies over the volumetric estimator.
+pub const VOLUME_NAIVE_WAVES: KernelSource = program!("volume_naive_waves", "volume_naive_waves.cu");
 pub const VOLUME_WAVEFRONT: KernelSource = program!("volume_wavefront", "volume_wavefront.cu");
 pub const VOLUME_REGENERATION: KernelSource = program!("volume_regeneration", "volume_regeneration.cu");
 pub const VOLUME_TILED: KernelSource = program!("volume_tiled", "volume_tiled.cu");
@@ -131,4 +133,14 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     .chain(crate::strategy::SURFACE.family_programs())
     .chain(crate::strategy::VOLUME.family_programs())
     .collect()
+}
+
+/// The programs of the volumetric estimator's benchmark variants
+/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), each with
+/// its kernels: what `warpath precompile --variants` adds to [`programs`].
+pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
+    crate::strategy::benchmark_variants()
+        .into_iter()
+        .flat_map(|variant| crate::strategy::VOLUME.variant(variant).all_programs())
+        .collect()
 }

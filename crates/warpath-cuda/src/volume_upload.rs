@@ -8,9 +8,10 @@
 //! pinned by `static_assert` in the headers and read back from the device by the GPU test
 //! through [`device_layout_report`]).
 //!
-//! Grids go to plain device buffers read through the read-only cache (`__ldg`), not CUDA
-//! textures: the trilinear arithmetic stays the CPU's, bit for bit (hardware texture
-//! filtering interpolates with 8-bit weights). docs/benchmarks/volumes.md measures the choice.
+//! Grids go to plain device buffers read through the read-only cache (`__ldg`). For the
+//! comparison of docs/benchmarks/volumes.md ("Grids: buffers or 3D textures") the density and
+//! albedo grids can also be made 3D textures ([`DeviceMedia::upload_with`], [`GridTexture`]),
+//! read by the kernel variants of [`crate::strategy::GridFetch`].
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
@@ -18,7 +19,10 @@ use crate::kernels::VOLUME_MEGAKERNEL;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
+use crate::strategy::GridFetch;
 use bytemuck::{Pod, Zeroable};
+use cudarc::driver::sys;
+use std::sync::Arc;
 use warpath_scene::Scene;
 use warpath_volume::{Medium, MediumAlbedo, MediumDensity, VolumeGrid};
 
@@ -58,6 +62,10 @@ pub struct GpuMedium {
     pub albedo_offset: u32,
     pub majorant_resolution: [u32; 3],
     pub majorant_offset: u32,
+    /// The density grid's texture object (`cudaTextureObject_t`), 0 without textures.
+    pub density_texture: u64,
+    /// The albedo grid's texture object (four channels when the grid has three), or 0.
+    pub albedo_texture: u64,
 }
 
 /// The volumetric estimator's scene (`DeviceVolumeScene` of volume/estimator.cuh): passed by
@@ -199,13 +207,22 @@ pub struct DeviceMedia {
     grid_data: DeviceBuffer<f32>,
     triangle_media: Option<DeviceBuffer<u32>>,
     camera_medium: u32,
+    grid_fetch: GridFetch,
+    /// The 3D textures the records name (empty with buffer fetches).
+    textures: Vec<GridTexture>,
 }
 
 impl DeviceMedia {
     /// Uploads `scene`'s media and interfaces. A scene whose grids do not fit in device
     /// memory is an error naming the size (before anything is allocated).
     pub fn upload(device: &CudaDevice, scene: &Scene) -> CudaResult<Self> {
-        let tables = MediaTables::new(&scene.media)?;
+        Self::upload_with(device, scene, GridFetch::Buffer)
+    }
+
+    /// [`DeviceMedia::upload`], with the density and albedo grids also as 3D textures when
+    /// `grid_fetch` reads them so (the float array keeps every grid: the majorants stay there).
+    pub fn upload_with(device: &CudaDevice, scene: &Scene, grid_fetch: GridFetch) -> CudaResult<Self> {
+        let mut tables = MediaTables::new(&scene.media)?;
         let bytes = tables.grid_data.len() as u64 * 4;
         if let Ok((free, _)) = device.memory_info()
             && bytes > free as u64
@@ -233,7 +250,27 @@ impl DeviceMedia {
         if !interfaces_valid || scene.camera_medium.is_some_and(|m| m >= media_count) {
             return Err(CudaError::InvalidArgument(format!("scene `{}`: a medium index is out of range", scene.name)));
         }
+        let mut textures = Vec::new();
+        if grid_fetch != GridFetch::Buffer {
+            let filter = grid_fetch == GridFetch::TextureLinear;
+            for (medium, record) in scene.media.iter().zip(&mut tables.media) {
+                if let MediumDensity::Grid { density, .. } = &medium.density {
+                    let texture = GridTexture::new(device, density, filter)
+                        .map_err(|e| texture_error(&medium.name, "density", e))?;
+                    record.density_texture = texture.object;
+                    textures.push(texture);
+                }
+                if let MediumAlbedo::Grid(albedo) = &medium.albedo {
+                    let texture = GridTexture::new(device, albedo, filter)
+                        .map_err(|e| texture_error(&medium.name, "albedo", e))?;
+                    record.albedo_texture = texture.object;
+                    textures.push(texture);
+                }
+            }
+        }
         Ok(DeviceMedia {
+            grid_fetch,
+            textures,
             tables_len: tables.media.len(),
             media: DeviceBuffer::from_slice(device, &tables.media)?,
             grid_data: DeviceBuffer::from_slice(device, &tables.grid_data)?,
@@ -264,6 +301,129 @@ impl DeviceMedia {
         self.media.size_bytes()
             + self.grid_data.size_bytes()
             + self.triangle_media.as_ref().map_or(0, |b| b.size_bytes())
+            + self.textures.iter().map(|t| t.bytes).sum::<usize>()
+    }
+
+    /// How the uploaded grids are meant to be read.
+    pub fn grid_fetch(&self) -> GridFetch {
+        self.grid_fetch
+    }
+}
+
+fn texture_error(medium: &str, grid: &str, error: CudaError) -> CudaError {
+    match error {
+        CudaError::Driver { context, message } => CudaError::Driver {
+            context: format!("medium '{medium}': the {grid} grid's 3D texture ({context})"),
+            message,
+        },
+        other => other,
+    }
+}
+
+/// A grid as a CUDA 3D array and a texture object over it (clamped to the edge, like
+/// [`VolumeGrid`]'s lookups; point sampled with unnormalised coordinates, or filtered by the
+/// hardware with normalised ones, whose texel centres are the grid's cell centres). Three
+/// channels become four (CUDA arrays have 1, 2 or 4). Destroyed on drop.
+#[derive(Debug)]
+pub struct GridTexture {
+    context: Arc<cudarc::driver::CudaContext>,
+    array: sys::CUarray,
+    object: sys::CUtexObject,
+    bytes: usize,
+}
+
+// SAFETY: the handles are plain driver handles, used only with their context bound.
+unsafe impl Send for GridTexture {}
+unsafe impl Sync for GridTexture {}
+
+fn driver(context: &str, result: sys::CUresult) -> CudaResult<()> {
+    result.result().map_err(|e| CudaError::driver(context, e))
+}
+
+impl GridTexture {
+    pub fn new(device: &CudaDevice, grid: &VolumeGrid, filter: bool) -> CudaResult<Self> {
+        let context = device.context().clone();
+        context.bind_to_thread().map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
+        let channels = if grid.channels == 1 { 1usize } else { 4 };
+        let [nx, ny, nz] = grid.resolution.map(|n| n as usize);
+        let texels: std::borrow::Cow<[f32]> = if grid.channels == 1 {
+            std::borrow::Cow::Borrowed(&grid.data)
+        } else {
+            let c = grid.channels as usize;
+            let mut padded = vec![0.0f32; nx * ny * nz * 4];
+            for (texel, value) in padded.chunks_exact_mut(4).zip(grid.data.chunks_exact(c)) {
+                texel[..c.min(4)].copy_from_slice(&value[..c.min(4)]);
+            }
+            std::borrow::Cow::Owned(padded)
+        };
+        let descriptor = sys::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: nx,
+            Height: ny,
+            Depth: nz,
+            Format: sys::CUarray_format::CU_AD_FORMAT_FLOAT,
+            NumChannels: channels as u32,
+            Flags: 0,
+        };
+        let mut array: sys::CUarray = std::ptr::null_mut();
+        // SAFETY: a valid descriptor; the context is current.
+        driver(&format!("cuArray3DCreate {nx}×{ny}×{nz}×{channels}"), unsafe {
+            sys::cuArray3DCreate_v2(&mut array, &descriptor)
+        })?;
+        let mut texture = GridTexture { context, array, object: 0, bytes: texels.len() * 4 };
+        let row_bytes = nx * channels * 4;
+        // SAFETY: zero is a valid value of this plain C struct; the fields set below describe
+        // a host source of nx·ny·nz texels and the array just created.
+        let mut copy: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+        copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+        copy.srcHost = texels.as_ptr().cast();
+        copy.srcPitch = row_bytes;
+        copy.srcHeight = ny;
+        copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        copy.dstArray = array;
+        copy.WidthInBytes = row_bytes;
+        copy.Height = ny;
+        copy.Depth = nz;
+        // SAFETY: see above; the host data outlives the synchronous copy.
+        driver("cuMemcpy3D", unsafe { sys::cuMemcpy3D_v2(&copy) })?;
+        // SAFETY: zeroed C structs with the fields the driver reads set.
+        let mut resource: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+        resource.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
+        resource.res.array.hArray = array;
+        let mut description: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+        description.addressMode = [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3];
+        if filter {
+            description.filterMode = sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR;
+            description.flags = sys::CU_TRSF_NORMALIZED_COORDINATES;
+        } else {
+            description.filterMode = sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT;
+        }
+        // SAFETY: valid descriptions of a live array.
+        driver("cuTexObjectCreate", unsafe {
+            sys::cuTexObjectCreate(&mut texture.object, &resource, &description, std::ptr::null())
+        })?;
+        Ok(texture)
+    }
+
+    /// The texture object (`cudaTextureObject_t`).
+    pub fn object(&self) -> u64 {
+        self.object
+    }
+}
+
+impl Drop for GridTexture {
+    fn drop(&mut self) {
+        if self.context.bind_to_thread().is_err() {
+            return;
+        }
+        // SAFETY: handles created by `new`, destroyed once, the object before its array.
+        unsafe {
+            if self.object != 0 {
+                sys::cuTexObjectDestroy(self.object);
+            }
+            if !self.array.is_null() {
+                sys::cuArrayDestroy(self.array);
+            }
+        }
     }
 }
 
@@ -272,7 +432,8 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
     layout_list! {
         GpuMedium {
             kind, gray, albedo_kind, albedo_channels, sigma_t, scale, albedo, g, world_to_local,
-            density_resolution, density_offset, albedo_resolution, albedo_offset, majorant_resolution, majorant_offset
+            density_resolution, density_offset, albedo_resolution, albedo_offset, majorant_resolution, majorant_offset,
+            density_texture, albedo_texture
         }
         DeviceVolumeSceneArgs { surface, media, grid_data, triangle_media, medium_count, camera_medium, counter_slots, _pad }
     }
@@ -283,7 +444,7 @@ pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
     crate::layout::run_layout_report(device, &VOLUME_MEGAKERNEL, "volume_layout_report", 64)
 }
 
-const _: () = assert!(std::mem::size_of::<GpuMedium>() == 144);
+const _: () = assert!(std::mem::size_of::<GpuMedium>() == 160);
 const _: () = assert!(std::mem::size_of::<DeviceVolumeSceneArgs>() == 184);
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::strategy::{PathCounters, Strategy, StrategyRenderer};
+use warpath_cuda::strategy::{GridFetch, KernelVariant, PathCounters, Strategy, StrategyRenderer};
 use warpath_cuda::volume_upload::{device_layout_report, layout_entries};
 use warpath_scene::{RenderSettings, Scene};
 
@@ -144,15 +144,67 @@ fn check_strategies(scene: &Scene, s: &RenderSettings, wave_paths: u32) {
             continue;
         }
         let (film, counters) = render_gpu(&mut renderer, strategy, s.spp);
-        assert_eq!(counters.active_per_bounce, naive.active_per_bounce, "{label}: paths per bounce");
-        assert_eq!(counters.extension_rays, naive.extension_rays, "{label}: extension rays");
-        assert_eq!(counters.shadow_rays, naive.shadow_rays, "{label}: shadow rays");
-        assert_eq!(counters.tracking_steps, naive.tracking_steps, "{label}: tracking steps");
-        assert_eq!(counters.density_lookups, naive.density_lookups, "{label}: density lookups");
-        let (within, values, worst, at) = relative_differences(&naive_film, &film, 1e-5);
-        eprintln!("{label}: max relative difference {worst:.2e} at pixel {at}");
-        assert_eq!(within, values, "{label}: {} values beyond 1e-5", values - within);
+        assert_same_render(&label, (&naive_film, &naive), (&film, &counters));
     }
+    // Naive in waves, one thread per path (the image tiles of bench volumes --tilings).
+    renderer.set_naive_waves(true);
+    let (film, counters) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
+    assert_same_render(&format!("{}/naive in waves", scene.name), (&naive_film, &naive), (&film, &counters));
+}
+
+/// The same paths (every count) and the same image up to the order of the film's sums.
+fn assert_same_render(label: &str, reference: (&Film, &PathCounters), render: (&Film, &PathCounters)) {
+    let ((naive_film, naive), (film, counters)) = (reference, render);
+    assert_eq!(counters.active_per_bounce, naive.active_per_bounce, "{label}: paths per bounce");
+    assert_eq!(counters.extension_rays, naive.extension_rays, "{label}: extension rays");
+    assert_eq!(counters.shadow_rays, naive.shadow_rays, "{label}: shadow rays");
+    assert_eq!(counters.tracking_steps, naive.tracking_steps, "{label}: tracking steps");
+    assert_eq!(counters.density_lookups, naive.density_lookups, "{label}: density lookups");
+    assert_eq!(counters.albedo_lookups, naive.albedo_lookups, "{label}: albedo lookups");
+    let (within, values, worst, at) = relative_differences(naive_film, film, 1e-5);
+    eprintln!("{label}: max relative difference {worst:.2e} at pixel {at}");
+    assert_eq!(within, values, "{label}: {} values beyond 1e-5", values - within);
+}
+
+/// The kernel variants of the benchmarks: grids read from point-sampled 3D textures and
+/// register caps trace the same paths as the default kernels (every count equal, the same
+/// image); hardware-filtered textures give an image of the same brightness within 2%.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn kernel_variants_trace_the_same_paths() {
+    let Some(device) = device() else { return };
+    let scene = volume_scene();
+    let s = if small() { settings(&scene, 21, 13, 2, 16) } else { settings(&scene, 61, 47, 6, 16) };
+    let mut renderer = StrategyRenderer::new(&device, &scene, &s, BuildKind::Sah).expect("upload");
+    renderer.set_instrumentation(true).expect("counters");
+    renderer.set_max_wave_paths(3000);
+    let (naive_film, naive) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
+    assert!(naive.albedo_lookups > 0 && naive.density_lookups > 0, "the scene reads both grids");
+    let exact = [
+        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None },
+        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(64) },
+    ];
+    for variant in exact {
+        renderer.set_kernel_variant(&scene, variant).expect("variant");
+        for strategy in [Strategy::Naive, Strategy::StreamingSk] {
+            let (film, counters) = render_gpu(&mut renderer, strategy, s.spp);
+            let label = format!("{}/{strategy} ({})", scene.name, variant.label());
+            assert_same_render(&label, (&naive_film, &naive), (&film, &counters));
+        }
+    }
+    let linear = KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None };
+    renderer.set_kernel_variant(&scene, linear).expect("variant");
+    let (film, counters) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
+    let mean = |f: &Film| f.mean().iter().map(|p| (p[0] + p[1] + p[2]) as f64).sum::<f64>();
+    let ratio = mean(&film) / mean(&naive_film);
+    let steps = counters.tracking_steps as f64 / naive.tracking_steps as f64;
+    eprintln!("{}: hardware-filtered textures: image mean ×{ratio:.4}, tracking steps ×{steps:.4}", scene.name);
+    assert!((ratio - 1.0).abs() < 0.02, "hardware filtering changed the image's mean by ×{ratio}");
+    assert!(counters.density_lookups > 0);
+    // Back to the default: the buffers again, the same render as at first.
+    renderer.set_kernel_variant(&scene, KernelVariant::default()).expect("default");
+    let (film, counters) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
+    assert_same_render("back to buffers", (&naive_film, &naive), (&film, &counters));
 }
 
 #[test]

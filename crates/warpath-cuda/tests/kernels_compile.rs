@@ -36,7 +36,12 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     assert_eq!(target, CompileTarget::Cubin { arch: 90 }, "NVRTC {major}.{minor} should emit sm_90 machine code");
     // The programs compile on all cores at once (NVRTC is thread-safe per program); the
     // large schedule programs dominate, so this roughly halves CI time on two cores.
-    let programs = programs();
+    // Plus the volumetric estimator's megakernel in every benchmark variant (3D-texture grid
+    // fetches, register caps), so that each #if branch of the kernels compiles here too.
+    let mut programs = programs();
+    programs.extend(
+        warpath_cuda::kernels::variant_programs().into_iter().filter(|(p, _)| p.name.starts_with("volume_megakernel")),
+    );
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(programs.len());

@@ -3,6 +3,7 @@
 // them through ScheduleKernelNames in crates/warpath-cuda/src/strategy/launch.rs). A new
 // estimator gets every schedule with one line per family program:
 //   WARPATH_NAIVE_KERNEL(SurfaceEstimator, surface)         (surface_megakernel.cu)
+//   WARPATH_NAIVE_WAVE_KERNELS(SurfaceEstimator, surface)   (surface_naive_waves.cu)
 //   WARPATH_WAVEFRONT_KERNELS(SurfaceEstimator, surface)    (surface_wavefront.cu)
 //   WARPATH_REGENERATION_KERNELS(SurfaceEstimator, surface) (surface_regeneration.cu)
 //   WARPATH_TILED_KERNELS(SurfaceEstimator, surface)        (surface_tiled.cu)
@@ -15,14 +16,44 @@
 #include "schedules/tiled.cuh"
 #include "schedules/wavefront.cuh"
 
+// Register bounds (seed 003 Table 4.4; warpath_cuda::KernelVariant). By default each kernel
+// declares only its block size and ptxas chooses the registers. With WARPATH_MAX_REGISTERS
+// defined, a kernel of B threads per block declares the blocks per SM that bound its
+// registers to that many (65536 registers an SM: __launch_bounds__(B, 65536 / (R · B))), and
+// the naive megakernel, launched with any block shape, takes the bound itself (__maxnreg__).
+#ifdef WARPATH_MAX_REGISTERS
+#define WARPATH_BOUNDS(B) __launch_bounds__(B, (65536 / (WARPATH_MAX_REGISTERS * (B))) > 0 ? (65536 / (WARPATH_MAX_REGISTERS * (B))) : 1)
+#define WARPATH_NAIVE_BOUNDS __maxnreg__(WARPATH_MAX_REGISTERS)
+#else
+#define WARPATH_BOUNDS(B) __launch_bounds__(B)
+#define WARPATH_NAIVE_BOUNDS
+#endif
+
 // The naive megakernel (schedules/naive.cuh): a 2D grid of pixels, any block shape.
 #define WARPATH_NAIVE_KERNEL(E, NAME)                                                                  \
-    extern "C" __global__ void naive_##NAME(ScheduleArgs<E> a, unsigned int sample_count) {           \
+    extern "C" __global__ void WARPATH_NAIVE_BOUNDS naive_##NAME(ScheduleArgs<E> a, unsigned int sample_count) { \
         naive_render<E>(a, sample_count);                                                              \
     }
 
+// The naive schedule's wave forms (schedules/naive.cuh), a program of their own (`<e>_naive_waves.cu`)
+// so the megakernel's stays small: one thread per wave index (the image tiles of seed 003
+// Table 4.2) and naiveMK's two kernels (Table 4.1), 1D grids of NAIVE_WAVE_BLOCK threads.
+#define NAIVE_WAVE_BLOCK 256
+#define WARPATH_NAIVE_WAVE_KERNELS(E, NAME)                                                            \
+    extern "C" __global__ void WARPATH_BOUNDS(NAIVE_WAVE_BLOCK) naive_wave_##NAME(ScheduleArgs<E> a) {  \
+        naive_wave<E>(a);                                                                              \
+    }                                                                                                  \
+    extern "C" __global__ void WARPATH_BOUNDS(NAIVE_WAVE_BLOCK)                                        \
+        naive_mk_first_##NAME(ScheduleArgs<E> a, typename E::Stored* paths) {                          \
+        naive_mk_first<E>(a, paths);                                                                   \
+    }                                                                                                  \
+    extern "C" __global__ void WARPATH_BOUNDS(NAIVE_WAVE_BLOCK)                                        \
+        naive_mk_rest_##NAME(ScheduleArgs<E> a, typename E::Stored* paths) {                           \
+        naive_mk_rest<E>(a, paths);                                                                    \
+    }
+
 #define WARPATH_WAVEFRONT_KERNEL(E, NAME, METHOD_NAME, METHOD)                                         \
-    extern "C" __global__ void __launch_bounds__(WAVEFRONT_BLOCK)                                      \
+    extern "C" __global__ void WARPATH_BOUNDS(WAVEFRONT_BLOCK)                                      \
         wavefront_extend_##METHOD_NAME##_##NAME(ScheduleArgs<E> a, WavefrontBuffers b, unsigned int in_count, \
                                                 unsigned int first) {                                  \
         using Stored = typename E::Stored;                                                             \
@@ -42,40 +73,40 @@
     WARPATH_WAVEFRONT_KERNEL(E, NAME, sections, WAVEFRONT_SECTIONS)
 
 #define WARPATH_REGENERATION_KERNELS(E, NAME)                                                          \
-    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_thread_##NAME(ScheduleArgs<E> a) { \
+    extern "C" __global__ void WARPATH_BOUNDS(REGEN_BLOCK_SIZE) regen_thread_##NAME(ScheduleArgs<E> a) { \
         regen_persistent<E, REGEN_THREAD>(a);                                                          \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_warp_##NAME(ScheduleArgs<E> a) { \
+    extern "C" __global__ void WARPATH_BOUNDS(REGEN_BLOCK_SIZE) regen_warp_##NAME(ScheduleArgs<E> a) { \
         regen_persistent<E, REGEN_WARP>(a);                                                            \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE) regen_block_##NAME(ScheduleArgs<E> a) { \
+    extern "C" __global__ void WARPATH_BOUNDS(REGEN_BLOCK_SIZE) regen_block_##NAME(ScheduleArgs<E> a) { \
         regen_persistent<E, REGEN_BLOCK>(a);                                                           \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)                                     \
+    extern "C" __global__ void WARPATH_BOUNDS(REGEN_BLOCK_SIZE)                                     \
         regen_device_fill_##NAME(ScheduleArgs<E> a, typename E::Stored* pool, unsigned int pool_size) { \
         regen_device_fill<E>(a, pool, pool_size);                                                      \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(REGEN_BLOCK_SIZE)                                     \
+    extern "C" __global__ void WARPATH_BOUNDS(REGEN_BLOCK_SIZE)                                     \
         regen_device_extend_##NAME(ScheduleArgs<E> a, typename E::Stored* pool, unsigned int pool_size) { \
         regen_device_extend<E>(a, pool, pool_size);                                                    \
     }
 
 #define WARPATH_TILED_KERNELS(E, NAME)                                                                 \
-    extern "C" __global__ void __launch_bounds__(TILED_THREADS)                                        \
+    extern "C" __global__ void WARPATH_BOUNDS(TILED_THREADS)                                        \
         tiled_global_##NAME(ScheduleArgs<E> a, typename E::Stored* path_memory) {                      \
         tiled_render<E>(a, path_memory + (size_t)blockIdx.x * TILED_PATHS);                            \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(TILED_THREADS) tiled_shared_##NAME(ScheduleArgs<E> a) { \
+    extern "C" __global__ void WARPATH_BOUNDS(TILED_THREADS) tiled_shared_##NAME(ScheduleArgs<E> a) { \
         __shared__ typename E::Stored tile_paths[TILED_PATHS];                                         \
         tiled_render<E>(a, tile_paths);                                                                \
     }
 
 #define WARPATH_STREAMING_KERNELS(E, NAME)                                                             \
-    extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK)                                      \
+    extern "C" __global__ void WARPATH_BOUNDS(STREAMING_BLOCK)                                      \
         streaming_sk_scan_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                        \
         streaming_sk<E, false>(a, pool);                                                               \
     }                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(STREAMING_BLOCK)                                      \
+    extern "C" __global__ void WARPATH_BOUNDS(STREAMING_BLOCK)                                      \
         streaming_sk_sorted_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                      \
         streaming_sk<E, true>(a, pool);                                                                \
     }                                                                                                  \

@@ -71,3 +71,50 @@ __device__ __forceinline__ void naive_render(const ScheduleArgs<E>& a, unsigned 
     }
     store_film(a.film_sum, a.film_sum_sq, a.film_count, pixel, acc);
 }
+
+// ---- naiveMK (seed 003 Table 4.1): the naive schedule split into two kernels -------------
+// Kernel 1 generates the camera path of every wave index and takes its first step (the
+// first hit, or the first free flight inside a medium); survivors go to memory, one slot per
+// index. Kernel 2 loads each surviving path and traces it to the end, as the megakernel
+// does. The split costs a store and a load of every path and a second launch; what it could
+// buy is a smaller kernel for each part.
+
+template <class E>
+__device__ __forceinline__ void naive_mk_first(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ paths) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.wave_paths) return;
+    const typename E::Context ctx = schedule_context(a);
+    typename E::Path path;
+    if (generate_wave_path(ctx, a, i, path)) {
+        if (E::extend(ctx, path)) {
+            E::store(paths + i, path);
+            return;
+        }
+        film_add_path(a, path);
+    }
+    E::mark_slot_dead(paths + i);
+}
+
+template <class E>
+__device__ __forceinline__ void naive_mk_rest(const ScheduleArgs<E>& a, typename E::Stored* __restrict__ paths) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.wave_paths || !E::slot_is_live(paths + i)) return;
+    const typename E::Context ctx = schedule_context(a);
+    typename E::Path path = E::load(paths + i);
+    while (E::extend(ctx, path)) {
+    }
+    film_add_path(a, path);
+}
+
+// naiveSK over a wave (the image tiles of seed 003 Table 4.2): one thread per wave index
+// traces its path from generation to the end.
+template <class E>
+__device__ __forceinline__ void naive_wave(const ScheduleArgs<E>& a) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const typename E::Context ctx = schedule_context(a);
+    typename E::Path path;
+    if (!generate_wave_path(ctx, a, i, path)) return;
+    while (E::extend(ctx, path)) {
+    }
+    film_add_path(a, path);
+}

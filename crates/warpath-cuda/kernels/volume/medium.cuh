@@ -18,8 +18,23 @@
 #define ALBEDO_CONSTANT 0u
 #define ALBEDO_GRID 1u
 
-// One medium (warpath_volume::Medium): 144 bytes. Grid values live in the scene's one float
-// array at the given offsets (x fastest, channels interleaved).
+// How density and albedo grids are read (a compile-time choice, warpath_cuda::GridFetch; the
+// benchmark compares them: docs/benchmarks/volumes.md, "Grids: buffers or 3D textures"):
+//   GRID_FETCH_BUFFER          the scene's float array through the read-only cache (__ldg);
+//   GRID_FETCH_TEXTURE         3D textures (CUDA arrays, point sampled): the same eight
+//                              voxels and the same trilinear arithmetic, so the same image;
+//   GRID_FETCH_TEXTURE_LINEAR  3D textures filtered by the hardware (one fetch, weights with
+//                              8 fractional bits: not the CPU's values).
+#define GRID_FETCH_BUFFER 0
+#define GRID_FETCH_TEXTURE 1
+#define GRID_FETCH_TEXTURE_LINEAR 2
+#ifndef WARPATH_GRID_FETCH
+#define WARPATH_GRID_FETCH GRID_FETCH_BUFFER
+#endif
+
+// One medium (warpath_volume::Medium): 160 bytes. Grid values live in the scene's one float
+// array at the given offsets (x fastest, channels interleaved); with texture fetches the
+// density and albedo grids are also 3D textures (albedo: four channels, the fourth unused).
 struct GpuMedium {
     unsigned int kind;             // MEDIUM_HOMOGENEOUS / MEDIUM_GRID
     unsigned int gray;             // σ_t equal in every channel
@@ -36,8 +51,10 @@ struct GpuMedium {
     unsigned int albedo_offset;
     unsigned int majorant_resolution[3];
     unsigned int majorant_offset;
+    unsigned long long density_texture;  // cudaTextureObject_t, 0 unless textures were made
+    unsigned long long albedo_texture;
 };
-static_assert(sizeof(GpuMedium) == 144, "GpuMedium size");
+static_assert(sizeof(GpuMedium) == 160, "GpuMedium size");
 static_assert(WARPATH_OFFSETOF(GpuMedium, kind) == 0, "GpuMedium.kind");
 static_assert(WARPATH_OFFSETOF(GpuMedium, gray) == 4, "GpuMedium.gray");
 static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_kind) == 8, "GpuMedium.albedo_kind");
@@ -53,6 +70,8 @@ static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_resolution) == 112, "GpuMedium.
 static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_offset) == 124, "GpuMedium.albedo_offset");
 static_assert(WARPATH_OFFSETOF(GpuMedium, majorant_resolution) == 128, "GpuMedium.majorant_resolution");
 static_assert(WARPATH_OFFSETOF(GpuMedium, majorant_offset) == 140, "GpuMedium.majorant_offset");
+static_assert(WARPATH_OFFSETOF(GpuMedium, density_texture) == 144, "GpuMedium.density_texture");
+static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_texture) == 152, "GpuMedium.albedo_texture");
 
 // What the tracking loops did (warpath_volume::medium::TrackingCounts), per path step.
 struct TrackingCounts {
@@ -318,12 +337,97 @@ __device__ __forceinline__ float tracker_next_collision(Tracker& tr, const GpuMe
     }
 }
 
+// ---- texture fetches (WARPATH_GRID_FETCH != GRID_FETCH_BUFFER) ----------------------------------
+
+// Voxel (i, j, k) of a point-sampled texture (unnormalised coordinates: the voxel's centre).
+__device__ __forceinline__ float4 texel4(unsigned long long texture, unsigned int i, unsigned int j, unsigned int k) {
+    return tex3D<float4>((cudaTextureObject_t)texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
+}
+__device__ __forceinline__ float texel1(unsigned long long texture, unsigned int i, unsigned int j, unsigned int k) {
+    return tex3D<float>((cudaTextureObject_t)texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
+}
+
+// The trilinear blend of eight corner values, in grid_lookup's order of operations.
+__device__ __forceinline__ float trilinear8(float v000, float v100, float v010, float v110, float v001, float v101,
+                                            float v011, float v111, float fx, float fy, float fz) {
+    const float c00 = grid_lerp(v000, v100, fx);
+    const float c10 = grid_lerp(v010, v110, fx);
+    const float c01 = grid_lerp(v001, v101, fx);
+    const float c11 = grid_lerp(v011, v111, fx);
+    return grid_lerp(grid_lerp(c00, c10, fy), grid_lerp(c01, c11, fy), fz);
+}
+
+// grid_lookup over a point-sampled texture of one channel: the same voxels, the same
+// arithmetic.
+__device__ __forceinline__ float texture_lookup1(unsigned long long texture, const unsigned int* resolution, float3 p) {
+    unsigned int x0, x1, y0, y1, z0, z1;
+    float fx, fy, fz;
+    axis_corners(p.x, resolution[0], x0, x1, fx);
+    axis_corners(p.y, resolution[1], y0, y1, fy);
+    axis_corners(p.z, resolution[2], z0, z1, fz);
+    return trilinear8(texel1(texture, x0, y0, z0), texel1(texture, x1, y0, z0), texel1(texture, x0, y1, z0),
+                      texel1(texture, x1, y1, z0), texel1(texture, x0, y0, z1), texel1(texture, x1, y0, z1),
+                      texel1(texture, x0, y1, z1), texel1(texture, x1, y1, z1), fx, fy, fz);
+}
+
+// The same over a four-channel texture: eight fetches serve the three albedo channels, each
+// blended on its own as grid_lookup blends it.
+__device__ __forceinline__ float3 texture_lookup3(unsigned long long texture, const unsigned int* resolution, float3 p) {
+    unsigned int x0, x1, y0, y1, z0, z1;
+    float fx, fy, fz;
+    axis_corners(p.x, resolution[0], x0, x1, fx);
+    axis_corners(p.y, resolution[1], y0, y1, fy);
+    axis_corners(p.z, resolution[2], z0, z1, fz);
+    // Each x pair is blended as soon as it is fetched (the order of operations per channel is
+    // grid_lookup's), so that at most two float4 corners are live at once.
+    auto lerp_x = [&](unsigned int j, unsigned int k) {
+        const float4 a = texel4(texture, x0, j, k), b = texel4(texture, x1, j, k);
+        return make_float3(grid_lerp(a.x, b.x, fx), grid_lerp(a.y, b.y, fx), grid_lerp(a.z, b.z, fx));
+    };
+    const float3 c00 = lerp_x(y0, z0), c10 = lerp_x(y1, z0), c01 = lerp_x(y0, z1), c11 = lerp_x(y1, z1);
+    return make_float3(grid_lerp(grid_lerp(c00.x, c10.x, fy), grid_lerp(c01.x, c11.x, fy), fz),
+                       grid_lerp(grid_lerp(c00.y, c10.y, fy), grid_lerp(c01.y, c11.y, fy), fz),
+                       grid_lerp(grid_lerp(c00.z, c10.z, fy), grid_lerp(c01.z, c11.z, fy), fz));
+}
+
+// The density at local point p.
+__device__ __forceinline__ float density_at(const GpuMedium& m, const float* __restrict__ grid_data, float3 p) {
+#if WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE
+    (void)grid_data;
+    return texture_lookup1(m.density_texture, m.density_resolution, p);
+#elif WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE_LINEAR
+    (void)grid_data;
+    return tex3D<float>((cudaTextureObject_t)m.density_texture, p.x, p.y, p.z);
+#else
+    return grid_lookup(grid_data + m.density_offset, m.density_resolution, 1u, p, 0u);
+#endif
+}
+
+// The albedo grid's value at local point p (1 or 3 channels).
+__device__ __forceinline__ float3 albedo_grid_at(const GpuMedium& m, const float* __restrict__ grid_data, float3 p) {
+#if WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE
+    (void)grid_data;
+    if (m.albedo_channels == 1u) return splat3(texture_lookup1(m.albedo_texture, m.albedo_resolution, p));
+    return texture_lookup3(m.albedo_texture, m.albedo_resolution, p);
+#elif WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE_LINEAR
+    (void)grid_data;
+    if (m.albedo_channels == 1u) return splat3(tex3D<float>((cudaTextureObject_t)m.albedo_texture, p.x, p.y, p.z));
+    const float4 a = tex3D<float4>((cudaTextureObject_t)m.albedo_texture, p.x, p.y, p.z);
+    return make_float3(a.x, a.y, a.z);
+#else
+    const float* data = grid_data + m.albedo_offset;
+    if (m.albedo_channels == 1u) return splat3(grid_lookup(data, m.albedo_resolution, 1u, p, 0u));
+    return make_float3(grid_lookup(data, m.albedo_resolution, 3u, p, 0u), grid_lookup(data, m.albedo_resolution, 3u, p, 1u),
+                       grid_lookup(data, m.albedo_resolution, 3u, p, 2u));
+#endif
+}
+
 // σ_t at local point p (Medium::sigma_t_local).
 __device__ __forceinline__ float3 medium_sigma_t(const GpuMedium& m, const float* __restrict__ grid_data, float3 p,
                                                  TrackingCounts& counts) {
     if (m.kind == MEDIUM_HOMOGENEOUS) return make_float3(m.sigma_t[0], m.sigma_t[1], m.sigma_t[2]);
     counts.density_lookups += 1u;
-    return splat3(__fmul_rn(m.scale, grid_lookup(grid_data + m.density_offset, m.density_resolution, 1u, p, 0u)));
+    return splat3(__fmul_rn(m.scale, density_at(m, grid_data, p)));
 }
 
 // The albedo at local point p (Medium::albedo_local).
@@ -331,10 +435,7 @@ __device__ __forceinline__ float3 medium_albedo(const GpuMedium& m, const float*
                                                 TrackingCounts& counts) {
     if (m.albedo_kind == ALBEDO_CONSTANT) return make_float3(m.albedo[0], m.albedo[1], m.albedo[2]);
     counts.albedo_lookups += 1u;
-    const float* data = grid_data + m.albedo_offset;
-    if (m.albedo_channels == 1u) return splat3(grid_lookup(data, m.albedo_resolution, 1u, p, 0u));
-    return make_float3(grid_lookup(data, m.albedo_resolution, 3u, p, 0u), grid_lookup(data, m.albedo_resolution, 3u, p, 1u),
-                       grid_lookup(data, m.albedo_resolution, 3u, p, 2u));
+    return albedo_grid_at(m, grid_data, p);
 }
 
 __device__ __forceinline__ float3 div3(float3 a, float s) { return a / s; }

@@ -23,6 +23,7 @@ pub enum WavefrontCompaction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     Naive,
+    NaiveMk,
     Wavefront(WavefrontCompaction),
     Tiled,
     TiledShared,
@@ -38,8 +39,9 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order the benchmark reports them.
-    pub const ALL: [Strategy; 17] = [
+    pub const ALL: [Strategy; 18] = [
         Strategy::Naive,
+        Strategy::NaiveMk,
         Strategy::Wavefront(WavefrontCompaction::Collate),
         Strategy::Wavefront(WavefrontCompaction::Lookback),
         Strategy::Wavefront(WavefrontCompaction::Sections),
@@ -61,6 +63,7 @@ impl Strategy {
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Naive => "naive",
+            Strategy::NaiveMk => "naive-mk",
             Strategy::Wavefront(WavefrontCompaction::Collate) => "wavefront",
             Strategy::Wavefront(WavefrontCompaction::Lookback) => "wavefront-lookback",
             Strategy::Wavefront(WavefrontCompaction::Sections) => "wavefront-inkcompact",
@@ -88,6 +91,9 @@ impl Strategy {
     pub fn description(self) -> &'static str {
         match self {
             Strategy::Naive => "megakernel, one thread per pixel traces whole paths (seed 000 B.1)",
+            Strategy::NaiveMk => {
+                "two kernels: generate and first step of every path, then the rest of each path (seed 003 naiveMK)"
+            }
             Strategy::Wavefront(WavefrontCompaction::Collate) => {
                 "one bounce per launch, survivors compacted in-kernel by InK-Collate (seed 000 B.2, 001)"
             }

@@ -12,8 +12,9 @@ use super::multistage::MultiStageQueues;
 use crate::compiler::KernelSource;
 use crate::error::CudaResult;
 use crate::kernels::{
-    SURFACE_MEGAKERNEL, SURFACE_REGENERATION, SURFACE_STAGES, SURFACE_STREAMING, SURFACE_TILED, SURFACE_WAVEFRONT,
-    VOLUME_MEGAKERNEL, VOLUME_REGENERATION, VOLUME_STREAMING, VOLUME_TILED, VOLUME_WAVEFRONT,
+    SURFACE_MEGAKERNEL, SURFACE_NAIVE_WAVES, SURFACE_REGENERATION, SURFACE_STAGES, SURFACE_STREAMING, SURFACE_TILED,
+    SURFACE_WAVEFRONT, VOLUME_MEGAKERNEL, VOLUME_NAIVE_WAVES, VOLUME_REGENERATION, VOLUME_STREAMING, VOLUME_TILED,
+    VOLUME_WAVEFRONT,
 };
 use crate::runtime::CudaDevice;
 use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
@@ -22,6 +23,11 @@ use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 #[derive(Clone, Copy, Debug)]
 pub struct ScheduleKernelNames {
     pub naive: &'static str,
+    /// The naive schedule over a wave, one thread per path (image tiles).
+    pub naive_wave: &'static str,
+    /// naiveMK: generate and take the first step; trace the rest.
+    pub naive_mk_first: &'static str,
+    pub naive_mk_rest: &'static str,
     pub wavefront_none: &'static str,
     pub wavefront_collate: &'static str,
     pub wavefront_lookback: &'static str,
@@ -46,6 +52,9 @@ macro_rules! schedule_kernel_names {
     ($suffix:literal) => {
         ScheduleKernelNames {
             naive: concat!("naive_", $suffix),
+            naive_wave: concat!("naive_wave_", $suffix),
+            naive_mk_first: concat!("naive_mk_first_", $suffix),
+            naive_mk_rest: concat!("naive_mk_rest_", $suffix),
             wavefront_none: concat!("wavefront_extend_none_", $suffix),
             wavefront_collate: concat!("wavefront_extend_collate_", $suffix),
             wavefront_lookback: concat!("wavefront_extend_lookback_", $suffix),
@@ -68,9 +77,12 @@ macro_rules! schedule_kernel_names {
 
 impl ScheduleKernelNames {
     /// Every name, for the compile check.
-    pub const fn all(&self) -> [&'static str; 17] {
+    pub const fn all(&self) -> [&'static str; 20] {
         [
             self.naive,
+            self.naive_wave,
+            self.naive_mk_first,
+            self.naive_mk_rest,
             self.wavefront_none,
             self.wavefront_collate,
             self.wavefront_lookback,
@@ -129,6 +141,8 @@ pub struct EstimatorKernels {
     /// The estimator's name, the suffix of its kernels (`surface`).
     pub name: &'static str,
     pub megakernel: KernelSource,
+    /// The naive schedule's wave forms: naive_wave, naiveMK.
+    pub naive_waves: KernelSource,
     pub wavefront: KernelSource,
     pub regeneration: KernelSource,
     pub tiled: KernelSource,
@@ -144,6 +158,9 @@ pub struct EstimatorKernels {
 impl EstimatorKernels {
     /// The program that defines `kernel` (one of this estimator's names).
     pub fn program_for(&self, kernel: &str) -> &KernelSource {
+        if kernel.starts_with("naive_wave_") || kernel.starts_with("naive_mk_") {
+            return &self.naive_waves;
+        }
         let family = kernel.split('_').next().unwrap_or("");
         match family {
             "wavefront" => &self.wavefront,
@@ -174,6 +191,7 @@ impl EstimatorKernels {
 pub const SURFACE: EstimatorKernels = EstimatorKernels {
     name: "surface",
     megakernel: SURFACE_MEGAKERNEL,
+    naive_waves: SURFACE_NAIVE_WAVES,
     wavefront: SURFACE_WAVEFRONT,
     regeneration: SURFACE_REGENERATION,
     tiled: SURFACE_TILED,
@@ -194,6 +212,7 @@ pub const SURFACE: EstimatorKernels = EstimatorKernels {
 pub const VOLUME: EstimatorKernels = EstimatorKernels {
     name: "volume",
     megakernel: VOLUME_MEGAKERNEL,
+    naive_waves: VOLUME_NAIVE_WAVES,
     wavefront: VOLUME_WAVEFRONT,
     regeneration: VOLUME_REGENERATION,
     tiled: VOLUME_TILED,
@@ -298,6 +317,34 @@ impl<S: DeviceRepr> ScheduleLaunch<'_, S> {
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(self.args).arg(&sample_count);
         self.finish(name, launch, config)
+    }
+
+    /// `naive_wave_<e>(ScheduleArgs)`: one thread per index of the wave.
+    pub fn naive_wave(&self, block: u32) -> CudaResult<()> {
+        let grid = self.args.wave_paths.div_ceil(block);
+        if grid == 0 {
+            return Ok(());
+        }
+        let name = self.estimator.kernels.naive_wave;
+        let function = self.device.function(self.estimator.program_for(name), name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args);
+        self.finish(name, launch, Self::linear(grid, block))
+    }
+
+    /// `naive_mk_first/rest_<e>(ScheduleArgs, E::Stored* paths)`: one thread per index of the
+    /// wave, `paths` one slot per index.
+    pub fn naive_mk(&self, rest: bool, block: u32, paths: u64) -> CudaResult<()> {
+        let grid = self.args.wave_paths.div_ceil(block);
+        if grid == 0 {
+            return Ok(());
+        }
+        let k = &self.estimator.kernels;
+        let name = if rest { k.naive_mk_rest } else { k.naive_mk_first };
+        let function = self.device.function(self.estimator.program_for(name), name)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(self.args).arg(&paths);
+        self.finish(name, launch, Self::linear(grid, block))
     }
 
     /// `wavefront_extend_<method>_<e>(ScheduleArgs, WavefrontBuffers, in_count, first)`.

@@ -31,6 +31,8 @@
 //! - `launch`: one typed Rust function per kernel signature ([`EstimatorKernels`] names an
 //!   estimator's instantiations);
 //! - `renderer`: [`StrategyRenderer`], passes and waves;
+//! - `variant`: compilation variants of the volumetric estimator's programs ([`GridFetch`]:
+//!   buffers or 3D textures; register caps) for the benchmarks;
 //! - `wavefront`, `pools`, `multistage`: the host loops with a launch per bounce or step.
 
 mod args;
@@ -39,6 +41,7 @@ mod launch;
 mod multistage;
 mod pools;
 mod renderer;
+mod variant;
 mod wavefront;
 
 pub use args::{
@@ -52,6 +55,7 @@ pub use renderer::{
     DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
     StrategyRenderer,
 };
+pub use variant::{GridFetch, KernelVariant, REGISTER_CAP_RANGE, benchmark_variants};
 
 /// The kernels of `surface_stages.cu` the Rust side launches (checked by `kernels_compile`).
 pub fn surface_stage_kernel_names() -> Vec<&'static str> {

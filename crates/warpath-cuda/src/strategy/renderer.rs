@@ -10,6 +10,7 @@ use super::args::{ScheduleArgs, SurfaceScheduleArgs};
 use super::catalog::Strategy;
 use super::launch::{EstimatorKernels, PersistentKernel, PoolKernel, SURFACE, ScheduleLaunch, VOLUME};
 use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
+use super::variant::KernelVariant;
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
@@ -122,6 +123,9 @@ pub struct StrategyRenderer<'d> {
     pub(super) separate_compaction: Option<CompactionWorkspace>,
     pub(super) times: Option<LaunchTimes>,
     pub(super) multistage: Option<MultiStageBuffers>,
+    /// Naive in waves of `max_wave_paths`, one thread per path (`naive_wave`), instead of
+    /// one launch over the image: seed 003's image tiles.
+    pub(super) naive_waves: bool,
 }
 
 impl<'d> StrategyRenderer<'d> {
@@ -167,6 +171,7 @@ impl<'d> StrategyRenderer<'d> {
             separate_compaction: None,
             times: None,
             multistage: None,
+            naive_waves: false,
         })
     }
 
@@ -177,6 +182,29 @@ impl<'d> StrategyRenderer<'d> {
     /// The estimator the scene renders with (`surface` or `volume`).
     pub fn estimator_name(&self) -> &'static str {
         self.estimator.name
+    }
+
+    /// Compiles the volumetric estimator's kernels as `variant` for the next passes (grids
+    /// read from 3D textures, a register cap: [`KernelVariant`]); the grids of `scene` (the
+    /// scene this renderer was made from) are uploaded again when the fetch changes. Only
+    /// the volumetric estimator has variants: a surface scene accepts only the default.
+    pub fn set_kernel_variant(&mut self, scene: &Scene, variant: KernelVariant) -> CudaResult<()> {
+        let Some(media) = &self.media else {
+            if variant.is_default() {
+                return Ok(());
+            }
+            return Err(CudaError::InvalidArgument(format!(
+                "kernel variant '{}': variants apply to the volumetric estimator; scene `{}` has no media",
+                variant.label(),
+                scene.name
+            )));
+        };
+        if media.grid_fetch() != variant.grid_fetch {
+            // On an error the old upload stays, and with it the old variant.
+            self.media = Some(DeviceMedia::upload_with(self.device, scene, variant.grid_fetch)?);
+        }
+        self.estimator = VOLUME.variant(variant);
+        Ok(())
     }
 
     /// Chooses the strategy of the next passes (the film and counters are kept).
@@ -198,6 +226,13 @@ impl<'d> StrategyRenderer<'d> {
 
     pub fn block_size(&self) -> (u32, u32) {
         self.block
+    }
+
+    /// Runs `naive` in waves of [`StrategyRenderer::max_wave_paths`] paths, one thread per
+    /// path (seed 003's image tiles: a launch per tile), instead of one launch over the image
+    /// with a thread per pixel. The paths, counts and image stay the same.
+    pub fn set_naive_waves(&mut self, enabled: bool) {
+        self.naive_waves = enabled;
     }
 
     /// The most paths one wave holds (path buffers grow to it); at least one 8×8 tile.
@@ -293,7 +328,7 @@ impl<'d> StrategyRenderer<'d> {
     /// A pass with the estimator whose scene arguments are `scene`.
     fn render_pass_with<S: EstimatorScene>(&mut self, scene: S, first_sample: u32, count: u32) -> CudaResult<()> {
         let (width, height) = (self.scene.params.width, self.scene.params.height);
-        if self.strategy == Strategy::Naive {
+        if self.strategy == Strategy::Naive && !self.naive_waves {
             // One launch over the image: the whole pass in each thread, no waves.
             let args = self.args(scene, first_sample, 0, width.div_ceil(8), 0, 0);
             return self.launcher(&args).naive(self.block, count);
@@ -394,7 +429,13 @@ impl<'d> StrategyRenderer<'d> {
         let wave = args.wave_paths;
         let names = &self.estimator.kernels;
         match self.strategy {
-            Strategy::Naive => unreachable!("the naive strategy runs the megakernel"),
+            Strategy::Naive => self.launcher(args).naive_wave(BLOCK),
+            Strategy::NaiveMk => {
+                let paths = self.path_buffer(0, wave as usize)?;
+                let launcher = self.launcher(args);
+                launcher.naive_mk(false, BLOCK, paths)?;
+                launcher.naive_mk(true, BLOCK, paths)
+            }
             Strategy::Wavefront(method) => self.run_wavefront(args, method),
             Strategy::Tiled => {
                 let tiles = wave.div_ceil(TILED_PATHS);
@@ -454,7 +495,9 @@ impl<'d> StrategyRenderer<'d> {
         let k = &self.estimator.kernels;
         let stages = || self.estimator.stages.iter().map(|&name| (name, BLOCK)).collect::<Vec<_>>();
         let names: Vec<(&'static str, u32)> = match strategy {
+            Strategy::Naive if self.naive_waves => vec![(k.naive_wave, BLOCK)],
             Strategy::Naive => vec![(k.naive, 64)],
+            Strategy::NaiveMk => vec![(k.naive_mk_first, BLOCK), (k.naive_mk_rest, BLOCK)],
             Strategy::Wavefront(method) => vec![(k.wavefront(method), BLOCK)],
             Strategy::Tiled => vec![(k.tiled_global, TILED_THREADS)],
             Strategy::TiledShared => vec![(k.tiled_shared, TILED_THREADS)],

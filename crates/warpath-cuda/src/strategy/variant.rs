@@ -1,0 +1,206 @@
+//! Kernel variants of the volumetric estimator's programs, for the benchmarks of issues 11 and
+//! 13: how grids are read ([`GridFetch`]: plain buffers or 3D textures) and a register bound
+//! (seed 003's Table 4.4: `__launch_bounds__` with the blocks per SM that cap the registers).
+//! A variant is the same sources compiled with `#define`s in front
+//! ([`KernelSource::with_prelude`]), so each is its own module and kernel-cache entry and the
+//! default variant is exactly the programs every render uses.
+
+use super::launch::EstimatorKernels;
+use crate::compiler::KernelSource;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// How the volumetric estimator reads density and albedo grids (`WARPATH_GRID_FETCH` in
+/// kernels/volume/medium.cuh).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GridFetch {
+    /// One float array in global memory, read through the read-only cache (`__ldg`).
+    #[default]
+    Buffer,
+    /// 3D textures (CUDA arrays), point sampled: eight fetches and the CPU's trilinear
+    /// arithmetic, so the image is the buffer's bit for bit.
+    Texture,
+    /// 3D textures filtered by the texture unit: one fetch, weights with 8 fractional bits
+    /// (an image close to, not equal to, the CPU reference's).
+    TextureLinear,
+}
+
+impl GridFetch {
+    pub const ALL: [GridFetch; 3] = [GridFetch::Buffer, GridFetch::Texture, GridFetch::TextureLinear];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GridFetch::Buffer => "buffer",
+            GridFetch::Texture => "texture",
+            GridFetch::TextureLinear => "texture-linear",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The `WARPATH_GRID_FETCH` value of the kernels.
+    fn define(self) -> u32 {
+        match self {
+            GridFetch::Buffer => 0,
+            GridFetch::Texture => 1,
+            GridFetch::TextureLinear => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for GridFetch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A compilation variant of the volumetric estimator's programs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KernelVariant {
+    pub grid_fetch: GridFetch,
+    /// Cap every kernel at this many registers per thread (`WARPATH_MAX_REGISTERS`): kernels
+    /// of B threads per block declare `__launch_bounds__(B, 65536 / (R·B))`, the naive
+    /// megakernel `__maxnreg__(R)`. None: the defaults (block size only).
+    pub max_registers: Option<u32>,
+}
+
+/// The register caps `KernelVariant::max_registers` accepts (ptxas needs at least 16; 255 is
+/// the architecture's most).
+pub const REGISTER_CAP_RANGE: std::ops::RangeInclusive<u32> = 16..=255;
+
+impl KernelVariant {
+    pub fn is_default(&self) -> bool {
+        *self == KernelVariant::default()
+    }
+
+    /// A short label: `buffer`, `texture, ≤128 registers`, ...
+    pub fn label(&self) -> String {
+        match self.max_registers {
+            None => self.grid_fetch.name().to_string(),
+            Some(r) => format!("{}, ≤{r} registers", self.grid_fetch.name()),
+        }
+    }
+
+    /// The suffix of the variant's program names (empty for the default).
+    pub fn suffix(&self) -> String {
+        let mut suffix = String::new();
+        if self.grid_fetch != GridFetch::Buffer {
+            suffix += &format!("-{}", self.grid_fetch.name());
+        }
+        if let Some(r) = self.max_registers {
+            suffix += &format!("-r{r}");
+        }
+        suffix
+    }
+
+    /// The `#define`s in front of the sources.
+    pub fn prelude(&self) -> String {
+        let mut prelude = format!("#define WARPATH_GRID_FETCH {}\n", self.grid_fetch.define());
+        if let Some(r) = self.max_registers {
+            prelude += &format!("#define WARPATH_MAX_REGISTERS {r}\n");
+        }
+        prelude
+    }
+
+    fn source(&self, source: &KernelSource) -> KernelSource {
+        if self.is_default() { *source } else { source.with_prelude(&self.suffix(), &self.prelude()) }
+    }
+}
+
+impl EstimatorKernels {
+    /// These kernels compiled as `variant` (the same kernel names in programs of their own).
+    /// The default variant is `self`.
+    pub fn variant(&'static self, variant: KernelVariant) -> &'static EstimatorKernels {
+        if variant.is_default() {
+            return self;
+        }
+        static VARIANTS: OnceLock<Mutex<HashMap<(&'static str, KernelVariant), &'static EstimatorKernels>>> =
+            OnceLock::new();
+        let mut variants = VARIANTS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        variants.entry((self.name, variant)).or_insert_with(|| {
+            Box::leak(Box::new(EstimatorKernels {
+                megakernel: variant.source(&self.megakernel),
+                naive_waves: variant.source(&self.naive_waves),
+                wavefront: variant.source(&self.wavefront),
+                regeneration: variant.source(&self.regeneration),
+                tiled: variant.source(&self.tiled),
+                streaming: variant.source(&self.streaming),
+                stages_program: self.stages_program.map(|p| variant.source(&p)),
+                ..*self
+            }))
+        })
+    }
+
+    /// Every program of these kernels (megakernel, families, stages) with its kernel names.
+    pub fn all_programs(&self) -> Vec<(KernelSource, Vec<&'static str>)> {
+        let mut programs = vec![(self.megakernel, vec![self.kernels.naive])];
+        programs.extend(self.family_programs());
+        if let Some(stages) = self.stages_program {
+            programs.push((stages, self.stages.to_vec()));
+        }
+        programs
+    }
+}
+
+/// The variants `warpath precompile --variants` compiles and the benchmarks use: both
+/// texture fetches, and register caps 255, 168, 128, 96, 64 (with buffers).
+pub fn benchmark_variants() -> Vec<KernelVariant> {
+    let mut variants = vec![
+        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None },
+        KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None },
+    ];
+    for r in [255, 168, 128, 96, 64] {
+        variants.push(KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(r) });
+    }
+    variants
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::VOLUME;
+
+    #[test]
+    fn the_default_variant_is_the_render_programs() {
+        let kernels = VOLUME.variant(KernelVariant::default());
+        assert!(std::ptr::eq(kernels, &VOLUME));
+        assert_eq!(KernelVariant::default().suffix(), "");
+    }
+
+    #[test]
+    fn a_variant_renames_its_programs_and_defines_its_choice() {
+        let variant = KernelVariant { grid_fetch: GridFetch::Texture, max_registers: Some(128) };
+        let kernels = VOLUME.variant(variant);
+        assert_eq!(kernels.streaming.name, "volume_streaming-texture-r128");
+        assert!(
+            kernels.streaming.source.starts_with("#define WARPATH_GRID_FETCH 1\n#define WARPATH_MAX_REGISTERS 128\n")
+        );
+        assert!(kernels.streaming.source.ends_with(VOLUME.streaming.source));
+        assert_eq!(kernels.kernels.streaming_sk_scan, VOLUME.kernels.streaming_sk_scan);
+        // Asking again gives the same programs (one module each).
+        assert!(std::ptr::eq(kernels, VOLUME.variant(variant)));
+        let names: Vec<_> = VOLUME.variant(variant).all_programs().iter().map(|(p, _)| p.name).collect();
+        assert!(names.iter().all(|n| n.ends_with("-texture-r128")), "{names:?}");
+    }
+
+    #[test]
+    fn variants_have_cache_keys_of_their_own() {
+        let compiler = crate::compiler::KernelCompiler::new_for_tests();
+        let target = crate::compiler::CompileTarget::Cubin { arch: 90 };
+        let keys: std::collections::HashSet<String> = std::iter::once(KernelVariant::default())
+            .chain(benchmark_variants())
+            .map(|v| compiler.cache_key(&VOLUME.variant(v).streaming, &target))
+            .collect();
+        assert_eq!(keys.len(), 1 + benchmark_variants().len());
+    }
+
+    #[test]
+    fn grid_fetch_names_round_trip() {
+        for f in GridFetch::ALL {
+            assert_eq!(GridFetch::from_name(f.name()), Some(f));
+        }
+        assert_eq!(GridFetch::from_name("tex"), None);
+    }
+}
