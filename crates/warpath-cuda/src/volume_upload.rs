@@ -371,32 +371,12 @@ impl GridTexture {
         })?;
         let mut texture = GridTexture { context, array, object: 0, bytes: texels.len() * 4 };
         let row_bytes = nx * channels * 4;
-        // SAFETY: zero is a valid value of this plain C struct; the fields set below describe
-        // a host source of nx·ny·nz texels and the array just created.
-        let mut copy: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
-        copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-        copy.srcHost = texels.as_ptr().cast();
-        copy.srcPitch = row_bytes;
-        copy.srcHeight = ny;
-        copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
-        copy.dstArray = array;
-        copy.WidthInBytes = row_bytes;
-        copy.Height = ny;
-        copy.Depth = nz;
-        // SAFETY: see above; the host data outlives the synchronous copy.
+        let copy = host_to_array_copy(texels.as_ptr().cast(), array, row_bytes, ny, nz);
+        // SAFETY: the copy describes the host texels (row_bytes × ny × nz) and the array just
+        // created; the host data outlives the synchronous copy.
         driver("cuMemcpy3D", unsafe { sys::cuMemcpy3D_v2(&copy) })?;
-        // SAFETY: zeroed C structs with the fields the driver reads set.
-        let mut resource: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
-        resource.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
-        resource.res.array.hArray = array;
-        let mut description: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
-        description.addressMode = [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3];
-        if filter {
-            description.filterMode = sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR;
-            description.flags = sys::CU_TRSF_NORMALIZED_COORDINATES;
-        } else {
-            description.filterMode = sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT;
-        }
+        let resource = array_resource(array);
+        let description = texture_description(filter);
         // SAFETY: valid descriptions of a live array.
         driver("cuTexObjectCreate", unsafe {
             sys::cuTexObjectCreate(&mut texture.object, &resource, &description, std::ptr::null())
@@ -407,6 +387,76 @@ impl GridTexture {
     /// The texture object (`cudaTextureObject_t`).
     pub fn object(&self) -> u64 {
         self.object
+    }
+}
+
+/// A synchronous copy of `depth` slices of `height` rows of `row_bytes` from host memory into
+/// a 3D array. (Every field is spelled out: the memory-type enums have no zero value.)
+fn host_to_array_copy(
+    host: *const std::ffi::c_void,
+    array: sys::CUarray,
+    row_bytes: usize,
+    height: usize,
+    depth: usize,
+) -> sys::CUDA_MEMCPY3D {
+    sys::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+        srcHost: host,
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        reserved0: std::ptr::null_mut(),
+        srcPitch: row_bytes,
+        srcHeight: height,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: array,
+        reserved1: std::ptr::null_mut(),
+        dstPitch: 0,
+        dstHeight: 0,
+        WidthInBytes: row_bytes,
+        Height: height,
+        Depth: depth,
+    }
+}
+
+/// A texture's resource: the whole array.
+fn array_resource(array: sys::CUarray) -> sys::CUDA_RESOURCE_DESC {
+    sys::CUDA_RESOURCE_DESC {
+        resType: sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY,
+        res: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+            array: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 { hArray: array },
+        },
+        flags: 0,
+    }
+}
+
+/// Clamped at the edges; point sampled at unnormalised coordinates, or filtered by the
+/// hardware at normalised ones.
+fn texture_description(filter: bool) -> sys::CUDA_TEXTURE_DESC {
+    sys::CUDA_TEXTURE_DESC {
+        addressMode: [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3],
+        filterMode: if filter {
+            sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR
+        } else {
+            sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT
+        },
+        flags: if filter { sys::CU_TRSF_NORMALIZED_COORDINATES } else { 0 },
+        maxAnisotropy: 0,
+        mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+        mipmapLevelBias: 0.0,
+        minMipmapLevelClamp: 0.0,
+        maxMipmapLevelClamp: 0.0,
+        borderColor: [0.0; 4],
+        reserved: [0; 12],
     }
 }
 
@@ -459,6 +509,25 @@ mod tests {
             concat!(include_str!("../kernels/volume/medium.cuh"), include_str!("../kernels/volume/estimator.cuh"));
         let missing = crate::layout::missing_header_asserts(headers, &layout_entries());
         assert!(missing.is_empty(), "the volume headers lack static_assert for: {missing:?}");
+    }
+
+    /// The driver structs of a grid texture are built field by field (no zeroed enums): a
+    /// mistake there is a panic before any driver call, so it is caught here without a GPU.
+    #[test]
+    fn texture_descriptions_are_well_formed() {
+        let copy = host_to_array_copy(std::ptr::null(), std::ptr::null_mut(), 40, 3, 2);
+        assert_eq!((copy.WidthInBytes, copy.Height, copy.Depth, copy.srcPitch), (40, 3, 2, 40));
+        assert_eq!(copy.srcMemoryType, sys::CUmemorytype::CU_MEMORYTYPE_HOST);
+        assert_eq!(copy.dstMemoryType, sys::CUmemorytype::CU_MEMORYTYPE_ARRAY);
+        let resource = array_resource(std::ptr::null_mut());
+        assert_eq!(resource.resType, sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
+        let point = texture_description(false);
+        let linear = texture_description(true);
+        assert_eq!(point.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT);
+        assert_eq!(point.flags, 0, "point sampling reads voxel centres at unnormalised coordinates");
+        assert_eq!(linear.filterMode, sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR);
+        assert_eq!(linear.flags, sys::CU_TRSF_NORMALIZED_COORDINATES);
+        assert_eq!(linear.addressMode, [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3]);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! | name | what | kernels |
 //! |---|---|---|
 //! | `naive` | one thread per pixel traces whole paths (seed 000 B.1) | `megakernel.cu` |
+//! | `naive-mk` | two kernels: generate and first step of every path of a wave, then the rest of each (seed 003 naiveMK) | `schedules/naive.cuh` |
 //! | `wavefront*` | one bounce per launch, paths stored between launches, survivors compacted (seed 000 B.2) | `schedules/wavefront.cuh` |
 //! | `tiled`, `tiled-shared` | a 64-thread block runs a 64×8 tile of paths to the end, compacting its live-path list (seed 000 B.3) | `schedules/tiled.cuh` |
 //! | `regen-thread/warp/block` | persistent threads regenerating paths from a work counter (seed 003) | `schedules/regeneration.cuh` |
