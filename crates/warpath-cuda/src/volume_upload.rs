@@ -62,10 +62,12 @@ pub struct GpuMedium {
     pub albedo_offset: u32,
     pub majorant_resolution: [u32; 3],
     pub majorant_offset: u32,
-    /// The density grid's texture object (`cudaTextureObject_t`), 0 without textures.
-    pub density_texture: u64,
+    /// The density grid's texture object (`cudaTextureObject_t`) as (low, high) words, 0
+    /// without textures. Two words keep the record 4-byte aligned: with a 64-bit field
+    /// ptxas gives the schedule kernels half the registers (docs/benchmarks/volumes.md).
+    pub density_texture: [u32; 2],
     /// The albedo grid's texture object (four channels when the grid has three), or 0.
-    pub albedo_texture: u64,
+    pub albedo_texture: [u32; 2],
 }
 
 /// The volumetric estimator's scene (`DeviceVolumeScene` of volume/estimator.cuh): passed by
@@ -257,13 +259,13 @@ impl DeviceMedia {
                 if let MediumDensity::Grid { density, .. } = &medium.density {
                     let texture = GridTexture::new(device, density, filter)
                         .map_err(|e| texture_error(&medium.name, "density", e))?;
-                    record.density_texture = texture.object;
+                    record.density_texture = split_handle(texture.object);
                     textures.push(texture);
                 }
                 if let MediumAlbedo::Grid(albedo) = &medium.albedo {
                     let texture = GridTexture::new(device, albedo, filter)
                         .map_err(|e| texture_error(&medium.name, "albedo", e))?;
-                    record.albedo_texture = texture.object;
+                    record.albedo_texture = split_handle(texture.object);
                     textures.push(texture);
                 }
             }
@@ -308,6 +310,11 @@ impl DeviceMedia {
     pub fn grid_fetch(&self) -> GridFetch {
         self.grid_fetch
     }
+}
+
+/// A 64-bit handle as (low, high) 32-bit words.
+fn split_handle(handle: u64) -> [u32; 2] {
+    [handle as u32, (handle >> 32) as u32]
 }
 
 fn texture_error(medium: &str, grid: &str, error: CudaError) -> CudaError {
@@ -519,6 +526,7 @@ mod tests {
         assert_eq!((copy.WidthInBytes, copy.Height, copy.Depth, copy.srcPitch), (40, 3, 2, 40));
         assert_eq!(copy.srcMemoryType, sys::CUmemorytype::CU_MEMORYTYPE_HOST);
         assert_eq!(copy.dstMemoryType, sys::CUmemorytype::CU_MEMORYTYPE_ARRAY);
+        assert_eq!(split_handle(0x1234_5678_9abc_def0), [0x9abc_def0, 0x1234_5678]);
         let resource = array_resource(std::ptr::null_mut());
         assert_eq!(resource.resType, sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
         let point = texture_description(false);

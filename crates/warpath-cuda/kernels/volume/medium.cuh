@@ -51,8 +51,11 @@ struct GpuMedium {
     unsigned int albedo_offset;
     unsigned int majorant_resolution[3];
     unsigned int majorant_offset;
-    unsigned long long density_texture;  // cudaTextureObject_t, 0 unless textures were made
-    unsigned long long albedo_texture;
+    // cudaTextureObject_t handles as (low, high) words, 0 unless textures were made: two
+    // words, not a 64-bit field, keep the record 4-byte aligned; with 8-byte alignment ptxas
+    // gives the schedule kernels 64 registers instead of 128 (and three times the spills).
+    unsigned int density_texture[2];
+    unsigned int albedo_texture[2];
 };
 static_assert(sizeof(GpuMedium) == 160, "GpuMedium size");
 static_assert(WARPATH_OFFSETOF(GpuMedium, kind) == 0, "GpuMedium.kind");
@@ -339,12 +342,16 @@ __device__ __forceinline__ float tracker_next_collision(Tracker& tr, const GpuMe
 
 // ---- texture fetches (WARPATH_GRID_FETCH != GRID_FETCH_BUFFER) ----------------------------------
 
-// Voxel (i, j, k) of a point-sampled texture (unnormalised coordinates: the voxel's centre).
-__device__ __forceinline__ float4 texel4(unsigned long long texture, unsigned int i, unsigned int j, unsigned int k) {
-    return tex3D<float4>((cudaTextureObject_t)texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
+__device__ __forceinline__ cudaTextureObject_t texture_handle(const unsigned int* words) {
+    return (cudaTextureObject_t)(((unsigned long long)words[1] << 32) | words[0]);
 }
-__device__ __forceinline__ float texel1(unsigned long long texture, unsigned int i, unsigned int j, unsigned int k) {
-    return tex3D<float>((cudaTextureObject_t)texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
+
+// Voxel (i, j, k) of a point-sampled texture (unnormalised coordinates: the voxel's centre).
+__device__ __forceinline__ float4 texel4(cudaTextureObject_t texture, unsigned int i, unsigned int j, unsigned int k) {
+    return tex3D<float4>(texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
+}
+__device__ __forceinline__ float texel1(cudaTextureObject_t texture, unsigned int i, unsigned int j, unsigned int k) {
+    return tex3D<float>(texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
 }
 
 // The trilinear blend of eight corner values, in grid_lookup's order of operations.
@@ -359,7 +366,7 @@ __device__ __forceinline__ float trilinear8(float v000, float v100, float v010, 
 
 // grid_lookup over a point-sampled texture of one channel: the same voxels, the same
 // arithmetic.
-__device__ __forceinline__ float texture_lookup1(unsigned long long texture, const unsigned int* resolution, float3 p) {
+__device__ __forceinline__ float texture_lookup1(cudaTextureObject_t texture, const unsigned int* resolution, float3 p) {
     unsigned int x0, x1, y0, y1, z0, z1;
     float fx, fy, fz;
     axis_corners(p.x, resolution[0], x0, x1, fx);
@@ -372,7 +379,7 @@ __device__ __forceinline__ float texture_lookup1(unsigned long long texture, con
 
 // The same over a four-channel texture: eight fetches serve the three albedo channels, each
 // blended on its own as grid_lookup blends it.
-__device__ __forceinline__ float3 texture_lookup3(unsigned long long texture, const unsigned int* resolution, float3 p) {
+__device__ __forceinline__ float3 texture_lookup3(cudaTextureObject_t texture, const unsigned int* resolution, float3 p) {
     unsigned int x0, x1, y0, y1, z0, z1;
     float fx, fy, fz;
     axis_corners(p.x, resolution[0], x0, x1, fx);
@@ -394,10 +401,10 @@ __device__ __forceinline__ float3 texture_lookup3(unsigned long long texture, co
 __device__ __forceinline__ float density_at(const GpuMedium& m, const float* __restrict__ grid_data, float3 p) {
 #if WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE
     (void)grid_data;
-    return texture_lookup1(m.density_texture, m.density_resolution, p);
+    return texture_lookup1(texture_handle(m.density_texture), m.density_resolution, p);
 #elif WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE_LINEAR
     (void)grid_data;
-    return tex3D<float>((cudaTextureObject_t)m.density_texture, p.x, p.y, p.z);
+    return tex3D<float>(texture_handle(m.density_texture), p.x, p.y, p.z);
 #else
     return grid_lookup(grid_data + m.density_offset, m.density_resolution, 1u, p, 0u);
 #endif
@@ -407,12 +414,12 @@ __device__ __forceinline__ float density_at(const GpuMedium& m, const float* __r
 __device__ __forceinline__ float3 albedo_grid_at(const GpuMedium& m, const float* __restrict__ grid_data, float3 p) {
 #if WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE
     (void)grid_data;
-    if (m.albedo_channels == 1u) return splat3(texture_lookup1(m.albedo_texture, m.albedo_resolution, p));
-    return texture_lookup3(m.albedo_texture, m.albedo_resolution, p);
+    if (m.albedo_channels == 1u) return splat3(texture_lookup1(texture_handle(m.albedo_texture), m.albedo_resolution, p));
+    return texture_lookup3(texture_handle(m.albedo_texture), m.albedo_resolution, p);
 #elif WARPATH_GRID_FETCH == GRID_FETCH_TEXTURE_LINEAR
     (void)grid_data;
-    if (m.albedo_channels == 1u) return splat3(tex3D<float>((cudaTextureObject_t)m.albedo_texture, p.x, p.y, p.z));
-    const float4 a = tex3D<float4>((cudaTextureObject_t)m.albedo_texture, p.x, p.y, p.z);
+    if (m.albedo_channels == 1u) return splat3(tex3D<float>(texture_handle(m.albedo_texture), p.x, p.y, p.z));
+    const float4 a = tex3D<float4>(texture_handle(m.albedo_texture), p.x, p.y, p.z);
     return make_float3(a.x, a.y, a.z);
 #else
     const float* data = grid_data + m.albedo_offset;
