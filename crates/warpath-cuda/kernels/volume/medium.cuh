@@ -341,6 +341,8 @@ __device__ __forceinline__ float tracker_next_collision(Tracker& tr, const GpuMe
 }
 
 // ---- texture fetches (WARPATH_GRID_FETCH != GRID_FETCH_BUFFER) ----------------------------------
+// Compiled only in the texture variants (the host-compiled lockstep tests have no CUDA types).
+#if WARPATH_GRID_FETCH != GRID_FETCH_BUFFER
 
 __device__ __forceinline__ cudaTextureObject_t texture_handle(const unsigned int* words) {
     return (cudaTextureObject_t)(((unsigned long long)words[1] << 32) | words[0]);
@@ -396,6 +398,7 @@ __device__ __forceinline__ float3 texture_lookup3(cudaTextureObject_t texture, c
                        grid_lerp(grid_lerp(c00.y, c10.y, fy), grid_lerp(c01.y, c11.y, fy), fz),
                        grid_lerp(grid_lerp(c00.z, c10.z, fy), grid_lerp(c01.z, c11.z, fy), fz));
 }
+#endif
 
 // The density at local point p.
 __device__ __forceinline__ float density_at(const GpuMedium& m, const float* __restrict__ grid_data, float3 p) {
