@@ -21,6 +21,8 @@
 //!   compaction`, in the CLI crate).
 //! * [`volume_upload`]: a scene's media (grids, majorants, interfaces) as the volumetric
 //!   estimator's device buffers (`kernels/volume/`).
+//! * [`isosurface`]: the isosurface ray caster (issue 14): a lattice and the condensed brick
+//!   tree of `warpath_isosurface` uploaded, one thread per ray (`kernels/isosurface/`).
 //! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
 //!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
 //!
@@ -33,6 +35,7 @@ pub mod compaction;
 pub mod compiler;
 pub mod error;
 pub mod film;
+pub mod isosurface;
 pub mod kernels;
 pub mod layout;
 pub mod megakernel;

@@ -1,0 +1,308 @@
+// isosurface/caster.cuh — the isosurface ray caster of warpath_isosurface::caster::cast_bvh on
+// the device (issue 14, seed 001), in f64 and written like its Rust twin: the ray clipped to
+// the lattice box, the condensed brick tree walked near child first with a per-thread
+// stack, the cells of each valid brick marched with the exact first root of the trilinear
+// cubic (warpath_isosurface::cell). Layouts (IsoNode, IsoRay, IsoHit, IsoArgs) are owned by
+// Rust (crates/warpath-cuda/src/isosurface.rs) and pinned here.
+#pragma once
+#include "common/layout.cuh"
+
+#define ISO_NO_NODE 0xffffffffu
+#define ISO_STACK 64
+#define DBL_EPSILON_ISO 2.220446049250313e-16
+#define ISO_INF __longlong_as_double(0x7ff0000000000000ll)
+
+// A node of the condensed tree: cells lo..hi of the lattice; left == ISO_NO_NODE for a
+// leaf (a brick whose cells are lo..hi).
+struct IsoNode {
+    unsigned int lo[3];
+    unsigned int hi[3];
+    unsigned int left;
+    unsigned int right;
+};
+static_assert(sizeof(IsoNode) == 32, "IsoNode size");
+static_assert(WARPATH_OFFSETOF(IsoNode, lo) == 0, "IsoNode.lo");
+static_assert(WARPATH_OFFSETOF(IsoNode, hi) == 12, "IsoNode.hi");
+static_assert(WARPATH_OFFSETOF(IsoNode, left) == 24, "IsoNode.left");
+static_assert(WARPATH_OFFSETOF(IsoNode, right) == 28, "IsoNode.right");
+
+struct IsoRay {
+    double origin[3];
+    double direction[3];
+};
+static_assert(sizeof(IsoRay) == 48, "IsoRay size");
+static_assert(WARPATH_OFFSETOF(IsoRay, origin) == 0, "IsoRay.origin");
+static_assert(WARPATH_OFFSETOF(IsoRay, direction) == 24, "IsoRay.direction");
+
+struct IsoHit {
+    double t;
+    unsigned int cell[3];
+    unsigned int hit;  // 1: a hit, 0: none
+};
+static_assert(sizeof(IsoHit) == 24, "IsoHit size");
+static_assert(WARPATH_OFFSETOF(IsoHit, t) == 0, "IsoHit.t");
+static_assert(WARPATH_OFFSETOF(IsoHit, cell) == 8, "IsoHit.cell");
+static_assert(WARPATH_OFFSETOF(IsoHit, hit) == 20, "IsoHit.hit");
+
+struct IsoArgs {
+    const float* values;      // the lattice's samples, x fastest
+    const IsoNode* nodes;     // the condensed tree of the isovalue
+    const IsoRay* rays;
+    IsoHit* hits;
+    unsigned int samples[3];
+    unsigned int root;        // ISO_NO_NODE: an empty tree
+    unsigned int ray_count;
+    float isovalue;
+};
+static_assert(sizeof(IsoArgs) == 56, "IsoArgs size");
+static_assert(WARPATH_OFFSETOF(IsoArgs, values) == 0, "IsoArgs.values");
+static_assert(WARPATH_OFFSETOF(IsoArgs, nodes) == 8, "IsoArgs.nodes");
+static_assert(WARPATH_OFFSETOF(IsoArgs, rays) == 16, "IsoArgs.rays");
+static_assert(WARPATH_OFFSETOF(IsoArgs, hits) == 24, "IsoArgs.hits");
+static_assert(WARPATH_OFFSETOF(IsoArgs, samples) == 32, "IsoArgs.samples");
+static_assert(WARPATH_OFFSETOF(IsoArgs, root) == 44, "IsoArgs.root");
+static_assert(WARPATH_OFFSETOF(IsoArgs, ray_count) == 48, "IsoArgs.ray_count");
+static_assert(WARPATH_OFFSETOF(IsoArgs, isovalue) == 52, "IsoArgs.isovalue");
+
+// caster.rs slab: the t range of the ray inside lo..hi, clipped to [t_min, t_max].
+__device__ __forceinline__ bool iso_slab(const double* o, const double* d, const double* lo, const double* hi,
+                                         double t_min, double t_max, double& t0, double& t1) {
+    t0 = t_min;
+    t1 = t_max;
+    for (int a = 0; a < 3; ++a) {
+        if (d[a] == 0.0) {
+            if (o[a] < lo[a] || o[a] > hi[a]) return false;
+            continue;
+        }
+        const double inv = 1.0 / d[a];
+        double near_t = (lo[a] - o[a]) * inv, far_t = (hi[a] - o[a]) * inv;
+        if (near_t > far_t) {
+            const double s = near_t;
+            near_t = far_t;
+            far_t = s;
+        }
+        t0 = fmax(t0, near_t);
+        t1 = fmin(t1, far_t);
+    }
+    return t0 <= t1;
+}
+
+// cell.rs CellCubic.
+struct IsoCubic {
+    double a, b, c, d;
+    __device__ __forceinline__ double eval(double t) const { return ((a * t + b) * t + c) * t + d; }
+};
+
+__device__ __forceinline__ IsoCubic iso_cubic(const float* corners, const double* o, const double* dir, double iso) {
+    IsoCubic q{0.0, 0.0, 0.0, 0.0};
+    for (int corner = 0; corner < 8; ++corner) {
+        double u[3], v[3];
+        for (int axis = 0; axis < 3; ++axis) {
+            const int offset = (corner >> axis) & 1;
+            u[axis] = offset == 0 ? 1.0 - o[axis] : o[axis];
+            v[axis] = offset == 0 ? -dir[axis] : dir[axis];
+        }
+        const double value = (double)corners[corner];
+        q.d += value * u[0] * u[1] * u[2];
+        q.c += value * (v[0] * u[1] * u[2] + u[0] * v[1] * u[2] + u[0] * u[1] * v[2]);
+        q.b += value * (v[0] * v[1] * u[2] + v[0] * u[1] * v[2] + u[0] * v[1] * v[2]);
+        q.a += value * v[0] * v[1] * v[2];
+    }
+    q.d -= iso;
+    return q;
+}
+
+// CellCubic::refine.
+__device__ __forceinline__ double iso_refine(const IsoCubic& q, double a, double ga, double b, double gb) {
+    if (gb == 0.0 && ga == 0.0) return a;
+    for (int i = 0; i < 200; ++i) {
+        if (gb == 0.0 && fabs(b - a) <= DBL_EPSILON_ISO * fmax(fabs(b), 1.0)) return b;
+        const double secant = gb != ga ? b - gb * (b - a) / (gb - ga) : 0.5 * (a + b);
+        const double mid = 0.5 * (a + b);
+        const double t = (secant > a + 0.01 * (b - a) && secant < b - 0.01 * (b - a)) ? secant : mid;
+        if (t <= a || t >= b) break;
+        const double gt = q.eval(t);
+        if (gt == 0.0) {
+            b = t;
+            gb = 0.0;
+            continue;
+        }
+        if ((ga < 0.0) != (gt < 0.0)) {
+            b = t;
+            gb = gt;
+        } else {
+            a = t;
+            ga = gt;
+        }
+        if (fabs(b - a) <= 4.0 * DBL_EPSILON_ISO * fmax(fabs(b), 1.0)) break;
+    }
+    return gb == 0.0 ? b : 0.5 * (a + b);
+}
+
+// CellCubic::first_root.
+__device__ __forceinline__ bool iso_first_root(const IsoCubic& q, double t0, double t1, double& root) {
+    if (t1 < t0) return false;
+    double extrema[2];
+    int n = 0;
+    const double qa = 3.0 * q.a, qb = 2.0 * q.b, qc = q.c;
+    if (fabs(qa) <= 1e-300) {
+        if (qb != 0.0) {
+            const double t = -qc / qb;
+            if (t > t0 && t < t1) extrema[n++] = t;
+        }
+    } else {
+        const double disc = qb * qb - 4.0 * qa * qc;
+        if (disc >= 0.0) {
+            const double sign = qb > 0.0 ? 1.0 : (qb < 0.0 ? -1.0 : 0.0);
+            const double qq = -0.5 * (qb + sign * sqrt(disc));
+            double r1 = 0.0, r2 = 0.0;
+            if (qq != 0.0) {
+                r1 = qq / qa;
+                r2 = qc / qq;
+            }
+            const double lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
+            if (lo > t0 && lo < t1) extrema[n++] = lo;
+            if (hi != lo && hi > t0 && hi < t1) extrema[n++] = hi;
+        }
+    }
+    double a = t0, ga = q.eval(a);
+    if (ga == 0.0) {
+        root = a;
+        return true;
+    }
+    for (int i = 0; i <= n; ++i) {
+        const double b = i < n ? extrema[i] : t1;
+        const double gb = q.eval(b);
+        if (gb == 0.0 || (ga < 0.0) != (gb < 0.0)) {
+            root = iso_refine(q, a, ga, b, gb);
+            return true;
+        }
+        a = b;
+        ga = gb;
+    }
+    return false;
+}
+
+__device__ __forceinline__ float iso_sample(const IsoArgs& g, unsigned int i, unsigned int j, unsigned int k) {
+    return __ldg(g.values + ((size_t)k * g.samples[1] + j) * g.samples[0] + i);
+}
+
+// caster.rs march: the cells of lo..hi from where the ray is at t_start.
+__device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
+                                          const double* o, const double* d, double seg0, double seg1,
+                                          double t_start, IsoHit& out) {
+    unsigned int cell[3];
+    for (int a = 0; a < 3; ++a) {
+        const double p = o[a] + t_start * d[a];
+        const double f = floor(p);
+        unsigned int c = f > 0.0 ? (unsigned int)f : 0u;
+        c = c < lo[a] ? lo[a] : (c > hi[a] - 1u ? hi[a] - 1u : c);
+        cell[a] = c;
+    }
+    const unsigned int limit = (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
+    const double iso = (double)g.isovalue;
+    for (unsigned int step = 0; step < limit; ++step) {
+        const double clo[3] = {(double)cell[0], (double)cell[1], (double)cell[2]};
+        const double chi[3] = {clo[0] + 1.0, clo[1] + 1.0, clo[2] + 1.0};
+        double t0, t1;
+        if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1)) {
+            float corners[8];
+            for (int c = 0; c < 8; ++c)
+                corners[c] = iso_sample(g, cell[0] + (c & 1), cell[1] + ((c >> 1) & 1), cell[2] + ((c >> 2) & 1));
+            const double local[3] = {o[0] - clo[0], o[1] - clo[1], o[2] - clo[2]};
+            const IsoCubic q = iso_cubic(corners, local, d, iso);
+            double root;
+            if (iso_first_root(q, t0, t1, root)) {
+                out.t = root;
+                out.cell[0] = cell[0];
+                out.cell[1] = cell[1];
+                out.cell[2] = cell[2];
+                out.hit = 1u;
+                return true;
+            }
+        }
+        double far_t[3];
+        for (int a = 0; a < 3; ++a) {
+            if (d[a] == 0.0) {
+                far_t[a] = ISO_INF;
+                continue;
+            }
+            const double face = d[a] > 0.0 ? (double)(cell[a] + 1u) : (double)cell[a];
+            far_t[a] = (face - o[a]) * (1.0 / d[a]);
+        }
+        const int axis = (far_t[0] <= far_t[1] && far_t[0] <= far_t[2]) ? 0 : (far_t[1] <= far_t[2] ? 1 : 2);
+        if (far_t[axis] >= seg1) return false;
+        if (d[axis] > 0.0) {
+            if (cell[axis] + 1u >= hi[axis]) return false;
+            cell[axis] += 1u;
+        } else {
+            if (cell[axis] == lo[axis]) return false;
+            cell[axis] -= 1u;
+        }
+    }
+    return false;
+}
+
+// caster.rs cast_bvh: one ray through the condensed tree.
+__device__ __forceinline__ IsoHit iso_cast(const IsoArgs& g, const IsoRay& ray) {
+    IsoHit best;
+    best.t = 0.0;
+    best.cell[0] = best.cell[1] = best.cell[2] = 0u;
+    best.hit = 0u;
+    if (g.root == ISO_NO_NODE) return best;
+    const double* o = ray.origin;
+    const double* d = ray.direction;
+    const double zero[3] = {0.0, 0.0, 0.0};
+    const double upper[3] = {(double)(g.samples[0] - 1u), (double)(g.samples[1] - 1u), (double)(g.samples[2] - 1u)};
+    double seg0, seg1;
+    if (!iso_slab(o, d, zero, upper, 0.0, ISO_INF, seg0, seg1)) return best;
+    unsigned int stack_node[ISO_STACK];
+    double stack_entry[ISO_STACK];
+    int top = 0;
+    auto node_range = [&](unsigned int index, double limit, double& t0) {
+        const IsoNode& n = g.nodes[index];
+        const double lo[3] = {(double)n.lo[0], (double)n.lo[1], (double)n.lo[2]};
+        const double hi[3] = {(double)n.hi[0], (double)n.hi[1], (double)n.hi[2]};
+        double t1;
+        return iso_slab(o, d, lo, hi, seg0, fmin(seg1, limit), t0, t1);
+    };
+    double t0;
+    if (node_range(g.root, ISO_INF, t0)) {
+        stack_node[top] = g.root;
+        stack_entry[top] = t0;
+        ++top;
+    }
+    while (top > 0) {
+        --top;
+        const unsigned int index = stack_node[top];
+        const double entry = stack_entry[top];
+        if (best.hit && entry > best.t) continue;
+        const IsoNode& n = g.nodes[index];
+        if (n.left == ISO_NO_NODE) {
+            IsoHit hit;
+            if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.t < best.t)) best = hit;
+        } else {
+            const double limit = best.hit ? best.t : ISO_INF;
+            double tl, tr;
+            const bool l = node_range(n.left, limit, tl);
+            const bool r = node_range(n.right, limit, tr);
+            // The far child first: the near one is popped first (ties: the right one is
+            // popped first, as after the Rust twin's stable descending sort of [left, right]).
+            if (l && r) {
+                const bool left_near = tl < tr;
+                if (top + 2 > ISO_STACK) return best;
+                stack_node[top] = left_near ? n.right : n.left;
+                stack_entry[top] = left_near ? tr : tl;
+                stack_node[top + 1] = left_near ? n.left : n.right;
+                stack_entry[top + 1] = left_near ? tl : tr;
+                top += 2;
+            } else if (l || r) {
+                if (top + 1 > ISO_STACK) return best;
+                stack_node[top] = l ? n.left : n.right;
+                stack_entry[top] = l ? tl : tr;
+                ++top;
+            }
+        }
+    }
+    return best;
+}
