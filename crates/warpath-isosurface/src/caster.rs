@@ -70,10 +70,14 @@ fn intersect_cell(
     let hi = lo.map(|c| c + 1.0);
     let (t0, t1) = slab(origin, direction, lo, hi, segment.0, segment.1)?;
     let corners = lattice.cell_corners(cell);
-    let local = std::array::from_fn(|a| origin[a] - lo[a]);
+    // The cubic in s = t − t0 from the ray's entry into the cell: its coefficients are of the
+    // order of the cell's values wherever the ray started (in t from a distant origin they
+    // cancel, and the root loses digits).
+    let local: [f64; 3] = std::array::from_fn(|a| origin[a] + t0 * direction[a] - lo[a]);
     let cubic = CellCubic::new(&corners, local, direction, isovalue);
-    cubic.first_root(t0, t1).map(|t| {
-        let p = std::array::from_fn(|a| (local[a] + t * direction[a]).clamp(0.0, 1.0));
+    cubic.first_root(0.0, t1 - t0).map(|s| {
+        let t = t0 + s;
+        let p = std::array::from_fn(|a| (local[a] + s * direction[a]).clamp(0.0, 1.0));
         let g = gradient(&corners, p);
         let length = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
         let normal = if length > 0.0 { g.map(|v| v / length) } else { [0.0; 3] };

@@ -209,11 +209,12 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
             float corners[8];
             for (int c = 0; c < 8; ++c)
                 corners[c] = iso_sample(g, cell[0] + (c & 1), cell[1] + ((c >> 1) & 1), cell[2] + ((c >> 2) & 1));
-            const double local[3] = {o[0] - clo[0], o[1] - clo[1], o[2] - clo[2]};
+            // In s = t − t0 from the cell entry (caster.rs intersect_cell: well conditioned).
+            const double local[3] = {o[0] + t0 * d[0] - clo[0], o[1] + t0 * d[1] - clo[1], o[2] + t0 * d[2] - clo[2]};
             const IsoCubic q = iso_cubic(corners, local, d, iso);
             double root;
-            if (iso_first_root(q, t0, t1, root)) {
-                out.t = root;
+            if (iso_first_root(q, 0.0, t1 - t0, root)) {
+                out.t = t0 + root;
                 out.cell[0] = cell[0];
                 out.cell[1] = cell[1];
                 out.cell[2] = cell[2];
