@@ -139,7 +139,8 @@ struct Row {
     paths_per_warp: f64,
     /// Mean clock cycles of a warp's step (its slowest lane), thousands.
     kcycles_per_warp_step: f64,
-    /// Milliseconds to download the film (what double buffering could hide per tile).
+    /// Milliseconds to download the whole film once (the most double buffering of tiles
+    /// could hide per image).
     film_download_ms: f64,
     /// Paths entering a step, step by step (the instrumented run).
     active_per_step: Vec<u64>,
@@ -169,6 +170,26 @@ pub fn run(args: VolumesArgs) -> Result<()> {
             }
         });
     }
+    let variants: Vec<KernelVariant> = args
+        .max_registers
+        .iter()
+        .flat_map(|cap| args.grid_fetch.iter().map(|&grid_fetch| KernelVariant { grid_fetch, max_registers: cap.0 }))
+        .collect();
+    let tilings: Vec<Option<u32>> =
+        if args.tilings.is_empty() { vec![None] } else { args.tilings.iter().map(|&n| Some(n)).collect() };
+    if args.tilings.iter().any(|&n| n == 0 || n > 1024) {
+        bail!("--tilings: each N must lie in 1 ..= 1024");
+    }
+    let mut configurations = Vec::new();
+    for &strategy in &args.strategies {
+        for &tiling in &tilings {
+            for &cells in &cells_list {
+                for &variant in &variants {
+                    configurations.push((strategy, tiling, cells, variant));
+                }
+            }
+        }
+    }
     let mut rows = Vec::new();
     let mut cpu_lines = Vec::new();
     for name in &args.scenes {
@@ -178,29 +199,7 @@ pub fn run(args: VolumesArgs) -> Result<()> {
         }
         let settings = settings(&scene, &args)?;
         let mut reference_film = None;
-        let variants: Vec<KernelVariant> = args
-            .max_registers
-            .iter()
-            .flat_map(|cap| {
-                args.grid_fetch.iter().map(|&grid_fetch| KernelVariant { grid_fetch, max_registers: cap.0 })
-            })
-            .collect();
-        let tilings: Vec<Option<u32>> =
-            if args.tilings.is_empty() { vec![None] } else { args.tilings.iter().map(|&n| Some(n)).collect() };
-        if args.tilings.iter().any(|&n| n == 0 || n > 1024) {
-            bail!("--tilings: each N must lie in 1 ..= 1024");
-        }
-        let mut configurations = Vec::new();
-        for &strategy in &args.strategies {
-            for &tiling in &tilings {
-                for &cells in &cells_list {
-                    for &variant in &variants {
-                        configurations.push((strategy, tiling, cells, variant));
-                    }
-                }
-            }
-        }
-        for (strategy, tiling, cells, variant) in configurations {
+        for &(strategy, tiling, cells, variant) in &configurations {
             let mut scene = scene.clone();
             let label = match cells {
                 None => "scene".to_string(),

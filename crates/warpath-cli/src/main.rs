@@ -44,8 +44,8 @@ pub enum BvhKind {
 /// The GPU strategy a render uses when --strategy is not given: the multi-stage wavefront
 /// for surfaces (docs/benchmarks/strategies.md); for the volumetric path tracer (which has
 /// no multi-stage stage list) the single-kernel streaming schedule with block compaction,
-/// the fastest measured on the MRI scan and the cloud and within 16% of the fastest on the
-/// prints (docs/benchmarks/volume-schedules.md: 2.5–3.2× the naive megakernel).
+/// the fastest measured on the MRI scan and the cloud and within 12% of the fastest on the
+/// prints (docs/benchmarks/volume-schedules.md: 2.7–3.2× the naive megakernel).
 pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
     if scene.needs_volume_estimator() {
         warpath_cuda::Strategy::StreamingSk
@@ -91,7 +91,7 @@ pub struct RenderArgs {
     #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
     pub bvh: BvhKind,
     /// GPU path scheduling strategy (docs/benchmarks/strategies.md): multistage (a kernel per
-    /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), wavefront,
+    /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), naive-mk, wavefront,
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.

@@ -84,21 +84,15 @@ pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
         .iter()
         .map(|node| match node {
             CondensedNode::Leaf { brick } => {
-                let (lo, hi) = cell_box(bvh, *brick, brick.map(|v| v + 1));
+                let (lo, hi) = bvh.cell_range(*brick, brick.map(|v| v + 1));
                 IsoNode { lo, hi, left: NO_NODE, right: NO_NODE }
             }
             CondensedNode::Inner { lo, hi, children } => {
-                let (lo, hi) = cell_box(bvh, *lo, *hi);
+                let (lo, hi) = bvh.cell_range(*lo, *hi);
                 IsoNode { lo, hi, left: children[0], right: children[1] }
             }
         })
         .collect()
-}
-
-/// Cells `lo·B .. min(hi·B, cells)` of bricks `lo..hi` (BrickBvh::lattice_box as integers).
-fn cell_box(bvh: &BrickBvh, lo: [u32; 3], hi: [u32; 3]) -> ([u32; 3], [u32; 3]) {
-    let b = bvh.brick_cells;
-    (lo.map(|v| v * b), std::array::from_fn(|a| (hi[a] * b).min(bvh.cells[a])))
 }
 
 /// A lattice on the device, with the tree of its current isovalue.

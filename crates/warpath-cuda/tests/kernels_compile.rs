@@ -34,52 +34,39 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     eprintln!("NVRTC {major}.{minor}, architectures {:?}", compiler.supported_archs());
     let target = compiler.target_for((9, 0)).expect("a target for sm_90");
     assert_eq!(target, CompileTarget::Cubin { arch: 90 }, "NVRTC {major}.{minor} should emit sm_90 machine code");
-    // The programs compile on all cores at once (NVRTC is thread-safe per program); the
-    // large schedule programs dominate, so this roughly halves CI time on two cores.
-    // Plus the volumetric estimator's megakernel in every benchmark variant (3D-texture grid
+    // The programs compile on all cores at once (KernelCompiler::compile_many; NVRTC is
+    // thread-safe per program); the large schedule programs dominate, so this roughly halves
+    // CI time on two cores. Plus the volumetric estimator's megakernel in every benchmark variant (3D-texture grid
     // fetches, register caps), so that each #if branch of the kernels compiles here too.
     let mut programs = programs();
     programs.extend(
         warpath_cuda::kernels::variant_programs().into_iter().filter(|(p, _)| p.name.starts_with("volume_megakernel")),
     );
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(programs.len());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((source, kernels)) = programs.get(index) else { break };
-                    let mut problems = Vec::new();
-                    match compiler.compile(source, &target) {
-                        Err(error) => problems.push(format!("{}: {error}", source.file_name)),
-                        Ok(module) => {
-                            if !module.log.is_empty() {
-                                problems.push(format!("{} compiled with messages:\n{}", source.file_name, module.log));
-                            }
-                            match &module.image {
-                                ModuleImage::Cubin(cubin) => {
-                                    eprintln!("{}: {} bytes of sm_90 CUBIN", source.file_name, cubin.len());
-                                    for kernel in kernels {
-                                        if !cubin_defines(cubin, kernel) {
-                                            problems.push(format!(
-                                                "{} does not define kernel `{kernel}`",
-                                                source.file_name
-                                            ));
-                                        }
-                                    }
-                                }
-                                _ => problems.push(format!("{}: expected a CUBIN", source.file_name)),
+    let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut failures = Vec::new();
+    let compiled = compiler.compile_many(&sources, &target, threads, |module| module);
+    for ((source, kernels), (_, _, outcome)) in programs.iter().zip(compiled) {
+        match outcome {
+            Err(error) => failures.push(format!("{}: {error}", source.file_name)),
+            Ok(module) => {
+                if !module.log.is_empty() {
+                    failures.push(format!("{} compiled with messages:\n{}", source.file_name, module.log));
+                }
+                match &module.image {
+                    ModuleImage::Cubin(cubin) => {
+                        eprintln!("{}: {} bytes of sm_90 CUBIN", source.file_name, cubin.len());
+                        for kernel in kernels {
+                            if !cubin_defines(cubin, kernel) {
+                                failures.push(format!("{} does not define kernel `{kernel}`", source.file_name));
                             }
                         }
                     }
-                    failures.lock().unwrap().extend(problems);
+                    _ => failures.push(format!("{}: expected a CUBIN", source.file_name)),
                 }
-            });
+            }
         }
-    });
-    let failures = failures.into_inner().unwrap();
+    }
     assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -176,10 +176,16 @@ impl BrickBvh {
         }
     }
 
-    /// The lattice box of the bricks `lo..hi`: cells lo·B .. min(hi·B, cells).
-    pub fn lattice_box(&self, lo: [u32; 3], hi: [u32; 3]) -> ([f64; 3], [f64; 3]) {
+    /// The cells of the bricks `lo..hi`: lo·B .. min(hi·B, cells) (half-open).
+    pub fn cell_range(&self, lo: [u32; 3], hi: [u32; 3]) -> ([u32; 3], [u32; 3]) {
         let b = self.brick_cells;
-        (lo.map(|v| (v * b) as f64), std::array::from_fn(|a| (hi[a] * b).min(self.cells[a]) as f64))
+        (lo.map(|v| v * b), std::array::from_fn(|a| (hi[a] * b).min(self.cells[a])))
+    }
+
+    /// The lattice box of the bricks `lo..hi` ([`BrickBvh::cell_range`] as coordinates).
+    pub fn lattice_box(&self, lo: [u32; 3], hi: [u32; 3]) -> ([f64; 3], [f64; 3]) {
+        let (lo, hi) = self.cell_range(lo, hi);
+        (lo.map(|v| v as f64), hi.map(|v| v as f64))
     }
 }
 

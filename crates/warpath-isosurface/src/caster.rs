@@ -173,22 +173,24 @@ pub fn cast_bvh(
         }
         match &tree.nodes[index as usize] {
             CondensedNode::Leaf { brick } => {
-                let b = bvh.brick_cells;
-                let lo = brick.map(|v| v * b);
-                let hi: [u32; 3] = std::array::from_fn(|a| (lo[a] + b).min(bvh.cells[a]));
-                if let Some(hit) = march(lattice, (lo, hi), origin, direction, segment, entry, isovalue as f64)
+                let cells = bvh.cell_range(*brick, brick.map(|v| v + 1));
+                if let Some(hit) = march(lattice, cells, origin, direction, segment, entry, isovalue as f64)
                     && best.is_none_or(|b| hit.t < b.t)
                 {
                     best = Some(hit);
                 }
             }
-            CondensedNode::Inner { children, .. } => {
+            CondensedNode::Inner { children: [left, right], .. } => {
                 let limit = best.map_or(f64::INFINITY, |b| b.t);
-                let mut entries: Vec<(u32, f64)> =
-                    children.iter().filter_map(|&c| node_range(c, limit).map(|(t0, _)| (c, t0))).collect();
-                // Far child pushed first: the near one is popped first.
-                entries.sort_by(|a, b| b.1.total_cmp(&a.1));
-                stack.extend(entries);
+                let entry = |c: u32| node_range(c, limit).map(|(t0, _)| (c, t0));
+                // The far child pushed first, so the near one is popped first; on a tie the
+                // right one is popped first (kernels/isosurface/caster.cuh does the same).
+                match (entry(*left), entry(*right)) {
+                    (Some(l), Some(r)) if l.1 < r.1 => stack.extend([r, l]),
+                    (Some(l), Some(r)) => stack.extend([l, r]),
+                    (Some(only), None) | (None, Some(only)) => stack.push(only),
+                    (None, None) => {}
+                }
             }
         }
     }

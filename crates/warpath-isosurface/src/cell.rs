@@ -99,11 +99,8 @@ impl CellCubic {
     /// The root in [a, b] of a monotonic piece with g(a)·g(b) ≤ 0: bisection with a secant
     /// guess kept inside the bracket, to the last bits of a double.
     fn refine(&self, mut a: f64, mut ga: f64, mut b: f64, mut gb: f64) -> f64 {
-        if gb == 0.0 {
-            // The smallest t of the piece with g = 0 is b unless the bracket shrinks below.
-            if ga == 0.0 {
-                return a;
-            }
+        if ga == 0.0 && gb == 0.0 {
+            return a;
         }
         for _ in 0..200 {
             if gb == 0.0 && (b - a).abs() <= f64::EPSILON * b.abs().max(1.0) {

@@ -101,6 +101,17 @@ __device__ __forceinline__ void axis_corners(float x, unsigned int n, unsigned i
 // a + (b − a)·t (grid.rs lerp).
 __device__ __forceinline__ float grid_lerp(float a, float b, float t) { return __fadd_rn(a, __fmul_rn(__fsub_rn(b, a), t)); }
 
+// The trilinear blend of eight corner values, grid.rs's order of operations
+// (x, then y, then z).
+__device__ __forceinline__ float trilinear8(float v000, float v100, float v010, float v110, float v001, float v101,
+                                            float v011, float v111, float fx, float fy, float fz) {
+    const float c00 = grid_lerp(v000, v100, fx);
+    const float c10 = grid_lerp(v010, v110, fx);
+    const float c01 = grid_lerp(v001, v101, fx);
+    const float c11 = grid_lerp(v011, v111, fx);
+    return grid_lerp(grid_lerp(c00, c10, fy), grid_lerp(c01, c11, fy), fz);
+}
+
 // Channel `channel` of a grid of `channels` at local point p (VolumeGrid::lookup_channel).
 __device__ __forceinline__ float grid_lookup(const float* __restrict__ data, const unsigned int* resolution,
                                              unsigned int channels, float3 p, unsigned int channel) {
@@ -113,11 +124,8 @@ __device__ __forceinline__ float grid_lookup(const float* __restrict__ data, con
     auto v = [&](unsigned int i, unsigned int j, unsigned int k) {
         return __ldg(data + ((k * ny + j) * nx + i) * channels + channel);
     };
-    const float c00 = grid_lerp(v(x0, y0, z0), v(x1, y0, z0), fx);
-    const float c10 = grid_lerp(v(x0, y1, z0), v(x1, y1, z0), fx);
-    const float c01 = grid_lerp(v(x0, y0, z1), v(x1, y0, z1), fx);
-    const float c11 = grid_lerp(v(x0, y1, z1), v(x1, y1, z1), fx);
-    return grid_lerp(grid_lerp(c00, c10, fy), grid_lerp(c01, c11, fy), fz);
+    return trilinear8(v(x0, y0, z0), v(x1, y0, z0), v(x0, y1, z0), v(x1, y1, z0), v(x0, y0, z1), v(x1, y0, z1),
+                      v(x0, y1, z1), v(x1, y1, z1), fx, fy, fz);
 }
 
 // ---- the tracking random numbers (random.rs) ----------------------------------------------------
@@ -354,16 +362,6 @@ __device__ __forceinline__ float4 texel4(cudaTextureObject_t texture, unsigned i
 }
 __device__ __forceinline__ float texel1(cudaTextureObject_t texture, unsigned int i, unsigned int j, unsigned int k) {
     return tex3D<float>(texture, (float)i + 0.5f, (float)j + 0.5f, (float)k + 0.5f);
-}
-
-// The trilinear blend of eight corner values, in grid_lookup's order of operations.
-__device__ __forceinline__ float trilinear8(float v000, float v100, float v010, float v110, float v001, float v101,
-                                            float v011, float v111, float fx, float fy, float fz) {
-    const float c00 = grid_lerp(v000, v100, fx);
-    const float c10 = grid_lerp(v010, v110, fx);
-    const float c01 = grid_lerp(v001, v101, fx);
-    const float c11 = grid_lerp(v011, v111, fx);
-    return grid_lerp(grid_lerp(c00, c10, fy), grid_lerp(c01, c11, fy), fz);
 }
 
 // grid_lookup over a point-sampled texture of one channel: the same voxels, the same
