@@ -94,7 +94,7 @@ pub struct RenderArgs {
     /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), naive-mk, wavefront,
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
-    /// sorted-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
+    /// sorted-sk, sorting-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
     /// Scenes with media have no multistage; they default to streaming-sk
     /// (docs/benchmarks/volume-schedules.md).
     /// [default: multistage, or streaming-sk for scenes with media]

@@ -32,13 +32,13 @@ use glam::{Vec2, Vec3};
 use warpath_core::bsdf;
 use warpath_core::math::{Ray, offset_ray_origin};
 use warpath_core::sampler::{VertexSampler, dims};
-use warpath_volume::medium::{FreeFlight, TrackingCounts, interface};
+use warpath_volume::medium::{FreeFlight, Medium, TrackingCounts, interface};
 use warpath_volume::phase::{hg_eval, hg_sample};
 use warpath_volume::random::{STREAM_EXTEND, STREAM_SHADOW, TrackingRng};
 
-/// The deepest vertex a path may reach: the GPU's stored path holds 20 bits of bounce, so
+/// The deepest vertex a path may reach: the GPU's stored path holds 19 bits of bounce, so
 /// "no limit" (`max_depth = -1`) means this many vertices on both backends.
-pub const MAX_VOLUME_DEPTH: u32 = (1 << 20) - 2;
+pub const MAX_VOLUME_DEPTH: u32 = (1 << 19) - 2;
 
 /// Index-matched boundaries one ray may cross before the path (or shadow ray) gives up: a
 /// guard against rays trapped by coincident surfaces.
@@ -135,8 +135,7 @@ fn extend_tracked(
                     if path.bounce >= s.max_depth.min(MAX_VOLUME_DEPTH) {
                         return false;
                     }
-                    let p = path.ray.at(t);
-                    return scatter_in_medium(view, path, p, medium.g, counters, tracking);
+                    return scatter_in_medium(view, path, medium, t, counters, tracking);
                 }
                 FreeFlight::Pass { weight } => path.throughput *= weight,
             }
@@ -224,16 +223,21 @@ fn add_light_sample(
     path.radiance += scaled * (weight / ls.pdf);
 }
 
-/// A vertex inside a medium at `p`: next-event estimation, then a phase-function direction.
+/// A vertex inside `medium` at distance `t` along the path's ray: the albedo there (fetched
+/// here, not by the free flight: the GPU's sortingSK schedule runs this after reordering the
+/// paths), next-event estimation, then a phase-function direction.
 fn scatter_in_medium(
     view: &VolumeView,
     path: &mut VolumePath,
-    p: Vec3,
-    g: f32,
+    medium: &Medium,
+    t: f32,
     counters: &mut PathCounters,
     tracking: &mut TrackingCounts,
 ) -> bool {
     let s = &view.surface;
+    path.throughput *= medium.albedo_along(path.ray.o, path.ray.d, t, tracking);
+    let p = path.ray.at(t);
+    let g = medium.g;
     let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
     if !s.lights.is_empty() {
         let u_select = numbers.get(dims::LIGHT_SELECT);

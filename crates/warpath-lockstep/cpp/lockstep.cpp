@@ -17,6 +17,8 @@
 // they are, and WARPATH_LOCKSTEP_VARIANT=mutable with copies of the headers in which every
 // rounded operation (__fmul_rn, __fadd_rn, ...) goes through lockstep_mutable_*, which
 // moves the result of one chosen operation up by one ulp: the test of the harness itself.
+#include <type_traits>
+
 #include "cuda_host_shim.h"
 
 #if defined(WARPATH_LOCKSTEP_MUTABLE)
@@ -495,6 +497,7 @@ void volume_free_flight(const DeviceVolumeScene& scene, In& in, Out& out) {
     out.flag(scatters);
     if (scatters) out.f(t);
     out.f3(weight);
+    if (scatters) out.f3(medium_albedo_along(scene.media[index], scene.grid_data, o, d, t, counts));
     write_tracking(out, rng, counts);
 }
 // The transmittance of medium `index` along a segment (ratio tracking).
@@ -529,14 +532,18 @@ void volume_shadow_transmittance(const DeviceVolumeScene& scene, In& in, Out& ou
 // the stored form between steps as the wavefront schedules keep it: after generate and after
 // every extend the path state and the running counters (extension rays, shadow rays,
 // tracking steps, density and albedo lookups); then the paths entering extend per bounce.
-void volume_path(const DeviceVolumeScene& scene, In& in, Out& out) {
+// E = VolumeEstimatorDeferred (volume_path_deferred): its extends end half a step from the
+// immediate estimator's (at a collision, not after the vertex), so only the final state and
+// the counters are written, which must be the immediate estimator's.
+template <class E>
+void volume_path_of(const DeviceVolumeScene& scene, In& in, Out& out) {
     const unsigned int pixel = in.u(), sample = in.u();
     const unsigned int slots = scene.counter_slots;
     if (slots == 0u || slots > 1024u) return;
     unsigned long long counters[2 + 3 * 1024 + 3] = {};
-    const VolumeContext ctx = VolumeEstimator::context(scene, counters);
+    const VolumeContext ctx = E::context(scene, counters);
     const unsigned int tracking = COUNTER_ACTIVE_BASE + 3u * slots;
-    VolumePath path = VolumeEstimator::generate(ctx, pixel, sample);
+    VolumePath path = E::generate(ctx, pixel, sample);
     auto write_state = [&](bool goes_on) {
         out.flag(goes_on);
         out.f3(path.ray.o);
@@ -551,16 +558,21 @@ void volume_path(const DeviceVolumeScene& scene, In& in, Out& out) {
         out.u((uint32_t)counters[COUNTER_SHADOW_RAYS]);
         for (unsigned int i = 0; i < 3u; ++i) out.u((uint32_t)counters[tracking + i]);
     };
-    write_state(true);
+    constexpr bool every_step = std::is_same<E, VolumeEstimator>::value;
+    if (every_step) write_state(true);
     bool goes_on = true;
     while (goes_on) {
         StoredPath slot;
-        VolumeEstimator::store(&slot, path);
-        path = VolumeEstimator::load(&slot);
-        goes_on = VolumeEstimator::extend(ctx, path);
-        write_state(goes_on);
+        E::store(&slot, path);
+        path = E::load(&slot);
+        goes_on = E::extend(ctx, path);
+        if (every_step || !goes_on) write_state(goes_on);
     }
     for (unsigned int b = 0; b < slots; ++b) out.u((uint32_t)counters[COUNTER_ACTIVE_BASE + b]);
+}
+void volume_path(const DeviceVolumeScene& scene, In& in, Out& out) { volume_path_of<VolumeEstimator>(scene, in, out); }
+void volume_path_deferred(const DeviceVolumeScene& scene, In& in, Out& out) {
+    volume_path_of<VolumeEstimatorDeferred>(scene, in, out);
 }
 
 // ---- surface/estimator.cuh: whole paths -----------------------------------------------------
@@ -673,6 +685,7 @@ const Case CASES[] = {
     {"volume_transmittance", volume_transmittance},
     {"volume_shadow_transmittance", volume_shadow_transmittance},
     {"volume_path", volume_path},
+    {"volume_path_deferred", volume_path_deferred},
 };
 constexpr size_t CASE_COUNT = sizeof(CASES) / sizeof(CASES[0]);
 

@@ -265,6 +265,9 @@ pub const CASES: &[Case] = &[
     exact("volume_transmittance", Needs::Media, volume_cases::segment_args, volume_cases::transmittance),
     exact("volume_shadow_transmittance", Needs::Volume, volume_cases::shadow_args, volume_cases::shadow_transmittance),
     exact("volume_path", Needs::Volume, draw::pixel_sample, volume_cases::volume_path),
+    // The deferred estimator of sortingSK (medium vertices completed at the next extend):
+    // the immediate CPU estimator's final state and counts, bit for bit.
+    exact("volume_path_deferred", Needs::Volume, draw::pixel_sample, volume_cases::volume_path_final),
 ];
 
 /// The case named `name`.

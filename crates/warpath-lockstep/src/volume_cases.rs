@@ -138,6 +138,7 @@ pub fn free_flight(s: &HostScene, r: &mut Reader, o: &mut Output) {
             o.flag(true);
             o.f(t);
             o.vec3(weight);
+            o.vec3(medium.albedo_along(segment.origin, segment.direction, t, &mut counts));
         }
         FreeFlight::Pass { weight } => {
             o.flag(false);
@@ -199,6 +200,20 @@ pub fn volume_path(s: &HostScene, r: &mut Reader, o: &mut Output) {
         goes_on = volpath::extend(&view, &mut path, &mut counters);
         write_volume_state(o, &path, goes_on, &counters);
     }
+    for bounce in 0..counter_slots(s.scene.settings.max_depth) as usize {
+        o.u(counters.active_per_bounce.get(bounce).copied().unwrap_or(0) as u32);
+    }
+}
+
+/// The same path, only its final state and the counters: what the deferred estimator of
+/// sortingSK (whose extends end half a step from these) must reach.
+pub fn volume_path_final(s: &HostScene, r: &mut Reader, o: &mut Output) {
+    let (pixel, sample) = (r.u(), r.u());
+    let view = s.volume_view();
+    let mut counters = PathCounters::default();
+    let mut path = volpath::generate(&view, pixel, sample);
+    while volpath::extend(&view, &mut path, &mut counters) {}
+    write_volume_state(o, &path, false, &counters);
     for bounce in 0..counter_slots(s.scene.settings.max_depth) as usize {
         o.u(counters.active_per_bounce.get(bounce).copied().unwrap_or(0) as u32);
     }

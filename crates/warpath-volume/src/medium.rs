@@ -118,7 +118,10 @@ impl TrackingCounts {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FreeFlight {
     /// A real collision at distance `t`: the path scatters there; multiply its throughput by
-    /// `weight` (the albedo, and the spectral weights of the null collisions before it).
+    /// `weight` (the spectral weights of the null collisions before it and of the real one;
+    /// 1 for gray media) and by the albedo there, [`Medium::albedo_along`]. The albedo is
+    /// not in `weight` so that a GPU schedule may fetch it later (seed 003's sortingSK
+    /// fetches it after reordering the paths by position): the same values either way.
     Scatter { t: f32, weight: Vec3 },
     /// No collision before the segment's end; multiply the throughput by `weight` (1 for
     /// gray media).
@@ -268,6 +271,22 @@ impl Medium {
         }
     }
 
+    /// The albedo at distance `t` along the ray from world point `o` along unit `d`: the
+    /// point is the one the free flight's tracker reached (local origin + local direction ·
+    /// t, each operation rounded as [`Tracker`] rounds it), so that this equals a lookup
+    /// made inside [`Medium::sample_free_flight`] bit for bit. Grid albedos come only with
+    /// grid densities, whose tracker works in local coordinates.
+    pub fn albedo_along(&self, o: Vec3, d: Vec3, t: f32, counts: &mut TrackingCounts) -> Vec3 {
+        match &self.albedo {
+            MediumAlbedo::Constant(a) => *a,
+            MediumAlbedo::Grid(_) => {
+                let origin = self.world_to_local.point(o);
+                let direction = self.world_to_local.vector(d);
+                self.albedo_local(local_point_along(origin, direction, t), counts)
+            }
+        }
+    }
+
     /// Samples where a ray travelling from world point `o` along unit `d` first collides
     /// with the medium before distance `t_max` (delta tracking over the majorant grid).
     pub fn sample_free_flight(
@@ -287,8 +306,9 @@ impl Medium {
             let ratio = self.sigma_t_local(p, counts) / sigma_bar;
             let p_real = if self.gray { ratio.x } else { (ratio.x + ratio.y + ratio.z) / 3.0 };
             if rng.next() < p_real {
-                let albedo = self.albedo_local(p, counts);
-                weight = if self.gray { weight * albedo } else { weight * (albedo * ratio / p_real) };
+                if !self.gray {
+                    weight = weight * (ratio / p_real);
+                }
                 return FreeFlight::Scatter { t: tracker.t, weight };
             }
             if !self.gray {
@@ -368,11 +388,7 @@ impl<'a> Tracker<'a> {
     /// The current position in local coordinates.
     #[inline]
     fn position(&self) -> Vec3 {
-        Vec3::new(
-            self.origin.x + self.direction.x * self.t,
-            self.origin.y + self.direction.y * self.t,
-            self.origin.z + self.direction.z * self.t,
-        )
+        local_point_along(self.origin, self.direction, self.t)
     }
 
     /// Moves to the next tentative collision, `tau` optical depth (in majorant units) ahead,
@@ -439,4 +455,11 @@ pub mod interface {
         let side = |v: u32| if v == 0 { None } else { Some(v - 1) };
         if !is_transition(packed) { (None, None) } else { (side(packed & MASK), side((packed >> 15) & MASK)) }
     }
+}
+
+/// origin + direction · t per component, one rounding per operation (no fused multiply-add,
+/// as the GPU's `tracker_position`).
+#[inline]
+fn local_point_along(origin: Vec3, direction: Vec3, t: f32) -> Vec3 {
+    Vec3::new(origin.x + direction.x * t, origin.y + direction.y * t, origin.z + direction.z * t)
 }

@@ -21,9 +21,19 @@
 // defined, a kernel of B threads per block declares the blocks per SM that bound its
 // registers to that many (65536 registers an SM: __launch_bounds__(B, 65536 / (R · B))), and
 // the naive megakernel, launched with any block shape, takes the bound itself (__maxnreg__).
+//
+// An estimator's program may also pin its schedule kernels' registers by defining
+// WARPATH_SCHEDULE_REGISTERS before this header (the volume programs: 128). Without any bound
+// ptxas's choice for the volume kernels swings between 64, 80 and 128 registers with
+// unrelated changes of the estimator's code (docs/benchmarks/volume-schedules.md), which
+// would make schedules compiled from one source incomparable. The naive megakernel stays
+// unbounded either way (seed 003's baseline).
 #ifdef WARPATH_MAX_REGISTERS
 #define WARPATH_BOUNDS(B) __launch_bounds__(B, (65536 / (WARPATH_MAX_REGISTERS * (B))) > 0 ? (65536 / (WARPATH_MAX_REGISTERS * (B))) : 1)
 #define WARPATH_NAIVE_BOUNDS __maxnreg__(WARPATH_MAX_REGISTERS)
+#elif defined(WARPATH_SCHEDULE_REGISTERS)
+#define WARPATH_BOUNDS(B) __launch_bounds__(B, (65536 / (WARPATH_SCHEDULE_REGISTERS * (B))) > 0 ? (65536 / (WARPATH_SCHEDULE_REGISTERS * (B))) : 1)
+#define WARPATH_NAIVE_BOUNDS
 #else
 #define WARPATH_BOUNDS(B) __launch_bounds__(B)
 #define WARPATH_NAIVE_BOUNDS
@@ -109,6 +119,10 @@
     extern "C" __global__ void WARPATH_BOUNDS(STREAMING_BLOCK)                                      \
         streaming_sk_sorted_##NAME(ScheduleArgs<E> a, typename E::Stored* pool) {                      \
         streaming_sk<E, true>(a, pool);                                                                \
+    }                                                                                                  \
+    extern "C" __global__ void WARPATH_BOUNDS(STREAMING_BLOCK)                                      \
+        streaming_sk_sorting_##NAME(ScheduleArgs<typename E::Deferred> a, typename E::Stored* pool) {   \
+        streaming_sk<typename E::Deferred, true>(a, pool);                                             \
     }                                                                                                  \
     extern "C" __global__ void streaming_mk_regen_##NAME(ScheduleArgs<E> a, typename E::Stored* out,   \
                                                          unsigned int live, unsigned int next,         \

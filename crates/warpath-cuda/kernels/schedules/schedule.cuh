@@ -15,7 +15,9 @@
 //   E::extend(ctx, path) -> bool                 one step; false when the path has ended;
 //   E::store / load / pack, slot_is_live, mark_slot_dead   the stored form;
 //   E::radiance(path), E::pixel(path)            what the film receives;
-//   E::sort_position(path)                        the point whose Morton key sorts the path.
+//   E::sort_position(path)                        the point whose Morton key sorts the path;
+//   E::Deferred   the estimator sortingSK runs: E itself, or E with its fetches moved past
+//                 the reordering (VolumeEstimatorDeferred: the same paths, counts, image).
 //
 // Path indices: a render pass of S samples is P = padded_pixels × S paths; index i is
 // sample first_sample + i / padded_pixels of the pixel at position i % padded_pixels in

@@ -5,7 +5,10 @@
 //                 from the work counter with one atomicAdd, extends, and stores the
 //                 survivors compacted to the front of its slots. SORTED (streamingSK with
 //                 sorting): the survivors are stored in Morton order of their ray origins
-//                 (block radix sort, kept ones first) instead of scan order.
+//                 (block radix sort, kept ones first) instead of scan order. sortingSK is
+//                 SORTED over E::Deferred (streaming_sk_sorting_<e>): for volumes, medium
+//                 vertices are completed (albedo fetch, shadow ray) after the sort, next to
+//                 the other paths that scatter nearby.
 //   streaming_mk  device compaction, two kernels: wavefront_extend<WAVEFRONT_COLLATE> over the
 //                 pool, then streaming_mk_regen appends new camera paths after the survivors.
 #pragma once

@@ -401,6 +401,9 @@ struct SurfaceEstimator {
     using Scene = DeviceScene;
     using Context = EstimatorContext;
     using Path = PathState;
+    // sortingSK's estimator: a surface vertex has no fetch to defer past a reordering (its
+    // material is read where it is hit), so sorting-sk is sorted-sk for surfaces.
+    using Deferred = SurfaceEstimator;
     using Stored = StoredPath;
 
     static __device__ __forceinline__ Context context(const Scene& scene, unsigned long long* counters) {

@@ -4,14 +4,21 @@
 //   extend              one step, from the last vertex to the next: trace to the next
 //                       surface; in a medium, a free flight toward it (delta tracking,
 //                       volume/medium.cuh). A real collision is a medium vertex
-//                       (scatter_in_medium: next-event estimation, then a Henyey–Greenstein
-//                       direction); otherwise a null boundary is crossed (no vertex, the
+//                       (scatter_in_medium: the albedo fetch, next-event estimation, then a
+//                       Henyey–Greenstein direction); otherwise a null boundary is crossed (no vertex, the
 //                       medium changes, the step goes on) and any other surface adds its
 //                       emission and is a surface vertex (scatter_at_surface: next-event
 //                       estimation, a BSDF direction, a medium change on transmission);
 //   shadow_transmittance  ratio tracking through media and null boundaries; any other
 //                       surface blocks.
 // VolumeEstimator makes it an estimator of every schedule (schedules/schedule.cuh).
+// VolumeEstimatorDeferred (seed 003's sortingSK) is the same estimator with each medium
+// vertex split in two: extend stops at the real collision and returns the path with its
+// scattering pending (the collision distance kept, nothing fetched); the next extend first
+// completes the vertex (scatter_in_medium: albedo, next-event estimation, direction) and then
+// goes on. A schedule that reorders paths between extends (streaming_sk SORTED) thus fetches
+// the albedo and traces the shadow ray after the paths are sorted by their collision points.
+// Every operation is the same, in the same order: the same image and the same counts.
 //
 // Instrumentation (counters non-null), with S = counter_slots per table (bounces beyond the
 // last slot count in it):
@@ -24,8 +31,9 @@
 
 // Index-matched boundaries one ray may cross (volpath.rs MAX_CROSSINGS).
 #define VOLUME_MAX_CROSSINGS 256u
-// The deepest vertex the stored form holds (20 bits of bounce): "no limit" is this many.
-#define VOLUME_MAX_DEPTH ((1u << 20) - 2u)
+// The deepest vertex the stored form holds (19 bits of bounce): "no limit" is this many
+// (volpath.rs MAX_VOLUME_DEPTH).
+#define VOLUME_MAX_DEPTH ((1u << 19) - 2u)
 
 // The scene of the volumetric estimator: the surface scene and the media (Rust's
 // DeviceVolumeSceneArgs in crates/warpath-cuda/src/volume_upload.rs).
@@ -61,6 +69,10 @@ struct VolumePath {
     float last_pdf;
     bool last_delta;
     unsigned int medium;  // index + 1, 0: vacuum
+    // VolumeEstimatorDeferred only: a medium vertex at distance scatter_t along `ray` awaits
+    // scatter_in_medium (last_pdf and last_delta are meaningless until it runs).
+    bool scatter_pending;
+    float scatter_t;
 };
 
 struct VolumeContext {
@@ -119,6 +131,8 @@ __device__ __forceinline__ VolumePath volume_generate(const VolumeContext& ctx, 
     path.last_pdf = 0.0f;
     path.last_delta = true;
     path.medium = ctx.volume.camera_medium;
+    path.scatter_pending = false;
+    path.scatter_t = 0.0f;
     return path;
 }
 
@@ -194,10 +208,14 @@ __device__ __forceinline__ bool next_vertex(const VolumeContext& ctx, VolumePath
     return true;
 }
 
-// volpath.rs scatter_in_medium.
-__device__ __forceinline__ bool scatter_in_medium(const VolumeContext& ctx, VolumePath& path, float3 p, float g,
-                                                  VolumeStepCounts& counts) {
+// volpath.rs scatter_in_medium: the vertex at distance t along the path's ray in `medium`,
+// of the given albedo there.
+__device__ __forceinline__ bool scatter_in_medium(const VolumeContext& ctx, VolumePath& path, const GpuMedium& medium,
+                                                  float t, float3 albedo, VolumeStepCounts& counts) {
     const DeviceScene& scene = ctx.volume.surface;
+    path.throughput *= albedo;
+    const float3 p = ray_at(path.ray, t);
+    const float g = medium.g;
     const Sampler& s = ctx.surface.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
     if (!lights_is_empty(*scene.params)) {
@@ -255,7 +273,9 @@ __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, Vol
     return next_vertex(ctx, path, b);
 }
 
-// volpath.rs extend_tracked: one step; whether the path goes on.
+// volpath.rs extend_tracked: one step; whether the path goes on. DEFER: a medium vertex is
+// left pending (VolumeEstimatorDeferred), the path goes on to complete it.
+template <bool DEFER>
 __device__ __forceinline__ bool volume_extend_uncounted(const VolumeContext& ctx, VolumePath& path,
                                                         VolumeStepCounts& counts) {
     const DeviceScene& scene = ctx.volume.surface;
@@ -268,13 +288,19 @@ __device__ __forceinline__ bool volume_extend_uncounted(const VolumeContext& ctx
         if (path.medium != 0u) {
             const GpuMedium& medium = ctx.volume.media[path.medium - 1u];
             float t;
-            float3 weight;
+            float3 weight, albedo;
             const bool scatters = sample_free_flight(medium, ctx.volume.grid_data, path.ray.o, path.ray.d,
-                                                     found ? hit.t : WARPATH_INF, rng, counts.tracking, t, weight);
+                                                     found ? hit.t : WARPATH_INF, rng, counts.tracking, t, weight,
+                                                     DEFER || path.bounce >= ctx.max_depth ? nullptr : &albedo);
             path.throughput *= weight;
             if (scatters) {
                 if (path.bounce >= ctx.max_depth) return false;
-                return scatter_in_medium(ctx, path, ray_at(path.ray, t), medium.g, counts);
+                if constexpr (DEFER) {
+                    path.scatter_pending = true;
+                    path.scatter_t = t;
+                    return true;
+                }
+                return scatter_in_medium(ctx, path, medium, t, albedo, counts);
             }
         }
         if (!found) {
@@ -327,9 +353,58 @@ __device__ __forceinline__ void add_warp_total(unsigned long long* counters, uns
     if (lane_id() == (unsigned int)(__ffs(active) - 1)) atomicAdd(counters + slot, (unsigned long long)total);
 }
 
+// The pending medium vertex of a deferred path: whether the path goes on.
+__device__ __forceinline__ bool volume_complete_scatter(const VolumeContext& ctx, VolumePath& path,
+                                                        VolumeStepCounts& counts) {
+    path.scatter_pending = false;
+    const GpuMedium& medium = ctx.volume.media[path.medium - 1u];
+    const float3 albedo =
+        medium_albedo_along(medium, ctx.volume.grid_data, path.ray.o, path.ray.d, path.scatter_t, counts.tracking);
+    return scatter_in_medium(ctx, path, medium, path.scatter_t, albedo, counts);
+}
+
+// A deferred path's extend: the pending vertex, then the step from it. Counted as the
+// immediate estimator counts: a path enters the step's bounce slot after its vertex is
+// complete (one that roulette ends there entered no step), the warp's cycles include both.
+__device__ __forceinline__ bool volume_extend_deferred(const VolumeContext& ctx, VolumePath& path) {
+    VolumeStepCounts counts = {0u, 0u, {0u, 0u, 0u}};
+    if (!ctx.counters) {
+        if (path.scatter_pending && !volume_complete_scatter(ctx, path, counts)) return false;
+        return volume_extend_uncounted<true>(ctx, path, counts);
+    }
+    const unsigned int entered = __activemask();
+    const long long start = clock64();
+    bool goes_on = true;
+    if (path.scatter_pending) goes_on = volume_complete_scatter(ctx, path, counts);
+    const unsigned int stepping = __ballot_sync(entered, goes_on);
+    if (goes_on) {
+        const unsigned int slots = ctx.volume.counter_slots;
+        const unsigned int slot = volume_counter_slot(ctx, path.bounce);
+        const unsigned int peers = __match_any_sync(stepping, slot);
+        const bool leader = lane_id() == (unsigned int)(__ffs(peers) - 1);
+        if (leader) {
+            atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + slot, (unsigned long long)__popc(peers));
+            atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + slots + slot, 1ull);
+        }
+        goes_on = volume_extend_uncounted<true>(ctx, path, counts);
+        const long long elapsed = clock64() - start;
+        const unsigned int cycles = (unsigned int)min(max(elapsed, 0ll), 0xffffffffll);
+        const unsigned int warp_cycles = __reduce_max_sync(peers, cycles);
+        if (leader) atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + 2u * slots + slot, (unsigned long long)warp_cycles);
+    }
+    __syncwarp(entered);
+    const unsigned int base = COUNTER_ACTIVE_BASE + 3u * ctx.volume.counter_slots;
+    add_warp_total(ctx.counters, COUNTER_EXTENSION_RAYS, counts.extension_rays);
+    add_warp_total(ctx.counters, COUNTER_SHADOW_RAYS, counts.shadow_rays);
+    add_warp_total(ctx.counters, base, counts.tracking.steps);
+    add_warp_total(ctx.counters, base + 1u, counts.tracking.density_lookups);
+    add_warp_total(ctx.counters, base + 2u, counts.tracking.albedo_lookups);
+    return goes_on;
+}
+
 __device__ __forceinline__ bool volume_extend(const VolumeContext& ctx, VolumePath& path) {
     VolumeStepCounts counts = {0u, 0u, {0u, 0u, 0u}};
-    if (!ctx.counters) return volume_extend_uncounted(ctx, path, counts);
+    if (!ctx.counters) return volume_extend_uncounted<false>(ctx, path, counts);
     const unsigned int slots = ctx.volume.counter_slots;
     const unsigned int slot = volume_counter_slot(ctx, path.bounce);
     const unsigned int peers = __match_any_sync(__activemask(), slot);
@@ -339,7 +414,7 @@ __device__ __forceinline__ bool volume_extend(const VolumeContext& ctx, VolumePa
         atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + slots + slot, 1ull);
     }
     const long long start = clock64();
-    const bool goes_on = volume_extend_uncounted(ctx, path, counts);
+    const bool goes_on = volume_extend_uncounted<false>(ctx, path, counts);
     const long long elapsed = clock64() - start;
     const unsigned int cycles = (unsigned int)min(max(elapsed, 0ll), 0xffffffffll);
     const unsigned int warp_cycles = __reduce_max_sync(peers, cycles);
@@ -355,23 +430,31 @@ __device__ __forceinline__ bool volume_extend(const VolumeContext& ctx, VolumePa
 }
 
 // ---- the stored form: four 16-byte words, as the surface estimator's -------------------------
-// (origin, ~pixel) (direction, sample) (throughput, last_pdf)
-// (radiance, bounce | medium << 20 | last_delta << 31): bounce < 2^20, medium < 2^11.
-#define VOLUME_BOUNCE_BITS 20u
+// (origin, ~pixel) (direction, sample) (throughput, last_pdf, or scatter_t while a vertex is pending)
+// (radiance, bounce | medium << 19 | scatter_pending << 30 | last_delta << 31): bounce < 2^19,
+// medium < 2^11.
+#define VOLUME_BOUNCE_BITS 19u
 #define VOLUME_BOUNCE_MASK ((1u << VOLUME_BOUNCE_BITS) - 1u)
 #define VOLUME_MEDIUM_MASK 0x7ffu
+#define VOLUME_PENDING_BIT 0x40000000u
 
+// DEFER: the deferred estimator's form, which keeps a pending vertex; the immediate
+// estimator's never has one (and carries no pending state through its kernels).
+template <bool DEFER>
 __device__ __forceinline__ StoredPath pack_volume_path(const VolumePath& p) {
+    const bool pending = DEFER && p.scatter_pending;
     StoredPath s;
     s.origin_pixel = make_float4(p.ray.o.x, p.ray.o.y, p.ray.o.z, __uint_as_float(~p.pixel));
     s.direction_sample = make_float4(p.ray.d.x, p.ray.d.y, p.ray.d.z, __uint_as_float(p.sample));
-    s.throughput_pdf = make_float4(p.throughput.x, p.throughput.y, p.throughput.z, p.last_pdf);
-    const unsigned int word =
-        (p.bounce & VOLUME_BOUNCE_MASK) | ((p.medium & VOLUME_MEDIUM_MASK) << VOLUME_BOUNCE_BITS) | (p.last_delta ? 0x80000000u : 0u);
+    s.throughput_pdf =
+        make_float4(p.throughput.x, p.throughput.y, p.throughput.z, pending ? p.scatter_t : p.last_pdf);
+    const unsigned int word = (p.bounce & VOLUME_BOUNCE_MASK) | ((p.medium & VOLUME_MEDIUM_MASK) << VOLUME_BOUNCE_BITS) |
+                              (pending ? VOLUME_PENDING_BIT : 0u) | (p.last_delta ? 0x80000000u : 0u);
     s.radiance_bounce = make_float4(p.radiance.x, p.radiance.y, p.radiance.z, __uint_as_float(word));
     return s;
 }
 
+template <bool DEFER>
 __device__ __forceinline__ VolumePath unpack_volume_path(const StoredPath& s) {
     VolumePath p;
     p.ray = make_ray(make_float3(s.origin_pixel.x, s.origin_pixel.y, s.origin_pixel.z),
@@ -385,15 +468,20 @@ __device__ __forceinline__ VolumePath unpack_volume_path(const StoredPath& s) {
     p.bounce = word & VOLUME_BOUNCE_MASK;
     p.medium = (word >> VOLUME_BOUNCE_BITS) & VOLUME_MEDIUM_MASK;
     p.last_delta = (word >> 31) != 0;
+    p.scatter_pending = DEFER && (word & VOLUME_PENDING_BIT) != 0u;
+    p.scatter_t = DEFER ? s.throughput_pdf.w : 0.0f;
     return p;
 }
 
 // ---- the volumetric path tracer as an estimator of the schedules ------------------------------
-struct VolumeEstimator {
+// DEFER: VolumeEstimatorDeferred (medium vertices completed at the next extend; see the top).
+template <bool DEFER>
+struct VolumeEstimatorT {
     using Scene = DeviceVolumeScene;
     using Context = VolumeContext;
     using Path = VolumePath;
     using Stored = StoredPath;
+    using Deferred = VolumeEstimatorT<true>;  // sortingSK's estimator
 
     static __device__ __forceinline__ Context context(const Scene& scene, unsigned long long* counters) {
         VolumeContext ctx;
@@ -410,13 +498,22 @@ struct VolumeEstimator {
     static __device__ __forceinline__ Path generate(const Context& ctx, unsigned int pixel, unsigned int sample) {
         return volume_generate(ctx, pixel, sample);
     }
-    static __device__ __forceinline__ bool extend(const Context& ctx, Path& path) { return volume_extend(ctx, path); }
+    static __device__ __forceinline__ bool extend(const Context& ctx, Path& path) {
+        if constexpr (DEFER) return volume_extend_deferred(ctx, path);
+        return volume_extend(ctx, path);
+    }
     static __device__ __forceinline__ float3 radiance(const Path& path) { return path.radiance; }
     static __device__ __forceinline__ unsigned int pixel(const Path& path) { return path.pixel; }
-    static __device__ __forceinline__ float3 sort_position(const Path& path) { return path.ray.o; }
-    static __device__ __forceinline__ Stored pack(const Path& path) { return pack_volume_path(path); }
+    // Where the path's next work happens: its pending vertex, else its ray's origin.
+    static __device__ __forceinline__ float3 sort_position(const Path& path) {
+        if constexpr (DEFER) {
+            if (path.scatter_pending) return ray_at(path.ray, path.scatter_t);
+        }
+        return path.ray.o;
+    }
+    static __device__ __forceinline__ Stored pack(const Path& path) { return pack_volume_path<DEFER>(path); }
     static __device__ __forceinline__ void store(Stored* slot, const Path& path) {
-        const StoredPath s = pack_volume_path(path);
+        const StoredPath s = pack_volume_path<DEFER>(path);
         float4* words = reinterpret_cast<float4*>(slot);
         words[0] = s.origin_pixel;
         words[1] = s.direction_sample;
@@ -430,8 +527,11 @@ struct VolumeEstimator {
         s.direction_sample = words[1];
         s.throughput_pdf = words[2];
         s.radiance_bounce = words[3];
-        return unpack_volume_path(s);
+        return unpack_volume_path<DEFER>(s);
     }
     static __device__ __forceinline__ bool slot_is_live(const Stored* slot) { return ::slot_is_live(slot); }
     static __device__ __forceinline__ void mark_slot_dead(Stored* slot) { ::mark_slot_dead(slot); }
 };
+
+using VolumeEstimator = VolumeEstimatorT<false>;
+using VolumeEstimatorDeferred = VolumeEstimatorT<true>;

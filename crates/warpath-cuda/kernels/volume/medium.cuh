@@ -312,10 +312,14 @@ __device__ __forceinline__ bool tracker_init(const GpuMedium& m, float3 o, float
     return true;
 }
 
+// origin + direction · t, one rounding per operation (medium.rs local_point_along).
+__device__ __forceinline__ float3 local_point_along(float3 origin, float3 direction, float t) {
+    return make_float3(__fadd_rn(origin.x, __fmul_rn(direction.x, t)), __fadd_rn(origin.y, __fmul_rn(direction.y, t)),
+                       __fadd_rn(origin.z, __fmul_rn(direction.z, t)));
+}
+
 __device__ __forceinline__ float3 tracker_position(const Tracker& tr) {
-    return make_float3(__fadd_rn(tr.origin.x, __fmul_rn(tr.direction.x, tr.t)),
-                       __fadd_rn(tr.origin.y, __fmul_rn(tr.direction.y, tr.t)),
-                       __fadd_rn(tr.origin.z, __fmul_rn(tr.direction.z, tr.t)));
+    return local_point_along(tr.origin, tr.direction, tr.t);
 }
 
 // Tracker::next_collision: moves `tau` optical depth ahead; the majorant there, or a
@@ -451,11 +455,24 @@ __device__ __forceinline__ float3 min3(float3 a, float3 b) {
     return make_float3(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z));
 }
 
+// Medium::albedo_along: the albedo at distance t along the world ray (o, d), at the local
+// point the free flight's tracker reached there (grid albedos come with grid densities).
+__device__ __forceinline__ float3 medium_albedo_along(const GpuMedium& m, const float* __restrict__ grid_data, float3 o,
+                                                      float3 d, float t, TrackingCounts& counts) {
+    if (m.albedo_kind == ALBEDO_CONSTANT) return make_float3(m.albedo[0], m.albedo[1], m.albedo[2]);
+    const float3 p = local_point_along(affine_point(m.world_to_local, o), affine_vector(m.world_to_local, d), t);
+    return medium_albedo(m, grid_data, p, counts);
+}
+
 // Medium::sample_free_flight: true with the collision distance in `t` (a real collision,
-// the path scatters there); `weight` multiplies the path's throughput either way.
+// the path scatters there); `weight` multiplies the path's throughput either way. The
+// albedo at a collision is not in `weight`: the scattering vertex multiplies by it. With
+// `albedo` non-null it is fetched here, at the tracker's point (the immediate estimator);
+// else the vertex fetches it later by medium_albedo_along, at the same point (sortingSK,
+// after the paths are reordered).
 __device__ __forceinline__ bool sample_free_flight(const GpuMedium& m, const float* __restrict__ grid_data, float3 o,
                                                    float3 d, float t_max, TrackingRng& rng, TrackingCounts& counts,
-                                                   float& t, float3& weight) {
+                                                   float& t, float3& weight, float3* albedo = nullptr) {
     weight = splat3(1.0f);
     Tracker tr;
     if (!tracker_init(m, o, d, t_max, tr)) return false;
@@ -468,8 +485,8 @@ __device__ __forceinline__ bool sample_free_flight(const GpuMedium& m, const flo
         const float3 ratio = div3(medium_sigma_t(m, grid_data, p, counts), sigma_bar);
         const float p_real = m.gray ? ratio.x : __fdiv_rn(__fadd_rn(__fadd_rn(ratio.x, ratio.y), ratio.z), 3.0f);
         if (rng.next() < p_real) {
-            const float3 albedo = medium_albedo(m, grid_data, p, counts);
-            weight = m.gray ? weight * albedo : weight * div3(albedo * ratio, p_real);
+            if (albedo != nullptr) *albedo = medium_albedo(m, grid_data, p, counts);
+            if (!m.gray) weight = weight * div3(ratio, p_real);
             t = tr.t;
             return true;
         }

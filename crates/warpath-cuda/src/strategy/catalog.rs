@@ -33,13 +33,14 @@ pub enum Strategy {
     RegenDevice,
     StreamingSk,
     SortedSk,
+    SortingSk,
     StreamingMk,
     MultiStage,
 }
 
 impl Strategy {
     /// Every strategy, in the order the benchmark reports them.
-    pub const ALL: [Strategy; 18] = [
+    pub const ALL: [Strategy; 19] = [
         Strategy::Naive,
         Strategy::NaiveMk,
         Strategy::Wavefront(WavefrontCompaction::Collate),
@@ -56,6 +57,7 @@ impl Strategy {
         Strategy::RegenDevice,
         Strategy::StreamingSk,
         Strategy::SortedSk,
+        Strategy::SortingSk,
         Strategy::StreamingMk,
         Strategy::MultiStage,
     ];
@@ -78,6 +80,7 @@ impl Strategy {
             Strategy::RegenDevice => "regen-device",
             Strategy::StreamingSk => "streaming-sk",
             Strategy::SortedSk => "sorted-sk",
+            Strategy::SortingSk => "sorting-sk",
             Strategy::StreamingMk => "streaming-mk",
             Strategy::MultiStage => "multistage",
         }
@@ -118,6 +121,9 @@ impl Strategy {
             Strategy::RegenDevice => "two kernels over a pool: regenerate dead slots, extend live ones (seed 003)",
             Strategy::StreamingSk => "one persistent kernel: block compaction plus regeneration (seed 003 streamingSK)",
             Strategy::SortedSk => "streaming-sk storing survivors in Morton order of their origins (seed 003)",
+            Strategy::SortingSk => {
+                "sorted-sk with each medium vertex's albedo fetch and shadow ray after the sort (seed 003 sortingSK)"
+            }
             Strategy::StreamingMk => {
                 "device compaction (InK-Collate) plus a regeneration kernel (seed 003 streamingMK)"
             }

@@ -43,6 +43,8 @@ pub struct ScheduleKernelNames {
     pub tiled_shared: &'static str,
     pub streaming_sk_scan: &'static str,
     pub streaming_sk_sorted: &'static str,
+    /// sortingSK: streaming_sk SORTED over the estimator's Deferred form.
+    pub streaming_sk_sorting: &'static str,
     pub streaming_mk_regen: &'static str,
 }
 
@@ -70,6 +72,7 @@ macro_rules! schedule_kernel_names {
             tiled_shared: concat!("tiled_shared_", $suffix),
             streaming_sk_scan: concat!("streaming_sk_scan_", $suffix),
             streaming_sk_sorted: concat!("streaming_sk_sorted_", $suffix),
+            streaming_sk_sorting: concat!("streaming_sk_sorting_", $suffix),
             streaming_mk_regen: concat!("streaming_mk_regen_", $suffix),
         }
     };
@@ -77,7 +80,7 @@ macro_rules! schedule_kernel_names {
 
 impl ScheduleKernelNames {
     /// Every name, for the compile check.
-    pub const fn all(&self) -> [&'static str; 20] {
+    pub const fn all(&self) -> [&'static str; 21] {
         [
             self.naive,
             self.naive_wave,
@@ -98,6 +101,7 @@ impl ScheduleKernelNames {
             self.tiled_shared,
             self.streaming_sk_scan,
             self.streaming_sk_sorted,
+            self.streaming_sk_sorting,
             self.streaming_mk_regen,
         ]
     }
@@ -127,6 +131,7 @@ impl ScheduleKernelNames {
             PoolKernel::TiledGlobal => self.tiled_global,
             PoolKernel::StreamingSkScan => self.streaming_sk_scan,
             PoolKernel::StreamingSkSorted => self.streaming_sk_sorted,
+            PoolKernel::StreamingSkSorting => self.streaming_sk_sorting,
         }
     }
 }
@@ -238,6 +243,7 @@ pub enum PoolKernel {
     TiledGlobal,
     StreamingSkScan,
     StreamingSkSorted,
+    StreamingSkSorting,
 }
 
 /// The two kernels of device regeneration (`kernel(ScheduleArgs<E>, E::Stored*, pool_size)`).

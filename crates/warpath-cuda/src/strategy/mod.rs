@@ -16,7 +16,7 @@
 //! | `tiled`, `tiled-shared` | a 64-thread block runs a 64×8 tile of paths to the end, compacting its live-path list (seed 000 B.3) | `schedules/tiled.cuh` |
 //! | `regen-thread/warp/block` | persistent threads regenerating paths from a work counter (seed 003) | `schedules/regeneration.cuh` |
 //! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `schedules/regeneration.cuh` |
-//! | `streaming-sk`, `sorted-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order (seed 003) | `schedules/streaming.cuh` |
+//! | `streaming-sk`, `sorted-sk`, `sorting-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order; sorting: Morton order with medium vertices completed (albedo, shadow ray) after the sort (seed 003) | `schedules/streaming.cuh` |
 //! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `schedules/streaming.cuh` |
 //! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `schedules/multistage.cuh` |
 //!

@@ -455,11 +455,11 @@ impl<'d> StrategyRenderer<'d> {
                 self.launcher(args).persistent(kernel, grid, BLOCK)
             }
             Strategy::RegenDevice => self.run_regen_device(args),
-            Strategy::StreamingSk | Strategy::SortedSk => {
-                let kernel = if self.strategy == Strategy::SortedSk {
-                    PoolKernel::StreamingSkSorted
-                } else {
-                    PoolKernel::StreamingSkScan
+            Strategy::StreamingSk | Strategy::SortedSk | Strategy::SortingSk => {
+                let kernel = match self.strategy {
+                    Strategy::SortedSk => PoolKernel::StreamingSkSorted,
+                    Strategy::SortingSk => PoolKernel::StreamingSkSorting,
+                    _ => PoolKernel::StreamingSkScan,
                 };
                 let grid = self.resident_grid(names.with_pool(kernel), BLOCK)?;
                 let pool = self.path_buffer(0, grid as usize * BLOCK as usize)?;
@@ -507,6 +507,7 @@ impl<'d> StrategyRenderer<'d> {
             Strategy::RegenDevice => vec![(k.regen_device_fill, BLOCK), (k.regen_device_extend, BLOCK)],
             Strategy::StreamingSk => vec![(k.streaming_sk_scan, BLOCK)],
             Strategy::SortedSk => vec![(k.streaming_sk_sorted, BLOCK)],
+            Strategy::SortingSk => vec![(k.streaming_sk_sorting, BLOCK)],
             Strategy::StreamingMk => vec![(k.streaming_mk_regen, BLOCK), (k.wavefront_collate, BLOCK)],
             Strategy::MultiStage => stages(),
         };
