@@ -48,7 +48,7 @@ pub enum BvhKind {
 /// prints (docs/benchmarks/volume-schedules.md: 2.7–3.2× the naive megakernel).
 pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
     if scene.needs_volume_estimator() {
-        warpath_cuda::Strategy::StreamingSk
+        warpath_cuda::Strategy::SortingSk
     } else {
         warpath_cuda::Strategy::MultiStage
     }
@@ -95,9 +95,9 @@ pub struct RenderArgs {
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, sorting-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
-    /// Scenes with media have no multistage; they default to streaming-sk
+    /// Scenes with media have no multistage; they default to sorting-sk
     /// (docs/benchmarks/volume-schedules.md).
-    /// [default: multistage, or streaming-sk for scenes with media]
+    /// [default: multistage, or sorting-sk for scenes with media]
     #[arg(long, value_parser = parse_strategy)]
     pub strategy: Option<warpath_cuda::Strategy>,
     /// Count the rays a GPU render traces (extension and shadow rays), for Mrays/s in the
@@ -253,6 +253,6 @@ mod default_strategy_tests {
         let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/compare-volume-hg.toml");
         let media = warpath_scene::load(scene).expect("scenes/compare-volume-hg.toml");
         assert!(media.needs_volume_estimator());
-        assert_eq!(default_strategy(&media), Strategy::StreamingSk);
+        assert_eq!(default_strategy(&media), Strategy::SortingSk);
     }
 }

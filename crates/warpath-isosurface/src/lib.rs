@@ -12,6 +12,8 @@
 //! * [`caster`]: the CPU ray casters: the reference (a 3D DDA through every cell, no BVH),
 //!   the spec every accelerated caster is checked against hit for hit, and the BVH caster
 //!   (near child first, the DDA inside valid bricks only);
+//! * [`render`]: images: an orbiting pinhole camera, the first hit per pixel, Blinn–Phong
+//!   shading under a head light (the CPU reference of the GPU's render kernel);
 //! * [`fields`]: procedural test volumes (Marschner–Lobb, spheres).
 //!
 //! Data flows one way: a `warpath_volume::VolumeGrid` becomes a [`lattice::Lattice`], its
@@ -23,6 +25,7 @@ pub mod caster;
 pub mod cell;
 pub mod fields;
 pub mod lattice;
+pub mod render;
 
 pub use bricks::{BrickBvh, CondensedTree, DEFAULT_BRICK_CELLS};
 pub use caster::{IsoHit, cast_bvh, cast_reference};
