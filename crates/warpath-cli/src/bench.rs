@@ -8,7 +8,8 @@
 //! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`);
 //! - `bench compaction`: stream compaction (`bench_compaction.rs`);
 //! - `bench strategies`: path scheduling strategies (`bench_strategies.rs`);
-//! - `bench volumes`: the volumetric path tracer (`bench_volumes.rs`).
+//! - `bench volumes`: the volumetric path tracer (`bench_volumes.rs`);
+//! - `bench isosurface`: isosurface images, fps over views (`isosurface.rs`).
 
 use crate::BvhKind;
 use crate::commands::{check_resolution, load_scene, render_bvh_options};
@@ -62,6 +63,9 @@ pub enum BenchCommand {
     /// The volumetric path tracer: time, Msamples/s, vertices/s, tracking steps and grid
     /// lookups per path, with the majorant grid and one global majorant (issue 11).
     Volumes(crate::bench_volumes::VolumesArgs),
+    /// Isosurface images (seed 001): fps per volume and isovalue over views around it, the
+    /// per-isovalue tree update timed apart.
+    Isosurface(crate::isosurface::BenchIsosurfaceArgs),
 }
 
 #[derive(Serialize)]
@@ -204,6 +208,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
         BenchCommand::Strategies(args) => crate::bench_strategies::run(args),
         BenchCommand::Volumes(args) => crate::bench_volumes::run(args),
+        BenchCommand::Isosurface(args) => crate::isosurface::bench(&args),
     }
 }
 
@@ -236,7 +241,7 @@ pub(crate) fn render_all(
 }
 
 /// Machine, commit, command and date, as markdown lines.
-fn header() -> String {
+pub(crate) fn header() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

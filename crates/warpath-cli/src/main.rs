@@ -8,6 +8,7 @@ mod bench_traversal;
 mod bench_volumes;
 mod commands;
 mod export_mitsuba;
+mod isosurface;
 mod output;
 mod precompile;
 
@@ -47,11 +48,7 @@ pub enum BvhKind {
 /// the fastest measured on the MRI scan and the cloud and within 12% of the fastest on the
 /// prints (docs/benchmarks/volume-schedules.md: 2.7–3.2× the naive megakernel).
 pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
-    if scene.needs_volume_estimator() {
-        warpath_cuda::Strategy::SortingSk
-    } else {
-        warpath_cuda::Strategy::MultiStage
-    }
+    if scene.needs_volume_estimator() { warpath_cuda::Strategy::SortingSk } else { warpath_cuda::Strategy::MultiStage }
 }
 
 impl BvhKind {
@@ -206,6 +203,10 @@ enum Command {
     /// Compile the CUDA programs for this GPU into the kernel cache, several at once (a
     /// render otherwise compiles what it needs on first use, one program at a time).
     Precompile(precompile::PrecompileArgs),
+    /// Render the isosurface of a scalar volume (a scan, a simulation) at an isovalue, or a
+    /// sweep of isovalues, from views around it: the min-max brick BVH, the exact trilinear
+    /// intersection, Blinn-Phong under a head light (docs/isosurface.md).
+    Isosurface(isosurface::IsosurfaceArgs),
 }
 
 fn main() {
@@ -217,6 +218,7 @@ fn main() {
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
         Command::Precompile(args) => precompile::run(&args),
+        Command::Isosurface(args) => isosurface::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {}", error_chain(&e));

@@ -31,6 +31,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("volume/medium.cuh", include_str!("../kernels/volume/medium.cuh")),
     ("volume/estimator.cuh", include_str!("../kernels/volume/estimator.cuh")),
     ("isosurface/caster.cuh", include_str!("../kernels/isosurface/caster.cuh")),
+    ("isosurface/render.cuh", include_str!("../kernels/isosurface/render.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -103,7 +104,7 @@ pub const VOLUME_WAVEFRONT: KernelSource = program!("volume_wavefront", "volume_
 pub const VOLUME_REGENERATION: KernelSource = program!("volume_regeneration", "volume_regeneration.cu");
 pub const VOLUME_TILED: KernelSource = program!("volume_tiled", "volume_tiled.cu");
 pub const VOLUME_STREAMING: KernelSource = program!("volume_streaming", "volume_streaming.cu");
-/// `isosurface.cu`: the single-kernel isosurface ray caster (issue 14).
+/// `isosurface.cu`: the single-kernel isosurface ray caster and renderer (issue 14).
 pub const ISOSURFACE: KernelSource = program!("isosurface", "isosurface.cu");
 /// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
 pub const FILM: KernelSource =
@@ -131,7 +132,7 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (SURFACE_STAGES, crate::strategy::surface_stage_kernel_names()),
         (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
         (FILM, vec![crate::film::MERGE_KERNEL]),
-        (ISOSURFACE, vec![crate::isosurface::CAST_SINGLE]),
+        (ISOSURFACE, vec![crate::isosurface::CAST_SINGLE, crate::isosurface::RENDER_SINGLE]),
     ]
     .into_iter()
     .chain(crate::strategy::SURFACE.family_programs())

@@ -91,3 +91,64 @@ fn gpu_hits_are_the_cpu_hits() {
         }
     }
 }
+
+/// Images: the GPU's render kernel makes each pixel's ray as the CPU's IsoView does, casts
+/// and shades it: every pixel hits where the CPU's render hits (same cell, t within 1e-10
+/// relative: no pinholes, no extra hits) and has the CPU's colour within 1e-4 relative
+/// (powf on the two sides differs in the last bits), over three views and three isovalues
+/// of two volumes, and an isovalue outside the range gives the background everywhere.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn gpu_images_are_the_cpu_images() {
+    use warpath_isosurface::render::{IsoView, Shading, render};
+    let Some(device) = device() else { return };
+    let volumes = [
+        ("marschner-lobb 65³", fields::marschner_lobb([65, 65, 65])),
+        ("spheres 70×61×53", fields::spheres([70, 61, 53])),
+    ];
+    let shading = Shading::default();
+    for (name, lattice) in &volumes {
+        let mut gpu = DeviceIsosurface::upload(&device, lattice).expect("upload");
+        let bvh = BrickBvh::build(lattice, 16);
+        let (lo, hi) = lattice.range();
+        for isovalue in [lo + 0.3 * (hi - lo), lo + 0.5 * (hi - lo), lo + 0.7 * (hi - lo), hi + 1.0] {
+            let tree = bvh.condense(isovalue);
+            gpu.set_tree(&device, &bvh, &tree, isovalue).expect("tree");
+            for (azimuth, elevation) in [(0.0, 0.0), (35.0, 25.0), (200.0, -60.0)] {
+                let view = IsoView::orbit(lattice, azimuth, elevation, 97, 71);
+                let cpu = render(lattice, &bvh, &tree, isovalue, &view, &shading);
+                let image = gpu.render(&device, &view, &shading, true).expect("render");
+                let hits = image.hits.as_ref().expect("hits");
+                let (mut worst_t, mut worst_colour) = (0.0f64, 0.0f32);
+                for (i, (cpu_hit, gpu_hit)) in cpu.hits.iter().zip(hits).enumerate() {
+                    let label = format!("{name}, isovalue {isovalue}, view ({azimuth}, {elevation}), pixel {i}");
+                    match (cpu_hit, gpu_hit.to_cpu()) {
+                        (Some(c), Some((t, cell))) => {
+                            assert_eq!(cell, c.cell, "{label}: cell");
+                            let rel = (t - c.t).abs() / c.t.abs().max(1e-300);
+                            assert!(rel <= 1e-10, "{label}: t {t} vs {}", c.t);
+                            worst_t = worst_t.max(rel);
+                        }
+                        (None, None) => {}
+                        (c, g) => panic!("{label}: CPU {c:?}, GPU {g:?}"),
+                    }
+                    for k in 0..3 {
+                        let (a, b) = (cpu.pixels[i][k], image.pixels[i][k]);
+                        let diff = (a - b).abs() / a.abs().max(1e-3);
+                        assert!(diff <= 1e-4, "{label}: colour {:?} vs {:?}", cpu.pixels[i], image.pixels[i]);
+                        worst_colour = worst_colour.max(diff);
+                    }
+                }
+                eprintln!(
+                    "{name}, isovalue {isovalue:.3}, view ({azimuth}, {elevation}): {} of {} pixels hit on both, t within {worst_t:.1e}, colour within {worst_colour:.1e}",
+                    cpu.hit_count(),
+                    cpu.pixels.len()
+                );
+                if isovalue > hi {
+                    assert_eq!(cpu.hit_count(), 0);
+                    assert!(image.pixels.iter().all(|p| *p == shading.background));
+                }
+            }
+        }
+    }
+}

@@ -41,6 +41,13 @@ pub struct BrickBvh {
     pub nodes: Vec<BrickNode>,
 }
 
+impl BrickBvh {
+    /// Bricks in all.
+    pub fn brick_count(&self) -> usize {
+        self.bricks.iter().map(|&b| b as usize).product()
+    }
+}
+
 /// A node of the tree of one isovalue.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CondensedNode {

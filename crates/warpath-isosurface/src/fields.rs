@@ -1,6 +1,7 @@
 //! Procedural scalar volumes for tests and benchmarks (issue 14's "two procedural fields"):
 //! the Marschner–Lobb test signal, the standard probe of reconstruction filters, with thin
-//! concentric ridges; and a field of spheres of different radii (solid surfaces, empty gaps).
+//! concentric ridges; a field of spheres of different radii (solid surfaces, empty gaps);
+//! and turbulence (thin sheets and many empty gaps, like seed 001's Bonsai and Aneurysm).
 
 use crate::lattice::Lattice;
 
@@ -34,6 +35,23 @@ pub fn spheres(samples: [u32; 3]) -> Lattice {
                 (d - r) * scale
             })
             .fold(f64::INFINITY, f64::min) as f32
+    })
+    .expect("at least 2 samples per axis")
+}
+
+/// Turbulence: Σ over five octaves of |Perlin noise(2^o · p)| / 2^o, p spanning four noise
+/// periods across the lattice's largest side (values in [0, ~1]); low isovalues (0.05–0.15)
+/// give thin, branching sheets around the noise's zero sets, with wide empty gaps.
+pub fn turbulence(samples: [u32; 3]) -> Lattice {
+    let scale = 4.0 / (samples.iter().cloned().max().unwrap_or(2) - 1) as f32;
+    Lattice::from_fn(samples, |i, j, k| {
+        let p = glam::Vec3::new(i as f32, j as f32, k as f32) * scale + glam::Vec3::splat(0.37);
+        (0..5)
+            .map(|o| {
+                let f = (1u32 << o) as f32;
+                warpath_volume::procedural::perlin_noise(p * f).abs() / f
+            })
+            .sum()
     })
     .expect("at least 2 samples per axis")
 }

@@ -187,10 +187,28 @@ __device__ __forceinline__ float iso_sample(const IsoArgs& g, unsigned int i, un
     return __ldg(g.values + ((size_t)k * g.samples[1] + j) * g.samples[0] + i);
 }
 
+// A hit with the interpolant's gradient there, normalised (zero where it vanishes): what
+// caster.rs's IsoHit holds; the device's IsoHit (Rust's layout) keeps only t and the cell.
+struct IsoCastResult {
+    IsoHit hit;
+    double normal[3];
+};
+
+// cell.rs gradient: the interpolant's gradient at cell-local point p.
+__device__ __forceinline__ void iso_gradient(const float* c8, const double* p, double* g) {
+    auto c = [&](int i) { return (double)c8[i]; };
+    auto lerp = [](double a, double b, double t) { return a + (b - a) * t; };
+    const double x = p[0], y = p[1], z = p[2];
+    g[0] = lerp(lerp(c(1) - c(0), c(3) - c(2), y), lerp(c(5) - c(4), c(7) - c(6), y), z);
+    g[1] = lerp(lerp(c(2) - c(0), c(3) - c(1), x), lerp(c(6) - c(4), c(7) - c(5), x), z);
+    g[2] = lerp(lerp(c(4) - c(0), c(5) - c(1), x), lerp(c(6) - c(2), c(7) - c(3), x), y);
+}
+
 // caster.rs march: the cells of lo..hi from where the ray is at t_start.
 __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
                                           const double* o, const double* d, double seg0, double seg1,
-                                          double t_start, IsoHit& out) {
+                                          double t_start, IsoCastResult& result) {
+    IsoHit& out = result.hit;
     unsigned int cell[3];
     for (int a = 0; a < 3; ++a) {
         const double p = o[a] + t_start * d[a];
@@ -214,6 +232,12 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
             const IsoCubic q = iso_cubic(corners, local, d, iso);
             double root;
             if (iso_first_root(q, 0.0, t1 - t0, root)) {
+                // caster.rs intersect_cell: the gradient at the root, inside the cell.
+                double p[3], grad[3];
+                for (int a = 0; a < 3; ++a) p[a] = fmin(fmax(local[a] + root * d[a], 0.0), 1.0);
+                iso_gradient(corners, p, grad);
+                const double length = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
+                for (int a = 0; a < 3; ++a) result.normal[a] = length > 0.0 ? grad[a] / length : 0.0;
                 out.t = t0 + root;
                 out.cell[0] = cell[0];
                 out.cell[1] = cell[1];
@@ -245,18 +269,20 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
 }
 
 // caster.rs cast_bvh: one ray through the condensed tree.
-__device__ __forceinline__ IsoHit iso_cast(const IsoArgs& g, const IsoRay& ray) {
-    IsoHit best;
+__device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay& ray) {
+    IsoCastResult result;
+    IsoHit& best = result.hit;
     best.t = 0.0;
     best.cell[0] = best.cell[1] = best.cell[2] = 0u;
     best.hit = 0u;
-    if (g.root == ISO_NO_NODE) return best;
+    result.normal[0] = result.normal[1] = result.normal[2] = 0.0;
+    if (g.root == ISO_NO_NODE) return result;
     const double* o = ray.origin;
     const double* d = ray.direction;
     const double zero[3] = {0.0, 0.0, 0.0};
     const double upper[3] = {(double)(g.samples[0] - 1u), (double)(g.samples[1] - 1u), (double)(g.samples[2] - 1u)};
     double seg0, seg1;
-    if (!iso_slab(o, d, zero, upper, 0.0, ISO_INF, seg0, seg1)) return best;
+    if (!iso_slab(o, d, zero, upper, 0.0, ISO_INF, seg0, seg1)) return result;
     unsigned int stack_node[ISO_STACK];
     double stack_entry[ISO_STACK];
     int top = 0;
@@ -280,8 +306,8 @@ __device__ __forceinline__ IsoHit iso_cast(const IsoArgs& g, const IsoRay& ray) 
         if (best.hit && entry > best.t) continue;
         const IsoNode& n = g.nodes[index];
         if (n.left == ISO_NO_NODE) {
-            IsoHit hit;
-            if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.t < best.t)) best = hit;
+            IsoCastResult hit;
+            if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.hit.t < best.t)) result = hit;
         } else {
             const double limit = best.hit ? best.t : ISO_INF;
             double tl, tr;
@@ -291,19 +317,19 @@ __device__ __forceinline__ IsoHit iso_cast(const IsoArgs& g, const IsoRay& ray) 
             // popped first, as after the Rust twin's stable descending sort of [left, right]).
             if (l && r) {
                 const bool left_near = tl < tr;
-                if (top + 2 > ISO_STACK) return best;
+                if (top + 2 > ISO_STACK) return result;
                 stack_node[top] = left_near ? n.right : n.left;
                 stack_entry[top] = left_near ? tr : tl;
                 stack_node[top + 1] = left_near ? n.left : n.right;
                 stack_entry[top + 1] = left_near ? tl : tr;
                 top += 2;
             } else if (l || r) {
-                if (top + 1 > ISO_STACK) return best;
+                if (top + 1 > ISO_STACK) return result;
                 stack_node[top] = l ? n.left : n.right;
                 stack_entry[top] = l ? tl : tr;
                 ++top;
             }
         }
     }
-    return best;
+    return result;
 }
