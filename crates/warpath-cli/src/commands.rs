@@ -98,7 +98,7 @@ fn check_film_memory(width: u32, height: u32) -> Result<()> {
 }
 
 /// Which renderer this run uses: `--backend auto` takes CUDA when a device opens.
-fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
+pub(crate) fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
     match backend {
         Backend::Cpu => Ok(None),
         Backend::Cuda => CudaDevice::open(0).map(Some).context("--backend cuda"),

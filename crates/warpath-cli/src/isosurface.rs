@@ -43,6 +43,19 @@ pub struct VolumeSource {
     pub brick: u32,
 }
 
+/// What every isosurface command shares: the image size, the volume's reading, the renderer.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ImageOptions {
+    /// Image size WIDTHxHEIGHT.
+    #[arg(long, value_parser = crate::parse_resolution, default_value = "1024x1024")]
+    pub resolution: (u32, u32),
+    #[command(flatten)]
+    pub source: VolumeSource,
+    /// Renderer: cuda when a device opens, else the CPU.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+}
+
 #[derive(clap::Args, Clone, Debug)]
 pub struct IsosurfaceArgs {
     /// The volume: a file (.nii, .nii.gz, .vol, .vdb; raw with --raw-resolution) or
@@ -65,14 +78,8 @@ pub struct IsosurfaceArgs {
     /// Camera elevation above the xy plane, in degrees.
     #[arg(long, default_value_t = 20.0, allow_hyphen_values = true)]
     pub elevation: f64,
-    /// Image size WIDTHxHEIGHT.
-    #[arg(long, value_parser = crate::parse_resolution, default_value = "1024x1024")]
-    pub resolution: (u32, u32),
     #[command(flatten)]
-    pub source: VolumeSource,
-    /// Renderer: cuda when a device opens, else the CPU.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
+    pub image: ImageOptions,
     /// Output image (.png sRGB, .exr linear).
     #[arg(short, long, default_value = "isosurface.png")]
     pub output: PathBuf,
@@ -168,18 +175,7 @@ pub struct FrameTimes {
 
 impl Renderer {
     fn new(backend: Backend, lattice: &Lattice) -> Result<Renderer> {
-        let device = match backend {
-            Backend::Cpu => None,
-            Backend::Cuda => Some(CudaDevice::open(0).context("--backend cuda")?),
-            Backend::Auto => match CudaDevice::open(0) {
-                Ok(device) => Some(device),
-                Err(e) => {
-                    eprintln!("{e}; using the CPU");
-                    None
-                }
-            },
-        };
-        Ok(match device {
+        Ok(match crate::commands::choose_backend(backend)? {
             None => Renderer::Cpu,
             Some(device) => {
                 let surface = DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
@@ -195,7 +191,8 @@ impl Renderer {
         }
     }
 
-    /// One frame: the tree of `isovalue`, then the image of `view`.
+    /// One frame: the tree of `isovalue`, then the image of `view`; with `keep`, the image
+    /// (downloaded from the GPU) and its count of hit pixels.
     fn frame(
         &mut self,
         lattice: &Lattice,
@@ -203,7 +200,8 @@ impl Renderer {
         isovalue: f32,
         view: &IsoView,
         shading: &Shading,
-    ) -> Result<(Vec<[f32; 3]>, usize, FrameTimes)> {
+        keep: bool,
+    ) -> Result<(Option<(Vec<[f32; 3]>, usize)>, FrameTimes)> {
         let start = Instant::now();
         let tree = bvh.condense(isovalue);
         match self {
@@ -213,7 +211,7 @@ impl Renderer {
                 let image = render(lattice, bvh, &tree, isovalue, view, shading);
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;
                 let hits = image.hit_count();
-                Ok((image.pixels, hits, FrameTimes { update_ms, render_ms }))
+                Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms }))
             }
             Renderer::Gpu { device, surface, target } => {
                 surface.set_tree(device, bvh, &tree, isovalue)?;
@@ -227,10 +225,14 @@ impl Renderer {
                 surface.render_into(device, view, shading, target)?;
                 device.synchronize()?;
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;
+                let times = FrameTimes { update_ms, render_ms };
+                if !keep {
+                    return Ok((None, times));
+                }
                 let image = target.download(device)?;
                 let background = shading.background;
                 let hits = image.pixels.iter().filter(|p| **p != background).count();
-                Ok((image.pixels, hits, FrameTimes { update_ms, render_ms }))
+                Ok((Some((image.pixels, hits)), times))
             }
         }
     }
@@ -247,9 +249,9 @@ fn suffixed(output: &Path, suffix: &str) -> PathBuf {
 }
 
 pub fn run(args: &IsosurfaceArgs) -> Result<()> {
-    let (width, height) = args.resolution;
+    let (width, height) = args.image.resolution;
     crate::commands::check_resolution(width, height)?;
-    let lattice = load_lattice(&args.volume, &args.source)?;
+    let lattice = load_lattice(&args.volume, &args.image.source)?;
     let (lo, hi) = lattice.range();
     let isovalues = match (&args.isovalues, args.isovalue) {
         (Some(sweep), _) => parse_sweep(sweep)?,
@@ -260,10 +262,10 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         bail!("isovalue {v} is not a finite number");
     }
     let start = Instant::now();
-    if args.source.brick == 0 {
+    if args.image.source.brick == 0 {
         bail!("--brick must be at least 1");
     }
-    let bvh = BrickBvh::build(&lattice, args.source.brick);
+    let bvh = BrickBvh::build(&lattice, args.image.source.brick);
     eprintln!(
         "{}: {}x{}x{} samples, values {lo} to {hi}; {} bricks of {}³ cells built in {:.1} ms",
         args.volume,
@@ -271,10 +273,10 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         lattice.samples[1],
         lattice.samples[2],
         bvh.brick_count(),
-        args.source.brick,
+        args.image.source.brick,
         start.elapsed().as_secs_f64() * 1e3
     );
-    let mut renderer = Renderer::new(args.backend, &lattice)?;
+    let mut renderer = Renderer::new(args.image.backend, &lattice)?;
     let shading = Shading::default();
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => bail!("--orbit needs at least one view"),
@@ -289,7 +291,8 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         }
         for (k, &(azimuth, elevation)) in views.iter().enumerate() {
             let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
-            let (pixels, hits, times) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading)?;
+            let (image, times) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, true)?;
+            let (pixels, hits) = image.expect("kept");
             let mut path = args.output.clone();
             if isovalues.len() > 1 {
                 path = suffixed(&path, &format!("iso{isovalue}"));
@@ -327,14 +330,8 @@ pub struct BenchIsosurfaceArgs {
     /// Timed frames per view (after one untimed frame).
     #[arg(long, default_value_t = 5)]
     pub frames: u32,
-    /// Image size WIDTHxHEIGHT.
-    #[arg(long, value_parser = crate::parse_resolution, default_value = "1024x1024")]
-    pub resolution: (u32, u32),
     #[command(flatten)]
-    pub source: VolumeSource,
-    /// Renderer: cuda when a device opens, else the CPU.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
+    pub image: ImageOptions,
     /// Also write the rows as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -367,39 +364,40 @@ fn mean_sd(values: &[f64]) -> (f64, f64) {
 }
 
 pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
-    let (width, height) = args.resolution;
+    let (width, height) = args.image.resolution;
     crate::commands::check_resolution(width, height)?;
     if args.views == 0 || args.frames == 0 {
         bail!("--views and --frames must be at least 1");
     }
-    if args.source.brick == 0 {
+    let source = &args.image.source;
+    if source.brick == 0 {
         bail!("--brick must be at least 1");
     }
     let shading = Shading::default();
     let mut rows = Vec::new();
     for name in &args.volumes {
-        let lattice = load_lattice(name, &args.source)?;
-        let bvh = BrickBvh::build(&lattice, args.source.brick);
-        let mut renderer = Renderer::new(args.backend, &lattice)?;
+        let lattice = load_lattice(name, source)?;
+        let bvh = BrickBvh::build(&lattice, source.brick);
+        let mut renderer = Renderer::new(args.image.backend, &lattice)?;
         let (lo, hi) = lattice.range();
         for &fraction in &args.fractions {
             let isovalue = lo + fraction * (hi - lo);
             let valid_bricks = bvh.condense(isovalue).leaves().len();
-            let (mut per_view, mut fps, mut updates, mut hit_total) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+            let (mut per_view, mut fps, mut updates, mut hit_pixels) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
             for k in 0..args.views {
                 let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
-                renderer.frame(&lattice, &bvh, isovalue, &view, &shading)?;
+                // The untimed first frame keeps its image: the hit count of the last view is reported.
+                let (image, _) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, true)?;
+                hit_pixels = image.map_or(0, |(_, hits)| hits);
                 let mut times = Vec::new();
                 for _ in 0..args.frames {
-                    let (_, hits, t) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading)?;
+                    let (_, t) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, false)?;
                     times.push(t.render_ms);
                     updates.push(t.update_ms);
-                    hit_total = hits;
                 }
                 let (view_ms, _) = mean_sd(&times);
                 per_view.push(view_ms);
                 fps.push(1e3 / view_ms.max(1e-9));
-                let _ = hit_total;
             }
             let (render_mean, render_sd) = mean_sd(&per_view);
             let (fps_mean, fps_sd) = mean_sd(&fps);
@@ -407,12 +405,12 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
             let row = BenchRow {
                 volume: name.clone(),
                 samples: lattice.samples,
-                brick: args.source.brick,
+                brick: source.brick,
                 backend: renderer.name().to_string(),
                 isovalue,
                 valid_bricks,
                 bricks: bvh.brick_count(),
-                hit_fraction: hit_total as f64 / (width as f64 * height as f64),
+                hit_fraction: hit_pixels as f64 / (width as f64 * height as f64),
                 update_ms,
                 render_ms_mean: render_mean,
                 render_ms_sd: render_sd,

@@ -200,6 +200,11 @@ pub fn volume_path(s: &HostScene, r: &mut Reader, o: &mut Output) {
         goes_on = volpath::extend(&view, &mut path, &mut counters);
         write_volume_state(o, &path, goes_on, &counters);
     }
+    write_bounce_counts(s, o, &counters);
+}
+
+/// The paths entering extend per bounce slot, as cpp/lockstep.cpp's volume_path ends.
+fn write_bounce_counts(s: &HostScene, o: &mut Output, counters: &PathCounters) {
     for bounce in 0..counter_slots(s.scene.settings.max_depth) as usize {
         o.u(counters.active_per_bounce.get(bounce).copied().unwrap_or(0) as u32);
     }
@@ -214,9 +219,7 @@ pub fn volume_path_final(s: &HostScene, r: &mut Reader, o: &mut Output) {
     let mut path = volpath::generate(&view, pixel, sample);
     while volpath::extend(&view, &mut path, &mut counters) {}
     write_volume_state(o, &path, false, &counters);
-    for bounce in 0..counter_slots(s.scene.settings.max_depth) as usize {
-        o.u(counters.active_per_bounce.get(bounce).copied().unwrap_or(0) as u32);
-    }
+    write_bounce_counts(s, o, &counters);
 }
 
 // ---- argument drawers -------------------------------------------------------------------------

@@ -353,6 +353,16 @@ __device__ __forceinline__ void add_warp_total(unsigned long long* counters, uns
     if (lane_id() == (unsigned int)(__ffs(active) - 1)) atomicAdd(counters + slot, (unsigned long long)total);
 }
 
+// A step's counts into the counters, one atomic per warp and counter.
+__device__ __forceinline__ void add_step_counts(const VolumeContext& ctx, const VolumeStepCounts& counts) {
+    const unsigned int base = COUNTER_ACTIVE_BASE + 3u * ctx.volume.counter_slots;
+    add_warp_total(ctx.counters, COUNTER_EXTENSION_RAYS, counts.extension_rays);
+    add_warp_total(ctx.counters, COUNTER_SHADOW_RAYS, counts.shadow_rays);
+    add_warp_total(ctx.counters, base, counts.tracking.steps);
+    add_warp_total(ctx.counters, base + 1u, counts.tracking.density_lookups);
+    add_warp_total(ctx.counters, base + 2u, counts.tracking.albedo_lookups);
+}
+
 // The pending medium vertex of a deferred path: whether the path goes on.
 __device__ __forceinline__ bool volume_complete_scatter(const VolumeContext& ctx, VolumePath& path,
                                                         VolumeStepCounts& counts) {
@@ -393,12 +403,7 @@ __device__ __forceinline__ bool volume_extend_deferred(const VolumeContext& ctx,
         if (leader) atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + 2u * slots + slot, (unsigned long long)warp_cycles);
     }
     __syncwarp(entered);
-    const unsigned int base = COUNTER_ACTIVE_BASE + 3u * ctx.volume.counter_slots;
-    add_warp_total(ctx.counters, COUNTER_EXTENSION_RAYS, counts.extension_rays);
-    add_warp_total(ctx.counters, COUNTER_SHADOW_RAYS, counts.shadow_rays);
-    add_warp_total(ctx.counters, base, counts.tracking.steps);
-    add_warp_total(ctx.counters, base + 1u, counts.tracking.density_lookups);
-    add_warp_total(ctx.counters, base + 2u, counts.tracking.albedo_lookups);
+    add_step_counts(ctx, counts);
     return goes_on;
 }
 
@@ -420,12 +425,7 @@ __device__ __forceinline__ bool volume_extend(const VolumeContext& ctx, VolumePa
     const unsigned int warp_cycles = __reduce_max_sync(peers, cycles);
     if (leader) atomicAdd(ctx.counters + COUNTER_ACTIVE_BASE + 2u * slots + slot, (unsigned long long)warp_cycles);
     __syncwarp(__activemask());
-    const unsigned int base = COUNTER_ACTIVE_BASE + 3u * slots;
-    add_warp_total(ctx.counters, COUNTER_EXTENSION_RAYS, counts.extension_rays);
-    add_warp_total(ctx.counters, COUNTER_SHADOW_RAYS, counts.shadow_rays);
-    add_warp_total(ctx.counters, base, counts.tracking.steps);
-    add_warp_total(ctx.counters, base + 1u, counts.tracking.density_lookups);
-    add_warp_total(ctx.counters, base + 2u, counts.tracking.albedo_lookups);
+    add_step_counts(ctx, counts);
     return goes_on;
 }
 
