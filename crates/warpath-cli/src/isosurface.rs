@@ -1,7 +1,10 @@
 //! `warpath isosurface` and `warpath bench isosurface` (issue 14, seed 001): images of the
 //! isosurface of a scalar volume through the min-max brick BVH, on the GPU when one opens
-//! (`iso_render_single`: one thread per pixel) and on the CPU otherwise (the reference
-//! renderer of `warpath_isosurface::render`, which the GPU matches pixel for pixel).
+//! and on the CPU otherwise (the reference renderer of `warpath_isosurface::render`, which
+//! every GPU pipeline matches pixel for pixel). On the GPU, `--pipeline` picks seed 001's
+//! pipeline: `caster` (one thread per pixel through caster.cuh), `single` (the pipeline's
+//! stages in one kernel), or the multi-kernel pipeline with one compaction method between
+//! its stages: `ink-compact`, `ink-collate`, `lookback`, `ofk` (docs/isosurface.md).
 //!
 //! Volumes: a file `warpath_volume::load` opens (`.nii`, `.nii.gz`, `.vol`, `.vdb`, raw
 //! with `--raw-resolution`), or a procedural field `marschner-lobb[:N]`, `spheres[:N]`,
@@ -9,8 +12,9 @@
 //! N³ samples (seed 001's 256³ and 512³). The lattice is in index space: anisotropic voxel
 //! spacing is not applied (the image is the volume as stored).
 //!
-//! Per frame, the tree of the isovalue is condensed on the CPU and uploaded (the "BVH
-//! update", timed apart from the render); a GPU kernel for it is not built yet.
+//! Per frame, the tree of the isovalue is condensed (the "BVH update", timed apart from the
+//! render): on the GPU by one kernel (`--tree-update gpu`, the default) or on the CPU and
+//! uploaded (`--tree-update cpu`).
 
 use crate::Backend;
 use anyhow::{Context, Result, bail};
@@ -19,7 +23,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpath_cuda::CudaDevice;
-use warpath_cuda::isosurface::{DeviceIsosurface, RenderTarget};
+use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
 use warpath_isosurface::render::{IsoView, Shading, render};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
 use warpath_volume::load::{RawLayout, RawSample};
@@ -54,6 +58,25 @@ pub struct ImageOptions {
     /// Renderer: cuda when a device opens, else the CPU.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
+    /// GPU: where the tree of each isovalue is condensed (gpu: one kernel, no read-back;
+    /// cpu: BrickBvh::condense, then an upload).
+    #[arg(long, value_enum, default_value_t = TreeUpdate::Gpu)]
+    pub tree_update: TreeUpdate,
+}
+
+/// Where the per-isovalue tree update runs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TreeUpdate {
+    Gpu,
+    Cpu,
+}
+
+pub fn parse_pipeline(s: &str) -> Result<IsoPipeline, String> {
+    IsoPipeline::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = IsoPipeline::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown pipeline '{s}' (one of {})", names.join(", "))
+    })
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -81,6 +104,9 @@ pub struct IsosurfaceArgs {
     #[command(flatten)]
     pub image: ImageOptions,
     /// Output image (.png sRGB, .exr linear).
+    /// GPU pipeline (seed 001): caster, single, ink-compact, ink-collate, lookback, ofk.
+    #[arg(long, value_parser = parse_pipeline, default_value = "caster")]
+    pub pipeline: IsoPipeline,
     #[arg(short, long, default_value = "isosurface.png")]
     pub output: PathBuf,
 }
@@ -161,25 +187,42 @@ pub fn load_lattice(name: &str, source: &VolumeSource) -> Result<Lattice> {
 /// A renderer of one volume: the CPU reference, or the GPU with its buffers.
 enum Renderer {
     Cpu,
-    Gpu { device: CudaDevice, surface: DeviceIsosurface, target: Option<RenderTarget> },
+    Gpu {
+        device: CudaDevice,
+        surface: Box<DeviceIsosurface>,
+        update: TreeUpdate,
+        target: Option<RenderTarget>,
+        buffers: Option<PipelineBuffers>,
+    },
 }
 
 /// Timings of one frame, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct FrameTimes {
-    /// Condensing the tree for the isovalue (CPU) and uploading it.
+    /// The tree update for the isovalue (GPU: the kernel, or the CPU condensation and its
+    /// upload; synchronised).
     pub update_ms: f64,
-    /// The render (GPU: the kernel, synchronised; CPU: every pixel on all cores).
+    /// The render (GPU: the pipeline, synchronised; CPU: every pixel on all cores).
     pub render_ms: f64,
 }
 
 impl Renderer {
-    fn new(backend: Backend, lattice: &Lattice) -> Result<Renderer> {
-        Ok(match crate::commands::choose_backend(backend)? {
+    fn new(options: &ImageOptions, lattice: &Lattice, bvh: &BrickBvh) -> Result<Renderer> {
+        Ok(match crate::commands::choose_backend(options.backend)? {
             None => Renderer::Cpu,
             Some(device) => {
-                let surface = DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
-                Renderer::Gpu { device, surface, target: None }
+                let mut surface =
+                    DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
+                if options.tree_update == TreeUpdate::Gpu {
+                    surface.upload_bvh(&device, bvh).context("uploading the brick tree to the GPU")?;
+                }
+                Renderer::Gpu {
+                    device,
+                    surface: Box::new(surface),
+                    update: options.tree_update,
+                    target: None,
+                    buffers: None,
+                }
             }
         })
     }
@@ -191,8 +234,10 @@ impl Renderer {
         }
     }
 
-    /// One frame: the tree of `isovalue`, then the image of `view`; with `keep`, the image
-    /// (downloaded from the GPU) and its count of hit pixels.
+    /// One frame: the tree of `isovalue`, then the image of `view` by `pipeline` (GPU);
+    /// with `keep`, the image (downloaded from the GPU) and its count of hit pixels; with
+    /// `stages`, the GPU time of each stage added in.
+    #[allow(clippy::too_many_arguments)]
     fn frame(
         &mut self,
         lattice: &Lattice,
@@ -200,12 +245,14 @@ impl Renderer {
         isovalue: f32,
         view: &IsoView,
         shading: &Shading,
+        pipeline: IsoPipeline,
         keep: bool,
+        stages: Option<&mut StageTimes>,
     ) -> Result<(Option<(Vec<[f32; 3]>, usize)>, FrameTimes)> {
         let start = Instant::now();
-        let tree = bvh.condense(isovalue);
         match self {
             Renderer::Cpu => {
+                let tree = bvh.condense(isovalue);
                 let update_ms = start.elapsed().as_secs_f64() * 1e3;
                 let start = Instant::now();
                 let image = render(lattice, bvh, &tree, isovalue, view, shading);
@@ -213,16 +260,33 @@ impl Renderer {
                 let hits = image.hit_count();
                 Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms }))
             }
-            Renderer::Gpu { device, surface, target } => {
-                surface.set_tree(device, bvh, &tree, isovalue)?;
+            Renderer::Gpu { device, surface, update, target, buffers } => {
+                match update {
+                    TreeUpdate::Gpu => surface.update_tree(device, isovalue)?,
+                    TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
+                }
                 device.synchronize()?;
                 let update_ms = start.elapsed().as_secs_f64() * 1e3;
                 if target.as_ref().is_none_or(|t| t.size() != (view.width, view.height)) {
                     *target = Some(RenderTarget::new(device, view.width, view.height, false)?);
                 }
+                let need = surface.pipeline_stack_need();
+                let pixels = view.width as u64 * view.height as u64;
+                if matches!(pipeline, IsoPipeline::Single | IsoPipeline::Multi(_))
+                    && buffers.as_ref().is_none_or(|b| b.pixels() as u64 != pixels || b.stack_capacity() < need)
+                {
+                    *buffers = None;
+                    *buffers = Some(
+                        PipelineBuffers::new(device, view.width, view.height, need)
+                            .context("allocating the pipeline's buffers")?,
+                    );
+                }
                 let target = target.as_ref().expect("made above");
                 let start = Instant::now();
-                surface.render_into(device, view, shading, target)?;
+                match buffers.as_mut() {
+                    Some(b) => surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?,
+                    None => surface.render_into(device, view, shading, target)?,
+                }
                 device.synchronize()?;
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;
                 let times = FrameTimes { update_ms, render_ms };
@@ -276,7 +340,7 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         args.image.source.brick,
         start.elapsed().as_secs_f64() * 1e3
     );
-    let mut renderer = Renderer::new(args.image.backend, &lattice)?;
+    let mut renderer = Renderer::new(&args.image, &lattice, &bvh)?;
     let shading = Shading::default();
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => bail!("--orbit needs at least one view"),
@@ -291,7 +355,8 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         }
         for (k, &(azimuth, elevation)) in views.iter().enumerate() {
             let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
-            let (image, times) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, true)?;
+            let (image, times) =
+                renderer.frame(&lattice, &bvh, isovalue, &view, &shading, args.pipeline, true, None)?;
             let (pixels, hits) = image.expect("kept");
             let mut path = args.output.clone();
             if isovalues.len() > 1 {
@@ -303,8 +368,9 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
             let linear: Vec<Vec3> = pixels.iter().map(|p| Vec3::from_array(*p)).collect();
             crate::output::write_image(&path, width, height, &linear, 0.0, None)?;
             eprintln!(
-                "isovalue {isovalue}, view {azimuth:.1}°/{elevation:.1}° ({}): {hits} of {} pixels hit; tree {:.2} ms, render {:.2} ms ({:.0} fps); wrote {}",
+                "isovalue {isovalue}, view {azimuth:.1}°/{elevation:.1}° ({}{}): {hits} of {} pixels hit; tree {:.2} ms, render {:.2} ms ({:.0} fps); wrote {}",
                 renderer.name(),
+                if renderer.name() == "cuda" { format!(", {}", args.pipeline) } else { String::new() },
                 pixels.len(),
                 times.update_ms,
                 times.render_ms,
@@ -330,11 +396,31 @@ pub struct BenchIsosurfaceArgs {
     /// Timed frames per view (after one untimed frame).
     #[arg(long, default_value_t = 5)]
     pub frames: u32,
+    /// GPU pipelines to compare (comma separated; the CPU backend has one).
+    #[arg(long, value_delimiter = ',', value_parser = parse_pipeline,
+          default_value = "caster,single,ink-compact,ink-collate,lookback,ofk")]
+    pub pipelines: Vec<IsoPipeline>,
+    /// Also time each stage of the multi-kernel pipelines (one more frame per view, each
+    /// launch waited for: the stage times, not the frame time).
+    #[arg(long)]
+    pub stages: bool,
     #[command(flatten)]
     pub image: ImageOptions,
     /// Also write the rows as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+/// Per-stage GPU milliseconds of one frame (means over the views).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+struct StageRow {
+    generate_ms: f64,
+    traverse_ms: f64,
+    intersect_ms: f64,
+    shade_ms: f64,
+    compaction_ms: f64,
+    rounds: f64,
+    traversal_rays: f64,
 }
 
 #[derive(Serialize)]
@@ -343,7 +429,10 @@ struct BenchRow {
     samples: [u32; 3],
     brick: u32,
     backend: String,
+    pipeline: String,
+    tree_update: TreeUpdate,
     isovalue: f32,
+    fraction: f32,
     valid_bricks: usize,
     bricks: usize,
     hit_fraction: f64,
@@ -354,6 +443,7 @@ struct BenchRow {
     fps_sd: f64,
     fps_with_update: f64,
     render_ms_per_view: Vec<f64>,
+    stages: Option<StageRow>,
 }
 
 fn mean_sd(values: &[f64]) -> (f64, f64) {
@@ -369,6 +459,9 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     if args.views == 0 || args.frames == 0 {
         bail!("--views and --frames must be at least 1");
     }
+    if args.pipelines.is_empty() {
+        bail!("--pipelines names none");
+    }
     let source = &args.image.source;
     if source.brick == 0 {
         bail!("--brick must be at least 1");
@@ -378,72 +471,108 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     for name in &args.volumes {
         let lattice = load_lattice(name, source)?;
         let bvh = BrickBvh::build(&lattice, source.brick);
-        let mut renderer = Renderer::new(args.image.backend, &lattice)?;
+        let mut renderer = Renderer::new(&args.image, &lattice, &bvh)?;
+        let pipelines = if renderer.name() == "cpu" { vec![IsoPipeline::Caster] } else { args.pipelines.clone() };
         let (lo, hi) = lattice.range();
         for &fraction in &args.fractions {
             let isovalue = lo + fraction * (hi - lo);
             let valid_bricks = bvh.condense(isovalue).leaves().len();
-            let (mut per_view, mut fps, mut updates, mut hit_pixels) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
-            for k in 0..args.views {
-                let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
-                // The untimed first frame keeps its image: the hit count of the last view is reported.
-                let (image, _) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, true)?;
-                hit_pixels = image.map_or(0, |(_, hits)| hits);
-                let mut times = Vec::new();
-                for _ in 0..args.frames {
-                    let (_, t) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, false)?;
-                    times.push(t.render_ms);
-                    updates.push(t.update_ms);
+            for &pipeline in &pipelines {
+                let (mut per_view, mut fps, mut updates, mut hit_pixels) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+                let mut stage_sum = StageTimes::default();
+                let timed_stages = args.stages && matches!(pipeline, IsoPipeline::Multi(_));
+                for k in 0..args.views {
+                    let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
+                    // The untimed first frame keeps its image: the hit count of the last view is reported.
+                    let (image, _) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, true, None)?;
+                    hit_pixels = image.map_or(0, |(_, hits)| hits);
+                    let mut times = Vec::new();
+                    for _ in 0..args.frames {
+                        let (_, t) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, None)?;
+                        times.push(t.render_ms);
+                        updates.push(t.update_ms);
+                    }
+                    if timed_stages {
+                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, Some(&mut stage_sum))?;
+                    }
+                    let (view_ms, _) = mean_sd(&times);
+                    per_view.push(view_ms);
+                    fps.push(1e3 / view_ms.max(1e-9));
                 }
-                let (view_ms, _) = mean_sd(&times);
-                per_view.push(view_ms);
-                fps.push(1e3 / view_ms.max(1e-9));
+                let (render_mean, render_sd) = mean_sd(&per_view);
+                let (fps_mean, fps_sd) = mean_sd(&fps);
+                let (update_ms, _) = mean_sd(&updates);
+                let v = args.views as f64;
+                let stages = timed_stages.then_some(StageRow {
+                    generate_ms: stage_sum.generate_ms / v,
+                    traverse_ms: stage_sum.traverse_ms / v,
+                    intersect_ms: stage_sum.intersect_ms / v,
+                    shade_ms: stage_sum.shade_ms / v,
+                    compaction_ms: stage_sum.compaction_ms / v,
+                    rounds: stage_sum.rounds as f64 / v,
+                    traversal_rays: stage_sum.traversal_rays as f64 / v,
+                });
+                let row = BenchRow {
+                    volume: name.clone(),
+                    samples: lattice.samples,
+                    brick: source.brick,
+                    backend: renderer.name().to_string(),
+                    pipeline: if renderer.name() == "cpu" { "cpu".into() } else { pipeline.name().into() },
+                    tree_update: if renderer.name() == "cpu" { TreeUpdate::Cpu } else { args.image.tree_update },
+                    isovalue,
+                    fraction,
+                    valid_bricks,
+                    bricks: bvh.brick_count(),
+                    hit_fraction: hit_pixels as f64 / (width as f64 * height as f64),
+                    update_ms,
+                    render_ms_mean: render_mean,
+                    render_ms_sd: render_sd,
+                    fps_mean,
+                    fps_sd,
+                    fps_with_update: 1e3 / (render_mean + update_ms).max(1e-9),
+                    render_ms_per_view: per_view,
+                    stages,
+                };
+                eprintln!(
+                    "{name} isovalue {isovalue} {}: {:.3} ± {:.3} ms, {:.0} ± {:.0} fps ({:.0} with the tree update of {:.3} ms)",
+                    row.pipeline, row.render_ms_mean, row.render_ms_sd, row.fps_mean, row.fps_sd, row.fps_with_update, row.update_ms
+                );
+                rows.push(row);
             }
-            let (render_mean, render_sd) = mean_sd(&per_view);
-            let (fps_mean, fps_sd) = mean_sd(&fps);
-            let (update_ms, _) = mean_sd(&updates);
-            let row = BenchRow {
-                volume: name.clone(),
-                samples: lattice.samples,
-                brick: source.brick,
-                backend: renderer.name().to_string(),
-                isovalue,
-                valid_bricks,
-                bricks: bvh.brick_count(),
-                hit_fraction: hit_pixels as f64 / (width as f64 * height as f64),
-                update_ms,
-                render_ms_mean: render_mean,
-                render_ms_sd: render_sd,
-                fps_mean,
-                fps_sd,
-                fps_with_update: 1e3 / (render_mean + update_ms).max(1e-9),
-                render_ms_per_view: per_view,
-            };
-            eprintln!(
-                "{name} isovalue {isovalue}: {:.3} ± {:.3} ms, {:.0} ± {:.0} fps ({:.0} with the tree update of {:.2} ms)",
-                row.render_ms_mean, row.render_ms_sd, row.fps_mean, row.fps_sd, row.fps_with_update, row.update_ms
-            );
-            rows.push(row);
         }
     }
+    print_tables(args, &rows);
+    crate::bench::write_json(args.json.as_deref(), &rows)
+}
+
+/// The benchmark's tables: every row; seed 001's Table 1 (fps per volume and pipeline over
+/// all views and isovalues, and the ratio to the single kernel); Figure 6 (fps against the
+/// isovalue); the stage times.
+fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
+    let (width, height) = args.image.resolution;
     println!("{}", crate::bench::header());
     println!(
-        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; the tree update (CPU condensation + upload) timed apart\n",
-        args.views, args.frames
+        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart)\n",
+        args.views,
+        args.frames,
+        match rows.first().map_or(args.image.tree_update, |r| r.tree_update) {
+            TreeUpdate::Gpu => "GPU (one kernel)",
+            TreeUpdate::Cpu => "CPU (condensation + upload)",
+        }
     );
     println!(
-        "| volume | samples | brick | backend | isovalue | valid bricks | hit pixels | tree update ms | render ms (mean ± sd over views) | fps (mean ± sd) | fps with update |"
+        "| volume | samples | brick | pipeline | isovalue | valid bricks | hit pixels | tree update ms | render ms (mean ± sd over views) | fps (mean ± sd) | fps with update |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for r in &rows {
+    for r in rows {
         println!(
-            "| {} | {}×{}×{} | {} | {} | {:.4} | {} of {} | {:.1}% | {:.2} | {:.3} ± {:.3} | {:.0} ± {:.0} | {:.0} |",
+            "| {} | {}×{}×{} | {} | {} | {:.4} | {} of {} | {:.1}% | {:.3} | {:.3} ± {:.3} | {:.0} ± {:.0} | {:.0} |",
             r.volume,
             r.samples[0],
             r.samples[1],
             r.samples[2],
             r.brick,
-            r.backend,
+            r.pipeline,
             r.isovalue,
             r.valid_bricks,
             r.bricks,
@@ -456,7 +585,88 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
             r.fps_with_update
         );
     }
-    crate::bench::write_json(args.json.as_deref(), &rows)
+    // Table 1: per volume and pipeline, fps over every (view, isovalue).
+    let mut volumes: Vec<&str> = Vec::new();
+    let mut pipelines: Vec<&str> = Vec::new();
+    for r in rows {
+        if !volumes.contains(&r.volume.as_str()) {
+            volumes.push(&r.volume);
+        }
+        if !pipelines.contains(&r.pipeline.as_str()) {
+            pipelines.push(&r.pipeline);
+        }
+    }
+    let view_fps = |volume: &str, pipeline: &str| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r.volume == volume && r.pipeline == pipeline)
+            .flat_map(|r| r.render_ms_per_view.iter().map(|ms| 1e3 / ms.max(1e-9)))
+            .collect()
+    };
+    let mean_ms = |volume: &str, pipeline: &str| -> f64 {
+        let all: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.volume == volume && r.pipeline == pipeline)
+            .flat_map(|r| r.render_ms_per_view.iter().copied())
+            .collect();
+        mean_sd(&all).0
+    };
+    println!("\n#### Table 1: fps (mean ± sd over views and isovalues; render only)\n");
+    println!("| volume | {} |", pipelines.join(" | "));
+    println!("|---|{}", "---|".repeat(pipelines.len()));
+    for v in &volumes {
+        let cells: Vec<String> = pipelines
+            .iter()
+            .map(|p| {
+                let (m, sd) = mean_sd(&view_fps(v, p));
+                format!("{m:.0} ± {sd:.0}")
+            })
+            .collect();
+        println!("| {v} | {} |", cells.join(" | "));
+    }
+    if pipelines.contains(&"single") {
+        println!("\n#### Speed-up over the single kernel (its mean frame time ÷ the pipeline's)\n");
+        println!("| volume | {} |", pipelines.join(" | "));
+        println!("|---|{}", "---|".repeat(pipelines.len()));
+        for v in &volumes {
+            let single = mean_ms(v, "single");
+            let cells: Vec<String> = pipelines.iter().map(|p| format!("{:.2}×", single / mean_ms(v, p).max(1e-12))).collect();
+            println!("| {v} | {} |", cells.join(" | "));
+        }
+    }
+    // Figure 6: fps against the isovalue.
+    println!("\n#### Figure 6: fps (mean over views) against the isovalue\n");
+    println!("| volume | fraction | isovalue | hit pixels | {} |", pipelines.join(" | "));
+    println!("|---|---|---|---|{}", "---|".repeat(pipelines.len()));
+    for v in &volumes {
+        for &fraction in &args.fractions {
+            let at: Vec<&BenchRow> = rows.iter().filter(|r| r.volume == *v && r.fraction == fraction).collect();
+            let Some(first) = at.first() else { continue };
+            let cells: Vec<String> = pipelines
+                .iter()
+                .map(|p| at.iter().find(|r| r.pipeline == *p).map_or("–".into(), |r| format!("{:.0}", r.fps_mean)))
+                .collect();
+            println!(
+                "| {v} | {fraction} | {:.4} | {:.1}% | {} |",
+                first.isovalue,
+                100.0 * first.hit_fraction,
+                cells.join(" | ")
+            );
+        }
+    }
+    if rows.iter().any(|r| r.stages.is_some()) {
+        println!("\n#### Stage times of the multi-kernel pipelines (GPU ms per frame, mean over views; each launch waited for)\n");
+        println!("| volume | isovalue | pipeline | generate | traverse | intersect | shade | compaction (OfK) | rounds | rays into traversal |");
+        println!("|---|---|---|---|---|---|---|---|---|---|");
+        for r in rows {
+            if let Some(s) = &r.stages {
+                println!(
+                    "| {} | {:.4} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.0} |",
+                    r.volume, r.isovalue, r.pipeline, s.generate_ms, s.traverse_ms, s.intersect_ms, s.shade_ms,
+                    s.compaction_ms, s.rounds, s.traversal_rays
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
-// isosurface.cu — the single-kernel isosurface ray caster (issue 14, seed 001's "single
-// kernel" pipeline): one thread per ray, from the lattice box to its first hit through the
-// condensed brick tree of the isovalue (isosurface/caster.cuh); iso_render_single also
-// makes each pixel's ray and shades its hit (isosurface/render.cuh).
-#include "isosurface/render.cuh"
+// isosurface.cu — the isosurface ray casters (issue 14, seed 001): the single-kernel caster
+// of rays (iso_cast_single, for the hit-for-hit test) and of images (iso_render_single:
+// isosurface/render.cuh), the per-isovalue tree update (isosurface/update.cuh), and the
+// pipelines of isosurface/pipeline.cuh: the single kernel over the pipeline's stages and,
+// per compaction method, the multi-kernel stages.
+#include "isosurface/pipeline.cuh"
+#include "isosurface/update.cuh"
 
 extern "C" __global__ void __launch_bounds__(256) iso_cast_single(IsoArgs a) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.ray_count) return;
+    if (a.root_slot != nullptr) a.root = *a.root_slot;
     a.hits[i] = iso_cast(a, a.rays[i]).hit;
 }
 
@@ -16,3 +19,37 @@ extern "C" __global__ void __launch_bounds__(256) iso_render_single(IsoRenderArg
     if (x >= a.width || y >= a.height) return;
     iso_render_pixel(a, x, y);
 }
+
+// The tree of an isovalue, by one block (isosurface/update.cuh).
+extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }
+
+// The single-kernel pipeline: one thread per pixel (in row order) through every stage.
+extern "C" __global__ void __launch_bounds__(256) iso_pipeline_single(IsoPipelineArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel < a.pixel_count) iso_pipeline_pixel(a, pixel);
+}
+
+extern "C" __global__ void __launch_bounds__(256) iso_shade(IsoPipelineArgs a, const unsigned int* in,
+                                                            const unsigned int* in_count) {
+    iso_shade_queue(a, in, in_count);
+}
+
+#define ISO_STAGES(SUFFIX, METHOD)                                                                            \
+    extern "C" __global__ void __launch_bounds__(256) iso_generate_##SUFFIX(IsoPipelineArgs a, IsoStageOut out) { \
+        iso_generate<METHOD>(a, out);                                                                         \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256)                                                         \
+        iso_traverse_##SUFFIX(IsoPipelineArgs a, const unsigned int* in, const unsigned int* in_count,        \
+                              unsigned int bound, IsoStageOut out) {                                          \
+        iso_traverse<METHOD>(a, in, in_count, bound, out);                                                    \
+    }                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256)                                                         \
+        iso_intersect_##SUFFIX(IsoPipelineArgs a, const unsigned int* in, const unsigned int* in_count,       \
+                               unsigned int bound, IsoStageOut to_traverse, IsoStageOut to_shade) {           \
+        iso_intersect<METHOD>(a, in, in_count, bound, to_traverse, to_shade);                                 \
+    }
+
+ISO_STAGES(collate, ISO_COLLATE)
+ISO_STAGES(compact, ISO_COMPACT)
+ISO_STAGES(lookback, ISO_LOOKBACK)
+ISO_STAGES(flags, ISO_FLAGS)

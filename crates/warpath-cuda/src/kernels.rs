@@ -32,6 +32,8 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("volume/estimator.cuh", include_str!("../kernels/volume/estimator.cuh")),
     ("isosurface/caster.cuh", include_str!("../kernels/isosurface/caster.cuh")),
     ("isosurface/render.cuh", include_str!("../kernels/isosurface/render.cuh")),
+    ("isosurface/update.cuh", include_str!("../kernels/isosurface/update.cuh")),
+    ("isosurface/pipeline.cuh", include_str!("../kernels/isosurface/pipeline.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -132,7 +134,7 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (SURFACE_STAGES, crate::strategy::surface_stage_kernel_names()),
         (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
         (FILM, vec![crate::film::MERGE_KERNEL]),
-        (ISOSURFACE, vec![crate::isosurface::CAST_SINGLE, crate::isosurface::RENDER_SINGLE]),
+        (ISOSURFACE, crate::isosurface::KERNEL_NAMES.clone()),
     ]
     .into_iter()
     .chain(crate::strategy::SURFACE.family_programs())

@@ -53,8 +53,9 @@ struct IsoArgs {
     unsigned int root;        // ISO_NO_NODE: an empty tree
     unsigned int ray_count;
     float isovalue;
+    const unsigned int* root_slot;  // non-null: the root is *root_slot (the GPU tree update's)
 };
-static_assert(sizeof(IsoArgs) == 56, "IsoArgs size");
+static_assert(sizeof(IsoArgs) == 64, "IsoArgs size");
 static_assert(WARPATH_OFFSETOF(IsoArgs, values) == 0, "IsoArgs.values");
 static_assert(WARPATH_OFFSETOF(IsoArgs, nodes) == 8, "IsoArgs.nodes");
 static_assert(WARPATH_OFFSETOF(IsoArgs, rays) == 16, "IsoArgs.rays");
@@ -63,6 +64,7 @@ static_assert(WARPATH_OFFSETOF(IsoArgs, samples) == 32, "IsoArgs.samples");
 static_assert(WARPATH_OFFSETOF(IsoArgs, root) == 44, "IsoArgs.root");
 static_assert(WARPATH_OFFSETOF(IsoArgs, ray_count) == 48, "IsoArgs.ray_count");
 static_assert(WARPATH_OFFSETOF(IsoArgs, isovalue) == 52, "IsoArgs.isovalue");
+static_assert(WARPATH_OFFSETOF(IsoArgs, root_slot) == 56, "IsoArgs.root_slot");
 
 // caster.rs slab: the t range of the ray inside lo..hi, clipped to [t_min, t_max].
 __device__ __forceinline__ bool iso_slab(const double* o, const double* d, const double* lo, const double* hi,

@@ -29,8 +29,9 @@ struct IsoRenderArgs {
     float shininess;
     float background[3];
     unsigned int _pad;
+    const unsigned int* root_slot;  // non-null: the root is *root_slot (the GPU tree update's)
 };
-static_assert(sizeof(IsoRenderArgs) == 200, "IsoRenderArgs size");
+static_assert(sizeof(IsoRenderArgs) == 208, "IsoRenderArgs size");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, values) == 0, "IsoRenderArgs.values");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, nodes) == 8, "IsoRenderArgs.nodes");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, pixels) == 16, "IsoRenderArgs.pixels");
@@ -51,6 +52,12 @@ static_assert(WARPATH_OFFSETOF(IsoRenderArgs, specular) == 176, "IsoRenderArgs.s
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, shininess) == 180, "IsoRenderArgs.shininess");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, background) == 184, "IsoRenderArgs.background");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, _pad) == 196, "IsoRenderArgs._pad");
+static_assert(WARPATH_OFFSETOF(IsoRenderArgs, root_slot) == 200, "IsoRenderArgs.root_slot");
+
+// The root of the frame's tree: the host's (a CPU condensation) or the device's slot.
+__device__ __forceinline__ unsigned int iso_frame_root(const IsoRenderArgs& a) {
+    return a.root_slot != nullptr ? *a.root_slot : a.root;
+}
 
 // IsoView::ray: normalize(corner + (x + ½)·right + (y + ½)·down), no fused operations.
 __device__ __forceinline__ IsoRay iso_pixel_ray(const IsoRenderArgs& a, unsigned int x, unsigned int y) {
@@ -79,7 +86,8 @@ __device__ __forceinline__ float3 iso_shade(const IsoRenderArgs& a, const double
                        __fadd_rn(__fmul_rn(a.color[2], lambert), highlight));
 }
 
-__device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigned int x, unsigned int y) {
+// The caster's arguments for a frame.
+__device__ __forceinline__ IsoArgs iso_frame_caster(const IsoRenderArgs& a) {
     IsoArgs g;
     g.values = a.values;
     g.nodes = a.nodes;
@@ -88,16 +96,28 @@ __device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigne
     g.samples[0] = a.samples[0];
     g.samples[1] = a.samples[1];
     g.samples[2] = a.samples[2];
-    g.root = a.root;
+    g.root = iso_frame_root(a);
     g.ray_count = 0u;
     g.isovalue = a.isovalue;
-    const IsoRay ray = iso_pixel_ray(a, x, y);
-    const IsoCastResult r = iso_cast(g, ray);
-    const size_t pixel = (size_t)y * a.width + x;
+    g.root_slot = nullptr;  // resolved into g.root above
+    return g;
+}
+
+// The pixel's colour: the background, or the shaded hit.
+__device__ __forceinline__ void iso_write_pixel(const IsoRenderArgs& a, size_t pixel, bool hit, const double* normal,
+                                                const double* direction) {
     float3 colour = make_float3(a.background[0], a.background[1], a.background[2]);
-    if (r.hit.hit) colour = iso_shade(a, r.normal, ray.direction);
+    if (hit) colour = iso_shade(a, normal, direction);
     a.pixels[3 * pixel] = colour.x;
     a.pixels[3 * pixel + 1] = colour.y;
     a.pixels[3 * pixel + 2] = colour.z;
+}
+
+__device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigned int x, unsigned int y) {
+    const IsoArgs g = iso_frame_caster(a);
+    const IsoRay ray = iso_pixel_ray(a, x, y);
+    const IsoCastResult r = iso_cast(g, ray);
+    const size_t pixel = (size_t)y * a.width + x;
+    iso_write_pixel(a, pixel, r.hit.hit != 0u, r.normal, ray.direction);
     if (a.hits != nullptr) a.hits[pixel] = r.hit;
 }

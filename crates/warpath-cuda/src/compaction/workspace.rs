@@ -152,6 +152,11 @@ impl CompactionWorkspace {
         Ok(CompactionState::new(self.pointers(device, tiles), tiles))
     }
 
+    /// The device address of the kept count (the same for every launch).
+    pub(crate) fn count_address(&self, device: &CudaDevice) -> u64 {
+        self.pointers(device, 1)[1]
+    }
+
     /// The kept count of the last launch (waits for the stream).
     pub fn count(&self, device: &CudaDevice) -> CudaResult<u32> {
         let mut host = [0u8; 4];

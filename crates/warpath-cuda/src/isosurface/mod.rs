@@ -12,6 +12,12 @@
 //! Rust owns the layouts ([`IsoNode`], [`IsoRay`], [`IsoHit`], [`IsoArgs`],
 //! [`IsoRenderArgs`]), pinned by `static_assert`s in `kernels/isosurface/`.
 
+mod pipeline;
+mod update;
+
+pub use pipeline::{IsoCompaction, IsoPipeline, IsoPipelineArgs, IsoStageOut, PipelineBuffers, StageTimes};
+pub use update::{IsoTreeNode, IsoUpdateArgs, UPDATE_TREE, full_tree};
+
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::ISOSURFACE;
@@ -26,6 +32,12 @@ use warpath_isosurface::{IsoHit as CpuHit, Lattice};
 /// The kernels' names.
 pub const CAST_SINGLE: &str = "iso_cast_single";
 pub const RENDER_SINGLE: &str = "iso_render_single";
+/// Every kernel of `isosurface.cu` the Rust side launches.
+pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, UPDATE_TREE];
+    names.extend(pipeline::kernel_names());
+    names
+});
 /// Pixels per block side of the render kernel.
 const RENDER_TILE: u32 = 16;
 const NO_NODE: u32 = u32::MAX;
@@ -76,6 +88,8 @@ pub struct IsoArgs {
     pub root: u32,
     pub ray_count: u32,
     pub isovalue: f32,
+    /// Non-zero: the address of the root's index (a tree updated on the device).
+    pub root_slot: u64,
 }
 
 // SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout caster.cuh asserts.
@@ -106,6 +120,8 @@ pub struct IsoRenderArgs {
     pub shininess: f32,
     pub background: [f32; 3],
     pub _pad: u32,
+    /// Non-zero: the address of the root's index (a tree updated on the device).
+    pub root_slot: u64,
 }
 
 // SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout render.cuh asserts.
@@ -114,8 +130,8 @@ unsafe impl cudarc::driver::DeviceRepr for IsoRenderArgs {}
 const _: () = assert!(std::mem::size_of::<IsoNode>() == 32);
 const _: () = assert!(std::mem::size_of::<IsoRay>() == 48);
 const _: () = assert!(std::mem::size_of::<IsoHit>() == 24);
-const _: () = assert!(std::mem::size_of::<IsoArgs>() == 56);
-const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 200);
+const _: () = assert!(std::mem::size_of::<IsoArgs>() == 64);
+const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 208);
 
 /// The condensed tree as device nodes (the same indices), each with its lattice box.
 pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
@@ -134,13 +150,41 @@ pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
         .collect()
 }
 
-/// A lattice on the device, with the tree of its current isovalue.
+/// The stack items a near-first walk of `tree` can hold at once: its depth + 1.
+fn condensed_stack_need(tree: &CondensedTree) -> u32 {
+    fn depth(nodes: &[CondensedNode], index: u32) -> u32 {
+        match &nodes[index as usize] {
+            CondensedNode::Leaf { .. } => 0,
+            CondensedNode::Inner { children, .. } => 1 + depth(nodes, children[0]).max(depth(nodes, children[1])),
+        }
+    }
+    tree.root.map_or(1, |root| depth(&tree.nodes, root) + 1)
+}
+
+/// A lattice on the device, with the tree of its current isovalue: condensed on the host
+/// ([`DeviceIsosurface::set_tree`]) or on the device ([`DeviceIsosurface::update_tree`],
+/// after [`DeviceIsosurface::upload_bvh`]).
 pub struct DeviceIsosurface {
     samples: [u32; 3],
     values: DeviceBuffer<f32>,
+    /// The host-condensed tree (its own indices) and its root.
     nodes: Option<DeviceBuffer<IsoNode>>,
     root: u32,
     isovalue: f32,
+    /// The full tree for the device update, when uploaded.
+    bvh: Option<update::DeviceBrickTree>,
+    /// Whether the current tree is the device update's (else the host's).
+    tree_on_device: bool,
+    /// Stack items a ray through the current tree may need.
+    stack_need: u32,
+}
+
+/// The current tree as the kernels take it: nodes, root, root slot.
+#[derive(Clone, Copy)]
+pub(crate) struct TreeArgs {
+    pub nodes: u64,
+    pub root: u32,
+    pub root_slot: u64,
 }
 
 impl DeviceIsosurface {
@@ -152,6 +196,9 @@ impl DeviceIsosurface {
             nodes: None,
             root: NO_NODE,
             isovalue: 0.0,
+            bvh: None,
+            tree_on_device: false,
+            stack_need: 1,
         })
     }
 
@@ -167,7 +214,58 @@ impl DeviceIsosurface {
         self.nodes = if nodes.is_empty() { None } else { Some(DeviceBuffer::from_slice(device, &nodes)?) };
         self.root = tree.root.unwrap_or(NO_NODE);
         self.isovalue = isovalue;
+        self.tree_on_device = false;
+        self.stack_need = condensed_stack_need(tree);
         Ok(())
+    }
+
+    /// Uploads the full brick tree of `bvh` (once per volume) for [`Self::update_tree`].
+    pub fn upload_bvh(&mut self, device: &CudaDevice, bvh: &BrickBvh) -> CudaResult<()> {
+        if bvh.cells.iter().zip(&self.samples).any(|(c, s)| c + 1 != *s) {
+            return Err(CudaError::InvalidArgument(format!(
+                "a brick tree of {:?} cells for a lattice of {:?} samples",
+                bvh.cells, self.samples
+            )));
+        }
+        self.bvh = Some(update::DeviceBrickTree::upload(device, bvh)?);
+        Ok(())
+    }
+
+    /// Condenses the uploaded brick tree for `isovalue` on the device (seed 001's per-frame
+    /// update, one block; nothing is read back: the kernels find the root in device memory).
+    pub fn update_tree(&mut self, device: &CudaDevice, isovalue: f32) -> CudaResult<()> {
+        let Some(tree) = self.bvh.as_mut() else {
+            return Err(CudaError::InvalidArgument("update_tree before upload_bvh".into()));
+        };
+        tree.update(device, isovalue)?;
+        self.isovalue = isovalue;
+        self.tree_on_device = true;
+        self.stack_need = tree.levels() + 1;
+        Ok(())
+    }
+
+    /// The current tree of the device update in host form (nodes at the full tree's indices,
+    /// root), for tests.
+    pub fn download_device_tree(&self, device: &CudaDevice) -> CudaResult<Option<(Vec<IsoNode>, u32)>> {
+        match (&self.bvh, self.tree_on_device) {
+            (Some(tree), true) => Ok(Some(tree.download(device)?)),
+            _ => Ok(None),
+        }
+    }
+
+    pub(crate) fn tree_args(&self, device: &CudaDevice) -> TreeArgs {
+        match (&self.bvh, self.tree_on_device) {
+            (Some(tree), true) => TreeArgs { nodes: tree.nodes_address(device), root: NO_NODE, root_slot: tree.root_slot(device) },
+            _ => TreeArgs {
+                nodes: self.nodes.as_ref().map_or(0, |n| n.address(device)),
+                root: if self.nodes.is_some() { self.root } else { NO_NODE },
+                root_slot: 0,
+            },
+        }
+    }
+
+    pub(crate) fn stack_need(&self) -> u32 {
+        self.stack_need
     }
 
     /// The first hit of every ray (single kernel, one thread per ray).
@@ -180,15 +278,17 @@ impl DeviceIsosurface {
         }
         let ray_buffer = DeviceBuffer::from_slice(device, rays)?;
         let hits = DeviceBuffer::<IsoHit>::zeroed(device, rays.len())?;
+        let tree = self.tree_args(device);
         let args = IsoArgs {
             values: self.values.address(device),
-            nodes: self.nodes.as_ref().map_or(0, |n| n.address(device)),
+            nodes: tree.nodes,
             rays: ray_buffer.address(device),
             hits: hits.address(device),
             samples: self.samples,
-            root: if self.nodes.is_some() { self.root } else { NO_NODE },
+            root: tree.root,
             ray_count: rays.len() as u32,
             isovalue: self.isovalue,
+            root_slot: tree.root_slot,
         };
         let function = device.function(&ISOSURFACE, CAST_SINGLE)?;
         let config = LaunchConfig {
@@ -270,28 +370,7 @@ impl DeviceIsosurface {
                 view.width, view.height, target.width, target.height
             )));
         }
-        let args = IsoRenderArgs {
-            values: self.values.address(device),
-            nodes: self.nodes.as_ref().map_or(0, |n| n.address(device)),
-            pixels: target.pixels.address(device),
-            hits: target.hits.as_ref().map_or(0, |h| h.address(device)),
-            eye: view.eye,
-            corner: view.corner,
-            right: view.right,
-            down: view.down,
-            samples: self.samples,
-            root: if self.nodes.is_some() { self.root } else { NO_NODE },
-            width: view.width,
-            height: view.height,
-            isovalue: self.isovalue,
-            color: shading.color,
-            ambient: shading.ambient,
-            diffuse: shading.diffuse,
-            specular: shading.specular,
-            shininess: shading.shininess,
-            background: shading.background,
-            _pad: 0,
-        };
+        let args = self.frame_args(device, view, shading, target);
         let function = device.function(&ISOSURFACE, RENDER_SINGLE)?;
         let config = LaunchConfig {
             grid_dim: (view.width.div_ceil(RENDER_TILE), view.height.div_ceil(RENDER_TILE), 1),
@@ -305,6 +384,40 @@ impl DeviceIsosurface {
         // the lattice's samples are uploaded.
         let launched = unsafe { launch.launch(config) };
         device.check_launch(RENDER_SINGLE, launched)
+    }
+
+    /// The frame's arguments (the view must have the target's size).
+    pub(crate) fn frame_args(
+        &self,
+        device: &CudaDevice,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+    ) -> IsoRenderArgs {
+        let tree = self.tree_args(device);
+        IsoRenderArgs {
+            values: self.values.address(device),
+            nodes: tree.nodes,
+            pixels: target.pixels.address(device),
+            hits: target.hits.as_ref().map_or(0, |h| h.address(device)),
+            eye: view.eye,
+            corner: view.corner,
+            right: view.right,
+            down: view.down,
+            samples: self.samples,
+            root: tree.root,
+            width: view.width,
+            height: view.height,
+            isovalue: self.isovalue,
+            color: shading.color,
+            ambient: shading.ambient,
+            diffuse: shading.diffuse,
+            specular: shading.specular,
+            shininess: shading.shininess,
+            background: shading.background,
+            _pad: 0,
+            root_slot: tree.root_slot,
+        }
     }
 
     /// Renders `view` and downloads the image (and each pixel's hit when `with_hits`).
@@ -332,11 +445,15 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         IsoNode { lo, hi, left, right }
         IsoRay { origin, direction }
         IsoHit { t, cell, hit }
-        IsoArgs { values, nodes, rays, hits, samples, root, ray_count, isovalue }
+        IsoArgs { values, nodes, rays, hits, samples, root, ray_count, isovalue, root_slot }
         IsoRenderArgs {
             values, nodes, pixels, hits, eye, corner, right, down, samples, root, width, height, isovalue,
-            color, ambient, diffuse, specular, shininess, background, _pad
+            color, ambient, diffuse, specular, shininess, background, _pad, root_slot
         }
+        IsoTreeNode { lo, hi, left, right, min, max }
+        IsoUpdateArgs { tree, level_nodes, level_offsets, nodes, refs, levels, isovalue }
+        IsoPipelineArgs { frame, stack_node, stack_entry, stack_top, normals, stack_capacity, pixel_count }
+        IsoStageOut { items, flags, intermediate, state }
     }
 }
 
@@ -348,7 +465,12 @@ mod tests {
     #[test]
     fn header_static_asserts_match_rust_layout() {
         let missing = crate::layout::missing_header_asserts(
-            concat!(include_str!("../kernels/isosurface/caster.cuh"), include_str!("../kernels/isosurface/render.cuh")),
+            concat!(
+                include_str!("../../kernels/isosurface/caster.cuh"),
+                include_str!("../../kernels/isosurface/render.cuh"),
+                include_str!("../../kernels/isosurface/update.cuh"),
+                include_str!("../../kernels/isosurface/pipeline.cuh")
+            ),
             &layout_entries(),
         );
         assert!(missing.is_empty(), "caster.cuh lacks static_assert for: {missing:?}");

@@ -1,0 +1,504 @@
+//! Seed 001's isosurface pipelines on the host side (`kernels/isosurface/pipeline.cuh`): the
+//! single kernel over the pipeline's stages, and the multi-kernel pipeline — generation,
+//! then rounds of traversal → intersection → shading until no ray is left — with the rays
+//! of each stage compacted into the next stage's queue by one of [`IsoCompaction`]'s
+//! methods. Per round the host reads one count back (the traversal queue's); every launch
+//! of the round covers that count, an upper bound of its own queue (queues only shrink
+//! within a frame), and each kernel reads its queue's true length from device memory.
+//!
+//! [`PipelineBuffers`] holds what a frame of one size needs (the per-ray stacks, the queues,
+//! their compaction state); [`StageTimes`] the GPU time of each stage when asked for.
+
+use super::{DeviceIsosurface, IsoRenderArgs, RenderTarget};
+use crate::buffer::DeviceBuffer;
+use crate::compaction::{CompactionState, CompactionWorkspace, out_of_kernel_prefix};
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::ISOSURFACE;
+use crate::runtime::CudaDevice;
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use warpath_isosurface::render::{IsoView, Shading};
+
+pub const PIPELINE_SINGLE: &str = "iso_pipeline_single";
+pub const SHADE: &str = "iso_shade";
+const BLOCK: u32 = 256;
+
+/// How the multi-kernel pipeline compacts the rays between stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IsoCompaction {
+    /// InK-Compact (seed 001 §2.3): in the producing kernel, order kept by block sections.
+    InkCompact,
+    /// InK-Collate (seed 001 §2.4): in the producing kernel, one atomic per block.
+    InkCollate,
+    /// Single-pass decoupled look-back in the producing kernel, order kept.
+    Lookback,
+    /// OfK-Compact: the producing kernel writes a flag per ray, a separate kernel
+    /// (compaction.cu's look-back from flags) compacts.
+    OutOfKernel,
+}
+
+impl IsoCompaction {
+    pub const ALL: [IsoCompaction; 4] =
+        [IsoCompaction::InkCompact, IsoCompaction::InkCollate, IsoCompaction::Lookback, IsoCompaction::OutOfKernel];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IsoCompaction::InkCompact => "ink-compact",
+            IsoCompaction::InkCollate => "ink-collate",
+            IsoCompaction::Lookback => "lookback",
+            IsoCompaction::OutOfKernel => "ofk",
+        }
+    }
+
+    /// The stage kernels' suffix.
+    fn suffix(self) -> usize {
+        match self {
+            IsoCompaction::InkCollate => 0,
+            IsoCompaction::InkCompact => 1,
+            IsoCompaction::Lookback => 2,
+            IsoCompaction::OutOfKernel => 3,
+        }
+    }
+
+    fn writes_flags(self) -> bool {
+        self == IsoCompaction::OutOfKernel
+    }
+}
+
+/// A way to make a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IsoPipeline {
+    /// `iso_render_single`: the caster of caster.cuh, one thread per pixel (it keeps looking
+    /// after the first hit, pruned by its t).
+    Caster,
+    /// `iso_pipeline_single`: the pipeline's stages in one kernel, one thread per pixel.
+    Single,
+    /// One kernel per stage, compaction between them.
+    Multi(IsoCompaction),
+}
+
+impl IsoPipeline {
+    pub const ALL: [IsoPipeline; 6] = [
+        IsoPipeline::Caster,
+        IsoPipeline::Single,
+        IsoPipeline::Multi(IsoCompaction::InkCompact),
+        IsoPipeline::Multi(IsoCompaction::InkCollate),
+        IsoPipeline::Multi(IsoCompaction::Lookback),
+        IsoPipeline::Multi(IsoCompaction::OutOfKernel),
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IsoPipeline::Caster => "caster",
+            IsoPipeline::Single => "single",
+            IsoPipeline::Multi(c) => c.name(),
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl std::fmt::Display for IsoPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+const GENERATE: [&str; 4] = ["iso_generate_collate", "iso_generate_compact", "iso_generate_lookback", "iso_generate_flags"];
+const TRAVERSE: [&str; 4] = ["iso_traverse_collate", "iso_traverse_compact", "iso_traverse_lookback", "iso_traverse_flags"];
+const INTERSECT: [&str; 4] =
+    ["iso_intersect_collate", "iso_intersect_compact", "iso_intersect_lookback", "iso_intersect_flags"];
+
+/// Every pipeline kernel's name.
+pub fn kernel_names() -> Vec<&'static str> {
+    let mut names = vec![PIPELINE_SINGLE, SHADE];
+    for set in [GENERATE, TRAVERSE, INTERSECT] {
+        names.extend(set);
+    }
+    names
+}
+
+/// The pipeline's argument, by value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct IsoPipelineArgs {
+    pub frame: IsoRenderArgs,
+    pub stack_node: u64,
+    pub stack_entry: u64,
+    pub stack_top: u64,
+    pub normals: u64,
+    pub stack_capacity: u32,
+    pub pixel_count: u32,
+}
+
+/// Where a stage puts the rays it passes on.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct IsoStageOut {
+    pub items: u64,
+    pub flags: u64,
+    pub intermediate: u64,
+    pub state: CompactionState,
+}
+
+// SAFETY: `#[repr(C)]` Pods of addresses and scalars whose layouts pipeline.cuh asserts.
+unsafe impl cudarc::driver::DeviceRepr for IsoPipelineArgs {}
+unsafe impl cudarc::driver::DeviceRepr for IsoStageOut {}
+
+const _: () = assert!(std::mem::size_of::<IsoPipelineArgs>() == 248);
+const _: () = assert!(std::mem::size_of::<IsoStageOut>() == 88);
+
+/// GPU milliseconds per stage of the frames timed so far, and the rounds they took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    pub generate_ms: f64,
+    pub traverse_ms: f64,
+    pub intersect_ms: f64,
+    pub shade_ms: f64,
+    /// The separate compaction passes (OfK).
+    pub compaction_ms: f64,
+    pub rounds: u32,
+    /// Rays entering traversal, summed over rounds.
+    pub traversal_rays: u64,
+}
+
+/// One queue of pixel indices and the compaction state that fills it (its count lands in
+/// the state's count word).
+struct Queue {
+    items: DeviceBuffer<u32>,
+    workspace: CompactionWorkspace,
+    /// InK-Compact's intermediate buffer: whole tiles of the largest launch.
+    intermediate: DeviceBuffer<u32>,
+    /// OfK: a flag per slot of the producing stage's input.
+    flags: DeviceBuffer<u8>,
+}
+
+impl Queue {
+    fn new(device: &CudaDevice, pixels: u32) -> CudaResult<Queue> {
+        let tiles = pixels.div_ceil(BLOCK);
+        Ok(Queue {
+            items: DeviceBuffer::zeroed(device, pixels as usize)?,
+            workspace: CompactionWorkspace::new(device, tiles)?,
+            intermediate: DeviceBuffer::zeroed(device, (tiles * BLOCK) as usize)?,
+            flags: DeviceBuffer::zeroed(device, (tiles * BLOCK) as usize)?,
+        })
+    }
+
+    /// The output of a stage of `tiles` blocks, its state zeroed (in-kernel methods).
+    fn output(&mut self, device: &CudaDevice, method: IsoCompaction, tiles: u32) -> CudaResult<IsoStageOut> {
+        let state = if method.writes_flags() {
+            CompactionState::default()
+        } else {
+            self.workspace.prepare(device, tiles)?
+        };
+        Ok(IsoStageOut {
+            items: self.items.address(device),
+            flags: self.flags.address(device),
+            intermediate: self.intermediate.address(device),
+            state,
+        })
+    }
+
+    fn count_address(&self, device: &CudaDevice) -> u64 {
+        self.workspace.count_address(device)
+    }
+}
+
+/// OfK: the kept slots of `source[0..n)` by `target`'s flags, into `target`'s items.
+fn compact_flags(device: &CudaDevice, source: &DeviceBuffer<u32>, target: &mut Queue, n: u32) -> CudaResult<()> {
+    let Queue { items, workspace, flags, .. } = target;
+    out_of_kernel_prefix(device, source, flags, items, workspace, n)
+}
+
+/// The buffers of frames of one size.
+pub struct PipelineBuffers {
+    pixels: u32,
+    stack_capacity: u32,
+    stack_node: DeviceBuffer<u32>,
+    stack_entry: DeviceBuffer<f64>,
+    stack_top: DeviceBuffer<u32>,
+    normals: DeviceBuffer<f64>,
+    /// Pixel indices 0..n: the source of generation's OfK pass.
+    identity: DeviceBuffer<u32>,
+    /// [traversal A, traversal B, intersection, shading].
+    queues: Vec<Queue>,
+}
+
+const TRAVERSE_A: usize = 0;
+const INTERSECT_Q: usize = 2;
+const SHADE_Q: usize = 3;
+
+impl PipelineBuffers {
+    /// Buffers for `width × height` pixels and stacks of `stack_capacity` items.
+    pub fn new(device: &CudaDevice, width: u32, height: u32, stack_capacity: u32) -> CudaResult<Self> {
+        let pixels = width as u64 * height as u64;
+        if pixels == 0 || pixels > (u32::MAX / 4) as u64 {
+            return Err(CudaError::InvalidArgument(format!("a pipeline of {width}x{height} pixels")));
+        }
+        let pixels = pixels as u32;
+        let stack = stack_capacity.max(1) as usize * pixels as usize;
+        let identity: Vec<u32> = (0..pixels).collect();
+        Ok(PipelineBuffers {
+            pixels,
+            stack_capacity: stack_capacity.max(1),
+            stack_node: DeviceBuffer::zeroed(device, stack)?,
+            stack_entry: DeviceBuffer::zeroed(device, stack)?,
+            stack_top: DeviceBuffer::zeroed(device, pixels as usize)?,
+            normals: DeviceBuffer::zeroed(device, 3 * pixels as usize)?,
+            identity: DeviceBuffer::from_slice(device, &identity)?,
+            queues: (0..4).map(|_| Queue::new(device, pixels)).collect::<CudaResult<_>>()?,
+        })
+    }
+
+    pub fn pixels(&self) -> u32 {
+        self.pixels
+    }
+
+    pub fn stack_capacity(&self) -> u32 {
+        self.stack_capacity
+    }
+
+    /// Bytes of device memory held.
+    pub fn size_bytes(&self) -> usize {
+        self.stack_node.size_bytes()
+            + self.stack_entry.size_bytes()
+            + self.stack_top.size_bytes()
+            + self.normals.size_bytes()
+            + self.identity.size_bytes()
+            + self
+                .queues
+                .iter()
+                .map(|q| q.items.size_bytes() + q.intermediate.size_bytes() + q.flags.size_bytes())
+                .sum::<usize>()
+    }
+}
+
+/// Launches a stage kernel over `tiles` blocks of [`BLOCK`] threads.
+fn linear(tiles: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (tiles.max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// A GPU timer over stage launches, when times are asked for.
+struct Stopwatch<'a> {
+    timer: Option<crate::runtime::StreamTimer<'a>>,
+}
+
+impl Stopwatch<'_> {
+    fn start(&self) -> CudaResult<()> {
+        if let Some(t) = &self.timer {
+            t.start()?;
+        }
+        Ok(())
+    }
+
+    fn add(&self, into: &mut f64) -> CudaResult<()> {
+        if let Some(t) = &self.timer {
+            *into += t.stop_ms()? as f64;
+        }
+        Ok(())
+    }
+}
+
+impl DeviceIsosurface {
+    /// The pipeline's argument for `view` into `target` with `buffers`.
+    fn pipeline_args(
+        &self,
+        device: &CudaDevice,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+        buffers: &PipelineBuffers,
+    ) -> CudaResult<IsoPipelineArgs> {
+        if (view.width, view.height) != target.size() || view.width as u64 * view.height as u64 != buffers.pixels as u64 {
+            return Err(CudaError::InvalidArgument(format!(
+                "a {}x{} view with a {:?} target and buffers of {} pixels",
+                view.width,
+                view.height,
+                target.size(),
+                buffers.pixels
+            )));
+        }
+        if self.stack_need() > buffers.stack_capacity {
+            return Err(CudaError::InvalidArgument(format!(
+                "the tree needs stacks of {} items, the buffers hold {}",
+                self.stack_need(),
+                buffers.stack_capacity
+            )));
+        }
+        Ok(IsoPipelineArgs {
+            frame: self.frame_args(device, view, shading, target),
+            stack_node: buffers.stack_node.address(device),
+            stack_entry: buffers.stack_entry.address(device),
+            stack_top: buffers.stack_top.address(device),
+            normals: buffers.normals.address(device),
+            stack_capacity: buffers.stack_capacity,
+            pixel_count: buffers.pixels,
+        })
+    }
+
+    /// Stack items the current tree needs per ray (for [`PipelineBuffers::new`]).
+    pub fn pipeline_stack_need(&self) -> u32 {
+        self.stack_need()
+    }
+
+    /// Renders `view` into `target` with `pipeline` (not synchronised for the single
+    /// kernels; the multi-kernel pipeline waits for one count per round). With `times`, the
+    /// stages are timed (each launch waits for its end).
+    pub fn render_pipeline(
+        &self,
+        device: &CudaDevice,
+        pipeline: IsoPipeline,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+        buffers: &mut PipelineBuffers,
+        times: Option<&mut StageTimes>,
+    ) -> CudaResult<()> {
+        match pipeline {
+            IsoPipeline::Caster => self.render_into(device, view, shading, target),
+            IsoPipeline::Single => {
+                let args = self.pipeline_args(device, view, shading, target, buffers)?;
+                let function = device.function(&ISOSURFACE, PIPELINE_SINGLE)?;
+                let mut launch = device.stream().launch_builder(&function);
+                launch.arg(&args);
+                // SAFETY: the argument is the kernel's IsoPipelineArgs over buffers of
+                // `pixel_count` pixels (checked against the view and target above).
+                let launched = unsafe { launch.launch(linear(buffers.pixels.div_ceil(BLOCK))) };
+                device.check_launch(PIPELINE_SINGLE, launched)
+            }
+            IsoPipeline::Multi(method) => {
+                let args = self.pipeline_args(device, view, shading, target, buffers)?;
+                let mut local = StageTimes::default();
+                let timing = times.is_some();
+                let stopwatch = Stopwatch { timer: if timing { Some(device.timer()?) } else { None } };
+                run_multi(device, &args, method, buffers, &stopwatch, &mut local)?;
+                if let Some(times) = times {
+                    times.generate_ms += local.generate_ms;
+                    times.traverse_ms += local.traverse_ms;
+                    times.intersect_ms += local.intersect_ms;
+                    times.shade_ms += local.shade_ms;
+                    times.compaction_ms += local.compaction_ms;
+                    times.rounds += local.rounds;
+                    times.traversal_rays += local.traversal_rays;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The host loop of the multi-kernel pipeline.
+fn run_multi(
+    device: &CudaDevice,
+    args: &IsoPipelineArgs,
+    method: IsoCompaction,
+    buffers: &mut PipelineBuffers,
+    stopwatch: &Stopwatch<'_>,
+    times: &mut StageTimes,
+) -> CudaResult<()> {
+    let n = buffers.pixels;
+    let suffix = method.suffix();
+    // Generation over every pixel into traversal queue A.
+    let tiles = n.div_ceil(BLOCK);
+    let out = buffers.queues[TRAVERSE_A].output(device, method, tiles)?;
+    stopwatch.start()?;
+    {
+        let function = device.function(&ISOSURFACE, GENERATE[suffix])?;
+        let mut launch = device.stream().launch_builder(&function);
+        launch.arg(args).arg(&out);
+        // SAFETY: IsoPipelineArgs and IsoStageOut as the kernel declares them; the queue's
+        // items, flags and intermediate buffer hold a slot per pixel (whole tiles).
+        let launched = unsafe { launch.launch(linear(tiles)) };
+        device.check_launch(GENERATE[suffix], launched)?;
+    }
+    stopwatch.add(&mut times.generate_ms)?;
+    if method.writes_flags() {
+        stopwatch.start()?;
+        let PipelineBuffers { identity, queues, .. } = buffers;
+        compact_flags(device, identity, &mut queues[TRAVERSE_A], n)?;
+        stopwatch.add(&mut times.compaction_ms)?;
+    }
+    let mut current = TRAVERSE_A;
+    loop {
+        let bound = buffers.queues[current].workspace.count(device)?;
+        if bound == 0 {
+            return Ok(());
+        }
+        times.rounds += 1;
+        times.traversal_rays += bound as u64;
+        let tiles = bound.div_ceil(BLOCK);
+        let other = 1 - current;
+        // Traversal: queue `current` → the intersection queue.
+        let in_items = buffers.queues[current].items.address(device);
+        let in_count = buffers.queues[current].count_address(device);
+        let out = buffers.queues[INTERSECT_Q].output(device, method, tiles)?;
+        stopwatch.start()?;
+        {
+            let function = device.function(&ISOSURFACE, TRAVERSE[suffix])?;
+            let mut launch = device.stream().launch_builder(&function);
+            launch.arg(args).arg(&in_items).arg(&in_count).arg(&bound).arg(&out);
+            // SAFETY: the input queue holds `*in_count` ≤ bound pixels; the output's buffers
+            // hold a slot per pixel.
+            let launched = unsafe { launch.launch(linear(tiles)) };
+            device.check_launch(TRAVERSE[suffix], launched)?;
+        }
+        stopwatch.add(&mut times.traverse_ms)?;
+        if method.writes_flags() {
+            stopwatch.start()?;
+            let (source, target) = pair(&mut buffers.queues, current, INTERSECT_Q);
+            compact_flags(device, &source.items, target, bound)?;
+            stopwatch.add(&mut times.compaction_ms)?;
+        }
+        // Intersection: the intersection queue → traversal queue `other` and the shading queue.
+        let in_items = buffers.queues[INTERSECT_Q].items.address(device);
+        let in_count = buffers.queues[INTERSECT_Q].count_address(device);
+        let to_traverse = buffers.queues[other].output(device, method, tiles)?;
+        let to_shade = buffers.queues[SHADE_Q].output(device, method, tiles)?;
+        stopwatch.start()?;
+        {
+            let function = device.function(&ISOSURFACE, INTERSECT[suffix])?;
+            let mut launch = device.stream().launch_builder(&function);
+            launch.arg(args).arg(&in_items).arg(&in_count).arg(&bound).arg(&to_traverse).arg(&to_shade);
+            // SAFETY: as for traversal; two outputs, each with a slot per pixel.
+            let launched = unsafe { launch.launch(linear(tiles)) };
+            device.check_launch(INTERSECT[suffix], launched)?;
+        }
+        stopwatch.add(&mut times.intersect_ms)?;
+        if method.writes_flags() {
+            stopwatch.start()?;
+            let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, other);
+            compact_flags(device, &source.items, target, bound)?;
+            let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, SHADE_Q);
+            compact_flags(device, &source.items, target, bound)?;
+            stopwatch.add(&mut times.compaction_ms)?;
+        }
+        // Shading of this round's hits.
+        let shade_items = buffers.queues[SHADE_Q].items.address(device);
+        let shade_count = buffers.queues[SHADE_Q].count_address(device);
+        stopwatch.start()?;
+        {
+            let function = device.function(&ISOSURFACE, SHADE)?;
+            let mut launch = device.stream().launch_builder(&function);
+            launch.arg(args).arg(&shade_items).arg(&shade_count);
+            // SAFETY: the shading queue holds `*shade_count` ≤ bound pixels with their normals.
+            let launched = unsafe { launch.launch(linear(tiles)) };
+            device.check_launch(SHADE, launched)?;
+        }
+        stopwatch.add(&mut times.shade_ms)?;
+        current = other;
+    }
+}
+
+/// Queue `a` shared and queue `b` mutable (a ≠ b).
+fn pair(queues: &mut [Queue], a: usize, b: usize) -> (&Queue, &mut Queue) {
+    assert_ne!(a, b);
+    if a < b {
+        let (left, right) = queues.split_at_mut(b);
+        (&left[a], &mut right[0])
+    } else {
+        let (left, right) = queues.split_at_mut(a);
+        (&right[0], &mut left[b])
+    }
+}
