@@ -23,10 +23,11 @@ extern "C" __global__ void __launch_bounds__(256) iso_render_single(IsoRenderArg
 // The tree of an isovalue, by one block (isosurface/update.cuh).
 extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }
 
-// The single-kernel pipeline: one thread per pixel (in row order) through every stage.
+// The single-kernel pipeline: one thread per ray slot (16×16-pixel tiles) through every stage.
 extern "C" __global__ void __launch_bounds__(256) iso_pipeline_single(IsoPipelineArgs a) {
-    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pixel < a.pixel_count) iso_pipeline_pixel(a, pixel);
+    const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int pixel;
+    if (slot < iso_ray_slots(a.frame) && iso_slot_pixel(a.frame, slot, pixel)) iso_pipeline_pixel(a, pixel);
 }
 
 extern "C" __global__ void __launch_bounds__(256) iso_shade(IsoPipelineArgs a, const unsigned int* in,

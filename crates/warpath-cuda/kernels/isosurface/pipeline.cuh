@@ -196,6 +196,23 @@ __device__ __forceinline__ IsoRay iso_pixel_index_ray(const IsoRenderArgs& f, un
     return iso_pixel_ray(f, pixel % f.width, pixel / f.width);
 }
 
+// Rays are made in tiles of ISO_TILE × ISO_TILE pixels (a block of 256 threads is one
+// tile, as iso_render_single's blocks): ray slot s → its pixel, or false for a slot of an
+// edge tile outside the image. Neighbouring rays of a warp then stay close, and the
+// order-preserving compactions keep them so.
+#define ISO_TILE 16u
+__device__ __forceinline__ unsigned int iso_ray_slots(const IsoRenderArgs& f) {
+    return ((f.width + ISO_TILE - 1u) / ISO_TILE) * ((f.height + ISO_TILE - 1u) / ISO_TILE) * ISO_TILE * ISO_TILE;
+}
+__device__ __forceinline__ bool iso_slot_pixel(const IsoRenderArgs& f, unsigned int slot, unsigned int& pixel) {
+    const unsigned int tiles_x = (f.width + ISO_TILE - 1u) / ISO_TILE;
+    const unsigned int tile = slot / (ISO_TILE * ISO_TILE), within = slot % (ISO_TILE * ISO_TILE);
+    const unsigned int x = (tile % tiles_x) * ISO_TILE + within % ISO_TILE;
+    const unsigned int y = (tile / tiles_x) * ISO_TILE + within / ISO_TILE;
+    pixel = y * f.width + x;
+    return x < f.width && y < f.height;
+}
+
 // ---- the single kernel -------------------------------------------------------------------------
 
 __device__ __forceinline__ void iso_pipeline_pixel(const IsoPipelineArgs& a, unsigned int pixel) {
@@ -245,15 +262,16 @@ __device__ __forceinline__ void iso_emit(BlockScanStorage<1>& scratch, const Iso
     }
 }
 
-// Generation over every pixel: the pixel cleared (background, no hit), its ray clipped and
-// its root pushed; the rays that meet the root's box go on to traversal.
+// Generation over every ray slot (iso_slot_pixel): the pixel cleared (background, no hit),
+// its ray clipped and its root pushed; the rays that meet the root's box go on to traversal.
 template <int METHOD>
 __device__ __forceinline__ void iso_generate(const IsoPipelineArgs& a, const IsoStageOut& out) {
     __shared__ BlockScanStorage<1> scratch;
     const unsigned int tile = iso_tile<METHOD>(scratch, out);
-    const unsigned int pixel = tile * blockDim.x + threadIdx.x;
+    const unsigned int slot = tile * blockDim.x + threadIdx.x;
+    unsigned int pixel = 0u;
     bool keep = false;
-    if (pixel < a.pixel_count) {
+    if (slot < iso_ray_slots(a.frame) && iso_slot_pixel(a.frame, slot, pixel)) {
         const IsoArgs g = iso_frame_caster(a.frame);
         const IsoRay ray = iso_pixel_index_ray(a.frame, pixel);
         IsoMemoryStack stack(a, pixel, true);
@@ -263,7 +281,7 @@ __device__ __forceinline__ void iso_generate(const IsoPipelineArgs& a, const Iso
         iso_write_pixel(a.frame, pixel, false, nullptr, nullptr);
         if (a.frame.hits != nullptr) a.frame.hits[pixel] = IsoHit{0.0, {0u, 0u, 0u}, 0u};
     }
-    iso_emit<METHOD>(scratch, out, tile, pixel, a.pixel_count, pixel, keep);
+    iso_emit<METHOD>(scratch, out, tile, slot, iso_ray_slots(a.frame), pixel, keep);
 }
 
 // Traversal of the queue `in` (its length at *in_count; the launch covers `bound` ≥ it).

@@ -22,6 +22,8 @@ use warpath_isosurface::render::{IsoView, Shading};
 pub const PIPELINE_SINGLE: &str = "iso_pipeline_single";
 pub const SHADE: &str = "iso_shade";
 const BLOCK: u32 = 256;
+/// Pixels per side of the tiles rays are made in (`ISO_TILE`; BLOCK = RAY_TILE²).
+const RAY_TILE: u32 = 16;
 
 /// How the multi-kernel pipeline compacts the rays between stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -220,7 +222,9 @@ pub struct PipelineBuffers {
     stack_entry: DeviceBuffer<f64>,
     stack_top: DeviceBuffer<u32>,
     normals: DeviceBuffer<f64>,
-    /// Pixel indices 0..n: the source of generation's OfK pass.
+    /// Ray slots (whole 16×16 tiles of pixels, `iso_slot_pixel`).
+    slots: u32,
+    /// The pixel of each ray slot: the source of generation's OfK pass.
     identity: DeviceBuffer<u32>,
     /// [traversal A, traversal B, intersection, shading].
     queues: Vec<Queue>,
@@ -238,17 +242,30 @@ impl PipelineBuffers {
             return Err(CudaError::InvalidArgument(format!("a pipeline of {width}x{height} pixels")));
         }
         let pixels = pixels as u32;
+        if width.div_ceil(RAY_TILE) as u64 * height.div_ceil(RAY_TILE) as u64 * (BLOCK as u64) > (u32::MAX / 4) as u64 {
+            return Err(CudaError::InvalidArgument(format!("a pipeline of {width}x{height} pixels")));
+        }
         let stack = stack_capacity.max(1) as usize * pixels as usize;
-        let identity: Vec<u32> = (0..pixels).collect();
+        let tile = RAY_TILE;
+        let tiles_x = width.div_ceil(tile);
+        let slots = tiles_x * height.div_ceil(tile) * tile * tile;
+        let identity: Vec<u32> = (0..slots)
+            .map(|s| {
+                let (t, within) = (s / (tile * tile), s % (tile * tile));
+                let (x, y) = ((t % tiles_x) * tile + within % tile, (t / tiles_x) * tile + within / tile);
+                if x < width && y < height { y * width + x } else { 0 }
+            })
+            .collect();
         Ok(PipelineBuffers {
             pixels,
+            slots,
             stack_capacity: stack_capacity.max(1),
             stack_node: DeviceBuffer::zeroed(device, stack)?,
             stack_entry: DeviceBuffer::zeroed(device, stack)?,
             stack_top: DeviceBuffer::zeroed(device, pixels as usize)?,
             normals: DeviceBuffer::zeroed(device, 3 * pixels as usize)?,
             identity: DeviceBuffer::from_slice(device, &identity)?,
-            queues: (0..4).map(|_| Queue::new(device, pixels)).collect::<CudaResult<_>>()?,
+            queues: (0..4).map(|_| Queue::new(device, slots)).collect::<CudaResult<_>>()?,
         })
     }
 
@@ -365,7 +382,7 @@ impl DeviceIsosurface {
                 launch.arg(&args);
                 // SAFETY: the argument is the kernel's IsoPipelineArgs over buffers of
                 // `pixel_count` pixels (checked against the view and target above).
-                let launched = unsafe { launch.launch(linear(buffers.pixels.div_ceil(BLOCK))) };
+                let launched = unsafe { launch.launch(linear(buffers.slots / BLOCK)) };
                 device.check_launch(PIPELINE_SINGLE, launched)
             }
             IsoPipeline::Multi(method) => {
@@ -398,10 +415,10 @@ fn run_multi(
     stopwatch: &Stopwatch<'_>,
     times: &mut StageTimes,
 ) -> CudaResult<()> {
-    let n = buffers.pixels;
+    let n = buffers.slots;
     let suffix = method.suffix();
-    // Generation over every pixel into traversal queue A.
-    let tiles = n.div_ceil(BLOCK);
+    // Generation over every ray slot into traversal queue A.
+    let tiles = n / BLOCK;
     let out = buffers.queues[TRAVERSE_A].output(device, method, tiles)?;
     stopwatch.start()?;
     {
