@@ -488,12 +488,22 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     hit_pixels = image.map_or(0, |(_, hits)| hits);
                     let mut times = Vec::new();
                     for _ in 0..args.frames {
-                        let (_, t) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, None)?;
+                        let (_, t) =
+                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, None)?;
                         times.push(t.render_ms);
                         updates.push(t.update_ms);
                     }
                     if timed_stages {
-                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, Some(&mut stage_sum))?;
+                        renderer.frame(
+                            &lattice,
+                            &bvh,
+                            isovalue,
+                            &view,
+                            &shading,
+                            pipeline,
+                            false,
+                            Some(&mut stage_sum),
+                        )?;
                     }
                     let (view_ms, _) = mean_sd(&times);
                     per_view.push(view_ms);
@@ -535,7 +545,13 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                 };
                 eprintln!(
                     "{name} isovalue {isovalue} {}: {:.3} ± {:.3} ms, {:.0} ± {:.0} fps ({:.0} with the tree update of {:.3} ms)",
-                    row.pipeline, row.render_ms_mean, row.render_ms_sd, row.fps_mean, row.fps_sd, row.fps_with_update, row.update_ms
+                    row.pipeline,
+                    row.render_ms_mean,
+                    row.render_ms_sd,
+                    row.fps_mean,
+                    row.fps_sd,
+                    row.fps_with_update,
+                    row.update_ms
                 );
                 rows.push(row);
             }
@@ -629,7 +645,8 @@ fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
         println!("|---|{}", "---|".repeat(pipelines.len()));
         for v in &volumes {
             let single = mean_ms(v, "single");
-            let cells: Vec<String> = pipelines.iter().map(|p| format!("{:.2}×", single / mean_ms(v, p).max(1e-12))).collect();
+            let cells: Vec<String> =
+                pipelines.iter().map(|p| format!("{:.2}×", single / mean_ms(v, p).max(1e-12))).collect();
             println!("| {v} | {} |", cells.join(" | "));
         }
     }
@@ -654,15 +671,27 @@ fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
         }
     }
     if rows.iter().any(|r| r.stages.is_some()) {
-        println!("\n#### Stage times of the multi-kernel pipelines (GPU ms per frame, mean over views; each launch waited for)\n");
-        println!("| volume | isovalue | pipeline | generate | traverse | intersect | shade | compaction (OfK) | rounds | rays into traversal |");
+        println!(
+            "\n#### Stage times of the multi-kernel pipelines (GPU ms per frame, mean over views; each launch waited for)\n"
+        );
+        println!(
+            "| volume | isovalue | pipeline | generate | traverse | intersect | shade | compaction (OfK) | rounds | rays into traversal |"
+        );
         println!("|---|---|---|---|---|---|---|---|---|---|");
         for r in rows {
             if let Some(s) = &r.stages {
                 println!(
                     "| {} | {:.4} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.0} |",
-                    r.volume, r.isovalue, r.pipeline, s.generate_ms, s.traverse_ms, s.intersect_ms, s.shade_ms,
-                    s.compaction_ms, s.rounds, s.traversal_rays
+                    r.volume,
+                    r.isovalue,
+                    r.pipeline,
+                    s.generate_ms,
+                    s.traverse_ms,
+                    s.intersect_ms,
+                    s.shade_ms,
+                    s.compaction_ms,
+                    s.rounds,
+                    s.traversal_rays
                 );
             }
         }
@@ -680,6 +709,15 @@ mod tests {
         for bad in ["1:0:0.1", "0:1:0", "0:1", "a:1:0.1", "0:1:-1"] {
             assert!(parse_sweep(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn pipelines_parse_by_name_and_unknown_ones_list_the_choices() {
+        for pipeline in IsoPipeline::ALL {
+            assert_eq!(parse_pipeline(pipeline.name()), Ok(pipeline));
+        }
+        let error = parse_pipeline("thrust").unwrap_err();
+        assert!(error.contains("thrust") && error.contains("ink-collate") && error.contains("caster"), "{error}");
     }
 
     #[test]

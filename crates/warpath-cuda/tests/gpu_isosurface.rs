@@ -155,7 +155,12 @@ fn gpu_images_are_the_cpu_images() {
 
 /// Whether the trees under `a` (in `an`) and `b` (in `bn`) have the same shape and boxes;
 /// returns the nodes compared.
-fn same_tree(an: &[warpath_cuda::isosurface::IsoNode], a: u32, bn: &[warpath_cuda::isosurface::IsoNode], b: u32) -> Result<usize, String> {
+fn same_tree(
+    an: &[warpath_cuda::isosurface::IsoNode],
+    a: u32,
+    bn: &[warpath_cuda::isosurface::IsoNode],
+    b: u32,
+) -> Result<usize, String> {
     const NONE: u32 = u32::MAX;
     match (a, b) {
         (NONE, NONE) => return Ok(0),
@@ -261,8 +266,16 @@ fn every_pipeline_gives_the_cpu_image() {
                         PipelineBuffers::new(&device, width, height, gpu.pipeline_stack_need()).expect("buffers");
                     for pipeline in IsoPipeline::ALL {
                         let mut times = StageTimes::default();
-                        gpu.render_pipeline(&device, pipeline, &view, &shading, &target, &mut buffers, Some(&mut times))
-                            .expect("render");
+                        gpu.render_pipeline(
+                            &device,
+                            pipeline,
+                            &view,
+                            &shading,
+                            &target,
+                            &mut buffers,
+                            Some(&mut times),
+                        )
+                        .expect("render");
                         let image = target.download(&device).expect("download");
                         let hits = image.hits.as_ref().expect("hits");
                         let label = format!(

@@ -255,7 +255,9 @@ impl DeviceIsosurface {
 
     pub(crate) fn tree_args(&self, device: &CudaDevice) -> TreeArgs {
         match (&self.bvh, self.tree_on_device) {
-            (Some(tree), true) => TreeArgs { nodes: tree.nodes_address(device), root: NO_NODE, root_slot: tree.root_slot(device) },
+            (Some(tree), true) => {
+                TreeArgs { nodes: tree.nodes_address(device), root: NO_NODE, root_slot: tree.root_slot(device) }
+            }
             _ => TreeArgs {
                 nodes: self.nodes.as_ref().map_or(0, |n| n.address(device)),
                 root: if self.nodes.is_some() { self.root } else { NO_NODE },

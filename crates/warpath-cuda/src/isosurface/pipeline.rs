@@ -108,8 +108,10 @@ impl std::fmt::Display for IsoPipeline {
     }
 }
 
-const GENERATE: [&str; 4] = ["iso_generate_collate", "iso_generate_compact", "iso_generate_lookback", "iso_generate_flags"];
-const TRAVERSE: [&str; 4] = ["iso_traverse_collate", "iso_traverse_compact", "iso_traverse_lookback", "iso_traverse_flags"];
+const GENERATE: [&str; 4] =
+    ["iso_generate_collate", "iso_generate_compact", "iso_generate_lookback", "iso_generate_flags"];
+const TRAVERSE: [&str; 4] =
+    ["iso_traverse_collate", "iso_traverse_compact", "iso_traverse_lookback", "iso_traverse_flags"];
 const INTERSECT: [&str; 4] =
     ["iso_intersect_collate", "iso_intersect_compact", "iso_intersect_lookback", "iso_intersect_flags"];
 
@@ -190,11 +192,8 @@ impl Queue {
 
     /// The output of a stage of `tiles` blocks, its state zeroed (in-kernel methods).
     fn output(&mut self, device: &CudaDevice, method: IsoCompaction, tiles: u32) -> CudaResult<IsoStageOut> {
-        let state = if method.writes_flags() {
-            CompactionState::default()
-        } else {
-            self.workspace.prepare(device, tiles)?
-        };
+        let state =
+            if method.writes_flags() { CompactionState::default() } else { self.workspace.prepare(device, tiles)? };
         Ok(IsoStageOut {
             items: self.items.address(device),
             flags: self.flags.address(device),
@@ -328,7 +327,8 @@ impl DeviceIsosurface {
         target: &RenderTarget,
         buffers: &PipelineBuffers,
     ) -> CudaResult<IsoPipelineArgs> {
-        if (view.width, view.height) != target.size() || view.width as u64 * view.height as u64 != buffers.pixels as u64 {
+        if (view.width, view.height) != target.size() || view.width as u64 * view.height as u64 != buffers.pixels as u64
+        {
             return Err(CudaError::InvalidArgument(format!(
                 "a {}x{} view with a {:?} target and buffers of {} pixels",
                 view.width,
