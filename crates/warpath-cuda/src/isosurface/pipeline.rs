@@ -387,19 +387,10 @@ impl DeviceIsosurface {
             }
             IsoPipeline::Multi(method) => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
-                let mut local = StageTimes::default();
                 let timing = times.is_some();
                 let stopwatch = Stopwatch { timer: if timing { Some(device.timer()?) } else { None } };
-                run_multi(device, &args, method, buffers, &stopwatch, &mut local)?;
-                if let Some(times) = times {
-                    times.generate_ms += local.generate_ms;
-                    times.traverse_ms += local.traverse_ms;
-                    times.intersect_ms += local.intersect_ms;
-                    times.shade_ms += local.shade_ms;
-                    times.compaction_ms += local.compaction_ms;
-                    times.rounds += local.rounds;
-                    times.traversal_rays += local.traversal_rays;
-                }
+                let mut untimed = StageTimes::default();
+                run_multi(device, &args, method, buffers, &stopwatch, times.unwrap_or(&mut untimed))?;
                 Ok(())
             }
         }
