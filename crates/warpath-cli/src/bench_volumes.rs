@@ -173,7 +173,13 @@ pub fn run(args: VolumesArgs) -> Result<()> {
     let variants: Vec<KernelVariant> = args
         .max_registers
         .iter()
-        .flat_map(|cap| args.grid_fetch.iter().map(|&grid_fetch| KernelVariant { grid_fetch, max_registers: cap.0 }))
+        .flat_map(|cap| {
+            args.grid_fetch.iter().map(|&grid_fetch| KernelVariant {
+                grid_fetch,
+                max_registers: cap.0,
+                ..Default::default()
+            })
+        })
         .collect();
     let tilings: Vec<Option<u32>> =
         if args.tilings.is_empty() { vec![None] } else { args.tilings.iter().map(|&n| Some(n)).collect() };

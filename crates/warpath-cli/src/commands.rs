@@ -47,8 +47,13 @@ pub fn load_scene(name: &str) -> Result<Scene> {
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }
+    let isosurfaces = match scene.isosurfaces.len() {
+        0 => String::new(),
+        1 => ", 1 isosurface".to_string(),
+        n => format!(", {n} isosurfaces"),
+    };
     note!(
-        "scene '{}': {} triangles, {} materials, loaded in {:.2} s",
+        "scene '{}': {} triangles{isosurfaces}, {} materials, loaded in {:.2} s",
         scene.name,
         scene.triangle_count(),
         scene.materials.len(),
@@ -406,6 +411,21 @@ pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()>
     println!("  meshes: {}", scene.meshes.len());
     for m in scene.meshes.iter().take(20) {
         println!("    {} ({} triangles)", m.name, m.triangle_count);
+    }
+    println!("  isosurfaces: {}", scene.isosurfaces.len());
+    for iso in &scene.isosurfaces {
+        let s = &iso.surface;
+        let [x, y, z] = s.lattice.samples;
+        let (lo, hi) = s.lattice.range();
+        println!(
+            "    {} ({x}x{y}x{z} samples in [{lo}, {hi}], isovalue {}, material {}, {} valid of {} bricks of {}^3 cells)",
+            iso.name,
+            s.isovalue,
+            scene.material_names[iso.material as usize],
+            s.tree.leaves().len(),
+            s.bvh.brick_count(),
+            s.bvh.brick_cells
+        );
     }
     println!("  materials: {}", scene.materials.len());
     print_media(&scene);

@@ -90,6 +90,12 @@ pub fn run(args: &ExportMitsubaArgs) -> Result<()> {
 /// Writes `scene` into `dir` (scene.json and the files it names) and returns the names of
 /// the files written, scene.json last.
 pub fn export(scene: &Scene, dir: &Path) -> Result<Vec<String>> {
+    if let Some(iso) = scene.isosurfaces.first() {
+        bail!(
+            "isosurface '{}': Mitsuba 3 has no isosurface shape (extract a mesh of the level set to compare)",
+            iso.name
+        );
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create folder {}", dir.display()))?;
     let mut files = Vec::new();
     let dict = scene_dict(scene, dir, &mut files)?;

@@ -27,6 +27,7 @@ use warpath_core::film::Film;
 use warpath_core::light::LightSet;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::{Sampler, VertexSampler, dims};
+use warpath_isosurface::shape::{octahedral_decode, octahedral_encode};
 use warpath_scene::Scene;
 
 /// What the estimator needs of a scene, prepared once per render.
@@ -43,6 +44,33 @@ pub struct SceneView<'a> {
     pub rr_threshold: f32,
     pub width: u32,
     pub height: u32,
+}
+
+impl SceneView<'_> {
+    /// The closest hit of the triangles and the isosurfaces. An isosurface's hit has id
+    /// `Scene::isosurface_hit_id(k)` and carries its outward normal in (u, v), octahedrally
+    /// encoded (`warpath_isosurface::shape::octahedral_encode`).
+    pub fn intersect(&self, ray: &Ray) -> Option<warpath_bvh::Hit> {
+        let mut best = self.cpu_bvh.intersect(ray);
+        for (k, iso) in self.scene.isosurfaces.iter().enumerate() {
+            let t_max = best.map_or(ray.t_max, |h| h.t);
+            if let Some(h) = iso.surface.intersect(ray.o, ray.d, ray.t_min, t_max) {
+                let (u, v) = octahedral_encode(h.normal);
+                best = Some(warpath_bvh::Hit { t: h.t, u, v, prim: self.scene.isosurface_hit_id(k) });
+            }
+        }
+        best
+    }
+
+    /// Whether a triangle or an isosurface blocks `ray` within its range.
+    pub fn occluded(&self, ray: &Ray) -> bool {
+        self.cpu_bvh.occluded(ray)
+            || self
+                .scene
+                .isosurfaces
+                .iter()
+                .any(|iso| iso.surface.intersect(ray.o, ray.d, ray.t_min, ray.t_max).is_some())
+    }
 }
 
 /// The state one path carries between bounces (what a wavefront kernel would store).
@@ -128,8 +156,36 @@ pub(crate) struct SurfaceHit {
     pub(crate) t: f32,
 }
 
+/// An isosurface's hit: the decoded outward normal is both normals (the interpolant's
+/// gradient is smooth); no texture coordinates, so the material's base colour alone.
+fn isosurface_hit(
+    view: &SceneView,
+    iso: &warpath_scene::SceneIsosurface,
+    ray: &Ray,
+    hit: &warpath_bvh::Hit,
+) -> SurfaceHit {
+    let material = &view.scene.materials[iso.material as usize];
+    let mut n = octahedral_decode(hit.u, hit.v);
+    let wo = -ray.d;
+    if !bsdf::is_transmissive(material) && !material.one_sided() && n.dot(wo) < 0.0 {
+        n = -n;
+    }
+    SurfaceHit {
+        p: ray.at(hit.t),
+        ng: n,
+        frame: Frame::from_normal(n),
+        material: iso.material,
+        base_color: material.base_color,
+        triangle: hit.prim,
+        t: hit.t,
+    }
+}
+
 pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -> SurfaceHit {
     let scene = view.scene;
+    if let Some(iso) = scene.isosurface_of_hit(hit.prim) {
+        return isosurface_hit(view, iso, ray, hit);
+    }
     let tri = hit.prim as usize;
     let [a, b, c] = view.triangles[tri];
     let idx = scene.triangles[tri];
@@ -184,7 +240,7 @@ pub fn extend(view: &SceneView, path: &mut PathState, counters: &mut PathCounter
     counters.active_per_bounce[depth] += 1;
     counters.extension_rays += 1;
 
-    let Some(hit) = view.cpu_bvh.intersect(&path.ray) else {
+    let Some(hit) = view.intersect(&path.ray) else {
         // Escaped: the environment, weighted against having sampled it by light sampling.
         let le = view.lights.environment_radiance(path.ray.d);
         if le != Vec3::ZERO {
@@ -259,7 +315,7 @@ fn illuminate(
         Ray::new(origin, ls.wi)
     };
     counters.shadow_rays += 1;
-    if view.cpu_bvh.occluded(&shadow) {
+    if view.occluded(&shadow) {
         return;
     }
     let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi);

@@ -55,6 +55,7 @@ extern "C" __global__ void megakernel_layout_report(unsigned long long* values, 
     WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, has_normals));
     WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, has_uvs));
     WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, texture_count));
-    WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, _pad));
+    WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, iso_shape_count));
+    WARPATH_REPORT(WARPATH_OFFSETOF(GpuSceneParams, iso_shapes));
     *written = n;
 }

@@ -34,6 +34,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("isosurface/render.cuh", include_str!("../kernels/isosurface/render.cuh")),
     ("isosurface/update.cuh", include_str!("../kernels/isosurface/update.cuh")),
     ("isosurface/pipeline.cuh", include_str!("../kernels/isosurface/pipeline.cuh")),
+    ("isosurface/shapes.cuh", include_str!("../kernels/isosurface/shapes.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -143,11 +144,19 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
 }
 
 /// The programs of the volumetric estimator's benchmark variants
-/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), each with
-/// its kernels: what `warpath precompile --variants` adds to [`programs`].
+/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps) and of the
+/// surface estimator with isosurface shapes, each with its kernels: what `warpath precompile
+/// --variants` adds to [`programs`].
 pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     crate::strategy::benchmark_variants()
         .into_iter()
         .flat_map(|variant| crate::strategy::VOLUME.variant(variant).all_programs())
+        .chain(isosurface_shape_programs())
         .collect()
+}
+
+/// The surface estimator's programs with isosurface shapes (what scenes with isosurfaces
+/// render with: [`crate::strategy::KernelVariant::ISOSURFACE_SHAPES`]).
+pub fn isosurface_shape_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
+    crate::strategy::SURFACE.variant(crate::strategy::KernelVariant::ISOSURFACE_SHAPES).all_programs()
 }

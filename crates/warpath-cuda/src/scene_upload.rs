@@ -16,6 +16,7 @@
 use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
+use crate::isosurface::shapes::DeviceIsoShapes;
 use crate::kernels::SURFACE_MEGAKERNEL;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
@@ -90,12 +91,15 @@ pub struct GpuSceneParams {
     pub has_normals: u32,
     pub has_uvs: u32,
     pub texture_count: u32,
-    pub _pad: u32,
+    /// Isosurface shapes (their hits are numbered after the triangles).
+    pub iso_shape_count: u32,
+    /// Device address of the `GpuIsoShape` records (`crate::isosurface::shapes`), or 0.
+    pub iso_shapes: u64,
 }
 
 const _: () = assert!(size_of::<GpuCamera>() == 80);
 const _: () = assert!(size_of::<GpuTexture>() == 16);
-const _: () = assert!(size_of::<GpuSceneParams>() == 240);
+const _: () = assert!(size_of::<GpuSceneParams>() == 248);
 
 fn mat3_columns(m: &glam::Mat3) -> [f32; 9] {
     m.to_cols_array()
@@ -141,6 +145,7 @@ impl GpuSceneParams {
             has_normals: (!scene.normals.is_empty()) as u32,
             has_uvs: (!scene.uvs.is_empty()) as u32,
             texture_count: to_u32(scene.textures.len(), "texture count")?,
+            iso_shape_count: to_u32(scene.isosurfaces.len(), "isosurface count")?,
             ..Default::default()
         };
         match &lights.environment {
@@ -323,6 +328,8 @@ pub struct DeviceScene {
     pub(crate) env_marginal_cdf: DeviceBuffer<f32>,
     pub(crate) texels: DeviceBuffer<[f32; 3]>,
     pub(crate) textures: DeviceBuffer<GpuTexture>,
+    /// The isosurface shapes' records, lattices and trees (none without isosurfaces).
+    pub(crate) iso_shapes: Option<DeviceIsoShapes>,
 }
 
 impl DeviceScene {
@@ -335,7 +342,10 @@ impl DeviceScene {
         bvh: &Bvh,
         settings: &RenderSettings,
     ) -> CudaResult<DeviceScene> {
-        let params = GpuSceneParams::new(scene, lights, settings)?;
+        let mut params = GpuSceneParams::new(scene, lights, settings)?;
+        let iso_shapes =
+            if scene.isosurfaces.is_empty() { None } else { Some(DeviceIsoShapes::upload(device, scene)?) };
+        params.iso_shapes = iso_shapes.as_ref().map_or(0, |s| s.address(device));
         let soup = scene.triangle_soup();
         let bounds = bvh.nodes.first().map(|root| (root.min.to_array(), root.max.to_array())).unwrap_or_default();
         let bvh = DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, &soup)?)?;
@@ -366,6 +376,7 @@ impl DeviceScene {
             env_marginal_cdf: DeviceBuffer::from_slice(device, &env_marginal_cdf)?,
             texels: DeviceBuffer::from_slice(device, &texels)?,
             textures: DeviceBuffer::from_slice(device, &textures)?,
+            iso_shapes,
         })
     }
 
@@ -413,6 +424,7 @@ impl DeviceScene {
             + self.env_marginal_cdf.size_bytes()
             + self.texels.size_bytes()
             + self.textures.size_bytes()
+            + self.iso_shapes.as_ref().map_or(0, |s| s.size_bytes())
     }
 }
 
@@ -425,7 +437,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         GpuSceneParams {
             camera, env_to_world, env_to_local, env_constant, env_scale, env_kind, env_width, env_height,
             env_is_black, width, height, max_depth, seed, sampler, rr_threshold, triangle_count, material_count,
-            light_count, selection_count, has_normals, has_uvs, texture_count, _pad
+            light_count, selection_count, has_normals, has_uvs, texture_count, iso_shape_count, iso_shapes
         }
     }
 }

@@ -31,7 +31,7 @@ use warpath_cuda::scene_upload::{device_layout_report, layout_entries};
 use warpath_scene::{RenderSettings, Scene};
 
 mod common;
-use common::{device, material_scene, settings};
+use common::{device, isosurface_scene, material_scene, settings};
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
     RenderOptions { spp_per_pass: s.spp, ..RenderOptions::from_settings(s) }
@@ -199,6 +199,26 @@ fn material_scene_matches_cpu_reference() {
     compare_same_seed("materials", &cpu_film, &gpu_film);
     let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 4, ..s.clone() });
     compare_images("materials/seeds 3 vs 4", &cpu_film, &other_film);
+}
+
+/// Isosurface shapes (issue 14): the GPU's "-iso" programs against the CPU. The caster runs
+/// in f64 on both sides, but the device contracts multiply-adds (FMA) where the CPU rounds
+/// each operation, so a hit may differ in its last f64 bits: the same-seed check (counts
+/// and 99.9% of the values within 1e-4) is expected to hold as for triangles, and the
+/// z test between seeds is the issue's criterion.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn isosurface_scene_matches_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = isosurface_scene();
+    let s = settings(64, 48, 16, 5, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    assert!(cpu_counters.active_per_bounce.len() > 3, "paths must bounce among the isosurfaces");
+    compare_counters("isosurfaces", &cpu_counters, &gpu_counters);
+    compare_same_seed("isosurfaces", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 6, ..s.clone() });
+    compare_images("isosurfaces/seeds 5 vs 6", &cpu_film, &other_film);
 }
 
 #[test]

@@ -124,3 +124,16 @@ fn every_strategy_matches_naive_under_an_environment_map() {
     };
     check_scene(&scene, &s, 5000);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn every_strategy_matches_naive_with_isosurfaces() {
+    // The "-iso" programs of every family (issue 14's isosurface shapes).
+    let scene = common::isosurface_scene();
+    let s = if small() {
+        settings(24, 16, 2, 11, SamplerKind::PaddedHalton)
+    } else {
+        settings(64, 48, 4, 11, SamplerKind::PaddedHalton)
+    };
+    check_scene(&scene, &s, 5000);
+}

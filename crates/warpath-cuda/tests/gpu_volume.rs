@@ -181,8 +181,8 @@ fn kernel_variants_trace_the_same_paths() {
     let (naive_film, naive) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
     assert!(naive.albedo_lookups > 0 && naive.density_lookups > 0, "the scene reads both grids");
     let exact = [
-        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None },
-        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(64) },
+        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None, ..Default::default() },
+        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(64), ..Default::default() },
     ];
     for variant in exact {
         renderer.set_kernel_variant(&scene, variant).expect("variant");
@@ -192,7 +192,7 @@ fn kernel_variants_trace_the_same_paths() {
             assert_same_render(&label, (&naive_film, &naive), (&film, &counters));
         }
     }
-    let linear = KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None };
+    let linear = KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None, ..Default::default() };
     renderer.set_kernel_variant(&scene, linear).expect("variant");
     let (film, counters) = render_gpu(&mut renderer, Strategy::Naive, s.spp);
     let mean = |f: &Film| f.mean().iter().map(|p| (p[0] + p[1] + p[2]) as f64).sum::<f64>();

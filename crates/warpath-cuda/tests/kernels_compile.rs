@@ -42,6 +42,13 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     programs.extend(
         warpath_cuda::kernels::variant_programs().into_iter().filter(|(p, _)| p.name.starts_with("volume_megakernel")),
     );
+    // And the surface estimator with isosurface shapes (its megakernel and stage kernels
+    // cover every WARPATH_ISOSURFACE_SHAPES branch).
+    programs.extend(
+        warpath_cuda::kernels::isosurface_shape_programs()
+            .into_iter()
+            .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
+    );
     let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut failures = Vec::new();

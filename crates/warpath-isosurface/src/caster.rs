@@ -52,9 +52,15 @@ fn slab(
     (t0 <= t1).then_some((t0, t1))
 }
 
-/// The ray's segment inside the lattice box, from t ≥ 0.
-fn clip_to_lattice(lattice: &Lattice, origin: [f64; 3], direction: [f64; 3]) -> Option<(f64, f64)> {
-    slab(origin, direction, [0.0; 3], lattice.upper(), 0.0, f64::INFINITY)
+/// The ray's segment inside the lattice box, within `[t_min, t_max]`.
+fn clip_to_lattice(
+    lattice: &Lattice,
+    origin: [f64; 3],
+    direction: [f64; 3],
+    t_min: f64,
+    t_max: f64,
+) -> Option<(f64, f64)> {
+    slab(origin, direction, [0.0; 3], lattice.upper(), t_min, t_max)
 }
 
 /// The first root in cell `cell` over the part of `segment` inside it.
@@ -142,7 +148,7 @@ fn march(
 
 /// The reference: every cell along the ray (no BVH).
 pub fn cast_reference(lattice: &Lattice, origin: [f64; 3], direction: [f64; 3], isovalue: f32) -> Option<IsoHit> {
-    let segment = clip_to_lattice(lattice, origin, direction)?;
+    let segment = clip_to_lattice(lattice, origin, direction, 0.0, f64::INFINITY)?;
     march(lattice, ([0; 3], lattice.cells()), origin, direction, segment, segment.0, isovalue as f64)
 }
 
@@ -155,8 +161,22 @@ pub fn cast_bvh(
     direction: [f64; 3],
     isovalue: f32,
 ) -> Option<IsoHit> {
+    cast_bvh_within(lattice, bvh, tree, origin, direction, isovalue, (0.0, f64::INFINITY))
+}
+
+/// [`cast_bvh`] for the part of the ray with t in `range` (the path tracer's rays:
+/// crate::shape).
+pub fn cast_bvh_within(
+    lattice: &Lattice,
+    bvh: &BrickBvh,
+    tree: &CondensedTree,
+    origin: [f64; 3],
+    direction: [f64; 3],
+    isovalue: f32,
+    range: (f64, f64),
+) -> Option<IsoHit> {
     let root = tree.root?;
-    let segment = clip_to_lattice(lattice, origin, direction)?;
+    let segment = clip_to_lattice(lattice, origin, direction, range.0, range.1)?;
     let node_range = |index: u32, best: f64| {
         let (lo, hi) = crate::bricks::bounds(&tree.nodes, index);
         let (blo, bhi) = bvh.lattice_box(lo, hi);

@@ -14,7 +14,9 @@
 //!   (near child first, the DDA inside valid bricks only);
 //! * [`render`]: images: an orbiting pinhole camera, the first hit per pixel, Blinn–Phong
 //!   shading under a head light (the CPU reference of the GPU's render kernel);
-//! * [`fields`]: procedural test volumes (Marschner–Lobb, spheres).
+//! * [`fields`]: procedural test volumes (Marschner–Lobb, spheres);
+//! * [`shape`]: an isosurface placed in a scene (world ↔ lattice map, outward normals), the
+//!   shape the path tracer intersects.
 //!
 //! Data flows one way: a `warpath_volume::VolumeGrid` becomes a [`lattice::Lattice`], its
 //! [`bricks::BrickBvh`] is built once, [`bricks::BrickBvh::condense`] makes the tree of one
@@ -26,7 +28,9 @@ pub mod cell;
 pub mod fields;
 pub mod lattice;
 pub mod render;
+pub mod shape;
 
 pub use bricks::{BrickBvh, CondensedTree, DEFAULT_BRICK_CELLS};
 pub use caster::{IsoHit, cast_bvh, cast_reference};
 pub use lattice::{Lattice, LatticeError};
+pub use shape::{PlacedIsosurface, ShapeHit};

@@ -23,7 +23,7 @@ pub mod scene;
 pub mod toml_scene;
 
 pub use error::SceneError;
-pub use scene::{MeshInfo, RenderSettings, Scene, Texture, UNLIMITED_DEPTH};
+pub use scene::{MeshInfo, RenderSettings, Scene, SceneIsosurface, Texture, UNLIMITED_DEPTH};
 
 use std::path::Path;
 

@@ -4,11 +4,13 @@
 
 use glam::{Vec2, Vec3};
 use std::path::Path;
+use std::sync::Arc;
 use warpath_core::camera::Camera;
 use warpath_core::light::{Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
+use warpath_isosurface::PlacedIsosurface;
 use warpath_volume::Medium;
 
 /// `max_depth` of a render with no depth limit (a scene's `max_depth = -1`).
@@ -91,6 +93,18 @@ pub struct MeshInfo {
     pub triangle_count: u32,
 }
 
+/// An isosurface shape (`[[shape]] type = "isosurface"`, issue 14): a volume's level set
+/// placed in the world with one material. The path tracers number its hits after the
+/// triangles: hit id `triangle_count() + k` is isosurface `k`.
+#[derive(Clone, Debug)]
+pub struct SceneIsosurface {
+    pub name: String,
+    pub material: u32,
+    /// The lattice, its brick tree condensed at the isovalue and the world ↔ lattice map
+    /// (shared: a 512³ volume is half a gigabyte).
+    pub surface: Arc<PlacedIsosurface>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
     pub name: String,
@@ -121,6 +135,8 @@ pub struct Scene {
     pub triangle_media: Vec<u32>,
     /// The medium the camera sits in (index into `media`), if any.
     pub camera_medium: Option<u32>,
+    /// Isosurface shapes (surface path tracer only: a scene with media cannot have them).
+    pub isosurfaces: Vec<SceneIsosurface>,
     /// Things a user should know that did not stop loading (dropped triangles, ...).
     pub warnings: Vec<String>,
 }
@@ -140,8 +156,21 @@ impl Scene {
         (0..self.triangles.len()).map(|i| self.triangle_vertices(i)).collect()
     }
 
+    /// The box of the triangles and the isosurfaces' volumes.
     pub fn bounds(&self) -> Aabb {
-        Aabb::from_points(&self.positions)
+        self.isosurfaces.iter().fold(Aabb::from_points(&self.positions), |b, iso| {
+            b.grow(iso.surface.world_bounds.0).grow(iso.surface.world_bounds.1)
+        })
+    }
+
+    /// The hit id of isosurface `k` (after every triangle id).
+    pub fn isosurface_hit_id(&self, k: usize) -> u32 {
+        (self.triangles.len() + k) as u32
+    }
+
+    /// The isosurface a hit id names, if it names one.
+    pub fn isosurface_of_hit(&self, id: u32) -> Option<&SceneIsosurface> {
+        (id as usize).checked_sub(self.triangles.len()).and_then(|k| self.isosurfaces.get(k))
     }
 
     /// The lights: every triangle whose material emits, plus the environment.
@@ -180,7 +209,7 @@ impl Scene {
     pub fn content_warnings(&self, source: &Path) -> Vec<String> {
         let file = source.display();
         let lit = self.has_light();
-        match (self.triangles.is_empty() && self.media.is_empty(), lit) {
+        match (self.triangles.is_empty() && self.media.is_empty() && self.isosurfaces.is_empty(), lit) {
             (true, false) => {
                 vec![format!("{file}: the scene has no geometry and no light: the image will be black")]
             }
@@ -215,5 +244,6 @@ impl Scene {
             + self.textures.iter().map(|t| t.pixels.len() * 12).sum::<usize>()
             + self.triangle_media.len() * 4
             + self.media.iter().map(|m| m.memory_bytes() as usize).sum::<usize>()
+            + self.isosurfaces.iter().map(|i| i.surface.lattice.values.len() * 4).sum::<usize>()
     }
 }

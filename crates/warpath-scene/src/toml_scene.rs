@@ -11,7 +11,7 @@ use crate::image_io::{load_base_color_texture, load_image, repair_pixels};
 use crate::mesh::{DEFAULT_ALBEDO, MeshAsset, SceneBuilder, framing_camera};
 use crate::mesh_file::{MESH_EXTENSIONS, is_mesh_file, load_mesh_file, load_mesh_scene, lower_name};
 use crate::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP};
-use crate::{RenderSettings, Scene, SceneError};
+use crate::{RenderSettings, Scene, SceneError, SceneIsosurface};
 use glam::{Mat3, Mat4, Vec3};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -169,6 +169,11 @@ struct ShapeSection {
     interior: Option<Spanned<String>>,
     /// The medium outside the shape (default: vacuum).
     exterior: Option<Spanned<String>>,
+    /// Isosurfaces: the scalar volume (a grid as media take it), the isovalue and the
+    /// brick size of its min-max tree (default 16 cells).
+    volume: Option<Spanned<medium_section::GridSpec>>,
+    isovalue: Option<Spanned<f32>>,
+    brick_cells: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -302,6 +307,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
 
     // Shapes.
     let mut asset_cache: HashMap<PathBuf, (Rc<MeshAsset>, Vec<u32>)> = HashMap::new();
+    let mut isosurfaces: Vec<(Range<usize>, SceneIsosurface)> = Vec::new();
     let mut file_camera = None;
     for (shape_index, section) in file.shape.iter().enumerate() {
         let shape = section.get_ref();
@@ -345,6 +351,25 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                 None => material,
             }
         };
+        if kind != "isosurface" {
+            let stray = [
+                shape.volume.as_ref().map(|v| ("volume", v.span())),
+                shape.isovalue.as_ref().map(|v| ("isovalue", v.span())),
+                shape.brick_cells.as_ref().map(|v| ("brick_cells", v.span())),
+            ];
+            if let Some((key, span)) = stray.into_iter().flatten().next() {
+                return Err(source.error_at(span, format!("'{key}' applies to isosurfaces, not '{kind}'")));
+            }
+        }
+        if kind == "isosurface" {
+            let material = match material_override {
+                Some(m) => m,
+                None => builder.default_material(),
+            };
+            let iso = isosurface_shape(&source, shape, shape_name, material, to_world, &mut builder)?;
+            isosurfaces.push((section.span(), iso));
+            continue;
+        }
         let primitive = match kind {
             "rectangle" => Some(builtin::rectangle_mesh()),
             "cube" => Some(builtin::cube_mesh()),
@@ -362,7 +387,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             other => {
                 return Err(source.error_at(
                     shape.kind.span(),
-                    format!("unknown shape type '{other}' (expected mesh, rectangle, cube or sphere)"),
+                    format!("unknown shape type '{other}' (expected mesh, rectangle, cube, sphere or isosurface)"),
                 ));
             }
         };
@@ -480,6 +505,16 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     }
     scene.media = media;
     scene.camera_medium = camera_medium;
+    if let Some((span, _)) = isosurfaces.first()
+        && scene.needs_volume_estimator()
+    {
+        return Err(source.error_at(
+            span.clone(),
+            "isosurface shapes render with the surface path tracer, and this scene needs the volumetric one \
+             (it has media or a 'null' material): remove one or the other",
+        ));
+    }
+    scene.isosurfaces = isosurfaces.into_iter().map(|(_, iso)| iso).collect();
     scene.settings = settings;
     scene.environment = environment;
     scene.camera = match camera {
@@ -489,6 +524,76 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     let warnings = scene.content_warnings(path);
     scene.warnings.extend(warnings);
     Ok(scene)
+}
+
+/// The most cells per brick side an isosurface's min-max tree may ask for.
+const MAX_BRICK_CELLS: i64 = 256;
+
+/// An `isosurface` shape: its volume loaded as a lattice, the tree built and condensed at the
+/// isovalue, placed with `to_world` (the volume fills the unit cube, as a medium's grid does).
+fn isosurface_shape(
+    source: &SourceText,
+    shape: &ShapeSection,
+    name: String,
+    material: u32,
+    to_world: Mat4,
+    builder: &mut SceneBuilder,
+) -> Result<SceneIsosurface, SceneError> {
+    let here = |message: String| source.error_at(shape.kind.span(), message);
+    let not_here = [
+        shape.emission.as_ref().map(|v| ("emission", v.span())),
+        shape.interior.as_ref().map(|v| ("interior", v.span())),
+        shape.exterior.as_ref().map(|v| ("exterior", v.span())),
+    ];
+    if let Some((key, span)) = not_here.into_iter().flatten().next() {
+        return Err(
+            source.error_at(span, format!("'{key}' does not apply to isosurfaces (they neither emit nor bound media)"))
+        );
+    }
+    let Some(volume) = &shape.volume else {
+        return Err(here(format!("isosurface '{name}' needs a 'volume' (a grid, as a medium's 'density')")));
+    };
+    let Some(isovalue) = &shape.isovalue else {
+        return Err(here(format!("isosurface '{name}' needs an 'isovalue'")));
+    };
+    let iso = *isovalue.get_ref();
+    if !iso.is_finite() {
+        return Err(source.error_at(isovalue.span(), format!("isovalue = {iso} must be finite")));
+    }
+    let brick_cells = match &shape.brick_cells {
+        Some(b) if !(1..=MAX_BRICK_CELLS).contains(b.get_ref()) => {
+            return Err(source.error_at(b.span(), format!("brick_cells must be between 1 and {MAX_BRICK_CELLS}")));
+        }
+        Some(b) => *b.get_ref() as u32,
+        None => warpath_isosurface::DEFAULT_BRICK_CELLS,
+    };
+    let m = builder.scene_mut().materials[material as usize].clone();
+    let material_name = builder.scene_mut().material_names[material as usize].clone();
+    if m.is_emissive() || m.is_null() {
+        return Err(here(format!(
+            "isosurface '{name}': material '{material_name}' {}: isosurfaces take opaque or dielectric materials",
+            if m.is_null() { "is 'null'" } else { "emits" }
+        )));
+    }
+    if m.base_color_texture >= 0 {
+        builder.warn(format!(
+            "{}: isosurface '{name}' has no texture coordinates: material '{material_name}''s texture is not applied",
+            source.path.display()
+        ));
+    }
+    let at = |span: Range<usize>, message: String| source.error_at(span, message);
+    let (grid, _spacing) = medium_section::load_spec(source, volume, &at, 1)?;
+    let lattice = warpath_isosurface::Lattice::from_grid(&grid)
+        .map_err(|e| source.error_at(volume.span(), format!("isosurface '{name}': {e}")))?;
+    let (lo, hi) = lattice.range();
+    if !(lo <= iso && iso <= hi) {
+        builder.warn(format!(
+            "{}: isosurface '{name}': isovalue {iso} is outside the volume's range [{lo}, {hi}]: the shape is empty",
+            source.path.display()
+        ));
+    }
+    let surface = warpath_isosurface::PlacedIsosurface::new(lattice, iso, to_world, brick_cells);
+    Ok(SceneIsosurface { name, material, surface: std::sync::Arc::new(surface) })
 }
 
 fn builder_warning(scene: &mut Scene, message: String) {

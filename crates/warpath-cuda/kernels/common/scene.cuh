@@ -40,6 +40,8 @@ static_assert(WARPATH_OFFSETOF(GpuTexture, _pad) == 12, "GpuTexture._pad");
 #define ENV_CONSTANT 1u
 #define ENV_MAP 2u
 
+struct GpuIsoShape;  // isosurface/shapes.cuh (read only by the "-iso" programs)
+
 // Everything scalar a render needs (one per renderer, in device memory).
 struct GpuSceneParams {
     GpuCamera camera;
@@ -64,9 +66,10 @@ struct GpuSceneParams {
     unsigned int has_normals;
     unsigned int has_uvs;
     unsigned int texture_count;
-    unsigned int _pad;
+    unsigned int iso_shape_count;     // isosurface shapes (hit ids triangle_count + k)
+    const GpuIsoShape* iso_shapes;    // iso_shape_count records, or null
 };
-static_assert(sizeof(GpuSceneParams) == 240, "GpuSceneParams size");
+static_assert(sizeof(GpuSceneParams) == 248, "GpuSceneParams size");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, camera) == 0, "GpuSceneParams.camera");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_world) == 80, "GpuSceneParams.env_to_world");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_local) == 116, "GpuSceneParams.env_to_local");
@@ -89,7 +92,8 @@ static_assert(WARPATH_OFFSETOF(GpuSceneParams, selection_count) == 220, "GpuScen
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_normals) == 224, "GpuSceneParams.has_normals");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_uvs) == 228, "GpuSceneParams.has_uvs");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, texture_count) == 232, "GpuSceneParams.texture_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, _pad) == 236, "GpuSceneParams._pad");
+static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shape_count) == 236, "GpuSceneParams.iso_shape_count");
+static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shapes) == 240, "GpuSceneParams.iso_shapes");
 
 // Device pointers of one uploaded scene (scene_upload.rs's DeviceScene). Arrays of
 // 3-vectors are plain float triples; empty arrays are valid 16-byte allocations.

@@ -270,8 +270,9 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
     return false;
 }
 
-// caster.rs cast_bvh: one ray through the condensed tree.
-__device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay& ray) {
+// caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max].
+__device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const IsoRay& ray, double t_min,
+                                                         double t_max) {
     IsoCastResult result;
     IsoHit& best = result.hit;
     best.t = 0.0;
@@ -284,7 +285,7 @@ __device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay
     const double zero[3] = {0.0, 0.0, 0.0};
     const double upper[3] = {(double)(g.samples[0] - 1u), (double)(g.samples[1] - 1u), (double)(g.samples[2] - 1u)};
     double seg0, seg1;
-    if (!iso_slab(o, d, zero, upper, 0.0, ISO_INF, seg0, seg1)) return result;
+    if (!iso_slab(o, d, zero, upper, t_min, t_max, seg0, seg1)) return result;
     unsigned int stack_node[ISO_STACK];
     double stack_entry[ISO_STACK];
     int top = 0;
@@ -334,4 +335,9 @@ __device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay
         }
     }
     return result;
+}
+
+// caster.rs cast_bvh: the whole ray (t ≥ 0).
+__device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay& ray) {
+    return iso_cast_within(g, ray, 0.0, ISO_INF);
 }

@@ -30,6 +30,14 @@
 #include "common/lights.cuh"
 #include "common/sampler.cuh"
 #include "traversal/trace.cuh"
+// Isosurface shapes (issue 14): only in the programs compiled with them (the "-iso" variant
+// of the surface estimator, for scenes that have some); the others trace triangles alone.
+#ifndef WARPATH_ISOSURFACE_SHAPES
+#define WARPATH_ISOSURFACE_SHAPES 0
+#endif
+#if WARPATH_ISOSURFACE_SHAPES
+#include "isosurface/shapes.cuh"
+#endif
 
 #define COUNTER_EXTENSION_RAYS 0u
 #define COUNTER_SHADOW_RAYS 1u
@@ -115,10 +123,63 @@ struct SurfaceHit {
     float t;
 };
 
+// The closest hit of the scene's geometry (SceneView::intersect): the triangles, then the
+// isosurfaces in programs compiled with them.
+__device__ __forceinline__ bool scene_intersect_closest(const DeviceScene& scene, const Ray& ray,
+                                                        SurfaceIntersection& hit) {
+    bool found = intersect_closest(scene.bvh, ray, hit);
+#if WARPATH_ISOSURFACE_SHAPES
+    found = iso_shapes_closest(scene, ray, found, hit);
+#endif
+    return found;
+}
+
+// Whether anything blocks `ray` within its range (SceneView::occluded).
+__device__ __forceinline__ bool scene_occluded(const DeviceScene& scene, const Ray& ray) {
+    if (occluded(scene.bvh, ray)) return true;
+#if WARPATH_ISOSURFACE_SHAPES
+    if (iso_shapes_occlude(scene, ray)) return true;
+#endif
+    return false;
+}
+
+// The material of hit id `prim` (a triangle's, or an isosurface's).
+__device__ __forceinline__ unsigned int hit_material(const DeviceScene& scene, unsigned int prim) {
+#if WARPATH_ISOSURFACE_SHAPES
+    const GpuSceneParams& params = *scene.params;
+    if (prim >= params.triangle_count) return params.iso_shapes[prim - params.triangle_count].material;
+#endif
+    return scene.triangle_materials[prim];
+}
+
+#if WARPATH_ISOSURFACE_SHAPES
+// integrator.rs isosurface_hit: the decoded outward normal is both normals; no uv, so the
+// material's base colour alone.
+__device__ __forceinline__ SurfaceHit isosurface_hit(const EstimatorContext& ctx, const Ray& ray,
+                                                     const SurfaceIntersection& hit) {
+    const unsigned int material_index = hit_material(ctx.scene, hit.prim);
+    const Material& material = ctx.scene.materials[material_index];
+    float3 n = iso_octahedral_decode(hit.u, hit.v);
+    if (!is_transmissive(material) && !is_one_sided(material) && dot(n, -ray.d) < 0.0f) n = -n;
+    SurfaceHit surface;
+    surface.p = ray_at(ray, hit.t);
+    surface.ng = n;
+    surface.frame = frame_from_normal(n);
+    surface.material = material_index;
+    surface.base_color = material.base_color;
+    surface.triangle = hit.prim;
+    surface.t = hit.t;
+    return surface;
+}
+#endif
+
 __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, const Ray& ray,
                                                   const SurfaceIntersection& hit) {
     const DeviceScene& scene = ctx.scene;
     const GpuSceneParams& params = *scene.params;
+#if WARPATH_ISOSURFACE_SHAPES
+    if (hit.prim >= params.triangle_count) return isosurface_hit(ctx, ray, hit);
+#endif
     const unsigned int tri = hit.prim;
     const unsigned int i0 = scene.triangles[3 * (size_t)tri];
     const unsigned int i1 = scene.triangles[3 * (size_t)tri + 1];
@@ -211,7 +272,7 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
 __device__ __forceinline__ void illuminate(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
     PendingShadow shadow;
     if (!prepare_illumination(ctx, path, surface, shadow)) return;
-    if (occluded(ctx.scene.bvh, shadow.ray)) return;
+    if (scene_occluded(ctx.scene, shadow.ray)) return;
     path.radiance += shadow.contribution;
 }
 
@@ -275,7 +336,7 @@ __device__ __forceinline__ void add_emission(const EstimatorContext& ctx, PathSt
 __device__ __forceinline__ bool extend_uncounted(const EstimatorContext& ctx, PathState& path) {
     const DeviceScene& scene = ctx.scene;
     SurfaceIntersection hit;
-    if (!intersect_closest(scene.bvh, path.ray, hit)) {
+    if (!scene_intersect_closest(scene, path.ray, hit)) {
         shade_miss(ctx, path);
         return false;
     }

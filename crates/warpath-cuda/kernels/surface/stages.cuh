@@ -137,9 +137,9 @@ __device__ __forceinline__ void multistage_intersect(const SurfaceScheduleArgs& 
     const ExtendProbe probe = extend_probe_begin(ctx, bounce);
     const Ray ray = make_ray(make_float3(o.x, o.y, o.z), make_float3(d.x, d.y, d.z));
     SurfaceIntersection hit;
-    if (intersect_closest(ctx.scene.bvh, ray, hit)) {
+    if (scene_intersect_closest(ctx.scene, ray, hit)) {
         q.hits[id] = make_float4(hit.t, hit.u, hit.v, __uint_as_float(hit.prim));
-        const Material& material = ctx.scene.materials[ctx.scene.triangle_materials[hit.prim]];
+        const Material& material = ctx.scene.materials[hit_material(ctx.scene, hit.prim)];
         // A null boundary (never in a surface scene: those render with the volumetric
         // estimator) shades as Black.
         const unsigned int kind = material_kind(material) < MULTISTAGE_KINDS ? material_kind(material) : MATERIAL_BLACK;
@@ -194,7 +194,7 @@ __device__ __forceinline__ void multistage_shadow(const SurfaceScheduleArgs& a, 
     if (i >= count) return;
     const float4 o = q.shadow_origin_tmax[i], d = q.shadow_direction[i];
     Ray ray = make_segment(make_float3(o.x, o.y, o.z), make_float3(d.x, d.y, d.z), o.w);
-    if (occluded(a.scene.bvh, ray)) return;
+    if (scene_occluded(a.scene, ray)) return;
     const unsigned int id = q.shadow_ids[i];
     const float4 c = q.shadow_contribution[i];
     float4 r = q.radiance_bounce[id];

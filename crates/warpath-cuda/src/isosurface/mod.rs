@@ -13,9 +13,11 @@
 //! [`IsoRenderArgs`]), pinned by `static_assert`s in `kernels/isosurface/`.
 
 mod pipeline;
+pub mod shapes;
 mod update;
 
 pub use pipeline::{IsoCompaction, IsoPipeline, IsoPipelineArgs, IsoStageOut, PipelineBuffers, StageTimes};
+pub use shapes::{DeviceIsoShapes, GpuIsoShape};
 pub use update::{IsoTreeNode, IsoUpdateArgs, UPDATE_TREE, full_tree};
 
 use crate::buffer::DeviceBuffer;
@@ -456,6 +458,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         IsoUpdateArgs { tree, level_nodes, level_offsets, nodes, refs, levels, isovalue }
         IsoPipelineArgs { frame, stack_node, stack_entry, stack_top, normals, stack_capacity, pixel_count }
         IsoStageOut { items, flags, intermediate, state }
+        GpuIsoShape { world_to_lattice, gradient_to_world, values, nodes, samples, root, isovalue, material }
     }
 }
 
@@ -471,7 +474,8 @@ mod tests {
                 include_str!("../../kernels/isosurface/caster.cuh"),
                 include_str!("../../kernels/isosurface/render.cuh"),
                 include_str!("../../kernels/isosurface/update.cuh"),
-                include_str!("../../kernels/isosurface/pipeline.cuh")
+                include_str!("../../kernels/isosurface/pipeline.cuh"),
+                include_str!("../../kernels/isosurface/shapes.cuh")
             ),
             &layout_entries(),
         );

@@ -146,11 +146,22 @@ impl<'d> StrategyRenderer<'d> {
         settings: &RenderSettings,
         bvh_kind: BuildKind,
     ) -> CudaResult<Self> {
+        if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
+            return Err(CudaError::InvalidArgument(format!(
+                "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
+                 volumetric one (media or 'null' materials)",
+                scene.name
+            )));
+        }
         let soup = scene.triangle_soup();
         let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
-        let estimator = if media.is_some() { &VOLUME } else { &SURFACE };
+        let estimator = match (&media, scene.isosurfaces.is_empty()) {
+            (Some(_), _) => &VOLUME,
+            (None, true) => &SURFACE,
+            (None, false) => SURFACE.variant(KernelVariant::ISOSURFACE_SHAPES),
+        };
         let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
         let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
@@ -189,6 +200,11 @@ impl<'d> StrategyRenderer<'d> {
     /// scene this renderer was made from) are uploaded again when the fetch changes. Only
     /// the volumetric estimator has variants: a surface scene accepts only the default.
     pub fn set_kernel_variant(&mut self, scene: &Scene, variant: KernelVariant) -> CudaResult<()> {
+        if variant.isosurface_shapes {
+            return Err(CudaError::InvalidArgument(
+                "the isosurface-shape variant is chosen with the scene (scenes with isosurfaces render with it)".into(),
+            ));
+        }
         let Some(media) = &self.media else {
             if variant.is_default() {
                 return Ok(());

@@ -1,6 +1,9 @@
-//! Kernel variants of the volumetric estimator's programs, for the benchmarks of issues 11 and
-//! 13: how grids are read ([`GridFetch`]: plain buffers or 3D textures) and a register bound
-//! (seed 003's Table 4.4: `__launch_bounds__` with the blocks per SM that cap the registers).
+//! Kernel variants of the estimators' programs. The volumetric estimator's, for the
+//! benchmarks of issues 11 and 13: how grids are read ([`GridFetch`]: plain buffers or 3D
+//! textures) and a register bound (seed 003's Table 4.4: `__launch_bounds__` with the blocks
+//! per SM that cap the registers). The surface estimator's: with isosurface shapes
+//! (`WARPATH_ISOSURFACE_SHAPES`, issue 14), what a scene with isosurfaces renders with, so
+//! that the triangle-only programs keep their code and registers.
 //! A variant is the same sources compiled with `#define`s in front
 //! ([`KernelSource::with_prelude`]), so each is its own module and kernel-cache entry and the
 //! default variant is exactly the programs every render uses.
@@ -64,6 +67,8 @@ pub struct KernelVariant {
     /// of B threads per block declare `__launch_bounds__(B, 65536 / (R·B))`, the naive
     /// megakernel `__maxnreg__(R)`. None: the defaults (block size only).
     pub max_registers: Option<u32>,
+    /// Trace the scene's isosurface shapes too (the surface estimator, scenes with some).
+    pub isosurface_shapes: bool,
 }
 
 /// The register caps `KernelVariant::max_registers` accepts (ptxas needs at least 16; 255 is
@@ -77,11 +82,19 @@ impl KernelVariant {
 
     /// A short label: `buffer`, `texture, ≤128 registers`, ...
     pub fn label(&self) -> String {
-        match self.max_registers {
+        let mut label = match self.max_registers {
             None => self.grid_fetch.name().to_string(),
             Some(r) => format!("{}, ≤{r} registers", self.grid_fetch.name()),
+        };
+        if self.isosurface_shapes {
+            label += ", isosurface shapes";
         }
+        label
     }
+
+    /// The surface estimator's programs for scenes with isosurface shapes.
+    pub const ISOSURFACE_SHAPES: KernelVariant =
+        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: None, isosurface_shapes: true };
 
     /// The suffix of the variant's program names (empty for the default).
     pub fn suffix(&self) -> String {
@@ -92,6 +105,9 @@ impl KernelVariant {
         if let Some(r) = self.max_registers {
             suffix += &format!("-r{r}");
         }
+        if self.isosurface_shapes {
+            suffix += "-iso";
+        }
         suffix
     }
 
@@ -100,6 +116,9 @@ impl KernelVariant {
         let mut prelude = format!("#define WARPATH_GRID_FETCH {}\n", self.grid_fetch.define());
         if let Some(r) = self.max_registers {
             prelude += &format!("#define WARPATH_MAX_REGISTERS {r}\n");
+        }
+        if self.isosurface_shapes {
+            prelude += "#define WARPATH_ISOSURFACE_SHAPES 1\n";
         }
         prelude
     }
@@ -148,11 +167,11 @@ impl EstimatorKernels {
 /// texture fetches, and register caps 255, 168, 128, 96, 64 (with buffers).
 pub fn benchmark_variants() -> Vec<KernelVariant> {
     let mut variants = vec![
-        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None },
-        KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None },
+        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None, ..Default::default() },
+        KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None, ..Default::default() },
     ];
     for r in [255, 168, 128, 96, 64] {
-        variants.push(KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(r) });
+        variants.push(KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(r), ..Default::default() });
     }
     variants
 }
@@ -171,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_variant_renames_its_programs_and_defines_its_choice() {
-        let variant = KernelVariant { grid_fetch: GridFetch::Texture, max_registers: Some(128) };
+        let variant = KernelVariant { grid_fetch: GridFetch::Texture, max_registers: Some(128), ..Default::default() };
         let kernels = VOLUME.variant(variant);
         assert_eq!(kernels.streaming.name, "volume_streaming-texture-r128");
         assert!(

@@ -145,6 +145,74 @@ pub fn material_scene() -> Scene {
     scene
 }
 
+/// Isosurfaces as shapes (issue 14) for the surface estimator's GPU tests: a floor, a
+/// one-sided area light and an HDR environment map around four isosurfaces — the
+/// Marschner–Lobb signal (41³, isovalue 0.5) in glass, a ball (minus the distance from the
+/// centre, 33³) in car paint turned and stretched, the turbulence field (40³, isovalue 0.3) in
+/// diffuse, and one whose isovalue is outside its volume's range (an empty tree).
+pub fn isosurface_scene() -> Scene {
+    use glam::Mat4;
+    use std::sync::Arc;
+    use warpath_isosurface::{Lattice, PlacedIsosurface, fields};
+    use warpath_scene::SceneIsosurface;
+    let mut scene = Scene { name: "gpu-isosurfaces".into(), ..Default::default() };
+    scene.materials = vec![
+        Material::diffuse(Vec3::new(0.6, 0.6, 0.55)),
+        Material::glass(1.5),
+        Material::car_paint(Vec3::new(0.5, 0.08, 0.05), Vec3::splat(0.3), 60.0, 1.5),
+        Material::diffuse(Vec3::new(0.3, 0.5, 0.7)),
+        Material::emitter(Vec3::new(8.0, 7.0, 6.0)),
+    ];
+    scene.material_names = (0..scene.materials.len()).map(|i| format!("m{i}")).collect();
+    add_quad(
+        &mut scene,
+        [
+            Vec3::new(-4.0, -1.0, 4.0),
+            Vec3::new(4.0, -1.0, 4.0),
+            Vec3::new(4.0, -1.0, -4.0),
+            Vec3::new(-4.0, -1.0, -4.0),
+        ],
+        1.0,
+        0,
+    );
+    add_quad(
+        &mut scene,
+        [Vec3::new(-0.5, 2.5, -0.5), Vec3::new(-0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, 0.5), Vec3::new(0.5, 2.5, -0.5)],
+        1.0,
+        4,
+    );
+    let ball = {
+        let c = 16.0f32;
+        Lattice::from_fn([33, 33, 33], |i, j, k| {
+            -((i as f32 - c).powi(2) + (j as f32 - c).powi(2) + (k as f32 - c).powi(2)).sqrt()
+        })
+        .unwrap()
+    };
+    let place = |x: f32| Mat4::from_translation(Vec3::new(x - 0.55, -1.0, -0.55)) * Mat4::from_scale(Vec3::splat(1.1));
+    let shapes = [
+        ("marschner-lobb", fields::marschner_lobb([41, 41, 41]), 0.5, 1, place(-1.3)),
+        (
+            "ball",
+            ball.clone(),
+            -13.0,
+            2,
+            Mat4::from_translation(Vec3::new(0.0, -0.45, 0.2))
+                * Mat4::from_axis_angle(Vec3::new(0.3, 1.0, 0.2).normalize(), 0.6)
+                * Mat4::from_scale(Vec3::new(1.3, 0.9, 1.1))
+                * Mat4::from_translation(Vec3::splat(-0.5)),
+        ),
+        ("turbulence", fields::turbulence([40, 40, 40]), 0.3, 3, place(1.3)),
+        ("empty", ball, 5.0, 3, place(0.0)),
+    ];
+    for (name, lattice, isovalue, material, to_world) in shapes {
+        let surface = PlacedIsosurface::new(lattice, isovalue, to_world, 4);
+        scene.isosurfaces.push(SceneIsosurface { name: name.into(), material, surface: Arc::new(surface) });
+    }
+    scene.environment = Environment::Map(environment_map());
+    scene.camera = Camera::look_at(Vec3::new(0.0, 1.0, 5.0), Vec3::new(0.0, -0.4, 0.0), Vec3::Y, 45.0);
+    scene
+}
+
 /// A heterogeneous volume scene for the volumetric estimator's GPU tests: a smooth, lumpy
 /// density grid (HG g 0.5, an RGB albedo grid) behind a null cube, a glass sphere holding a
 /// homogeneous tinted medium (media changed by BSDF transmission), a diffuse floor, an area

@@ -51,14 +51,14 @@ pub(super) struct MediumSection {
 /// A grid: a file name, or a table describing a raw file or a constant grid.
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum GridSpec {
+pub(super) enum GridSpec {
     File(String),
     Table(GridTable),
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct GridTable {
+pub(super) struct GridTable {
     file: Option<String>,
     resolution: Option<[i64; 3]>,
     /// Raw files: "u8", "u16" or "f32".
@@ -289,7 +289,7 @@ fn clone_spec(spec: &GridSpec) -> GridSpec {
 
 /// Loads a grid spec and its voxel spacing (1 for generated grids); a file's grid must have
 /// `channels` (a scalar may stand for gray albedo).
-fn load_spec(
+pub(super) fn load_spec(
     source: &SourceText,
     spec: &Spanned<GridSpec>,
     at: &dyn Fn(Range<usize>, String) -> SceneError,
