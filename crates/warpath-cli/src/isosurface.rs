@@ -103,10 +103,11 @@ pub struct IsosurfaceArgs {
     pub elevation: f64,
     #[command(flatten)]
     pub image: ImageOptions,
-    /// Output image (.png sRGB, .exr linear).
-    /// GPU pipeline (seed 001): caster, single, ink-compact, ink-collate, lookback, ofk.
+    /// GPU pipeline (seed 001): caster, single, ink-compact, ink-collate, lookback, ofk (f64,
+    /// the CPU's hits), or caster-f32 (the caster in f32: faster, hits within f32 precision).
     #[arg(long, value_parser = parse_pipeline, default_value = "caster")]
     pub pipeline: IsoPipeline,
+    /// Output image (.png sRGB, .exr linear).
     #[arg(short, long, default_value = "isosurface.png")]
     pub output: PathBuf,
 }

@@ -1,6 +1,6 @@
 // isosurface.cu — the isosurface ray casters (issue 14, seed 001): the single-kernel caster
 // of rays (iso_cast_single, for the hit-for-hit test) and of images (iso_render_single:
-// isosurface/render.cuh), the per-isovalue tree update (isosurface/update.cuh), and the
+// isosurface/render.cuh; iso_render_single_f32 the same in f32), the per-isovalue tree update (isosurface/update.cuh), and the
 // pipelines of isosurface/pipeline.cuh: the single kernel over the pipeline's stages and,
 // per compaction method, the multi-kernel stages.
 #include "isosurface/pipeline.cuh"
@@ -17,7 +17,14 @@ extern "C" __global__ void __launch_bounds__(256) iso_cast_single(IsoArgs a) {
 extern "C" __global__ void __launch_bounds__(256) iso_render_single(IsoRenderArgs a) {
     const unsigned int x = blockIdx.x * 16u + threadIdx.x % 16u, y = blockIdx.y * 16u + threadIdx.x / 16u;
     if (x >= a.width || y >= a.height) return;
-    iso_render_pixel(a, x, y);
+    iso_render_pixel<double>(a, x, y);
+}
+
+// The same in f32 (the `caster-f32` pipeline): the speed experiment; hits within a tolerance.
+extern "C" __global__ void __launch_bounds__(256) iso_render_single_f32(IsoRenderArgs a) {
+    const unsigned int x = blockIdx.x * 16u + threadIdx.x % 16u, y = blockIdx.y * 16u + threadIdx.x / 16u;
+    if (x >= a.width || y >= a.height) return;
+    iso_render_pixel<float>(a, x, y);
 }
 
 // The tree of an isovalue, by one block (isosurface/update.cuh).

@@ -264,7 +264,7 @@ fn every_pipeline_gives_the_cpu_image() {
                     }
                     let mut buffers =
                         PipelineBuffers::new(&device, width, height, gpu.pipeline_stack_need()).expect("buffers");
-                    for pipeline in IsoPipeline::ALL {
+                    for pipeline in IsoPipeline::ALL.into_iter().filter(|p| p.is_exact()) {
                         let mut times = StageTimes::default();
                         gpu.render_pipeline(
                             &device,
@@ -319,6 +319,76 @@ fn every_pipeline_gives_the_cpu_image() {
                 } else {
                     assert!(cpu.hit_count() > 100, "{name}: the test must exercise hits");
                 }
+            }
+        }
+    }
+}
+
+/// `caster-f32` (the caster in f32, the speed experiment) against the CPU's f64 reference:
+/// not hit for hit, so its error is measured and bounded: among pixels both hit, the share
+/// in the same cell and the relative t error (at most 1e-4, the issue's bound, for 99.9%);
+/// pinholes (the CPU hits, f32 misses) and extra hits at most 0.1% of the CPU's hits.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn f32_caster_is_the_cpu_within_its_precision() {
+    use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget};
+    use warpath_isosurface::render::{IsoView, Shading, render};
+    let Some(device) = device() else { return };
+    let volumes = [
+        ("marschner-lobb 129³", fields::marschner_lobb([129, 129, 129])),
+        ("spheres 70×61×53", fields::spheres([70, 61, 53])),
+        ("turbulence 128³", fields::turbulence([128, 128, 128])),
+    ];
+    let shading = Shading::default();
+    let (width, height) = (256, 192);
+    let target = RenderTarget::new(&device, width, height, true).expect("target");
+    let mut buffers = PipelineBuffers::new(&device, width, height, 1).expect("buffers");
+    for (name, lattice) in &volumes {
+        let mut gpu = DeviceIsosurface::upload(&device, lattice).expect("upload");
+        let bvh = BrickBvh::build(lattice, 16);
+        let (lo, hi) = lattice.range();
+        for isovalue in [lo + 0.2 * (hi - lo), lo + 0.35 * (hi - lo), lo + 0.5 * (hi - lo)] {
+            let tree = bvh.condense(isovalue);
+            gpu.set_tree(&device, &bvh, &tree, isovalue).expect("tree");
+            for (azimuth, elevation) in [(30.0, 20.0), (200.0, -60.0), (113.0, 5.0)] {
+                let view = IsoView::orbit(lattice, azimuth, elevation, width, height);
+                let cpu = render(lattice, &bvh, &tree, isovalue, &view, &shading);
+                gpu.render_pipeline(&device, IsoPipeline::CasterF32, &view, &shading, &target, &mut buffers, None)
+                    .expect("render");
+                let image = target.download(&device).expect("download");
+                let hits = image.hits.as_ref().expect("hits");
+                let (mut both, mut same_cell, mut within, mut pinholes, mut extra) = (0usize, 0, 0, 0, 0);
+                let mut errors: Vec<f64> = Vec::new();
+                for (c, g) in cpu.hits.iter().zip(hits) {
+                    match (c, g.to_cpu()) {
+                        (Some(c), Some((t, cell))) => {
+                            both += 1;
+                            same_cell += (cell == c.cell) as usize;
+                            let rel = (t - c.t).abs() / c.t.abs().max(1e-300);
+                            within += (rel <= 1e-4) as usize;
+                            errors.push(rel);
+                        }
+                        (Some(_), None) => pinholes += 1,
+                        (None, Some(_)) => extra += 1,
+                        (None, None) => {}
+                    }
+                }
+                errors.sort_by(f64::total_cmp);
+                let median = errors.get(errors.len() / 2).copied().unwrap_or(0.0);
+                let max = errors.last().copied().unwrap_or(0.0);
+                let label = format!("{name}, isovalue {isovalue:.3}, view ({azimuth}, {elevation})");
+                eprintln!(
+                    "{label}: CPU hits {}, both {both}, same cell {same_cell}, t within 1e-4 {within}, \
+                     median rel t error {median:.1e}, max {max:.1e}, pinholes {pinholes}, extra hits {extra}",
+                    cpu.hit_count()
+                );
+                assert!(cpu.hit_count() > 100, "{label}: the test must exercise hits");
+                assert!(within as f64 >= 0.999 * both as f64, "{label}: {within} of {both} hits within 1e-4");
+                assert!(
+                    (pinholes + extra) as f64 <= 1e-3 * cpu.hit_count() as f64,
+                    "{label}: {pinholes} pinholes and {extra} extra hits of {}",
+                    cpu.hit_count()
+                );
             }
         }
     }

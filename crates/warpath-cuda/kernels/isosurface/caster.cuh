@@ -1,9 +1,12 @@
 // isosurface/caster.cuh — the isosurface ray caster of warpath_isosurface::caster::cast_bvh on
-// the device (issue 14, seed 001), in f64 and written like its Rust twin: the ray clipped to
-// the lattice box, the condensed brick tree walked near child first with a per-thread
-// stack, the cells of each valid brick marched with the exact first root of the trilinear
-// cubic (warpath_isosurface::cell). Layouts (IsoNode, IsoRay, IsoHit, IsoArgs) are owned by
-// Rust (crates/warpath-cuda/src/isosurface.rs) and pinned here.
+// the device (issue 14, seed 001), written like its Rust twin: the ray clipped to the
+// lattice box, the condensed brick tree walked near child first with a per-thread stack, the
+// cells of each valid brick marched with the exact first root of the trilinear cubic
+// (warpath_isosurface::cell). The arithmetic is a template over the real type R: double
+// (the CPU's f64, what every pipeline and the path tracer's shapes use, hit for hit with the
+// CPU) or float (iso_render_single_f32, the `caster-f32` pipeline: the speed experiment of
+// docs/benchmarks/isosurface.md, hits within a tolerance). Layouts (IsoNode, IsoRay, IsoHit,
+// IsoArgs) are owned by Rust (crates/warpath-cuda/src/isosurface/mod.rs) and pinned here.
 #pragma once
 #include "common/layout.cuh"
 
@@ -66,20 +69,37 @@ static_assert(WARPATH_OFFSETOF(IsoArgs, ray_count) == 48, "IsoArgs.ray_count");
 static_assert(WARPATH_OFFSETOF(IsoArgs, isovalue) == 52, "IsoArgs.isovalue");
 static_assert(WARPATH_OFFSETOF(IsoArgs, root_slot) == 56, "IsoArgs.root_slot");
 
+// The constants of the real type R.
+template <typename R>
+struct IsoReal;
+template <>
+struct IsoReal<double> {
+    __device__ static double epsilon() { return DBL_EPSILON_ISO; }
+    __device__ static double infinity() { return ISO_INF; }
+    __device__ static double tiny() { return 1e-300; }  // below this a cubic's leading coefficient is zero
+};
+template <>
+struct IsoReal<float> {
+    __device__ static float epsilon() { return 1.1920929e-7f; }
+    __device__ static float infinity() { return __int_as_float(0x7f800000); }
+    __device__ static float tiny() { return 1e-30f; }
+};
+
 // caster.rs slab: the t range of the ray inside lo..hi, clipped to [t_min, t_max].
-__device__ __forceinline__ bool iso_slab(const double* o, const double* d, const double* lo, const double* hi,
-                                         double t_min, double t_max, double& t0, double& t1) {
+template <typename R>
+__device__ __forceinline__ bool iso_slab(const R* o, const R* d, const R* lo, const R* hi, R t_min, R t_max, R& t0,
+                                         R& t1) {
     t0 = t_min;
     t1 = t_max;
     for (int a = 0; a < 3; ++a) {
-        if (d[a] == 0.0) {
+        if (d[a] == R(0)) {
             if (o[a] < lo[a] || o[a] > hi[a]) return false;
             continue;
         }
-        const double inv = 1.0 / d[a];
-        double near_t = (lo[a] - o[a]) * inv, far_t = (hi[a] - o[a]) * inv;
+        const R inv = R(1) / d[a];
+        R near_t = (lo[a] - o[a]) * inv, far_t = (hi[a] - o[a]) * inv;
         if (near_t > far_t) {
-            const double s = near_t;
+            const R s = near_t;
             near_t = far_t;
             far_t = s;
         }
@@ -90,21 +110,23 @@ __device__ __forceinline__ bool iso_slab(const double* o, const double* d, const
 }
 
 // cell.rs CellCubic.
+template <typename R>
 struct IsoCubic {
-    double a, b, c, d;
-    __device__ __forceinline__ double eval(double t) const { return ((a * t + b) * t + c) * t + d; }
+    R a, b, c, d;
+    __device__ __forceinline__ R eval(R t) const { return ((a * t + b) * t + c) * t + d; }
 };
 
-__device__ __forceinline__ IsoCubic iso_cubic(const float* corners, const double* o, const double* dir, double iso) {
-    IsoCubic q{0.0, 0.0, 0.0, 0.0};
+template <typename R>
+__device__ __forceinline__ IsoCubic<R> iso_cubic(const float* corners, const R* o, const R* dir, R iso) {
+    IsoCubic<R> q{R(0), R(0), R(0), R(0)};
     for (int corner = 0; corner < 8; ++corner) {
-        double u[3], v[3];
+        R u[3], v[3];
         for (int axis = 0; axis < 3; ++axis) {
             const int offset = (corner >> axis) & 1;
-            u[axis] = offset == 0 ? 1.0 - o[axis] : o[axis];
+            u[axis] = offset == 0 ? R(1) - o[axis] : o[axis];
             v[axis] = offset == 0 ? -dir[axis] : dir[axis];
         }
-        const double value = (double)corners[corner];
+        const R value = (R)corners[corner];
         q.d += value * u[0] * u[1] * u[2];
         q.c += value * (v[0] * u[1] * u[2] + u[0] * v[1] * u[2] + u[0] * u[1] * v[2]);
         q.b += value * (v[0] * v[1] * u[2] + v[0] * u[1] * v[2] + u[0] * v[1] * v[2]);
@@ -115,67 +137,70 @@ __device__ __forceinline__ IsoCubic iso_cubic(const float* corners, const double
 }
 
 // CellCubic::refine.
-__device__ __forceinline__ double iso_refine(const IsoCubic& q, double a, double ga, double b, double gb) {
-    if (gb == 0.0 && ga == 0.0) return a;
+template <typename R>
+__device__ __forceinline__ R iso_refine(const IsoCubic<R>& q, R a, R ga, R b, R gb) {
+    const R eps = IsoReal<R>::epsilon();
+    if (gb == R(0) && ga == R(0)) return a;
     for (int i = 0; i < 200; ++i) {
-        if (gb == 0.0 && fabs(b - a) <= DBL_EPSILON_ISO * fmax(fabs(b), 1.0)) return b;
-        const double secant = gb != ga ? b - gb * (b - a) / (gb - ga) : 0.5 * (a + b);
-        const double mid = 0.5 * (a + b);
-        const double t = (secant > a + 0.01 * (b - a) && secant < b - 0.01 * (b - a)) ? secant : mid;
+        if (gb == R(0) && fabs(b - a) <= eps * fmax(fabs(b), R(1))) return b;
+        const R secant = gb != ga ? b - gb * (b - a) / (gb - ga) : R(0.5) * (a + b);
+        const R mid = R(0.5) * (a + b);
+        const R t = (secant > a + R(0.01) * (b - a) && secant < b - R(0.01) * (b - a)) ? secant : mid;
         if (t <= a || t >= b) break;
-        const double gt = q.eval(t);
-        if (gt == 0.0) {
+        const R gt = q.eval(t);
+        if (gt == R(0)) {
             b = t;
-            gb = 0.0;
+            gb = R(0);
             continue;
         }
-        if ((ga < 0.0) != (gt < 0.0)) {
+        if ((ga < R(0)) != (gt < R(0))) {
             b = t;
             gb = gt;
         } else {
             a = t;
             ga = gt;
         }
-        if (fabs(b - a) <= 4.0 * DBL_EPSILON_ISO * fmax(fabs(b), 1.0)) break;
+        if (fabs(b - a) <= R(4) * eps * fmax(fabs(b), R(1))) break;
     }
-    return gb == 0.0 ? b : 0.5 * (a + b);
+    return gb == R(0) ? b : R(0.5) * (a + b);
 }
 
 // CellCubic::first_root.
-__device__ __forceinline__ bool iso_first_root(const IsoCubic& q, double t0, double t1, double& root) {
+template <typename R>
+__device__ __forceinline__ bool iso_first_root(const IsoCubic<R>& q, R t0, R t1, R& root) {
     if (t1 < t0) return false;
-    double extrema[2];
+    R extrema[2];
     int n = 0;
-    const double qa = 3.0 * q.a, qb = 2.0 * q.b, qc = q.c;
-    if (fabs(qa) <= 1e-300) {
-        if (qb != 0.0) {
-            const double t = -qc / qb;
+    const R qa = R(3) * q.a, qb = R(2) * q.b, qc = q.c;
+    if (fabs(qa) <= IsoReal<R>::tiny()) {
+        if (qb != R(0)) {
+            const R t = -qc / qb;
             if (t > t0 && t < t1) extrema[n++] = t;
         }
     } else {
-        const double disc = qb * qb - 4.0 * qa * qc;
-        if (disc >= 0.0) {
-            const double sign = qb > 0.0 ? 1.0 : (qb < 0.0 ? -1.0 : 0.0);
-            const double qq = -0.5 * (qb + sign * sqrt(disc));
-            double r1 = 0.0, r2 = 0.0;
-            if (qq != 0.0) {
+        const R disc = qb * qb - R(4) * qa * qc;
+        if (disc >= R(0)) {
+            const R sign = qb > R(0) ? R(1) : (qb < R(0) ? R(-1) : R(0));
+            const R qq = R(-0.5) * (qb + sign * sqrt(disc));
+            R r1 = R(0), r2 = R(0);
+            if (qq != R(0)) {
                 r1 = qq / qa;
                 r2 = qc / qq;
             }
-            const double lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
+            const R lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
             if (lo > t0 && lo < t1) extrema[n++] = lo;
             if (hi != lo && hi > t0 && hi < t1) extrema[n++] = hi;
         }
     }
-    double a = t0, ga = q.eval(a);
-    if (ga == 0.0) {
+    R a = t0, ga = q.eval(a);
+    if (ga == R(0)) {
         root = a;
         return true;
     }
     for (int i = 0; i <= n; ++i) {
-        const double b = i < n ? extrema[i] : t1;
-        const double gb = q.eval(b);
-        if (gb == 0.0 || (ga < 0.0) != (gb < 0.0)) {
+        const R b = i < n ? extrema[i] : t1;
+        const R gb = q.eval(b);
+        if (gb == R(0) || (ga < R(0)) != (gb < R(0))) {
             root = iso_refine(q, a, ga, b, gb);
             return true;
         }
@@ -197,50 +222,51 @@ struct IsoCastResult {
 };
 
 // cell.rs gradient: the interpolant's gradient at cell-local point p.
-__device__ __forceinline__ void iso_gradient(const float* c8, const double* p, double* g) {
-    auto c = [&](int i) { return (double)c8[i]; };
-    auto lerp = [](double a, double b, double t) { return a + (b - a) * t; };
-    const double x = p[0], y = p[1], z = p[2];
+template <typename R>
+__device__ __forceinline__ void iso_gradient(const float* c8, const R* p, R* g) {
+    auto c = [&](int i) { return (R)c8[i]; };
+    auto lerp = [](R a, R b, R t) { return a + (b - a) * t; };
+    const R x = p[0], y = p[1], z = p[2];
     g[0] = lerp(lerp(c(1) - c(0), c(3) - c(2), y), lerp(c(5) - c(4), c(7) - c(6), y), z);
     g[1] = lerp(lerp(c(2) - c(0), c(3) - c(1), x), lerp(c(6) - c(4), c(7) - c(5), x), z);
     g[2] = lerp(lerp(c(4) - c(0), c(5) - c(1), x), lerp(c(6) - c(2), c(7) - c(3), x), y);
 }
 
 // caster.rs march: the cells of lo..hi from where the ray is at t_start.
+template <typename R>
 __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
-                                          const double* o, const double* d, double seg0, double seg1,
-                                          double t_start, IsoCastResult& result) {
+                                          const R* o, const R* d, R seg0, R seg1, R t_start, IsoCastResult& result) {
     IsoHit& out = result.hit;
     unsigned int cell[3];
     for (int a = 0; a < 3; ++a) {
-        const double p = o[a] + t_start * d[a];
-        const double f = floor(p);
-        unsigned int c = f > 0.0 ? (unsigned int)f : 0u;
+        const R p = o[a] + t_start * d[a];
+        const R f = floor(p);
+        unsigned int c = f > R(0) ? (unsigned int)f : 0u;
         c = c < lo[a] ? lo[a] : (c > hi[a] - 1u ? hi[a] - 1u : c);
         cell[a] = c;
     }
     const unsigned int limit = (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
-    const double iso = (double)g.isovalue;
+    const R iso = (R)g.isovalue;
     for (unsigned int step = 0; step < limit; ++step) {
-        const double clo[3] = {(double)cell[0], (double)cell[1], (double)cell[2]};
-        const double chi[3] = {clo[0] + 1.0, clo[1] + 1.0, clo[2] + 1.0};
-        double t0, t1;
+        const R clo[3] = {(R)cell[0], (R)cell[1], (R)cell[2]};
+        const R chi[3] = {clo[0] + R(1), clo[1] + R(1), clo[2] + R(1)};
+        R t0, t1;
         if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1)) {
             float corners[8];
             for (int c = 0; c < 8; ++c)
                 corners[c] = iso_sample(g, cell[0] + (c & 1), cell[1] + ((c >> 1) & 1), cell[2] + ((c >> 2) & 1));
             // In s = t − t0 from the cell entry (caster.rs intersect_cell: well conditioned).
-            const double local[3] = {o[0] + t0 * d[0] - clo[0], o[1] + t0 * d[1] - clo[1], o[2] + t0 * d[2] - clo[2]};
-            const IsoCubic q = iso_cubic(corners, local, d, iso);
-            double root;
-            if (iso_first_root(q, 0.0, t1 - t0, root)) {
+            const R local[3] = {o[0] + t0 * d[0] - clo[0], o[1] + t0 * d[1] - clo[1], o[2] + t0 * d[2] - clo[2]};
+            const IsoCubic<R> q = iso_cubic(corners, local, d, iso);
+            R root;
+            if (iso_first_root(q, R(0), t1 - t0, root)) {
                 // caster.rs intersect_cell: the gradient at the root, inside the cell.
-                double p[3], grad[3];
-                for (int a = 0; a < 3; ++a) p[a] = fmin(fmax(local[a] + root * d[a], 0.0), 1.0);
+                R p[3], grad[3];
+                for (int a = 0; a < 3; ++a) p[a] = fmin(fmax(local[a] + root * d[a], R(0)), R(1));
                 iso_gradient(corners, p, grad);
-                const double length = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
-                for (int a = 0; a < 3; ++a) result.normal[a] = length > 0.0 ? grad[a] / length : 0.0;
-                out.t = t0 + root;
+                const R length = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
+                for (int a = 0; a < 3; ++a) result.normal[a] = length > R(0) ? (double)(grad[a] / length) : 0.0;
+                out.t = (double)(t0 + root);
                 out.cell[0] = cell[0];
                 out.cell[1] = cell[1];
                 out.cell[2] = cell[2];
@@ -248,18 +274,18 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
                 return true;
             }
         }
-        double far_t[3];
+        R far_t[3];
         for (int a = 0; a < 3; ++a) {
-            if (d[a] == 0.0) {
-                far_t[a] = ISO_INF;
+            if (d[a] == R(0)) {
+                far_t[a] = IsoReal<R>::infinity();
                 continue;
             }
-            const double face = d[a] > 0.0 ? (double)(cell[a] + 1u) : (double)cell[a];
-            far_t[a] = (face - o[a]) * (1.0 / d[a]);
+            const R face = d[a] > R(0) ? (R)(cell[a] + 1u) : (R)cell[a];
+            far_t[a] = (face - o[a]) * (R(1) / d[a]);
         }
         const int axis = (far_t[0] <= far_t[1] && far_t[0] <= far_t[2]) ? 0 : (far_t[1] <= far_t[2] ? 1 : 2);
         if (far_t[axis] >= seg1) return false;
-        if (d[axis] > 0.0) {
+        if (d[axis] > R(0)) {
             if (cell[axis] + 1u >= hi[axis]) return false;
             cell[axis] += 1u;
         } else {
@@ -270,7 +296,9 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
     return false;
 }
 
-// caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max].
+// caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max], in the
+// real type R (the ray's f64 origin and direction rounded to R first).
+template <typename R>
 __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const IsoRay& ray, double t_min,
                                                          double t_max) {
     IsoCastResult result;
@@ -280,24 +308,25 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
     best.hit = 0u;
     result.normal[0] = result.normal[1] = result.normal[2] = 0.0;
     if (g.root == ISO_NO_NODE) return result;
-    const double* o = ray.origin;
-    const double* d = ray.direction;
-    const double zero[3] = {0.0, 0.0, 0.0};
-    const double upper[3] = {(double)(g.samples[0] - 1u), (double)(g.samples[1] - 1u), (double)(g.samples[2] - 1u)};
-    double seg0, seg1;
-    if (!iso_slab(o, d, zero, upper, t_min, t_max, seg0, seg1)) return result;
+    const R o[3] = {(R)ray.origin[0], (R)ray.origin[1], (R)ray.origin[2]};
+    const R d[3] = {(R)ray.direction[0], (R)ray.direction[1], (R)ray.direction[2]};
+    const R zero[3] = {R(0), R(0), R(0)};
+    const R upper[3] = {(R)(g.samples[0] - 1u), (R)(g.samples[1] - 1u), (R)(g.samples[2] - 1u)};
+    const R inf = IsoReal<R>::infinity();
+    R seg0, seg1;
+    if (!iso_slab(o, d, zero, upper, (R)t_min, (R)t_max, seg0, seg1)) return result;
     unsigned int stack_node[ISO_STACK];
-    double stack_entry[ISO_STACK];
+    R stack_entry[ISO_STACK];
     int top = 0;
-    auto node_range = [&](unsigned int index, double limit, double& t0) {
+    auto node_range = [&](unsigned int index, R limit, R& t0) {
         const IsoNode& n = g.nodes[index];
-        const double lo[3] = {(double)n.lo[0], (double)n.lo[1], (double)n.lo[2]};
-        const double hi[3] = {(double)n.hi[0], (double)n.hi[1], (double)n.hi[2]};
-        double t1;
+        const R lo[3] = {(R)n.lo[0], (R)n.lo[1], (R)n.lo[2]};
+        const R hi[3] = {(R)n.hi[0], (R)n.hi[1], (R)n.hi[2]};
+        R t1;
         return iso_slab(o, d, lo, hi, seg0, fmin(seg1, limit), t0, t1);
     };
-    double t0;
-    if (node_range(g.root, ISO_INF, t0)) {
+    R t0;
+    if (node_range(g.root, inf, t0)) {
         stack_node[top] = g.root;
         stack_entry[top] = t0;
         ++top;
@@ -305,15 +334,15 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
     while (top > 0) {
         --top;
         const unsigned int index = stack_node[top];
-        const double entry = stack_entry[top];
-        if (best.hit && entry > best.t) continue;
+        const R entry = stack_entry[top];
+        if (best.hit && entry > (R)best.t) continue;
         const IsoNode& n = g.nodes[index];
         if (n.left == ISO_NO_NODE) {
             IsoCastResult hit;
             if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.hit.t < best.t)) result = hit;
         } else {
-            const double limit = best.hit ? best.t : ISO_INF;
-            double tl, tr;
+            const R limit = best.hit ? (R)best.t : inf;
+            R tl, tr;
             const bool l = node_range(n.left, limit, tl);
             const bool r = node_range(n.right, limit, tr);
             // The far child first: the near one is popped first (ties: the right one is
@@ -337,7 +366,7 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
     return result;
 }
 
-// caster.rs cast_bvh: the whole ray (t ≥ 0).
+// caster.rs cast_bvh: the whole ray (t ≥ 0), in f64.
 __device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay& ray) {
-    return iso_cast_within(g, ray, 0.0, ISO_INF);
+    return iso_cast_within<double>(g, ray, 0.0, ISO_INF);
 }

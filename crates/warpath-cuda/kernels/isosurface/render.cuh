@@ -113,10 +113,12 @@ __device__ __forceinline__ void iso_write_pixel(const IsoRenderArgs& a, size_t p
     a.pixels[3 * pixel + 2] = colour.z;
 }
 
+// One pixel, the caster's arithmetic in R (double: the CPU's hits; float: caster-f32).
+template <typename R>
 __device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigned int x, unsigned int y) {
     const IsoArgs g = iso_frame_caster(a);
     const IsoRay ray = iso_pixel_ray(a, x, y);
-    const IsoCastResult r = iso_cast(g, ray);
+    const IsoCastResult r = iso_cast_within<R>(g, ray, 0.0, ISO_INF);
     const size_t pixel = (size_t)y * a.width + x;
     iso_write_pixel(a, pixel, r.hit.hit != 0u, r.normal, ray.direction);
     if (a.hits != nullptr) a.hits[pixel] = r.hit;

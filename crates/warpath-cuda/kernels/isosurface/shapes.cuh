@@ -78,7 +78,7 @@ __device__ __forceinline__ bool iso_shape_intersect(const GpuIsoShape& s, const 
         lattice_ray.origin[r] = m[4 * r] * o[0] + m[4 * r + 1] * o[1] + m[4 * r + 2] * o[2] + m[4 * r + 3];
         lattice_ray.direction[r] = m[4 * r] * d[0] + m[4 * r + 1] * d[1] + m[4 * r + 2] * d[2];
     }
-    const IsoCastResult c = iso_cast_within(g, lattice_ray, (double)ray.t_min, (double)t_max);
+    const IsoCastResult c = iso_cast_within<double>(g, lattice_ray, (double)ray.t_min, (double)t_max);
     if (!c.hit.hit) return false;
     const float tf = (float)c.hit.t;
     if (!(tf > ray.t_min && tf < t_max)) return false;

@@ -34,9 +34,11 @@ use warpath_isosurface::{IsoHit as CpuHit, Lattice};
 /// The kernels' names.
 pub const CAST_SINGLE: &str = "iso_cast_single";
 pub const RENDER_SINGLE: &str = "iso_render_single";
+/// The same caster in f32 (`IsoPipeline::CasterF32`).
+pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
 /// Every kernel of `isosurface.cu` the Rust side launches.
 pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, UPDATE_TREE];
+    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE];
     names.extend(pipeline::kernel_names());
     names
 });
@@ -368,6 +370,18 @@ impl DeviceIsosurface {
         shading: &Shading,
         target: &RenderTarget,
     ) -> CudaResult<()> {
+        self.render_caster(device, view, shading, target, RENDER_SINGLE)
+    }
+
+    /// [`Self::render_into`] with caster kernel `kernel` (f64 or f32).
+    pub(crate) fn render_caster(
+        &self,
+        device: &CudaDevice,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+        kernel: &'static str,
+    ) -> CudaResult<()> {
         if (view.width, view.height) != (target.width, target.height) {
             return Err(CudaError::InvalidArgument(format!(
                 "a {}x{} view into a {}x{} target",
@@ -375,7 +389,7 @@ impl DeviceIsosurface {
             )));
         }
         let args = self.frame_args(device, view, shading, target);
-        let function = device.function(&ISOSURFACE, RENDER_SINGLE)?;
+        let function = device.function(&ISOSURFACE, kernel)?;
         let config = LaunchConfig {
             grid_dim: (view.width.div_ceil(RENDER_TILE), view.height.div_ceil(RENDER_TILE), 1),
             block_dim: (RENDER_TILE * RENDER_TILE, 1, 1),
@@ -387,7 +401,7 @@ impl DeviceIsosurface {
         // `hits` (when non-null) one IsoHit per pixel of the view, the tree's nodes and
         // the lattice's samples are uploaded.
         let launched = unsafe { launch.launch(config) };
-        device.check_launch(RENDER_SINGLE, launched)
+        device.check_launch(kernel, launched)
     }
 
     /// The frame's arguments (the view must have the target's size).

@@ -73,6 +73,9 @@ pub enum IsoPipeline {
     /// `iso_render_single`: the caster of caster.cuh, one thread per pixel (it keeps looking
     /// after the first hit, pruned by its t).
     Caster,
+    /// `iso_render_single_f32`: the same caster in f32 (the speed experiment: hits within
+    /// f32 precision of the CPU's f64 ones, not equal to them).
+    CasterF32,
     /// `iso_pipeline_single`: the pipeline's stages in one kernel, one thread per pixel.
     Single,
     /// One kernel per stage, compaction between them.
@@ -80,8 +83,9 @@ pub enum IsoPipeline {
 }
 
 impl IsoPipeline {
-    pub const ALL: [IsoPipeline; 6] = [
+    pub const ALL: [IsoPipeline; 7] = [
         IsoPipeline::Caster,
+        IsoPipeline::CasterF32,
         IsoPipeline::Single,
         IsoPipeline::Multi(IsoCompaction::InkCompact),
         IsoPipeline::Multi(IsoCompaction::InkCollate),
@@ -92,9 +96,16 @@ impl IsoPipeline {
     pub fn name(self) -> &'static str {
         match self {
             IsoPipeline::Caster => "caster",
+            IsoPipeline::CasterF32 => "caster-f32",
             IsoPipeline::Single => "single",
             IsoPipeline::Multi(c) => c.name(),
         }
+    }
+
+    /// Whether the pipeline computes in f64 and returns the CPU's hits (every one but
+    /// `caster-f32`).
+    pub fn is_exact(self) -> bool {
+        self != IsoPipeline::CasterF32
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
@@ -375,6 +386,7 @@ impl DeviceIsosurface {
     ) -> CudaResult<()> {
         match pipeline {
             IsoPipeline::Caster => self.render_into(device, view, shading, target),
+            IsoPipeline::CasterF32 => self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32),
             IsoPipeline::Single => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
                 let function = device.function(&ISOSURFACE, PIPELINE_SINGLE)?;
