@@ -284,9 +284,12 @@ impl Renderer {
                 }
                 let target = target.as_ref().expect("made above");
                 let start = Instant::now();
-                match buffers.as_mut() {
-                    Some(b) => surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?,
-                    None => surface.render_into(device, view, shading, target)?,
+                match (pipeline, buffers.as_mut()) {
+                    (IsoPipeline::Single | IsoPipeline::Multi(_), Some(b)) => {
+                        surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?
+                    }
+                    (IsoPipeline::CasterF32, _) => surface.render_into_f32(device, view, shading, target)?,
+                    _ => surface.render_into(device, view, shading, target)?,
                 }
                 device.synchronize()?;
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -373,6 +373,17 @@ impl DeviceIsosurface {
         self.render_caster(device, view, shading, target, RENDER_SINGLE)
     }
 
+    /// [`Self::render_into`] by the f32 caster (`caster-f32`: hits within f32 precision).
+    pub fn render_into_f32(
+        &self,
+        device: &CudaDevice,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+    ) -> CudaResult<()> {
+        self.render_caster(device, view, shading, target, RENDER_SINGLE_F32)
+    }
+
     /// [`Self::render_into`] with caster kernel `kernel` (f64 or f32).
     pub(crate) fn render_caster(
         &self,
