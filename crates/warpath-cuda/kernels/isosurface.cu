@@ -30,6 +30,11 @@ extern "C" __global__ void __launch_bounds__(256) iso_render_single_f32(IsoRende
 // The tree of an isovalue, by one block (isosurface/update.cuh).
 extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }
 
+// One wide level of the tree by the whole grid (before iso_update_tree takes the rest).
+extern "C" __global__ void __launch_bounds__(256) iso_update_level(IsoUpdateArgs a, unsigned int level) {
+    iso_update_one_level(a, level);
+}
+
 // The single-kernel pipeline: one thread per ray slot (16×16-pixel tiles) through every stage.
 extern "C" __global__ void __launch_bounds__(256) iso_pipeline_single(IsoPipelineArgs a) {
     const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;

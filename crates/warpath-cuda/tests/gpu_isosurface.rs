@@ -201,13 +201,19 @@ fn gpu_tree_update_is_the_host_condensation() {
             let mut compared = 0usize;
             for step in -2..=18 {
                 let isovalue = lo + (hi - lo) * step as f32 / 16.0;
-                gpu.update_tree(&device, isovalue).expect("update");
-                let (nodes, root) = gpu.download_device_tree(&device).expect("download").expect("a device tree");
                 let tree = bvh.condense(isovalue);
                 let host = flatten_tree(&bvh, &tree);
+                let mut root = u32::MAX;
+                // The default split, every level a launch, one block for all, and a mixed one.
+                for wide in [warpath_cuda::isosurface::WIDE_LEVEL_NODES, 0, u32::MAX, 16] {
+                    gpu.update_tree_split(&device, isovalue, wide).expect("update");
+                    let (nodes, r) = gpu.download_device_tree(&device).expect("download").expect("a device tree");
+                    root = r;
+                    let label = format!("{name}, B = {brick_cells}, isovalue {isovalue}, wide levels > {wide}");
+                    compared += same_tree(&host, tree.root.unwrap_or(u32::MAX), &nodes, root)
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                }
                 let label = format!("{name}, B = {brick_cells}, isovalue {isovalue}");
-                compared += same_tree(&host, tree.root.unwrap_or(u32::MAX), &nodes, root)
-                    .unwrap_or_else(|e| panic!("{label}: {e}"));
                 // The brute-force leaf test: every valid brick and only those.
                 let mut valid = 0usize;
                 for bz in 0..bvh.bricks[2] {
@@ -222,7 +228,9 @@ fn gpu_tree_update_is_the_host_condensation() {
                     assert_eq!(root, u32::MAX, "{label}: an empty tree");
                 }
             }
-            eprintln!("gpu tree update {name}, B = {brick_cells}: {compared} nodes over 21 isovalues, GPU = CPU");
+            eprintln!(
+                "gpu tree update {name}, B = {brick_cells}: {compared} nodes over 21 isovalues × 4 level splits, GPU = CPU"
+            );
         }
     }
 }

@@ -18,7 +18,7 @@ mod update;
 
 pub use pipeline::{IsoCompaction, IsoPipeline, IsoPipelineArgs, IsoStageOut, PipelineBuffers, StageTimes};
 pub use shapes::{DeviceIsoShapes, GpuIsoShape};
-pub use update::{IsoTreeNode, IsoUpdateArgs, UPDATE_TREE, full_tree};
+pub use update::{IsoTreeNode, IsoUpdateArgs, UPDATE_LEVEL, UPDATE_TREE, WIDE_LEVEL_NODES, full_tree};
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
@@ -38,7 +38,7 @@ pub const RENDER_SINGLE: &str = "iso_render_single";
 pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
 /// Every kernel of `isosurface.cu` the Rust side launches.
 pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE];
+    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE, UPDATE_LEVEL];
     names.extend(pipeline::kernel_names());
     names
 });
@@ -238,10 +238,17 @@ impl DeviceIsosurface {
     /// Condenses the uploaded brick tree for `isovalue` on the device (seed 001's per-frame
     /// update, one block; nothing is read back: the kernels find the root in device memory).
     pub fn update_tree(&mut self, device: &CudaDevice, isovalue: f32) -> CudaResult<()> {
+        self.update_tree_split(device, isovalue, update::WIDE_LEVEL_NODES)
+    }
+
+    /// [`Self::update_tree`] with levels of more than `wide_level_nodes` nodes (and every
+    /// level below the first such) updated by a launch each over the whole GPU, the rest by
+    /// one block (0: every level a launch; `u32::MAX`: one block for all; for tests).
+    pub fn update_tree_split(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
         let Some(tree) = self.bvh.as_mut() else {
             return Err(CudaError::InvalidArgument("update_tree before upload_bvh".into()));
         };
-        tree.update(device, isovalue)?;
+        tree.update(device, isovalue, wide_level_nodes)?;
         self.isovalue = isovalue;
         self.tree_on_device = true;
         self.stack_need = tree.levels() + 1;

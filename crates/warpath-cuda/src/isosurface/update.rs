@@ -1,8 +1,9 @@
-//! Seed 001's per-isovalue BVH update on the device (`iso_update_tree`,
+//! Seed 001's per-isovalue BVH update on the device (`iso_update_level`, `iso_update_tree`,
 //! `kernels/isosurface/update.cuh`): the full brick tree of a [`BrickBvh`] uploaded once per
-//! volume with its nodes listed level by level; per isovalue one block condenses it bottom-up
-//! into the condensed tree that `BrickBvh::condense` builds on the host, at the full tree's
-//! node indices, its root left in device memory for the casters.
+//! volume with its nodes listed level by level; per isovalue it is condensed bottom-up — the
+//! wide bottom levels (more than [`WIDE_LEVEL_NODES`] nodes) by a launch each over the whole
+//! GPU, the rest by one block — into the condensed tree that `BrickBvh::condense` builds on the
+//! host, at the full tree's node indices, its root left in device memory for the casters.
 
 use super::{IsoNode, NO_NODE};
 use crate::buffer::DeviceBuffer;
@@ -14,7 +15,12 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use warpath_isosurface::bricks::BrickBvh;
 
 pub const UPDATE_TREE: &str = "iso_update_tree";
+pub const UPDATE_LEVEL: &str = "iso_update_level";
 const UPDATE_BLOCK: u32 = 1024;
+const LEVEL_BLOCK: u32 = 256;
+/// Levels wider than this many nodes (and all below the first such) get a launch each: one
+/// block of 1024 threads does them in two passes at most.
+pub const WIDE_LEVEL_NODES: u32 = 2048;
 
 /// A node of the full tree: its cells `lo..hi`, children (`u32::MAX` for a brick), and the
 /// min and max of the samples its cells read.
@@ -76,6 +82,8 @@ pub(crate) struct DeviceBrickTree {
     level_nodes: DeviceBuffer<u32>,
     level_offsets: DeviceBuffer<u32>,
     levels: u32,
+    /// Host copy of `level_offsets` (the launches' sizes).
+    offsets: Vec<u32>,
     nodes: DeviceBuffer<IsoNode>,
     refs: DeviceBuffer<u32>,
 }
@@ -90,6 +98,7 @@ impl DeviceBrickTree {
             tree: DeviceBuffer::from_slice(device, &tree)?,
             level_nodes: DeviceBuffer::from_slice(device, &level_nodes)?,
             level_offsets: DeviceBuffer::from_slice(device, &level_offsets)?,
+            offsets: level_offsets,
         })
     }
 
@@ -97,9 +106,13 @@ impl DeviceBrickTree {
         self.levels
     }
 
-    /// One launch of one block, not synchronised.
-    pub(crate) fn update(&mut self, device: &CudaDevice, isovalue: f32) -> CudaResult<()> {
-        let args = IsoUpdateArgs {
+    /// The levels of more than `wide_level_nodes` nodes, and every one below the first, by a
+    /// launch each (deepest first), then the levels above by one block; not synchronised.
+    pub(crate) fn update(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
+        let width = |l: usize| self.offsets[l + 1] - self.offsets[l];
+        let block_levels =
+            (0..self.levels as usize).find(|&l| width(l) > wide_level_nodes).unwrap_or(self.levels as usize);
+        let mut args = IsoUpdateArgs {
             tree: self.tree.address(device),
             level_nodes: self.level_nodes.address(device),
             level_offsets: self.level_offsets.address(device),
@@ -108,6 +121,25 @@ impl DeviceBrickTree {
             levels: self.levels,
             isovalue,
         };
+        if block_levels < self.levels as usize {
+            let level_function = device.function(&ISOSURFACE, UPDATE_LEVEL)?;
+            for level in (block_levels..self.levels as usize).rev() {
+                let config = LaunchConfig {
+                    grid_dim: (width(level).div_ceil(LEVEL_BLOCK).max(1), 1, 1),
+                    block_dim: (LEVEL_BLOCK, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let level = level as u32;
+                let mut launch = device.stream().launch_builder(&level_function);
+                launch.arg(&args);
+                launch.arg(&level);
+                // SAFETY: the arguments are the kernel's (IsoUpdateArgs, level); the grid
+                // covers the level's nodes, `nodes` and `refs` hold one entry per tree node.
+                let launched = unsafe { launch.launch(config) };
+                device.check_launch(UPDATE_LEVEL, launched)?;
+            }
+        }
+        args.levels = block_levels as u32;
         let function = device.function(&ISOSURFACE, UPDATE_TREE)?;
         let config = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (UPDATE_BLOCK, 1, 1), shared_mem_bytes: 0 };
         let mut launch = device.stream().launch_builder(&function);
