@@ -188,7 +188,27 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     let scene = load_scene(&args.scene)?;
     let mut opts = render_options(&scene, args)?;
     check_film_memory(opts.width, opts.height)?;
-    let device = choose_backend(args.backend)?;
+    let restir = args.integrator == crate::Integrator::RestirDi;
+    if restir && args.backend == crate::Backend::Cuda {
+        bail!(
+            "--integrator restir-di runs on the CPU only so far (its GPU kernels are issue 15's next step): use --backend cpu"
+        );
+    }
+    let device = if restir { None } else { choose_backend(args.backend)? };
+    if restir {
+        note!(
+            "backend: cpu ({} threads), ReSTIR DI ({} candidates{}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}); {} frames",
+            rayon::current_num_threads(),
+            args.restir_candidates,
+            if args.restir_no_pool { "" } else { " from 16x16 light pools" },
+            if args.restir_no_temporal { "off" } else { "on" },
+            args.restir_spatial_passes,
+            args.restir_neighbours,
+            args.restir_radius,
+            args.restir_bias.name(),
+            opts.spp
+        );
+    }
     match &device {
         Some(d) => {
             let info = d.info();
@@ -201,6 +221,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
                 args.strategy.unwrap_or(crate::default_strategy(&scene))
             )
         }
+        None if restir => {}
         None => {
             note!("backend: cpu ({} threads), {}", rayon::current_num_threads(), estimator_name(&scene));
             if let Some(strategy) = args.strategy {
@@ -235,6 +256,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         progress_report.update(done, opts.spp, elapsed, rate);
     };
     let result = match &device {
+        None if restir => render_restir(&scene, &opts, args, &cancel, progress)?,
         None => render_cpu(&scene, &opts, args, &cancel, progress)?,
         Some(device) => render_cuda(device, &scene, &opts, args, &cancel, progress)?,
     };
@@ -301,6 +323,37 @@ fn render_cpu(
     note!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
     let stats = renderer.render_into(opts, &mut film, cancel, progress);
     Ok(RenderResult { samples: stats.samples, rays: Some(stats.rays()), seconds: stats.seconds, film })
+}
+
+/// ReSTIR DI on the CPU: `opts.spp` frames of a static camera, one sample per pixel each.
+fn render_restir(
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+    cancel: &AtomicBool,
+    progress: impl FnMut(u32),
+) -> Result<RenderResult> {
+    let mut film = Film::try_new(opts.width, opts.height)
+        .with_context(|| format!("cannot render {}x{}", opts.width, opts.height))?;
+    let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
+    let options = warpath_cpu::restir::RestirOptions {
+        candidates: args.restir_candidates,
+        light_pool: !args.restir_no_pool,
+        temporal: !args.restir_no_temporal,
+        spatial_passes: args.restir_spatial_passes,
+        neighbours: args.restir_neighbours,
+        radius: args.restir_radius,
+        bias: args.restir_bias,
+        seed: opts.seed,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    renderer
+        .render_restir(opts, &options, &mut film, opts.spp, cancel, progress)
+        .map_err(|e| anyhow::anyhow!("scene '{}': {e}", scene.name))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let samples = film.count.iter().map(|&c| c as u64).sum();
+    Ok(RenderResult { samples, rays: None, seconds, film })
 }
 
 /// The GPU with `--strategy` (default: the naive megakernel, seed 000 B.1), one

@@ -33,6 +33,16 @@ pub enum Backend {
     Cuda,
 }
 
+/// Which estimator renders the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Integrator {
+    /// The path tracer (the volumetric one for scenes with media).
+    Path,
+    /// ReSTIR direct lighting (issue 15): emissive triangles resampled with temporal and
+    /// spatial reuse; each sample per pixel is one frame of a static camera. CPU only so far.
+    RestirDi,
+}
+
 /// Which BVH builder to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BvhKind {
@@ -121,10 +131,59 @@ pub struct RenderArgs {
     /// terminal shows a progress bar instead.
     #[arg(long, default_value_t = 5.0, value_parser = parse_interval)]
     pub progress_interval: f64,
+    /// The estimator: path (the path tracer) or restir-di (ReSTIR direct lighting; --spp
+    /// frames of a static camera, accumulated; CPU only so far, no environment light).
+    #[arg(long, value_enum, default_value_t = Integrator::Path)]
+    pub integrator: Integrator,
+    /// restir-di: candidates per pixel in initial RIS (1 to 4096).
+    #[arg(long, default_value_t = 32, value_parser = parse_candidates)]
+    pub restir_candidates: u32,
+    /// restir-di: bias correction of reuse: ray-traced (unbiased) or off (1/M, biased).
+    #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
+    pub restir_bias: warpath_cpu::restir::BiasCorrection,
+    /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
+    #[arg(long, default_value_t = 1, value_parser = parse_passes)]
+    pub restir_spatial_passes: u32,
+    /// restir-di: neighbours per spatial pass (0 to 64).
+    #[arg(long, default_value_t = 5, value_parser = parse_neighbours)]
+    pub restir_neighbours: u32,
+    /// restir-di: radius of the spatial neighbourhood in pixels.
+    #[arg(long, default_value_t = 30.0, value_parser = parse_radius)]
+    pub restir_radius: f32,
+    /// restir-di: no temporal reuse.
+    #[arg(long)]
+    pub restir_no_temporal: bool,
+    /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
+    #[arg(long)]
+    pub restir_no_pool: bool,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+fn parse_candidates(s: &str) -> Result<u32, String> {
+    parse_in_range(s, 1, 4096)
+}
+
+fn parse_passes(s: &str) -> Result<u32, String> {
+    parse_in_range(s, 0, 16)
+}
+
+fn parse_neighbours(s: &str) -> Result<u32, String> {
+    parse_in_range(s, 0, 64)
+}
+
+fn parse_radius(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(r) if r.is_finite() && (1.0..=10_000.0).contains(&r) => Ok(r),
+        _ => Err(format!("'{s}' is not a radius between 1 and 10000 pixels")),
+    }
+}
+
+fn parse_bias(s: &str) -> Result<warpath_cpu::restir::BiasCorrection, String> {
+    warpath_cpu::restir::BiasCorrection::from_name(s)
+        .ok_or_else(|| format!("unknown bias correction '{s}' (one of ray-traced, off)"))
 }
 
 /// `--spp` and `--spp-per-pass`: the limits of the scene format's `spp`.

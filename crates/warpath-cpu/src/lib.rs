@@ -8,11 +8,14 @@
 //!   kernels keep;
 //! - [`volpath`]: the volumetric path tracer (seed 003, issue 11), the same stages through
 //!   participating media and index-matched boundaries;
-//! - [`render`]: progressive passes over the film, cancellation, statistics.
+//! - [`render`]: progressive passes over the film, cancellation, statistics;
+//! - [`restir`]: ReSTIR direct lighting (issue 15, seed 002): reservoirs, light pools,
+//!   temporal and spatial reuse, the CPU reference of the GPU's ReSTIR kernels.
 
 pub mod estimator;
 pub mod integrator;
 pub mod render;
+pub mod restir;
 pub mod volpath;
 
 pub use estimator::Estimator;

@@ -136,6 +136,21 @@ impl<'a> CpuRenderer<'a> {
         }
     }
 
+    /// Renders `frames` ReSTIR DI frames (issue 15, [`crate::restir`]) of the static camera into
+    /// `film`, one sample per pixel each; stops after the current frame when `cancel` is set.
+    /// The error says why the scene cannot be rendered so (an environment light).
+    pub fn render_restir(
+        &self,
+        opts: &RenderOptions,
+        restir: &crate::restir::RestirOptions,
+        film: &mut Film,
+        frames: u32,
+        cancel: &AtomicBool,
+        progress: impl FnMut(u32),
+    ) -> Result<(), String> {
+        crate::restir::render(&self.view(opts), restir, film, frames, cancel, progress)
+    }
+
     /// The name of the estimator [`render_pass`](Self::render_pass) uses for this scene.
     pub fn estimator_name(&self) -> &'static str {
         if self.scene.needs_volume_estimator() { "volumetric path tracer" } else { "path tracer" }

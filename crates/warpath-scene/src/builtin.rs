@@ -8,7 +8,10 @@
 //!   radiance 1, the white furnace test;
 //! - `terrain`: a procedural height field of about one million triangles (diffuse rock,
 //!   glossy snow, a mirror lake), a chrome and a glass sphere, lit by a rectangular area
-//!   light and a constant sky.
+//!   light and a constant sky;
+//! - `many-lights` (or `many-lights:N`): 10,240 (N) small emissive triangles of 32 colours
+//!   hovering over a floor with spheres and a box, no environment — the many-light scene of
+//!   ReSTIR DI (issue 15).
 
 use crate::mesh::{SceneBuilder, TriangleMesh};
 use crate::{RenderSettings, Scene};
@@ -20,7 +23,10 @@ use warpath_core::light::Environment;
 use warpath_core::material::Material;
 
 /// Names [`by_name`] knows.
-pub const NAMES: &[&str] = &["cornell", "cornell-glass", "furnace", "terrain"];
+pub const NAMES: &[&str] = &["cornell", "cornell-glass", "furnace", "terrain", "many-lights"];
+
+/// Emissive triangles of the `many-lights` scene by default.
+pub const MANY_LIGHTS: u32 = 10_240;
 
 /// A built-in scene by name, or `None`. `furnace:0.5` sets the furnace sphere's albedo.
 pub fn by_name(name: &str) -> Option<Scene> {
@@ -29,7 +35,12 @@ pub fn by_name(name: &str) -> Option<Scene> {
         "cornell-glass" => Some(cornell_glass()),
         "furnace" => Some(furnace(0.8)),
         "terrain" => Some(terrain(707)),
+        "many-lights" => Some(many_lights(MANY_LIGHTS)),
         _ => {
+            if let Some(count) = name.strip_prefix("many-lights:") {
+                let count: u32 = count.parse().ok()?;
+                return (1..=4_000_000).contains(&count).then(|| many_lights(count));
+            }
             let albedo: f32 = name.strip_prefix("furnace:")?.parse().ok()?;
             (albedo.is_finite() && (0.0..=1.0).contains(&albedo)).then(|| furnace(albedo))
         }
@@ -446,5 +457,74 @@ pub fn terrain(cells: u32) -> Scene {
     scene.environment = Environment::Constant(Vec3::new(0.25, 0.35, 0.55));
     scene.camera = Camera::look_at(Vec3::new(0.0, 3.5, 13.0), Vec3::new(0.0, 0.6, 0.0), Vec3::Y, 45.0);
     scene.settings = RenderSettings { width: 960, height: 540, ..RenderSettings::default() };
+    scene
+}
+
+/// `lights` small emissive triangles (edge ~0.06, one-sided, facing mostly down, in 32 hues)
+/// scattered through a slab 2.2–3.4 above a 10×10 floor holding three spheres (diffuse, rough
+/// conductor, Blinn) and a box; no environment. Positions and colours come from a fixed hash,
+/// so the scene is the same everywhere.
+pub fn many_lights(lights: u32) -> Scene {
+    let mut b = SceneBuilder::new("many-lights");
+    let floor = b.add_material("floor", Material::diffuse(Vec3::splat(0.6)));
+    let clay = b.add_material("clay", Material::diffuse(Vec3::new(0.7, 0.45, 0.3)));
+    let metal = b.add_material("metal", Material::rough_conductor(Vec3::new(0.9, 0.85, 0.8), 0.25));
+    let plastic = b.add_material("plastic", Material::blinn(Vec3::new(0.2, 0.35, 0.6), Vec3::splat(0.3), 50.0));
+    let boxm = b.add_material("box", Material::diffuse(Vec3::new(0.5, 0.6, 0.45)));
+    let rotate_floor = Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2) * Mat4::from_scale(Vec3::new(5.0, 5.0, 1.0));
+    place(&mut b, rectangle_mesh(), "floor", rotate_floor, floor);
+    let sphere = sphere_mesh(4);
+    let at =
+        |x: f32, y: f32, z: f32, r: f32| Mat4::from_translation(Vec3::new(x, y, z)) * Mat4::from_scale(Vec3::splat(r));
+    place(&mut b, sphere.clone(), "clay-sphere", at(-1.6, 0.6, 0.0, 0.6), clay);
+    place(&mut b, sphere.clone(), "metal-sphere", at(0.2, 0.5, 0.8, 0.5), metal);
+    place(&mut b, sphere, "plastic-sphere", at(1.7, 0.45, -0.3, 0.45), plastic);
+    let box_to_world = Mat4::from_translation(Vec3::new(0.4, 0.4, -1.6))
+        * Mat4::from_rotation_y(0.5)
+        * Mat4::from_scale(Vec3::new(0.6, 0.4, 0.5));
+    place(&mut b, cube_mesh(), "box", box_to_world, boxm);
+    const HUES: u32 = 32;
+    let hash = |k: u32, d: u32| lattice_hash(k as i32, d as i32, 4242);
+    let mut meshes: Vec<TriangleMesh> = (0..HUES)
+        .map(|h| TriangleMesh {
+            name: format!("lights-{h}"),
+            positions: Vec::new(),
+            normals: Vec::new(),
+            uvs: Vec::new(),
+            triangles: Vec::new(),
+            material: None,
+        })
+        .collect();
+    for k in 0..lights {
+        let centre = Vec3::new(hash(k, 0) * 9.0 - 4.5, 2.2 + 1.2 * hash(k, 1), hash(k, 2) * 9.0 - 4.5);
+        // A small triangle facing down (its winding normal −y), turned about y and tilted.
+        let turn =
+            Mat4::from_rotation_y(hash(k, 3) * std::f32::consts::TAU) * Mat4::from_rotation_x(0.5 * (hash(k, 4) - 0.5));
+        let size = 0.04 + 0.04 * hash(k, 5);
+        // Wound clockwise seen from above: the winding normal, and the emission, point down.
+        let corners = [Vec3::new(0.0, 0.0, 1.0), Vec3::new(-0.87, 0.0, -0.5), Vec3::new(0.87, 0.0, -0.5)];
+        let mesh = &mut meshes[(k % HUES) as usize];
+        let first = mesh.positions.len() as u32;
+        for c in corners {
+            mesh.positions.push(centre + turn.transform_vector3(c * size));
+        }
+        mesh.triangles.push([first, first + 1, first + 2]);
+    }
+    for (h, mesh) in meshes.iter().enumerate() {
+        // Hues around the colour wheel, full saturation, radiance scaled so that the floor
+        // receives about the same light whatever the count.
+        let hue = h as f32 / HUES as f32 * 6.0;
+        let rgb = Vec3::new(
+            ((hue - 3.0).abs() - 1.0).clamp(0.0, 1.0),
+            (2.0 - (hue - 2.0).abs()).clamp(0.0, 1.0),
+            (2.0 - (hue - 4.0).abs()).clamp(0.0, 1.0),
+        );
+        let radiance = rgb * (6.0 * MANY_LIGHTS as f32 / lights as f32);
+        let material = b.add_material(&format!("light-{h}"), Material::emitter(radiance));
+        place(&mut b, mesh.clone(), &mesh.name, Mat4::IDENTITY, material);
+    }
+    let mut scene = b.finish();
+    scene.camera = Camera::look_at(Vec3::new(0.0, 1.5, 7.0), Vec3::new(0.0, 0.7, 0.0), Vec3::Y, 45.0);
+    scene.settings = RenderSettings { width: 960, height: 540, max_depth: 1, ..RenderSettings::default() };
     scene
 }

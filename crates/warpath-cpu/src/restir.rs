@@ -1,0 +1,525 @@
+//! ReSTIR direct lighting (issue 15, seed 002; Bitterli et al. 2020) on the CPU: the reference
+//! the GPU kernels are to be checked against. One frame, every pixel one sample:
+//!
+//! 1. `initial_ris` — the camera ray (the path tracer's `generate`, jittered per frame) and its
+//!    hit make the pixel's G-buffer entry; M candidates (default 32) are resampled into a
+//!    reservoir with the target function p̂(y) = luminance(f(wo, wi)·cos · Le(y) · |cos_y| / d²),
+//!    the unshadowed contribution in area measure. Candidates come from a **light pool** per
+//!    16×16 tile (seed 002's shared-memory pool: each of the tile's 256 entries is one light
+//!    point drawn in proportion to power — emissive triangle by `TriangleLight::power`, point
+//!    uniform on it — and a pixel picks its candidates uniformly from the pool) or, without the
+//!    pool, straight from the power distribution. A candidate's source pdf is the power
+//!    distribution's in either case (each pool entry is marginally distributed so, which is
+//!    all RIS needs to stay unbiased).
+//! 2. `visibility` — one shadow ray to the reservoir's sample; occluded → W = 0.
+//! 3. `temporal` — the previous frame's reservoir of the pixel (the camera is static), its M
+//!    capped at `temporal_cap` × M.
+//! 4. `spatial` — k neighbours (default 5) within a radius (default 30 px) whose surfaces are
+//!    similar (normals within 25°, depths within 10%).
+//! 5. `shade` — f · Le · G · V · W, one shadow ray, plus emission the camera sees.
+//!
+//! Reservoirs are combined by generalised RIS: input i with sample y_i, weight W_i and count
+//! M_i enters with w_i = p̂_q(y_i)·W_i·M_i at the pixel q. [`BiasCorrection::Off`] then sets
+//! W = Σw / (p̂_q(y)·ΣM_i) — biased where neighbours' domains differ (RTXDI's "off", 1/M);
+//! [`BiasCorrection::RayTraced`] divides by Z = Σ M_i over the inputs whose own surface sees y
+//! (p̂_i(y) > 0 and an unoccluded shadow ray from it), which makes the estimator unbiased
+//! (Bitterli et al. 2020, Algorithm 6). RTXDI's pairwise MIS is not built yet.
+//!
+//! Scope: emissive triangles only (a scene with an environment is refused: the environment is
+//! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
+//! Random numbers: `pcg_sample(seed, pixel or tile, frame, stage, dim)`.
+
+use crate::integrator::{SceneView, generate, surface_hit};
+use glam::{Vec2, Vec3};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use warpath_core::bsdf;
+use warpath_core::color::luminance;
+use warpath_core::distribution::Distribution1D;
+use warpath_core::film::Film;
+use warpath_core::math::{Frame, Ray, offset_ray_origin};
+use warpath_core::sampler::pcg_sample;
+use warpath_core::warp;
+
+/// How reused reservoirs are weighted (RTXDI's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BiasCorrection {
+    /// 1/M: cheap, biased where the pixels' domains differ.
+    Off,
+    /// Z counts the inputs whose surface sees the sample, visibility traced: unbiased.
+    RayTraced,
+}
+
+impl BiasCorrection {
+    pub fn name(self) -> &'static str {
+        match self {
+            BiasCorrection::Off => "off",
+            BiasCorrection::RayTraced => "ray-traced",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [BiasCorrection::Off, BiasCorrection::RayTraced].into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// The knobs of a ReSTIR DI frame (the issue's defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RestirOptions {
+    /// Candidates per pixel in initial RIS.
+    pub candidates: u32,
+    /// Draw candidates from the tile's light pool (else from the power distribution).
+    pub light_pool: bool,
+    pub temporal: bool,
+    /// The previous reservoir's M is capped at this × the current M.
+    pub temporal_cap: f32,
+    /// Spatial reuse passes (0: none) of `neighbours` within `radius` pixels.
+    pub spatial_passes: u32,
+    pub neighbours: u32,
+    pub radius: f32,
+    pub bias: BiasCorrection,
+    pub seed: u32,
+}
+
+impl Default for RestirOptions {
+    fn default() -> Self {
+        RestirOptions {
+            candidates: 32,
+            light_pool: true,
+            temporal: true,
+            temporal_cap: 20.0,
+            spatial_passes: 1,
+            neighbours: 5,
+            radius: 30.0,
+            bias: BiasCorrection::RayTraced,
+            seed: 0,
+        }
+    }
+}
+
+/// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
+pub const POOL_TILE: u32 = 16;
+pub const POOL_SIZE: u32 = POOL_TILE * POOL_TILE;
+
+// Random-number streams (the `bounce` coordinate of pcg_sample).
+const STAGE_POOL: u32 = 1;
+const STAGE_CANDIDATE: u32 = 2;
+const STAGE_TEMPORAL: u32 = 3;
+const STAGE_SPATIAL: u32 = 4;
+
+/// A point on an emissive triangle: the light's index and barycentrics of `e1`, `e2` (seed
+/// 002's compact light sample; position, normal and radiance are reconstructed).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LightPoint {
+    pub light: u32,
+    pub b: Vec2,
+}
+
+/// A reservoir: its sample, the running weight sum, the count of candidates it stands for
+/// and its unbiased contribution weight W.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Reservoir {
+    pub y: Option<LightPoint>,
+    pub w_sum: f32,
+    pub m: f32,
+    pub w: f32,
+}
+
+impl Reservoir {
+    /// Streams in a candidate of resampling weight `weight` (u uniform in [0, 1)).
+    fn update(&mut self, y: LightPoint, weight: f32, u: f32) -> bool {
+        if !(weight > 0.0 && weight.is_finite()) {
+            return false;
+        }
+        self.w_sum += weight;
+        if u * self.w_sum < weight {
+            self.y = Some(y);
+            return true;
+        }
+        false
+    }
+}
+
+/// The pixel's visible surface (what the G-buffer holds).
+#[derive(Clone, Copy, Debug)]
+pub struct Surface {
+    pub p: Vec3,
+    pub ng: Vec3,
+    pub frame: Frame,
+    pub material: u32,
+    pub base_color: Vec3,
+    pub wo: Vec3,
+    /// Camera distance (the similarity test's depth).
+    pub depth: f32,
+}
+
+/// What the camera sees at a pixel this frame: emission, and the surface to light (None on a
+/// miss or a purely specular surface).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GBufferPixel {
+    pub emitted: Vec3,
+    pub surface: Option<Surface>,
+}
+
+/// The emissive triangles' power distribution (the source pdf of every candidate).
+pub struct LightSampler {
+    distribution: Distribution1D,
+}
+
+impl LightSampler {
+    pub fn new(view: &SceneView) -> Self {
+        let weights: Vec<f32> = view.lights.triangles.iter().map(|t| t.power()).collect();
+        LightSampler { distribution: Distribution1D::new(&weights) }
+    }
+
+    fn sample(&self, u_select: f32, u: Vec2) -> LightPoint {
+        let (light, _) = self.distribution.sample_discrete(u_select);
+        LightPoint { light: light as u32, b: warp::square_to_triangle(u) }
+    }
+
+    /// Area-measure pdf of drawing `y`.
+    fn pdf(&self, view: &SceneView, y: LightPoint) -> f32 {
+        let light = &view.lights.triangles[y.light as usize];
+        if light.area <= 0.0 { 0.0 } else { self.distribution.discrete_pdf(y.light as usize) / light.area }
+    }
+}
+
+/// The light point's position, normal and emitted radiance toward `x`, and the geometry
+/// between (direction, distance).
+struct LightGeometry {
+    wi: Vec3,
+    distance: f32,
+    /// Le(y → x) · |cos_y| / d².
+    le_g: Vec3,
+}
+
+fn light_geometry(view: &SceneView, x: Vec3, y: LightPoint) -> Option<LightGeometry> {
+    let light = &view.lights.triangles[y.light as usize];
+    let q = light.p0 + light.e1 * y.b.x + light.e2 * y.b.y;
+    let to = q - x;
+    let d2 = to.length_squared();
+    if !(d2 > 0.0) {
+        return None;
+    }
+    let distance = d2.sqrt();
+    let wi = to / distance;
+    let cos_y = light.normal().dot(-wi).abs();
+    let le = light.radiance(-wi);
+    if cos_y <= 0.0 || le == Vec3::ZERO {
+        return None;
+    }
+    Some(LightGeometry { wi, distance, le_g: le * (cos_y / d2) })
+}
+
+/// The unshadowed contribution f·cos · Le · G of `y` at `s` (area measure), and its direction.
+fn contribution(view: &SceneView, s: &Surface, y: LightPoint) -> Option<(Vec3, LightGeometry)> {
+    let g = light_geometry(view, s.p, y)?;
+    let material = &view.scene.materials[s.material as usize];
+    let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi));
+    let c = f * g.le_g;
+    (c.max_element() > 0.0 && c.is_finite()).then_some((c, g))
+}
+
+/// The target function p̂ at `s`.
+fn target(view: &SceneView, s: &Surface, y: LightPoint) -> f32 {
+    contribution(view, s, y).map_or(0.0, |(c, _)| luminance(c))
+}
+
+/// Whether nothing blocks the segment from `s` to the light point.
+fn visible(view: &SceneView, s: &Surface, g: &LightGeometry) -> bool {
+    let origin = offset_ray_origin(s.p, s.ng, g.wi);
+    let target = s.p + g.wi * g.distance;
+    let to = target - origin;
+    let d = to.length();
+    !view.occluded(&Ray::segment(origin, to / d, d * (1.0 - 1e-4)))
+}
+
+/// Whether `s` sees `y` at all (p̂ > 0 and unoccluded): the ray-traced Z test.
+fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
+    match contribution(view, s, y) {
+        Some((_, g)) => visible(view, s, &g),
+        None => false,
+    }
+}
+
+/// The G-buffer of one frame: the camera ray of (pixel, sample = frame).
+pub fn gbuffer(view: &SceneView, frame: u32) -> Vec<GBufferPixel> {
+    (0..view.width * view.height)
+        .into_par_iter()
+        .map(|pixel| {
+            let path = generate(view, pixel, frame);
+            let Some(hit) = view.intersect(&path.ray) else { return GBufferPixel::default() };
+            let surface = surface_hit(view, &path.ray, &hit);
+            let light_index = view.lights.triangle_to_light.get(surface.triangle as usize).copied().unwrap_or(-1);
+            let emitted = if light_index >= 0 {
+                view.lights.triangles[light_index as usize].radiance(-path.ray.d)
+            } else {
+                Vec3::ZERO
+            };
+            let material = &view.scene.materials[surface.material as usize];
+            let lit = !bsdf::is_purely_specular(material);
+            GBufferPixel {
+                emitted,
+                surface: lit.then_some(Surface {
+                    p: surface.p,
+                    ng: surface.ng,
+                    frame: surface.frame,
+                    material: surface.material,
+                    base_color: surface.base_color,
+                    wo: -path.ray.d,
+                    depth: surface.t,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The light pool of tile `tile` for `frame`: POOL_SIZE points drawn by power.
+fn light_pool(sampler: &LightSampler, seed: u32, tile: u32, frame: u32) -> Vec<LightPoint> {
+    (0..POOL_SIZE)
+        .map(|k| {
+            let u = |d: u32| pcg_sample(seed, tile, frame, STAGE_POOL, 3 * k + d);
+            sampler.sample(u(0), Vec2::new(u(1), u(2)))
+        })
+        .collect()
+}
+
+/// Initial RIS at every lit pixel, then the visibility pass.
+pub fn initial_ris(
+    view: &SceneView,
+    options: &RestirOptions,
+    sampler: &LightSampler,
+    gbuffer: &[GBufferPixel],
+    frame: u32,
+) -> Vec<Reservoir> {
+    let (w, h) = (view.width, view.height);
+    let tiles_x = w.div_ceil(POOL_TILE);
+    let pools: Vec<Vec<LightPoint>> = if options.light_pool {
+        (0..tiles_x * h.div_ceil(POOL_TILE)).map(|t| light_pool(sampler, options.seed, t, frame)).collect()
+    } else {
+        Vec::new()
+    };
+    (0..w * h)
+        .into_par_iter()
+        .map(|pixel| {
+            let Some(s) = &gbuffer[pixel as usize].surface else { return Reservoir::default() };
+            let u = |d: u32| pcg_sample(options.seed, pixel, frame, STAGE_CANDIDATE, d);
+            let mut r = Reservoir::default();
+            for c in 0..options.candidates {
+                let y = if options.light_pool {
+                    let tile = (pixel / w / POOL_TILE) * tiles_x + (pixel % w) / POOL_TILE;
+                    let k = ((u(4 * c) * POOL_SIZE as f32) as u32).min(POOL_SIZE - 1);
+                    pools[tile as usize][k as usize]
+                } else {
+                    sampler.sample(u(4 * c), Vec2::new(u(4 * c + 1), u(4 * c + 2)))
+                };
+                let source = sampler.pdf(view, y);
+                if source > 0.0 {
+                    r.update(y, target(view, s, y) / source, u(4 * c + 3));
+                }
+            }
+            r.m = options.candidates as f32;
+            let m = r.m;
+            finalize(view, s, &mut r, m);
+            // The visibility pass: an occluded sample contributes nothing.
+            if let Some(y) = r.y
+                && let Some((_, g)) = contribution(view, s, y)
+                && !visible(view, s, &g)
+            {
+                r.w = 0.0;
+            }
+            r
+        })
+        .collect()
+}
+
+/// W = w_sum / (normaliser · p̂_q(y)).
+fn finalize(view: &SceneView, s: &Surface, r: &mut Reservoir, normaliser: f32) {
+    r.w = match r.y {
+        Some(y) => {
+            let p = target(view, s, y);
+            if p > 0.0 && normaliser > 0.0 { r.w_sum / (normaliser * p) } else { 0.0 }
+        }
+        None => 0.0,
+    };
+}
+
+/// Whether neighbour surface `n` is similar enough to `s` to reuse its reservoir.
+fn similar(s: &Surface, n: &Surface) -> bool {
+    s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - s.depth).abs() <= 0.1 * s.depth
+}
+
+/// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
+/// RIS; the first input is the pixel's own). `u` draws the selection numbers.
+fn combine(
+    view: &SceneView,
+    bias: BiasCorrection,
+    s: &Surface,
+    inputs: &[(Reservoir, Surface)],
+    mut u: impl FnMut(u32) -> f32,
+) -> Reservoir {
+    let mut out = Reservoir::default();
+    let mut m = 0.0;
+    for (i, (r, _)) in inputs.iter().enumerate() {
+        m += r.m;
+        if let Some(y) = r.y {
+            out.update(y, target(view, s, y) * r.w * r.m, u(i as u32));
+        }
+    }
+    out.m = m;
+    let Some(y) = out.y else { return out };
+    let normaliser = match bias {
+        BiasCorrection::Off => m,
+        BiasCorrection::RayTraced => {
+            inputs.iter().filter(|(_, surface)| sees(view, surface, y)).map(|(r, _)| r.m).sum()
+        }
+    };
+    finalize(view, s, &mut out, normaliser);
+    // A sample the pixel does not see contributes nothing here, and it must not be handed on
+    // with W > 0: a reservoir reused later has to be one its own surface could have made
+    // (support of p̂·V), or the 1/Z weights of the reusing pixel no longer sum to one.
+    let own_view = match bias {
+        BiasCorrection::RayTraced => inputs[0].1.p == s.p && normaliser > 0.0 && sees(view, s, y),
+        BiasCorrection::Off => sees(view, s, y),
+    };
+    if !own_view {
+        out.w = 0.0;
+    }
+    out
+}
+
+/// Temporal reuse: each pixel's reservoir with the previous frame's (static camera).
+pub fn reuse_temporally(
+    view: &SceneView,
+    options: &RestirOptions,
+    gbuffer: &[GBufferPixel],
+    current: &[Reservoir],
+    previous: &[(Reservoir, Option<Surface>)],
+    frame: u32,
+) -> Vec<Reservoir> {
+    (0..current.len())
+        .into_par_iter()
+        .map(|i| {
+            let Some(s) = &gbuffer[i].surface else { return current[i] };
+            let mut inputs = vec![(current[i], *s)];
+            if let (prev, Some(ps)) = &previous[i]
+                && prev.m > 0.0
+                && similar(s, ps)
+            {
+                let mut prev = *prev;
+                prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
+                inputs.push((prev, *ps));
+            }
+            combine(view, options.bias, s, &inputs, |d| pcg_sample(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
+        })
+        .collect()
+}
+
+/// One spatial pass: each pixel with k similar neighbours within the radius.
+pub fn reuse_spatially(
+    view: &SceneView,
+    options: &RestirOptions,
+    gbuffer: &[GBufferPixel],
+    current: &[Reservoir],
+    frame: u32,
+    pass: u32,
+) -> Vec<Reservoir> {
+    let (w, h) = (view.width as i64, view.height as i64);
+    (0..current.len())
+        .into_par_iter()
+        .map(|i| {
+            let Some(s) = &gbuffer[i].surface else { return current[i] };
+            let u = |d: u32| pcg_sample(options.seed, i as u32, frame, STAGE_SPATIAL + 16 * pass, d);
+            let (x, y) = (i as i64 % w, i as i64 / w);
+            let mut inputs = vec![(current[i], *s)];
+            for k in 0..options.neighbours {
+                let (a, r) = (u(2 * k) * std::f32::consts::TAU, options.radius * u(2 * k + 1).sqrt());
+                let (nx, ny) = (x + (r * a.cos()).round() as i64, y + (r * a.sin()).round() as i64);
+                if nx < 0 || ny < 0 || nx >= w || ny >= h || (nx, ny) == (x, y) {
+                    continue;
+                }
+                let j = (ny * w + nx) as usize;
+                if let Some(ns) = &gbuffer[j].surface
+                    && similar(s, ns)
+                {
+                    inputs.push((current[j], *ns));
+                }
+            }
+            combine(view, options.bias, s, &inputs, |d| u(1000 + d))
+        })
+        .collect()
+}
+
+/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W.
+pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir]) -> Vec<Vec3> {
+    gbuffer
+        .par_iter()
+        .zip(reservoirs)
+        .map(|(g, r)| {
+            let mut l = g.emitted;
+            if let (Some(s), Some(y)) = (&g.surface, r.y)
+                && r.w > 0.0
+                && let Some((c, geometry)) = contribution(view, s, y)
+                && visible(view, s, &geometry)
+            {
+                l += c * r.w;
+            }
+            l
+        })
+        .collect()
+}
+
+/// Why a scene cannot be rendered by ReSTIR DI.
+pub fn check_scene(view: &SceneView) -> Result<(), String> {
+    if !matches!(view.lights.environment, warpath_core::light::Environment::None) {
+        return Err("restir-di resamples emissive triangles; the environment is not a ReSTIR light yet \
+                    (remove the [environment], or render with the path tracer)"
+            .into());
+    }
+    Ok(())
+}
+
+/// Renders `frames` ReSTIR frames with a static camera, each one sample per pixel into `film`
+/// (progressive accumulation: the mean converges to the direct lighting). Reservoirs carry
+/// from frame to frame (temporal reuse). `progress(frames done)` after each frame; when
+/// `cancel` is set the render stops after the current frame, keeping what it has.
+pub fn render(
+    view: &SceneView,
+    options: &RestirOptions,
+    film: &mut Film,
+    frames: u32,
+    cancel: &AtomicBool,
+    mut progress: impl FnMut(u32),
+) -> Result<(), String> {
+    check_scene(view)?;
+    let sampler = LightSampler::new(view);
+    let mut previous: Vec<(Reservoir, Option<Surface>)> =
+        vec![(Reservoir::default(), None); (view.width * view.height) as usize];
+    for frame in 0..frames {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        let g = gbuffer(view, frame);
+        if view.lights.triangles.is_empty() {
+            // No emitter: only what the camera sees (black), as the path tracer.
+            for (i, p) in g.iter().enumerate() {
+                film.add_sample(i, p.emitted);
+            }
+            progress(frame + 1);
+            continue;
+        }
+        let mut reservoirs = initial_ris(view, options, &sampler, &g, frame);
+        if options.temporal {
+            reservoirs = reuse_temporally(view, options, &g, &reservoirs, &previous, frame);
+        }
+        for pass in 0..options.spatial_passes {
+            reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
+        }
+        for (i, l) in shade(view, &g, &reservoirs).into_iter().enumerate() {
+            film.add_sample(i, l);
+        }
+        previous = reservoirs.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect();
+        progress(frame + 1);
+    }
+    Ok(())
+}
