@@ -471,6 +471,11 @@ pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir
 
 /// Why a scene cannot be rendered by ReSTIR DI.
 pub fn check_scene(view: &SceneView) -> Result<(), String> {
+    if view.scene.needs_volume_estimator() {
+        return Err("restir-di lights surfaces; this scene has participating media or 'null' boundaries \
+                    (render it with the path tracer)"
+            .into());
+    }
     if !matches!(view.lights.environment, warpath_core::light::Environment::None) {
         return Err("restir-di resamples emissive triangles; the environment is not a ReSTIR light yet \
                     (remove the [environment], or render with the path tracer)"

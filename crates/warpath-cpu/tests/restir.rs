@@ -256,4 +256,12 @@ fn no_emitters_is_black_and_an_environment_is_refused() {
     renderer.render_restir(&opts, &RestirOptions::default(), &mut film, 2, &AtomicBool::new(false), |_| {}).unwrap();
     assert!(film.mean().iter().all(|p| *p == Vec3::ZERO));
     assert_eq!(film.count[0], 2);
+    // Media: refused too.
+    let mut foggy = scene.clone();
+    foggy.media.push(warpath_volume::Medium::homogeneous("fog", Vec3::ONE, Vec3::splat(0.5), 0.0).unwrap());
+    let renderer = CpuRenderer::new(&foggy, BuildKind::Sah);
+    let error = renderer
+        .render_restir(&opts, &RestirOptions::default(), &mut film, 1, &AtomicBool::new(false), |_| {})
+        .unwrap_err();
+    assert!(error.contains("media"), "{error}");
 }
