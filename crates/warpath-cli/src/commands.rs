@@ -309,6 +309,11 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     Ok(())
 }
 
+/// The render's film, or an error naming the size it could not allocate.
+fn new_film(opts: &RenderOptions) -> Result<Film> {
+    Film::try_new(opts.width, opts.height).with_context(|| format!("cannot render {}x{}", opts.width, opts.height))
+}
+
 fn render_cpu(
     scene: &Scene,
     opts: &RenderOptions,
@@ -316,8 +321,7 @@ fn render_cpu(
     cancel: &AtomicBool,
     progress: impl FnMut(u32),
 ) -> Result<RenderResult> {
-    let mut film = Film::try_new(opts.width, opts.height)
-        .with_context(|| format!("cannot render {}x{}", opts.width, opts.height))?;
+    let mut film = new_film(opts)?;
     let t = Instant::now();
     let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
     note!("bvh: {} ({:.2} s)", renderer.bvh_stats, t.elapsed().as_secs_f64());
@@ -333,8 +337,7 @@ fn render_restir(
     cancel: &AtomicBool,
     progress: impl FnMut(u32),
 ) -> Result<RenderResult> {
-    let mut film = Film::try_new(opts.width, opts.height)
-        .with_context(|| format!("cannot render {}x{}", opts.width, opts.height))?;
+    let mut film = new_film(opts)?;
     let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
     let options = warpath_cpu::restir::RestirOptions {
         candidates: args.restir_candidates,

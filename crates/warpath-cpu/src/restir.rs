@@ -350,7 +350,7 @@ fn similar(s: &Surface, n: &Surface) -> bool {
 }
 
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
-/// RIS; the first input is the pixel's own). `u` draws the selection numbers.
+/// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers.
 fn combine(
     view: &SceneView,
     bias: BiasCorrection,
@@ -368,21 +368,20 @@ fn combine(
     }
     out.m = m;
     let Some(y) = out.y else { return out };
+    // One shadow ray per input surface (the pixel's own is inputs[0]): whether it sees y.
+    let seen: Vec<bool> = match bias {
+        BiasCorrection::RayTraced => inputs.iter().map(|(_, surface)| sees(view, surface, y)).collect(),
+        BiasCorrection::Off => vec![sees(view, s, y)],
+    };
     let normaliser = match bias {
         BiasCorrection::Off => m,
-        BiasCorrection::RayTraced => {
-            inputs.iter().filter(|(_, surface)| sees(view, surface, y)).map(|(r, _)| r.m).sum()
-        }
+        BiasCorrection::RayTraced => inputs.iter().zip(&seen).filter(|(_, seen)| **seen).map(|((r, _), _)| r.m).sum(),
     };
     finalize(view, s, &mut out, normaliser);
     // A sample the pixel does not see contributes nothing here, and it must not be handed on
     // with W > 0: a reservoir reused later has to be one its own surface could have made
     // (support of p̂·V), or the 1/Z weights of the reusing pixel no longer sum to one.
-    let own_view = match bias {
-        BiasCorrection::RayTraced => inputs[0].1.p == s.p && normaliser > 0.0 && sees(view, s, y),
-        BiasCorrection::Off => sees(view, s, y),
-    };
-    if !own_view {
+    if !seen[0] {
         out.w = 0.0;
     }
     out

@@ -12,13 +12,15 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use warpath_bvh::BuildKind;
 use warpath_core::camera::Camera;
-use warpath_core::film::Film;
 use warpath_core::light::Environment;
 use warpath_core::material::Material;
 use warpath_core::sampler::SamplerKind;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_isosurface::{Lattice, PlacedIsosurface};
 use warpath_scene::{RenderSettings, Scene, SceneIsosurface};
+
+mod common;
+use common::image_mean;
 
 fn sphere_field(n: u32) -> Lattice {
     let c = (n - 1) as f32 / 2.0;
@@ -54,20 +56,6 @@ fn furnace(material: Material) -> Scene {
         },
         ..Default::default()
     }
-}
-
-/// Per channel: the image mean and its standard error.
-fn image_mean(film: &Film) -> (Vec3, Vec3) {
-    let (mean, variance) = (film.mean(), film.variance_of_mean());
-    let n = mean.len() as f64;
-    let (mut m, mut v) = ([0.0f64; 3], [0.0f64; 3]);
-    for i in 0..mean.len() {
-        for c in 0..3 {
-            m[c] += mean[i][c] as f64 / n;
-            v[c] += variance[i][c] as f64 / (n * n);
-        }
-    }
-    (Vec3::from_array(m.map(|x| x as f32)), Vec3::from_array(v.map(|x| x.sqrt() as f32)))
 }
 
 fn render(scene: &Scene) -> (Vec3, Vec3, u64) {
