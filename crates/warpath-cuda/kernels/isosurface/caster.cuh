@@ -85,6 +85,25 @@ struct IsoReal<float> {
     __device__ static float tiny() { return 1e-30f; }
 };
 
+// The caster's arguments for rays cast one by one (no ray or hit buffers; the root already
+// resolved): a frame's (render.cuh) and a path-tracer shape's (shapes.cuh).
+__device__ __forceinline__ IsoArgs iso_caster_args(const float* values, const IsoNode* nodes,
+                                                   const unsigned int* samples, unsigned int root, float isovalue) {
+    IsoArgs g;
+    g.values = values;
+    g.nodes = nodes;
+    g.rays = nullptr;
+    g.hits = nullptr;
+    g.samples[0] = samples[0];
+    g.samples[1] = samples[1];
+    g.samples[2] = samples[2];
+    g.root = root;
+    g.ray_count = 0u;
+    g.isovalue = isovalue;
+    g.root_slot = nullptr;
+    return g;
+}
+
 // caster.rs slab: the t range of the ray inside lo..hi, clipped to [t_min, t_max].
 template <typename R>
 __device__ __forceinline__ bool iso_slab(const R* o, const R* d, const R* lo, const R* hi, R t_min, R t_max, R& t0,

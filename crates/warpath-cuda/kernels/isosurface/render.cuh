@@ -88,19 +88,7 @@ __device__ __forceinline__ float3 iso_shade(const IsoRenderArgs& a, const double
 
 // The caster's arguments for a frame.
 __device__ __forceinline__ IsoArgs iso_frame_caster(const IsoRenderArgs& a) {
-    IsoArgs g;
-    g.values = a.values;
-    g.nodes = a.nodes;
-    g.rays = nullptr;
-    g.hits = nullptr;
-    g.samples[0] = a.samples[0];
-    g.samples[1] = a.samples[1];
-    g.samples[2] = a.samples[2];
-    g.root = iso_frame_root(a);
-    g.ray_count = 0u;
-    g.isovalue = a.isovalue;
-    g.root_slot = nullptr;  // resolved into g.root above
-    return g;
+    return iso_caster_args(a.values, a.nodes, a.samples, iso_frame_root(a), a.isovalue);
 }
 
 // The pixel's colour: the background, or the shaded hit.

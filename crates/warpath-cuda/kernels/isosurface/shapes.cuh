@@ -58,18 +58,7 @@ __device__ __forceinline__ float3 iso_octahedral_decode(float u, float v) {
 __device__ __forceinline__ bool iso_shape_intersect(const GpuIsoShape& s, const Ray& ray, float t_max, float& t,
                                                     float3& normal) {
     if (s.root == ISO_NO_NODE || !(ray.t_min < t_max)) return false;
-    IsoArgs g;
-    g.values = s.values;
-    g.nodes = s.nodes;
-    g.rays = nullptr;
-    g.hits = nullptr;
-    g.samples[0] = s.samples[0];
-    g.samples[1] = s.samples[1];
-    g.samples[2] = s.samples[2];
-    g.root = s.root;
-    g.ray_count = 0u;
-    g.isovalue = s.isovalue;
-    g.root_slot = nullptr;
+    const IsoArgs g = iso_caster_args(s.values, s.nodes, s.samples, s.root, s.isovalue);
     const double o[3] = {(double)ray.o.x, (double)ray.o.y, (double)ray.o.z};
     const double d[3] = {(double)ray.d.x, (double)ray.d.y, (double)ray.d.z};
     const double* m = s.world_to_lattice;

@@ -81,7 +81,6 @@ pub(crate) struct DeviceBrickTree {
     tree: DeviceBuffer<IsoTreeNode>,
     level_nodes: DeviceBuffer<u32>,
     level_offsets: DeviceBuffer<u32>,
-    levels: u32,
     /// Host copy of `level_offsets` (the launches' sizes).
     offsets: Vec<u32>,
     nodes: DeviceBuffer<IsoNode>,
@@ -92,7 +91,6 @@ impl DeviceBrickTree {
     pub(crate) fn upload(device: &CudaDevice, bvh: &BrickBvh) -> CudaResult<Self> {
         let (tree, level_nodes, level_offsets) = full_tree(bvh);
         Ok(DeviceBrickTree {
-            levels: level_offsets.len() as u32 - 1,
             nodes: DeviceBuffer::zeroed(device, tree.len())?,
             refs: DeviceBuffer::zeroed(device, tree.len())?,
             tree: DeviceBuffer::from_slice(device, &tree)?,
@@ -103,27 +101,27 @@ impl DeviceBrickTree {
     }
 
     pub(crate) fn levels(&self) -> u32 {
-        self.levels
+        self.offsets.len() as u32 - 1
     }
 
     /// The levels of more than `wide_level_nodes` nodes, and every one below the first, by a
     /// launch each (deepest first), then the levels above by one block; not synchronised.
     pub(crate) fn update(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
+        let levels = self.levels() as usize;
         let width = |l: usize| self.offsets[l + 1] - self.offsets[l];
-        let block_levels =
-            (0..self.levels as usize).find(|&l| width(l) > wide_level_nodes).unwrap_or(self.levels as usize);
+        let block_levels = (0..levels).find(|&l| width(l) > wide_level_nodes).unwrap_or(levels);
         let mut args = IsoUpdateArgs {
             tree: self.tree.address(device),
             level_nodes: self.level_nodes.address(device),
             level_offsets: self.level_offsets.address(device),
             nodes: self.nodes.address(device),
             refs: self.refs.address(device),
-            levels: self.levels,
+            levels: levels as u32,
             isovalue,
         };
-        if block_levels < self.levels as usize {
+        if block_levels < levels {
             let level_function = device.function(&ISOSURFACE, UPDATE_LEVEL)?;
-            for level in (block_levels..self.levels as usize).rev() {
+            for level in (block_levels..levels).rev() {
                 let config = LaunchConfig {
                     grid_dim: (width(level).div_ceil(LEVEL_BLOCK).max(1), 1, 1),
                     block_dim: (LEVEL_BLOCK, 1, 1),
