@@ -189,16 +189,28 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     let mut opts = render_options(&scene, args)?;
     check_film_memory(opts.width, opts.height)?;
     let restir = args.integrator == crate::Integrator::RestirDi;
-    if restir && args.backend == crate::Backend::Cuda {
-        bail!(
-            "--integrator restir-di runs on the CPU only so far (its GPU kernels are issue 15's next step): use --backend cpu"
-        );
-    }
-    let device = if restir { None } else { choose_backend(args.backend)? };
+    let device = match choose_backend(args.backend)? {
+        // What the GPU ReSTIR kernels cannot render yet goes to the CPU reference, or is an
+        // error when the GPU was asked for by name.
+        Some(device) if restir => match warpath_cuda::restir::unsupported(&scene) {
+            Some(why) if args.backend == crate::Backend::Cuda => {
+                bail!("--backend cuda: scene '{}': {why}", args.scene)
+            }
+            Some(why) => {
+                eprintln!("note: {why}; ReSTIR DI runs on the CPU");
+                None
+            }
+            None => Some(device),
+        },
+        device => device,
+    };
     if restir {
         note!(
-            "backend: cpu ({} threads), ReSTIR DI ({} candidates{}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}); {} frames",
-            rayon::current_num_threads(),
+            "backend: {}, ReSTIR DI ({} candidates{}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}); {} frames",
+            match &device {
+                Some(d) => format!("cuda ({})", d.info().name),
+                None => format!("cpu ({} threads)", rayon::current_num_threads()),
+            },
             args.restir_candidates,
             if args.restir_no_pool { "" } else { " from 16x16 light pools" },
             if args.restir_no_temporal { "off" } else { "on" },
@@ -210,6 +222,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         );
     }
     match &device {
+        Some(_) if restir => {}
         Some(d) => {
             let info = d.info();
             note!(
@@ -230,7 +243,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         }
     }
     // A GPU pass of one sample per pixel is too short to keep the device busy.
-    if args.spp_per_pass.is_none() && device.is_some() {
+    if args.spp_per_pass.is_none() && device.is_some() && !restir {
         opts.spp_per_pass = 16;
     }
 
@@ -258,6 +271,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     let result = match &device {
         None if restir => render_restir(&scene, &opts, args, &cancel, progress)?,
         None => render_cpu(&scene, &opts, args, &cancel, progress)?,
+        Some(device) if restir => render_restir_cuda(device, &scene, &opts, args, &cancel, progress)?,
         Some(device) => render_cuda(device, &scene, &opts, args, &cancel, progress)?,
     };
     progress_report.finish();
@@ -339,7 +353,19 @@ fn render_restir(
 ) -> Result<RenderResult> {
     let mut film = new_film(opts)?;
     let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
-    let options = warpath_cpu::restir::RestirOptions {
+    let options = restir_options(args, opts);
+    let start = Instant::now();
+    renderer
+        .render_restir(opts, &options, &mut film, opts.spp, cancel, progress)
+        .map_err(|e| anyhow::anyhow!("scene '{}': {e}", scene.name))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let samples = film.count.iter().map(|&c| c as u64).sum();
+    Ok(RenderResult { samples, rays: None, seconds, film })
+}
+
+/// The ReSTIR knobs of the command line (one set for both backends).
+fn restir_options(args: &RenderArgs, opts: &RenderOptions) -> warpath_core::restir::RestirOptions {
+    warpath_core::restir::RestirOptions {
         candidates: args.restir_candidates,
         light_pool: !args.restir_no_pool,
         temporal: !args.restir_no_temporal,
@@ -349,14 +375,53 @@ fn render_restir(
         bias: args.restir_bias,
         seed: opts.seed,
         ..Default::default()
-    };
+    }
+}
+
+/// ReSTIR DI on the GPU (`restir.cu`): `opts.spp` frames of a static camera; with
+/// `--restir-kernel-times`, each kernel's mean time per frame afterwards.
+fn render_restir_cuda(
+    device: &CudaDevice,
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+    cancel: &AtomicBool,
+    mut progress: impl FnMut(u32),
+) -> Result<RenderResult> {
+    use warpath_cuda::restir::RestirRenderer;
+    let t = Instant::now();
+    let settings = opts.settings();
+    let options = restir_options(args, opts);
+    let mut renderer = RestirRenderer::new(device, scene, &settings, args.bvh.build_kind(), &options)
+        .with_context(|| format!("scene '{}'", args.scene))?;
+    // Compiling (or loading from the cache) stays out of the time.
+    renderer.prepare()?;
+    note!("scene uploaded and kernels ready in {:.2} s", t.elapsed().as_secs_f64());
+    renderer.set_kernel_timing(args.restir_kernel_times);
     let start = Instant::now();
-    renderer
-        .render_restir(opts, &options, &mut film, opts.spp, cancel, progress)
-        .map_err(|e| anyhow::anyhow!("scene '{}': {e}", scene.name))?;
+    let mut done = 0;
+    while done < opts.spp && !cancel.load(Ordering::Relaxed) {
+        renderer.render_frame()?;
+        done += 1;
+        // Waiting after every frame would leave the GPU idle between frames.
+        if done % 16 == 0 || done == opts.spp {
+            device.synchronize()?;
+            progress(done);
+        }
+    }
+    device.synchronize()?;
     let seconds = start.elapsed().as_secs_f64();
-    let samples = film.count.iter().map(|&c| c as u64).sum();
-    Ok(RenderResult { samples, rays: None, seconds, film })
+    if let Some(times) = renderer.kernel_times() {
+        let per_frame: Vec<String> = times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
+        eprintln!(
+            "restir kernel times (ms per frame, mean of {} frames, each kernel timed alone): {}; sum {:.3}",
+            times.frames,
+            per_frame.join(", "),
+            times.total() / times.frames.max(1) as f64
+        );
+    }
+    let film = renderer.download_film()?;
+    Ok(RenderResult { samples: film.total_samples(), rays: None, seconds, film })
 }
 
 /// The GPU with `--strategy` (default: the naive megakernel, seed 000 B.1), one
@@ -632,6 +697,11 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         100.0 * outlier_fraction
     );
     println!("image means: a {:.6}, b {:.6} (b/a − 1 = {:+.4}%)", mean(a), mean(b), 100.0 * (mean(b) / mean(a) - 1.0));
+    // The error of b when a is a converged reference (equal-time comparisons).
+    let squares: f64 =
+        a.iter().zip(b.iter()).map(|(p, q)| (0..3).map(|c| ((q[c] - p[c]) as f64).powi(2)).sum::<f64>()).sum();
+    let rmse = (squares / (3 * a.len()).max(1) as f64).sqrt();
+    println!("RMSE of b against a: {rmse:.6e} ({:.3}% of a's mean)", 100.0 * rmse / mean(a));
     // Written so that a NaN statistic fails.
     let agree = mean_z2 <= args.max_mean_z2 && outlier_fraction <= args.max_outliers && zero_var_mismatch == 0;
     if !agree {

@@ -132,7 +132,7 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 5.0, value_parser = parse_interval)]
     pub progress_interval: f64,
     /// The estimator: path (the path tracer) or restir-di (ReSTIR direct lighting; --spp
-    /// frames of a static camera, accumulated; CPU only so far, no environment light).
+    /// frames of a static camera, accumulated; on the GPU or the CPU; no environment light).
     #[arg(long, value_enum, default_value_t = Integrator::Path)]
     pub integrator: Integrator,
     /// restir-di: candidates per pixel in initial RIS (1 to 4096).
@@ -156,6 +156,10 @@ pub struct RenderArgs {
     /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
     #[arg(long)]
     pub restir_no_pool: bool,
+    /// restir-di on the GPU: time every kernel and print the mean per frame at the end (the
+    /// kernels then wait for each other, so the render is a little slower).
+    #[arg(long)]
+    pub restir_kernel_times: bool,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]

@@ -27,7 +27,7 @@
 //!
 //! Scope: emissive triangles only (a scene with an environment is refused: the environment is
 //! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
-//! Random numbers: `pcg_sample(seed, pixel or tile, frame, stage, dim)`.
+//! Random numbers: [`restir_random`] (`pcg_sample` with one stream per frame and stage).
 
 use crate::integrator::{SceneView, generate, surface_hit};
 use glam::{Vec2, Vec3};
@@ -35,77 +35,35 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpath_core::bsdf;
 use warpath_core::color::luminance;
+use warpath_core::detmath::det_sin_cos;
 use warpath_core::distribution::Distribution1D;
 use warpath_core::film::Film;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
-/// How reused reservoirs are weighted (RTXDI's names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BiasCorrection {
-    /// 1/M: cheap, biased where the pixels' domains differ.
-    Off,
-    /// Z counts the inputs whose surface sees the sample, visibility traced: unbiased.
-    RayTraced,
-}
-
-impl BiasCorrection {
-    pub fn name(self) -> &'static str {
-        match self {
-            BiasCorrection::Off => "off",
-            BiasCorrection::RayTraced => "ray-traced",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        [BiasCorrection::Off, BiasCorrection::RayTraced].into_iter().find(|b| b.name() == name)
-    }
-}
-
-/// The knobs of a ReSTIR DI frame (the defaults).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RestirOptions {
-    /// Candidates per pixel in initial RIS.
-    pub candidates: u32,
-    /// Draw candidates from the tile's light pool (else from the power distribution).
-    pub light_pool: bool,
-    pub temporal: bool,
-    /// The previous reservoir's M is capped at this × the current M.
-    pub temporal_cap: f32,
-    /// Spatial reuse passes (0: none) of `neighbours` within `radius` pixels.
-    pub spatial_passes: u32,
-    pub neighbours: u32,
-    pub radius: f32,
-    pub bias: BiasCorrection,
-    pub seed: u32,
-}
-
-impl Default for RestirOptions {
-    fn default() -> Self {
-        RestirOptions {
-            candidates: 32,
-            light_pool: true,
-            temporal: true,
-            temporal_cap: 20.0,
-            spatial_passes: 1,
-            neighbours: 5,
-            radius: 30.0,
-            bias: BiasCorrection::RayTraced,
-            seed: 0,
-        }
-    }
-}
+pub use warpath_core::restir::{BiasCorrection, RestirOptions};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
 pub const POOL_SIZE: u32 = POOL_TILE * POOL_TILE;
 
-// Random-number streams (the `bounce` coordinate of pcg_sample).
-const STAGE_POOL: u32 = 1;
-const STAGE_CANDIDATE: u32 = 2;
-const STAGE_TEMPORAL: u32 = 3;
-const STAGE_SPATIAL: u32 = 4;
+// Random-number streams: stage s of frame f draws `pcg_sample(seed, pixel or tile, f ·
+// STREAMS_PER_FRAME + s, 0, dim)`, so every (frame, stage) has its own hash prefix and the
+// dimensions of one stage can never meet another's. (A first version put the stage in the
+// `bounce` coordinate, which the hash folds as bounce · 11 + dim: the temporal pass's numbers
+// were then candidate 2's and 3's, and the spatial offsets candidates 5 to 7's.)
+const STREAMS_PER_FRAME: u32 = 32;
+const STAGE_POOL: u32 = 0;
+const STAGE_CANDIDATE: u32 = 1;
+const STAGE_TEMPORAL: u32 = 2;
+/// Spatial pass p uses stage STAGE_SPATIAL + p (p < 16, the CLI's limit).
+const STAGE_SPATIAL: u32 = 3;
+
+/// The random number `dim` of `stage` in `frame` for a pixel (or a pool tile).
+pub fn restir_random(seed: u32, index: u32, frame: u32, stage: u32, dim: u32) -> f32 {
+    pcg_sample(seed, index, frame.wrapping_mul(STREAMS_PER_FRAME).wrapping_add(stage), 0, dim)
+}
 
 /// A point on an emissive triangle: the light's index and barycentrics of `e1`, `e2` (seed
 /// 002's compact light sample; position, normal and radiance are reconstructed).
@@ -161,15 +119,16 @@ pub struct GBufferPixel {
     pub surface: Option<Surface>,
 }
 
-/// The emissive triangles' power distribution (the source pdf of every candidate).
+/// The emissive triangles' power distribution (the source pdf of every candidate): the light
+/// set's selection (`TriangleLight::power` per triangle; a ReSTIR scene has no environment,
+/// so no extra bin), the distribution the GPU reads as `light_cdf`.
 pub struct LightSampler {
     distribution: Distribution1D,
 }
 
 impl LightSampler {
     pub fn new(view: &SceneView) -> Self {
-        let weights: Vec<f32> = view.lights.triangles.iter().map(|t| t.power()).collect();
-        LightSampler { distribution: Distribution1D::new(&weights) }
+        LightSampler { distribution: view.lights.selection.clone() }
     }
 
     fn sample(&self, u_select: f32, u: Vec2) -> LightPoint {
@@ -278,7 +237,7 @@ pub fn gbuffer(view: &SceneView, frame: u32) -> Vec<GBufferPixel> {
 fn light_pool(sampler: &LightSampler, seed: u32, tile: u32, frame: u32) -> Vec<LightPoint> {
     (0..POOL_SIZE)
         .map(|k| {
-            let u = |d: u32| pcg_sample(seed, tile, frame, STAGE_POOL, 3 * k + d);
+            let u = |d: u32| restir_random(seed, tile, frame, STAGE_POOL, 3 * k + d);
             sampler.sample(u(0), Vec2::new(u(1), u(2)))
         })
         .collect()
@@ -303,7 +262,7 @@ pub fn initial_ris(
         .into_par_iter()
         .map(|pixel| {
             let Some(s) = &gbuffer[pixel as usize].surface else { return Reservoir::default() };
-            let u = |d: u32| pcg_sample(options.seed, pixel, frame, STAGE_CANDIDATE, d);
+            let u = |d: u32| restir_random(options.seed, pixel, frame, STAGE_CANDIDATE, d);
             let mut r = Reservoir::default();
             for c in 0..options.candidates {
                 let y = if options.light_pool {
@@ -409,7 +368,7 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options.bias, s, &inputs, |d| pcg_sample(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
+            combine(view, options.bias, s, &inputs, |d| restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
         })
         .collect()
 }
@@ -428,12 +387,14 @@ pub fn reuse_spatially(
         .into_par_iter()
         .map(|i| {
             let Some(s) = &gbuffer[i].surface else { return current[i] };
-            let u = |d: u32| pcg_sample(options.seed, i as u32, frame, STAGE_SPATIAL + 16 * pass, d);
+            let u = |d: u32| restir_random(options.seed, i as u32, frame, STAGE_SPATIAL + pass, d);
             let (x, y) = (i as i64 % w, i as i64 / w);
             let mut inputs = vec![(current[i], *s)];
             for k in 0..options.neighbours {
                 let (a, r) = (u(2 * k) * std::f32::consts::TAU, options.radius * u(2 * k + 1).sqrt());
-                let (nx, ny) = (x + (r * a.cos()).round() as i64, y + (r * a.sin()).round() as i64);
+                // detmath's sine and cosine: the GPU computes the same offsets bit for bit.
+                let (sin, cos) = det_sin_cos(a);
+                let (nx, ny) = (x + (r * cos).round() as i64, y + (r * sin).round() as i64);
                 if nx < 0 || ny < 0 || nx >= w || ny >= h || (nx, ny) == (x, y) {
                     continue;
                 }

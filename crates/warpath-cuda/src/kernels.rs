@@ -35,6 +35,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("isosurface/update.cuh", include_str!("../kernels/isosurface/update.cuh")),
     ("isosurface/pipeline.cuh", include_str!("../kernels/isosurface/pipeline.cuh")),
     ("isosurface/shapes.cuh", include_str!("../kernels/isosurface/shapes.cuh")),
+    ("restir/restir.cuh", include_str!("../kernels/restir/restir.cuh")),
 ];
 
 /// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
@@ -109,6 +110,8 @@ pub const VOLUME_TILED: KernelSource = program!("volume_tiled", "volume_tiled.cu
 pub const VOLUME_STREAMING: KernelSource = program!("volume_streaming", "volume_streaming.cu");
 /// `isosurface.cu`: the single-kernel isosurface ray caster and renderer (issue 14).
 pub const ISOSURFACE: KernelSource = program!("isosurface", "isosurface.cu");
+/// `restir.cu`: ReSTIR direct lighting (issue 15, seed 002), kernel by kernel.
+pub const RESTIR: KernelSource = program!("restir", "restir.cu");
 /// `film.cu`: the merge of a pass's f32 film buffers into the render's f64 sums.
 pub const FILM: KernelSource =
     KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
@@ -136,6 +139,7 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
         (FILM, vec![crate::film::MERGE_KERNEL]),
         (ISOSURFACE, crate::isosurface::KERNEL_NAMES.clone()),
+        (RESTIR, crate::restir::KERNEL_NAMES.to_vec()),
     ]
     .into_iter()
     .chain(crate::strategy::SURFACE.family_programs())

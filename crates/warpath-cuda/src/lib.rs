@@ -39,6 +39,7 @@ pub mod isosurface;
 pub mod kernels;
 pub mod layout;
 pub mod megakernel;
+pub mod restir;
 pub mod runtime;
 pub mod scene_upload;
 pub mod strategy;

@@ -1,0 +1,271 @@
+// restir.cu — the ReSTIR DI kernels (issue 15, seed 002) over restir/restir.cuh: one thread per
+// pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass), shade.
+// restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
+// 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
+#include "restir/restir.cuh"
+
+__device__ __forceinline__ EstimatorContext restir_context(const RestirArgs& a) {
+    EstimatorContext ctx;
+    ctx.scene = a.scene;
+    ctx.sampler.kind = a.scene.params->sampler;
+    ctx.sampler.seed = a.scene.params->seed;
+    ctx.counters = nullptr;
+    return ctx;
+}
+
+__device__ __forceinline__ void store3(float v[3], float3 x) {
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+}
+
+// initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
+// (restir.rs gbuffer + initial_ris without its visibility step).
+extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
+    const DeviceScene& scene = a.scene;
+    const GpuSceneParams& params = *scene.params;
+    __shared__ unsigned int pool_light[RESTIR_POOL_SIZE];
+    __shared__ float pool_b[RESTIR_POOL_SIZE][2];
+    const unsigned int k = threadIdx.y * RESTIR_POOL_TILE + threadIdx.x;
+    const bool has_lights = params.light_count > 0u;
+    if (a.light_pool != 0u && has_lights) {
+        // Entry k of this tile's pool (light_pool in restir.rs): every thread of the block
+        // draws one, inside the image or not.
+        const unsigned int tiles_x = (params.width + RESTIR_POOL_TILE - 1u) / RESTIR_POOL_TILE;
+        const unsigned int tile = blockIdx.y * tiles_x + blockIdx.x;
+        const float u0 = restir_random(a.seed, tile, a.frame, RESTIR_STAGE_POOL, 3u * k);
+        const float u1 = restir_random(a.seed, tile, a.frame, RESTIR_STAGE_POOL, 3u * k + 1u);
+        const float u2 = restir_random(a.seed, tile, a.frame, RESTIR_STAGE_POOL, 3u * k + 2u);
+        const unsigned int light = find_bin(scene.light_cdf, params.selection_count, u0);
+        const float2 b = square_to_triangle(make_float2(u1, u2));
+        pool_light[k] = light;
+        pool_b[k][0] = b.x;
+        pool_b[k][1] = b.y;
+    }
+    __syncthreads();
+    const unsigned int x = blockIdx.x * RESTIR_POOL_TILE + threadIdx.x;
+    const unsigned int y = blockIdx.y * RESTIR_POOL_TILE + threadIdx.y;
+    if (x >= params.width || y >= params.height) return;
+    const unsigned int pixel = y * params.width + x;
+
+    const EstimatorContext ctx = restir_context(a);
+    const PathState path = generate(ctx, pixel, a.frame);
+    RestirSurface g;
+    store3(g.p, zero3());
+    store3(g.ng, zero3());
+    store3(g.n, zero3());
+    store3(g.base_color, zero3());
+    store3(g.wo, zero3());
+    store3(g.emitted, zero3());
+    g.depth = 0.0f;
+    g.material = 0u;
+    g.lit = 0u;
+    g._pad = 0u;
+    Reservoir r = empty_reservoir();
+    SurfaceIntersection hit;
+    if (scene_intersect_closest(scene, path.ray, hit)) {
+        const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
+        const int light_index =
+            surface.triangle < params.triangle_count ? scene.triangle_to_light[surface.triangle] : -1;
+        if (light_index >= 0) store3(g.emitted, triangle_light_radiance(scene.lights[light_index], -path.ray.d));
+        const Material& material = scene.materials[surface.material];
+        if (!is_purely_specular(material)) {
+            g.lit = 1u;
+            store3(g.p, surface.p);
+            store3(g.ng, surface.ng);
+            store3(g.n, surface.frame.n);
+            store3(g.base_color, surface.base_color);
+            store3(g.wo, -path.ray.d);
+            g.depth = surface.t;
+            g.material = surface.material;
+        }
+    }
+    a.gbuffer[pixel] = g;
+    if (g.lit != 0u && has_lights) {
+        const RestirShading s = restir_shading(g);
+        for (unsigned int c = 0; c < a.candidates; ++c) {
+            const float u_select = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c);
+            unsigned int light;
+            float b0, b1;
+            if (a.light_pool != 0u) {
+                unsigned int entry = (unsigned int)__fmul_rn(u_select, (float)RESTIR_POOL_SIZE);
+                entry = entry < RESTIR_POOL_SIZE - 1u ? entry : RESTIR_POOL_SIZE - 1u;
+                light = pool_light[entry];
+                b0 = pool_b[entry][0];
+                b1 = pool_b[entry][1];
+            } else {
+                light = find_bin(scene.light_cdf, params.selection_count, u_select);
+                const float2 b = square_to_triangle(
+                    make_float2(restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 1u),
+                                restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 2u)));
+                b0 = b.x;
+                b1 = b.y;
+            }
+            const float source = restir_source_pdf(scene, light);
+            if (source > 0.0f) {
+                reservoir_update(r, light, b0, b1, __fdiv_rn(restir_target(scene, s, light, b0, b1), source),
+                                 restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u));
+            }
+        }
+        r.m = (float)a.candidates;
+        restir_finalize(scene, s, r, r.m);
+    }
+    a.output[pixel] = r;
+}
+
+__device__ __forceinline__ unsigned int restir_pixel_count(const RestirArgs& a) {
+    return a.scene.params->width * a.scene.params->height;
+}
+
+// visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`.
+extern "C" __global__ void restir_visibility(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a)) return;
+    const RestirSurface& g = a.gbuffer[pixel];
+    Reservoir& r = a.output[pixel];
+    if (g.lit == 0u || r.light == RESTIR_NO_LIGHT) return;
+    const RestirShading s = restir_shading(g);
+    float3 c;
+    RestirLightGeometry geometry;
+    if (restir_contribution(a.scene, s, r.light, r.b[0], r.b[1], c, geometry) &&
+        !restir_visible(a.scene, s, geometry)) {
+        r.w = 0.0f;
+    }
+}
+
+// The end of `combine` for the pixel's chosen sample: the normaliser (M, or Z: the inputs'
+// M summed in input order over those whose surface sees y), W, and W = 0 when the pixel does
+// not see the sample.
+__device__ __forceinline__ void restir_combine_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
+                                                   float z, bool seen_own, float m) {
+    restir_finalize(a.scene, q, out, a.bias == RESTIR_BIAS_OFF ? m : z);
+    if (!seen_own) out.w = 0.0f;
+}
+
+// reuse_temporally: the pixel's reservoir with the previous frame's (static camera).
+extern "C" __global__ void restir_temporal(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a)) return;
+    const RestirSurface& g = a.gbuffer[pixel];
+    const Reservoir current = a.input[pixel];
+    if (g.lit == 0u) {
+        a.output[pixel] = current;
+        return;
+    }
+    const RestirShading q = restir_shading(g);
+    bool has_prev = false;
+    Reservoir prev;
+    RestirShading ps;
+    if (a.has_previous != 0u && a.prev_gbuffer[pixel].lit != 0u && a.previous[pixel].m > 0.0f) {
+        ps = restir_shading(a.prev_gbuffer[pixel]);
+        if (restir_similar(q, ps)) {
+            has_prev = true;
+            prev = a.previous[pixel];
+            prev.m = fminf(prev.m, __fmul_rn(a.temporal_cap, fmaxf(current.m, 1.0f)));
+        }
+    }
+    Reservoir out = empty_reservoir();
+    float m = 0.0f;
+    restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out,
+                        m);
+    if (has_prev) {
+        restir_stream_input(a.scene, q, prev, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
+                            m);
+    }
+    out.m = m;
+    if (out.light != RESTIR_NO_LIGHT) {
+        const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
+        float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
+        if (a.bias != RESTIR_BIAS_OFF && has_prev && restir_sees(a.scene, ps, out.light, out.b[0], out.b[1])) {
+            z = __fadd_rn(z, prev.m);
+        }
+        restir_combine_end(a, q, out, z, seen_own, m);
+    }
+    a.output[pixel] = out;
+}
+
+// Neighbour k of pixel (x, y) in spatial pass `pass` (restir.rs reuse_spatially): its index,
+// or -1 outside the image, on the pixel itself, unlit or not similar.
+__device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned int pixel, const RestirShading& q,
+                                                unsigned int k) {
+    const GpuSceneParams& params = *a.scene.params;
+    const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
+    const float angle = __fmul_rn(restir_random(a.seed, pixel, a.frame, stage, 2u * k), 6.2831855f);
+    const float radius =
+        __fmul_rn(a.radius, __fsqrt_rn(restir_random(a.seed, pixel, a.frame, stage, 2u * k + 1u)));
+    float sin_a, cos_a;
+    det_sin_cos(angle, sin_a, cos_a);
+    const long long x = pixel % params.width, y = pixel / params.width;
+    const long long nx = x + (long long)roundf(__fmul_rn(radius, cos_a));
+    const long long ny = y + (long long)roundf(__fmul_rn(radius, sin_a));
+    if (nx < 0 || ny < 0 || nx >= (long long)params.width || ny >= (long long)params.height || (nx == x && ny == y)) {
+        return -1;
+    }
+    const unsigned int j = (unsigned int)(ny * params.width + nx);
+    const RestirSurface& ng = a.gbuffer[j];
+    if (ng.lit == 0u || !restir_similar(q, restir_shading(ng))) return -1;
+    return (int)j;
+}
+
+// reuse_spatially: one pass, the pixel with its similar neighbours.
+extern "C" __global__ void restir_spatial(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a)) return;
+    const RestirSurface& g = a.gbuffer[pixel];
+    const Reservoir current = a.input[pixel];
+    if (g.lit == 0u) {
+        a.output[pixel] = current;
+        return;
+    }
+    const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
+    const RestirShading q = restir_shading(g);
+    Reservoir out = empty_reservoir();
+    float m = 0.0f;
+    restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m);
+    unsigned int index = 1u;
+    for (unsigned int k = 0; k < a.neighbours; ++k) {
+        const int j = restir_neighbour(a, pixel, q, k);
+        if (j < 0) continue;
+        restir_stream_input(a.scene, q, a.input[j], restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out,
+                            m);
+        ++index;
+    }
+    out.m = m;
+    if (out.light != RESTIR_NO_LIGHT) {
+        const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
+        float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
+        if (a.bias != RESTIR_BIAS_OFF) {
+            // Z: the neighbours (found again, as the first loop did) whose surfaces see y.
+            for (unsigned int k = 0; k < a.neighbours; ++k) {
+                const int j = restir_neighbour(a, pixel, q, k);
+                if (j < 0) continue;
+                if (restir_sees(a.scene, restir_shading(a.gbuffer[j]), out.light, out.b[0], out.b[1])) {
+                    z = __fadd_rn(z, a.input[j].m);
+                }
+            }
+        }
+        restir_combine_end(a, q, out, z, seen_own, m);
+    }
+    a.output[pixel] = out;
+}
+
+// shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel).
+extern "C" __global__ void restir_shade(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a)) return;
+    const RestirSurface& g = a.gbuffer[pixel];
+    const Reservoir r = a.input[pixel];
+    float3 l = f3(g.emitted);
+    if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
+        const RestirShading s = restir_shading(g);
+        float3 c;
+        RestirLightGeometry geometry;
+        if (restir_contribution(a.scene, s, r.light, r.b[0], r.b[1], c, geometry) &&
+            restir_visible(a.scene, s, geometry)) {
+            l += c * r.w;
+        }
+    }
+    store3(a.film_sum + 3 * (size_t)pixel, l);
+    store3(a.film_sum_sq + 3 * (size_t)pixel, l * l);
+    a.film_count[pixel] = 1u;
+}

@@ -1,0 +1,252 @@
+// restir/restir.cuh — ReSTIR direct lighting on the device (issue 15, seed 002; Bitterli et
+// al. 2020): the CPU reference warpath_cpu::restir, function for function, with the same
+// random numbers, so one seed gives the same reservoirs on both (to float rounding of
+// the traversal; the GPU test compares them pixel by pixel).
+//
+// Per pixel and frame (kernels in restir.cu, launched by src/restir.rs):
+//   restir_initial_ris   camera ray → G-buffer (RestirSurface); M candidates resampled into a
+//                        Reservoir, drawn from the block's shared-memory light pool (one
+//                        16×16 block = one pool tile of 256 light points drawn by power) or
+//                        straight from the power distribution (`light_cdf`).
+//   restir_visibility    one shadow ray to the reservoir's sample; occluded → W = 0.
+//   restir_temporal      with the previous frame's reservoir (static camera), M capped.
+//   restir_spatial       with k similar neighbours within a radius (one pass per launch).
+//   restir_shade         f·Le·G·V·W plus emission seen, written as this frame's film pass.
+// Bias correction: RESTIR_BIAS_OFF (1/M) or RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced).
+//
+// Layouts are Rust's (src/restir.rs, DESIGN rule 1); the sizes and offsets are pinned below.
+#pragma once
+#include "surface/estimator.cuh"
+
+#define RESTIR_STREAMS_PER_FRAME 32u
+#define RESTIR_STAGE_POOL 0u
+#define RESTIR_STAGE_CANDIDATE 1u
+#define RESTIR_STAGE_TEMPORAL 2u
+#define RESTIR_STAGE_SPATIAL 3u
+#define RESTIR_POOL_TILE 16u
+#define RESTIR_POOL_SIZE 256u
+#define RESTIR_NO_LIGHT 0xFFFFFFFFu
+#define RESTIR_BIAS_OFF 0u
+#define RESTIR_BIAS_RAY_TRACED 1u
+// Most inputs one spatial pass combines (the pixel's own + 64 neighbours, the CLI's limit).
+#define RESTIR_MAX_NEIGHBOURS 64u
+
+// What the camera sees at a pixel this frame (restir.rs GBufferPixel; `lit` = 0 for a miss
+// or a purely specular surface). The shading frame is rebuilt from `n` (frame_from_normal).
+struct RestirSurface {
+    float p[3];
+    float ng[3];
+    float n[3];
+    float base_color[3];
+    float wo[3];
+    float emitted[3];
+    float depth;
+    unsigned int material;
+    unsigned int lit;
+    unsigned int _pad;
+};
+static_assert(sizeof(RestirSurface) == 88, "RestirSurface size");
+static_assert(WARPATH_OFFSETOF(RestirSurface, emitted) == 60, "RestirSurface.emitted");
+static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth");
+static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
+
+// A reservoir with the compact light sample (emissive triangle + barycentrics of e1, e2).
+struct Reservoir {
+    unsigned int light;  // RESTIR_NO_LIGHT: empty
+    float b[2];
+    float w_sum;
+    float m;
+    float w;
+};
+static_assert(sizeof(Reservoir) == 24, "Reservoir size");
+static_assert(WARPATH_OFFSETOF(Reservoir, w_sum) == 12, "Reservoir.w_sum");
+
+// Every kernel's one argument (restir.rs RestirArgs).
+struct RestirArgs {
+    DeviceScene scene;
+    RestirSurface* gbuffer;             // this frame's
+    const RestirSurface* prev_gbuffer;  // the previous frame's (temporal)
+    const Reservoir* input;             // what temporal / spatial reuse read
+    Reservoir* output;                  // what a kernel writes (visibility: in place)
+    const Reservoir* previous;          // the previous frame's final reservoirs
+    float* film_sum;                    // the film's pass buffers (3, 3, 1 per pixel)
+    float* film_sum_sq;
+    unsigned int* film_count;
+    unsigned int frame;
+    unsigned int seed;
+    unsigned int candidates;
+    unsigned int light_pool;
+    unsigned int bias;
+    unsigned int neighbours;
+    unsigned int pass;
+    unsigned int has_previous;
+    float radius;
+    float temporal_cap;
+};
+static_assert(sizeof(RestirArgs) == 248, "RestirArgs size");
+static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
+static_assert(WARPATH_OFFSETOF(RestirArgs, film_count) == 200, "RestirArgs.film_count");
+static_assert(WARPATH_OFFSETOF(RestirArgs, frame) == 208, "RestirArgs.frame");
+static_assert(WARPATH_OFFSETOF(RestirArgs, radius) == 240, "RestirArgs.radius");
+
+// restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
+__device__ __forceinline__ float restir_random(unsigned int seed, unsigned int index, unsigned int frame,
+                                               unsigned int stage, unsigned int dim) {
+    return pcg_sample(seed, index, frame * RESTIR_STREAMS_PER_FRAME + stage, 0u, dim);
+}
+
+__device__ __forceinline__ float restir_luminance(float3 c) {
+    return __fadd_rn(__fadd_rn(__fmul_rn(0.212671f, c.x), __fmul_rn(0.715160f, c.y)), __fmul_rn(0.072169f, c.z));
+}
+
+// The shading surface of a G-buffer entry (restir.rs Surface).
+struct RestirShading {
+    float3 p;
+    float3 ng;
+    Frame frame;
+    unsigned int material;
+    float3 base_color;
+    float3 wo;
+    float depth;
+};
+
+__device__ __forceinline__ float3 f3(const float v[3]) { return make_float3(v[0], v[1], v[2]); }
+
+__device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g) {
+    RestirShading s;
+    s.p = f3(g.p);
+    s.ng = f3(g.ng);
+    s.frame = frame_from_normal(f3(g.n));
+    s.material = g.material;
+    s.base_color = f3(g.base_color);
+    s.wo = f3(g.wo);
+    s.depth = g.depth;
+    return s;
+}
+
+__device__ __forceinline__ Reservoir empty_reservoir() {
+    Reservoir r;
+    r.light = RESTIR_NO_LIGHT;
+    r.b[0] = 0.0f;
+    r.b[1] = 0.0f;
+    r.w_sum = 0.0f;
+    r.m = 0.0f;
+    r.w = 0.0f;
+    return r;
+}
+
+// Reservoir::update.
+__device__ __forceinline__ bool reservoir_update(Reservoir& r, unsigned int light, float b0, float b1,
+                                                 float weight, float u) {
+    if (!(weight > 0.0f && isfinite(weight))) return false;
+    r.w_sum = __fadd_rn(r.w_sum, weight);
+    if (__fmul_rn(u, r.w_sum) < weight) {
+        r.light = light;
+        r.b[0] = b0;
+        r.b[1] = b1;
+        return true;
+    }
+    return false;
+}
+
+// light_geometry: Le(y → x)·|cos_y|/d², the direction and distance to the light point.
+struct RestirLightGeometry {
+    float3 wi;
+    float distance;
+    float3 le_g;
+};
+
+__device__ __forceinline__ bool restir_light_geometry(const DeviceScene& scene, float3 x, unsigned int light,
+                                                      float b0, float b1, RestirLightGeometry& g) {
+    const TriangleLight l = scene.lights[light];
+    const float3 q = l.p0 + l.e1 * b0 + l.e2 * b1;
+    const float3 to = q - x;
+    const float d2 = length_squared(to);
+    if (!(d2 > 0.0f)) return false;
+    const float distance = __fsqrt_rn(d2);
+    const float3 wi = to / distance;
+    const float cos_y = fabsf(dot(triangle_light_normal(l), -wi));
+    const float3 le = triangle_light_radiance(l, -wi);
+    if (cos_y <= 0.0f || is_zero3(le)) return false;
+    g.wi = wi;
+    g.distance = distance;
+    g.le_g = le * __fdiv_rn(cos_y, d2);
+    return true;
+}
+
+// contribution: the unshadowed f·cos·Le·G of the light point at s.
+__device__ __forceinline__ bool restir_contribution(const DeviceScene& scene, const RestirShading& s,
+                                                    unsigned int light, float b0, float b1, float3& c,
+                                                    RestirLightGeometry& g) {
+    if (!restir_light_geometry(scene, s.p, light, b0, b1, g)) return false;
+    const Material& material = scene.materials[s.material];
+    const float3 f = bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi));
+    c = f * g.le_g;
+    return max_element(c) > 0.0f && is_finite3(c);
+}
+
+// target: p̂ at s.
+__device__ __forceinline__ float restir_target(const DeviceScene& scene, const RestirShading& s,
+                                               unsigned int light, float b0, float b1) {
+    float3 c;
+    RestirLightGeometry g;
+    return restir_contribution(scene, s, light, b0, b1, c, g) ? restir_luminance(c) : 0.0f;
+}
+
+// visible: nothing between s and the light point.
+__device__ __forceinline__ bool restir_visible(const DeviceScene& scene, const RestirShading& s,
+                                               const RestirLightGeometry& g) {
+    const float3 origin = offset_ray_origin(s.p, s.ng, g.wi);
+    const float3 target = s.p + g.wi * g.distance;
+    const float3 to = target - origin;
+    const float d = length(to);
+    return !scene_occluded(scene, make_segment(origin, to / d, __fmul_rn(d, __fsub_rn(1.0f, 1e-4f))));
+}
+
+// sees: p̂ > 0 and unoccluded.
+__device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const RestirShading& s, unsigned int light,
+                                            float b0, float b1) {
+    float3 c;
+    RestirLightGeometry g;
+    return restir_contribution(scene, s, light, b0, b1, c, g) && restir_visible(scene, s, g);
+}
+
+// finalize: W = w_sum / (normaliser · p̂(y)).
+__device__ __forceinline__ void restir_finalize(const DeviceScene& scene, const RestirShading& s, Reservoir& r,
+                                                float normaliser) {
+    if (r.light == RESTIR_NO_LIGHT) {
+        r.w = 0.0f;
+        return;
+    }
+    const float p = restir_target(scene, s, r.light, r.b[0], r.b[1]);
+    r.w = (p > 0.0f && normaliser > 0.0f) ? __fdiv_rn(r.w_sum, __fmul_rn(normaliser, p)) : 0.0f;
+}
+
+// LightSampler::pdf: the area-measure pdf of drawing the light point.
+__device__ __forceinline__ float restir_source_pdf(const DeviceScene& scene, unsigned int light) {
+    const float area = scene.lights[light].area;
+    return area <= 0.0f ? 0.0f
+                        : __fdiv_rn(discrete_pdf(scene.light_cdf, scene.params->selection_count, light), area);
+}
+
+// similar: normals within 25°, depths within 10%.
+__device__ __forceinline__ bool restir_similar(const RestirShading& s, const RestirShading& n) {
+    return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, s.depth)) <= __fmul_rn(0.1f, s.depth);
+}
+
+// One input of a reuse pass: a reservoir and the surface it was made at.
+struct RestirInput {
+    Reservoir r;
+    RestirShading s;
+};
+
+// The combining half of `combine` shared by the temporal and spatial passes: stream input
+// `index` (weight p̂_q(y)·W·M) into `out`.
+__device__ __forceinline__ void restir_stream_input(const DeviceScene& scene, const RestirShading& q,
+                                                    const Reservoir& r, float u, Reservoir& out, float& m) {
+    m = __fadd_rn(m, r.m);
+    if (r.light != RESTIR_NO_LIGHT) {
+        const float weight = __fmul_rn(__fmul_rn(restir_target(scene, q, r.light, r.b[0], r.b[1]), r.w), r.m);
+        reservoir_update(out, r.light, r.b[0], r.b[1], weight, u);
+    }
+}

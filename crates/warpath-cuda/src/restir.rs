@@ -1,0 +1,384 @@
+//! ReSTIR DI on the GPU (issue 15, seed 002): the kernels of `kernels/restir.cu` launched
+//! frame by frame with a static camera, accumulating one sample per pixel per frame into a
+//! [`DeviceFilm`], as `warpath_cpu::restir::render` does on the CPU with the same random
+//! numbers (the GPU test compares the two pixel by pixel).
+//!
+//! A frame: `restir_initial_ris` (G-buffer + M candidates from the 16×16 block's
+//! shared-memory light pool, or from the power distribution) → `restir_visibility` →
+//! `restir_temporal` (with the previous frame's final reservoirs and G-buffer) →
+//! `restir_spatial` × passes → `restir_shade` (the film's pass buffers) → the film merge;
+//! then the frame's G-buffer and reservoirs become the previous ones (seed 002's `set_prev`,
+//! a swap of buffers here). With [`RestirRenderer::set_kernel_timing`] every kernel is timed
+//! between CUDA events ([`RestirTimes`]).
+//!
+//! Scope as the CPU reference: emissive triangles only (an environment is refused), no media;
+//! isosurface shapes are not compiled into these kernels yet (refused with a message).
+
+use crate::buffer::DeviceBuffer;
+use crate::error::{CudaError, CudaResult};
+use crate::film::DeviceFilm;
+use crate::kernels::RESTIR;
+use crate::runtime::{CudaDevice, StreamTimer};
+use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
+use crate::strategy::StrategyRenderer;
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use warpath_bvh::{BuildKind, Bvh};
+use warpath_core::film::Film;
+use warpath_core::light::Environment;
+use warpath_core::restir::{BiasCorrection, RestirOptions};
+use warpath_scene::{RenderSettings, Scene};
+
+pub const INITIAL_RIS: &str = "restir_initial_ris";
+pub const VISIBILITY: &str = "restir_visibility";
+pub const TEMPORAL: &str = "restir_temporal";
+pub const SPATIAL: &str = "restir_spatial";
+pub const SHADE: &str = "restir_shade";
+/// The kernels of `restir.cu`, in launch order.
+pub const KERNEL_NAMES: [&str; 5] = [INITIAL_RIS, VISIBILITY, TEMPORAL, SPATIAL, SHADE];
+
+/// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
+pub const POOL_TILE: u32 = 16;
+const BLOCK: u32 = 256;
+/// restir.cuh RESTIR_MAX_NEIGHBOURS.
+pub const MAX_NEIGHBOURS: u32 = 64;
+/// Spatial passes a frame may run (their random streams: restir.cuh RESTIR_STREAMS_PER_FRAME).
+pub const MAX_SPATIAL_PASSES: u32 = 16;
+
+/// restir.cuh `RestirSurface`: a pixel's G-buffer entry.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GpuRestirSurface {
+    pub p: [f32; 3],
+    pub ng: [f32; 3],
+    pub n: [f32; 3],
+    pub base_color: [f32; 3],
+    pub wo: [f32; 3],
+    pub emitted: [f32; 3],
+    pub depth: f32,
+    pub material: u32,
+    pub lit: u32,
+    pub _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 88);
+
+/// restir.cuh `Reservoir` (the compact light sample: triangle light + barycentrics).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuReservoir {
+    /// `NO_LIGHT` when empty.
+    pub light: u32,
+    pub b: [f32; 2],
+    pub w_sum: f32,
+    pub m: f32,
+    pub w: f32,
+}
+const _: () = assert!(std::mem::size_of::<GpuReservoir>() == 24);
+
+/// An empty reservoir's `light`.
+pub const NO_LIGHT: u32 = u32::MAX;
+
+/// restir.cuh `RestirArgs`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct RestirArgs {
+    scene: DeviceSceneArgs,
+    gbuffer: u64,
+    prev_gbuffer: u64,
+    input: u64,
+    output: u64,
+    previous: u64,
+    film_sum: u64,
+    film_sum_sq: u64,
+    film_count: u64,
+    frame: u32,
+    seed: u32,
+    candidates: u32,
+    light_pool: u32,
+    bias: u32,
+    neighbours: u32,
+    pass: u32,
+    has_previous: u32,
+    radius: f32,
+    temporal_cap: f32,
+}
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 248);
+// SAFETY: a `#[repr(C)]` Pod struct whose layout restir.cuh asserts.
+unsafe impl cudarc::driver::DeviceRepr for RestirArgs {}
+
+/// Milliseconds per kernel summed over the frames timed (the spatial passes together; the
+/// film merge after `shade`, a few microseconds, is not timed).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RestirTimes {
+    pub frames: u32,
+    pub initial_ris: f64,
+    pub visibility: f64,
+    pub temporal: f64,
+    pub spatial: f64,
+    pub shade: f64,
+}
+
+impl RestirTimes {
+    pub fn total(&self) -> f64 {
+        self.initial_ris + self.visibility + self.temporal + self.spatial + self.shade
+    }
+
+    /// (kernel, mean milliseconds per frame).
+    pub fn per_frame(&self) -> Vec<(&'static str, f64)> {
+        let n = self.frames.max(1) as f64;
+        vec![
+            (INITIAL_RIS, self.initial_ris / n),
+            (VISIBILITY, self.visibility / n),
+            (TEMPORAL, self.temporal / n),
+            (SPATIAL, self.spatial / n),
+            (SHADE, self.shade / n),
+        ]
+    }
+}
+
+/// Why `scene` cannot be rendered by the GPU ReSTIR (None: it can).
+pub fn unsupported(scene: &Scene) -> Option<String> {
+    if scene.needs_volume_estimator() {
+        return Some(
+            "restir-di lights surfaces; this scene has participating media or 'null' boundaries \
+             (render it with the path tracer)"
+                .into(),
+        );
+    }
+    if !scene.isosurfaces.is_empty() {
+        return Some(
+            "the GPU restir-di kernels are not compiled with isosurface shapes yet (use --backend cpu)".into(),
+        );
+    }
+    None
+}
+
+/// The options the kernels accept (what `RestirArgs` carries).
+fn check_options(options: &RestirOptions) -> CudaResult<()> {
+    let bad = |what: String| Err(CudaError::InvalidArgument(format!("restir-di: {what}")));
+    if options.spatial_passes > MAX_SPATIAL_PASSES {
+        return bad(format!("{} spatial passes (at most {MAX_SPATIAL_PASSES})", options.spatial_passes));
+    }
+    if options.neighbours > MAX_NEIGHBOURS {
+        return bad(format!("{} neighbours (at most {MAX_NEIGHBOURS})", options.neighbours));
+    }
+    if !(options.radius.is_finite() && options.radius >= 0.0) {
+        return bad(format!("radius {} (a finite number of pixels ≥ 0)", options.radius));
+    }
+    if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
+        return bad(format!("temporal cap {}", options.temporal_cap));
+    }
+    Ok(())
+}
+
+/// A ReSTIR DI render on the device: the scene, the film and the frame buffers.
+pub struct RestirRenderer<'d> {
+    device: &'d CudaDevice,
+    scene: DeviceScene,
+    film: DeviceFilm,
+    options: RestirOptions,
+    /// This frame's G-buffer and the previous frame's.
+    gbuffer: DeviceBuffer<GpuRestirSurface>,
+    prev_gbuffer: DeviceBuffer<GpuRestirSurface>,
+    /// This frame's reservoirs, a scratch buffer for the reuse passes, the previous frame's.
+    current: DeviceBuffer<GpuReservoir>,
+    scratch: DeviceBuffer<GpuReservoir>,
+    previous: DeviceBuffer<GpuReservoir>,
+    has_previous: bool,
+    next_frame: u32,
+    times: Option<RestirTimes>,
+}
+
+impl<'d> RestirRenderer<'d> {
+    /// Uploads `scene` (BVH `bvh_kind`) for ReSTIR frames of `settings.width × height`;
+    /// `options.seed` seeds the resampling, `settings.seed` the camera jitter (as on the CPU).
+    pub fn new(
+        device: &'d CudaDevice,
+        scene: &Scene,
+        settings: &RenderSettings,
+        bvh_kind: BuildKind,
+        options: &RestirOptions,
+    ) -> CudaResult<Self> {
+        if let Some(why) = unsupported(scene) {
+            return Err(CudaError::InvalidArgument(format!("scene `{}`: {why}", scene.name)));
+        }
+        check_options(options)?;
+        let lights = scene.light_set();
+        if !matches!(lights.environment, Environment::None) {
+            return Err(CudaError::InvalidArgument(format!(
+                "scene `{}`: restir-di resamples emissive triangles; the environment is not a ReSTIR light yet \
+                 (remove the [environment], or render with the path tracer)",
+                scene.name
+            )));
+        }
+        let soup = scene.triangle_soup();
+        let (bvh, _) = Bvh::build(&soup, &StrategyRenderer::bvh_options(bvh_kind));
+        let device_scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
+        let pixels = settings.width as usize * settings.height as usize;
+        Ok(RestirRenderer {
+            device,
+            scene: device_scene,
+            film: DeviceFilm::new(device, settings.width, settings.height)?,
+            options: *options,
+            gbuffer: DeviceBuffer::zeroed(device, pixels)?,
+            prev_gbuffer: DeviceBuffer::zeroed(device, pixels)?,
+            current: DeviceBuffer::zeroed(device, pixels)?,
+            scratch: DeviceBuffer::zeroed(device, pixels)?,
+            previous: DeviceBuffer::zeroed(device, pixels)?,
+            has_previous: false,
+            next_frame: 0,
+            times: None,
+        })
+    }
+
+    /// Compiles (or loads from the cache) the ReSTIR kernels now rather than in the first frame.
+    pub fn prepare(&self) -> CudaResult<()> {
+        for kernel in KERNEL_NAMES {
+            self.device.function(&RESTIR, kernel)?;
+        }
+        Ok(())
+    }
+
+    /// Times every kernel between CUDA events from now on (each kernel then waits for its
+    /// end: the frame as a whole runs a little slower), or stops timing.
+    pub fn set_kernel_timing(&mut self, on: bool) {
+        self.times = on.then(RestirTimes::default);
+    }
+
+    /// The kernel times so far (None when timing is off).
+    pub fn kernel_times(&self) -> Option<RestirTimes> {
+        self.times
+    }
+
+    /// Frames rendered so far.
+    pub fn frames(&self) -> u32 {
+        self.next_frame
+    }
+
+    fn args(&self, frame: u32) -> RestirArgs {
+        let d = self.device;
+        RestirArgs {
+            scene: self.scene.args(d),
+            gbuffer: self.gbuffer.address(d),
+            prev_gbuffer: self.prev_gbuffer.address(d),
+            input: self.current.address(d),
+            output: self.current.address(d),
+            previous: self.previous.address(d),
+            film_sum: self.film.pass_sum.address(d),
+            film_sum_sq: self.film.pass_sum_sq.address(d),
+            film_count: self.film.pass_count.address(d),
+            frame,
+            seed: self.options.seed,
+            candidates: self.options.candidates,
+            light_pool: self.options.light_pool as u32,
+            bias: match self.options.bias {
+                BiasCorrection::Off => 0,
+                BiasCorrection::RayTraced => 1,
+            },
+            neighbours: self.options.neighbours,
+            pass: 0,
+            has_previous: self.has_previous as u32,
+            radius: self.options.radius,
+            temporal_cap: self.options.temporal_cap,
+        }
+    }
+
+    fn launch(&self, kernel: &'static str, args: &RestirArgs, config: LaunchConfig) -> CudaResult<()> {
+        let function = self.device.function(&RESTIR, kernel)?;
+        let mut launch = self.device.stream().launch_builder(&function);
+        launch.arg(args);
+        // SAFETY: every restir.cu kernel takes one RestirArgs; its buffers hold width × height
+        // entries (G-buffers, reservoirs, the film's pass buffers) and the kernels bound their
+        // pixel index by the scene's width × height.
+        let launched = unsafe { launch.launch(config) };
+        self.device.check_launch(kernel, launched)
+    }
+
+    fn linear_config(&self) -> LaunchConfig {
+        let pixels = self.film.pixels();
+        LaunchConfig { grid_dim: (pixels.div_ceil(BLOCK), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// Runs `launch` and, with timing on, adds its milliseconds to the slot `slot` picks.
+    fn timed(
+        &mut self,
+        timer: Option<&StreamTimer<'_>>,
+        slot: fn(&mut RestirTimes) -> &mut f64,
+        launch: impl FnOnce(&Self) -> CudaResult<()>,
+    ) -> CudaResult<()> {
+        if let Some(timer) = timer {
+            timer.start()?;
+        }
+        launch(self)?;
+        if let (Some(timer), Some(times)) = (timer, self.times.as_mut()) {
+            *slot(times) += timer.stop_ms()? as f64;
+        }
+        Ok(())
+    }
+
+    /// One ReSTIR frame, accumulated into the film.
+    pub fn render_frame(&mut self) -> CudaResult<()> {
+        let frame = self.next_frame;
+        let device = self.device;
+        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
+        let timer = timer.as_ref();
+        let (w, h) = (self.scene.params.width, self.scene.params.height);
+        let ris_config = LaunchConfig {
+            grid_dim: (w.div_ceil(POOL_TILE), h.div_ceil(POOL_TILE), 1),
+            block_dim: (POOL_TILE, POOL_TILE, 1),
+            shared_mem_bytes: 0,
+        };
+        let linear = self.linear_config();
+        let mut args = self.args(frame);
+        self.timed(timer, |t| &mut t.initial_ris, |r| r.launch(INITIAL_RIS, &args, ris_config))?;
+        self.timed(timer, |t| &mut t.visibility, |r| r.launch(VISIBILITY, &args, linear))?;
+        if self.options.temporal {
+            args.input = self.current.address(self.device);
+            args.output = self.scratch.address(self.device);
+            self.timed(timer, |t| &mut t.temporal, |r| r.launch(TEMPORAL, &args, linear))?;
+            std::mem::swap(&mut self.current, &mut self.scratch);
+        }
+        for pass in 0..self.options.spatial_passes {
+            args.pass = pass;
+            args.input = self.current.address(self.device);
+            args.output = self.scratch.address(self.device);
+            self.timed(timer, |t| &mut t.spatial, |r| r.launch(SPATIAL, &args, linear))?;
+            std::mem::swap(&mut self.current, &mut self.scratch);
+        }
+        args.input = self.current.address(self.device);
+        self.timed(timer, |t| &mut t.shade, |r| r.launch(SHADE, &args, linear))?;
+        self.film.merge_pass(self.device)?;
+        // set_prev: this frame's G-buffer and reservoirs are the next frame's previous ones.
+        std::mem::swap(&mut self.gbuffer, &mut self.prev_gbuffer);
+        std::mem::swap(&mut self.current, &mut self.previous);
+        self.has_previous = true;
+        self.next_frame += 1;
+        if let Some(times) = self.times.as_mut() {
+            times.frames += 1;
+        }
+        Ok(())
+    }
+
+    /// The previous frame's final reservoirs (after [`Self::render_frame`]: the last frame's).
+    pub fn last_reservoirs(&self) -> CudaResult<Vec<GpuReservoir>> {
+        self.previous.download(self.device)
+    }
+
+    /// The last frame's G-buffer.
+    pub fn last_gbuffer(&self) -> CudaResult<Vec<GpuRestirSurface>> {
+        self.prev_gbuffer.download(self.device)
+    }
+
+    /// The accumulated film (waits for the stream).
+    pub fn download_film(&self) -> CudaResult<Film> {
+        self.film.download(self.device)
+    }
+
+    /// Mean milliseconds of a whole frame over `frames` frames after `warmup` (no per-kernel
+    /// events; the frames accumulate into the film like any others).
+    pub fn time_frames(&mut self, warmup: u32, frames: u32) -> CudaResult<f64> {
+        let device = self.device;
+        let runs = device.time_runs(warmup as usize, frames as usize, || self.render_frame())?;
+        Ok(runs.iter().map(|&ms| ms as f64).sum::<f64>() / runs.len().max(1) as f64)
+    }
+}
