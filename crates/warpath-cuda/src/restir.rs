@@ -250,6 +250,22 @@ impl<'d> RestirRenderer<'d> {
         self.times
     }
 
+    /// Starts again from an empty film and no history, with `seed` for both the camera's
+    /// jitter (the scene parameters' seed) and the resampling: an independent run on the same
+    /// upload (the tests' many runs).
+    pub fn restart(&mut self, seed: u32) -> CudaResult<()> {
+        self.scene.params.seed = seed;
+        self.scene.params_buffer.upload(self.device, &[self.scene.params])?;
+        self.options.seed = seed;
+        self.film.clear(self.device)?;
+        self.has_previous = false;
+        self.next_frame = 0;
+        if let Some(times) = self.times.as_mut() {
+            *times = RestirTimes::default();
+        }
+        Ok(())
+    }
+
     /// Frames rendered so far.
     pub fn frames(&self) -> u32 {
         self.next_frame
