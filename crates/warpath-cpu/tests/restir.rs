@@ -52,14 +52,26 @@ fn seed_base() -> u32 {
 
 fn scene() -> Scene {
     let size = setup();
-    let mut scene = warpath_scene::builtin::many_lights(size.lights);
-    scene.settings.width = size.width;
-    scene.settings.height = size.height;
+    scene_of(size.lights, size.width, size.height)
+}
+
+fn scene_of(lights: u32, width: u32, height: u32) -> Scene {
+    let mut scene = warpath_scene::builtin::many_lights(lights);
+    scene.settings.width = width;
+    scene.settings.height = height;
     scene.settings.max_depth = 1;
     // Looking down at the floor and the spheres, below the lights: no emitter is seen
     // directly (a pixel that sees one of the tiny bright triangles is a heavy-tailed sample
     // of antialiasing noise, the same for both estimators, that no z test handles).
     scene.camera = warpath_core::camera::Camera::look_at(Vec3::new(0.0, 1.2, 4.5), Vec3::ZERO, Vec3::Y, 40.0);
+    // WARPATH_RESTIR_GRAY_LIGHTS=1: every emitter grey with its own luminance — the target
+    // p̂ (a luminance) is then proportional to the integrand in every channel, which isolates
+    // how much of one frame's variance is the lights' hues (docs/restir.md).
+    if std::env::var("WARPATH_RESTIR_GRAY_LIGHTS").is_ok_and(|v| v == "1") {
+        for m in scene.materials.iter_mut() {
+            m.emission = Vec3::splat(warpath_core::color::luminance(m.emission));
+        }
+    }
     scene
 }
 
@@ -232,6 +244,15 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
     };
     let base =
         median(last_frame_variance(&scene, RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() }));
+    // One candidate: plain light sampling by power (what RIS's 32 candidates improve on).
+    let one = median(last_frame_variance(
+        &scene,
+        RestirOptions { candidates: 1, light_pool: false, temporal: false, spatial_passes: 0, ..Default::default() },
+    ));
+    eprintln!(
+        "median variance of one frame: 1 candidate (light sampling by power) {one:.3e}, RIS (32) {base:.3e} ({:.2}x lower)",
+        one / base
+    );
     for (label, options) in [
         ("spatial only", RestirOptions { temporal: false, ..Default::default() }),
         ("temporal only", RestirOptions { spatial_passes: 0, ..Default::default() }),
@@ -289,4 +310,72 @@ fn no_emitters_is_black_and_an_environment_is_refused() {
         .render_restir(&opts, &RestirOptions::default(), &mut film, 1, &AtomicBool::new(false), |_| {})
         .unwrap_err();
     assert!(error.contains("media"), "{error}");
+}
+
+/// `WARPATH_RESTIR_RMSE=1` (else skipped, it takes a minute): the error of K frames of ReSTIR
+/// against K samples per pixel of the path tracer's direct lighting (light sampling by power
+/// + BSDF sampling, MIS), on the 10,240-emitter scene at 160×90 seen from the test's camera
+/// (no emitter seen directly), against a 1024-spp path-traced reference: RMSE, RMSE without
+/// the worst 0.1% of pixels, and the median absolute error — how much each estimator gains per
+/// sample, where the equal-time table of docs/benchmarks/restir.md mixes that with cost.
+#[test]
+fn error_per_sample_against_light_sampling() {
+    if !std::env::var("WARPATH_RESTIR_RMSE").is_ok_and(|v| v == "1") {
+        eprintln!("skipped: set WARPATH_RESTIR_RMSE=1 to measure ReSTIR's error per sample");
+        return;
+    }
+    let scene = scene_of(warpath_scene::builtin::MANY_LIGHTS, 160, 90);
+    let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
+    let reference = {
+        let opts = RenderOptions { spp: 1024, seed: 77, ..RenderOptions::from_scene(&scene) };
+        renderer.render(&opts, &AtomicBool::new(false), |_| {}).0.mean()
+    };
+    let errors = |image: &[Vec3]| -> (f64, f64, f64) {
+        let mut e: Vec<f64> =
+            image.iter().zip(&reference).map(|(a, b)| ((*a - *b) * (*a - *b)).element_sum() as f64 / 3.0).collect();
+        e.sort_by(f64::total_cmp);
+        let rmse = (e.iter().sum::<f64>() / e.len() as f64).sqrt();
+        let kept = &e[..e.len() - e.len() / 1000];
+        let trimmed = (kept.iter().sum::<f64>() / kept.len() as f64).sqrt();
+        (rmse, trimmed, e[e.len() / 2].sqrt())
+    };
+    let mean = reference.iter().map(|p| p.element_sum() as f64 / 3.0).sum::<f64>() / reference.len() as f64;
+    let radius = 5.0;
+    for k in [1u32, 4, 16] {
+        let pt = {
+            let opts = RenderOptions { spp: k, seed: 5, ..RenderOptions::from_scene(&scene) };
+            renderer.render(&opts, &AtomicBool::new(false), |_| {}).0.mean()
+        };
+        let restir = |options: RestirOptions| {
+            let opts = RenderOptions { seed: 5, ..RenderOptions::from_scene(&scene) };
+            let mut film = Film::new(160, 90);
+            let options = RestirOptions { seed: 5, radius, ..options };
+            renderer.render_restir(&opts, &options, &mut film, k, &AtomicBool::new(false), |_| {}).expect("renders");
+            film.mean()
+        };
+        for (label, image) in [
+            ("path tracer", pt),
+            ("restir default", restir(RestirOptions::default())),
+            ("restir 1/M", restir(RestirOptions { bias: BiasCorrection::Off, ..Default::default() })),
+            ("restir RIS only", restir(RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() })),
+            (
+                "restir 1 candidate",
+                restir(RestirOptions {
+                    candidates: 1,
+                    light_pool: false,
+                    temporal: false,
+                    spatial_passes: 0,
+                    ..Default::default()
+                }),
+            ),
+        ] {
+            let (rmse, trimmed, median) = errors(&image);
+            eprintln!(
+                "{k:>2} frames/spp, {label:<18}: RMSE {:6.2}% of the mean, without the worst 0.1% {:6.2}%, median |error| {:6.2}%",
+                100.0 * rmse / mean,
+                100.0 * trimmed / mean,
+                100.0 * median / mean
+            );
+        }
+    }
 }

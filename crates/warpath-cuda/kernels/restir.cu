@@ -24,8 +24,9 @@ __device__ __forceinline__ void store3(float v[3], float3 x) {
 extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
     const DeviceScene& scene = a.scene;
     const GpuSceneParams& params = *scene.params;
-    __shared__ unsigned int pool_light[RESTIR_POOL_SIZE];
-    __shared__ float pool_b[RESTIR_POOL_SIZE][2];
+    // The pool holds reconstructed light points (RestirLightPoint, 56 B each, 14 KiB a block):
+    // a candidate drawn from it reads no TriangleLight.
+    __shared__ RestirLightPoint pool[RESTIR_POOL_SIZE];
     const unsigned int k = threadIdx.y * RESTIR_POOL_TILE + threadIdx.x;
     const bool has_lights = params.light_count > 0u;
     if (a.light_pool != 0u && has_lights) {
@@ -38,9 +39,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
         const float u2 = restir_random(a.seed, tile, a.frame, RESTIR_STAGE_POOL, 3u * k + 2u);
         const unsigned int light = find_bin(scene.light_cdf, params.selection_count, u0);
         const float2 b = square_to_triangle(make_float2(u1, u2));
-        pool_light[k] = light;
-        pool_b[k][0] = b.x;
-        pool_b[k][1] = b.y;
+        pool[k] = restir_light_point(scene, light, b.x, b.y);
     }
     __syncthreads();
     const unsigned int x = blockIdx.x * RESTIR_POOL_TILE + threadIdx.x;
@@ -85,25 +84,25 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
         const RestirShading s = restir_shading(g);
         for (unsigned int c = 0; c < a.candidates; ++c) {
             const float u_select = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c);
-            unsigned int light;
-            float b0, b1;
+            RestirLightPoint point;
             if (a.light_pool != 0u) {
                 unsigned int entry = (unsigned int)__fmul_rn(u_select, (float)RESTIR_POOL_SIZE);
                 entry = entry < RESTIR_POOL_SIZE - 1u ? entry : RESTIR_POOL_SIZE - 1u;
-                light = pool_light[entry];
-                b0 = pool_b[entry][0];
-                b1 = pool_b[entry][1];
+                point = pool[entry];
             } else {
-                light = find_bin(scene.light_cdf, params.selection_count, u_select);
+                const unsigned int light = find_bin(scene.light_cdf, params.selection_count, u_select);
                 const float2 b = square_to_triangle(
                     make_float2(restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 1u),
                                 restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 2u)));
-                b0 = b.x;
-                b1 = b.y;
+                point = restir_light_point(scene, light, b.x, b.y);
             }
-            const float source = restir_source_pdf(scene, light);
-            if (source > 0.0f) {
-                reservoir_update(r, light, b0, b1, __fdiv_rn(restir_target(scene, s, light, b0, b1), source),
+            if (point.source_pdf > 0.0f) {
+                float3 contribution;
+                RestirLightGeometry geometry;
+                const float target = restir_contribution_at(scene, s, point, contribution, geometry)
+                                         ? restir_luminance(contribution)
+                                         : 0.0f;
+                reservoir_update(r, point.light, point.b0, point.b1, __fdiv_rn(target, point.source_pdf),
                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u));
             }
         }

@@ -149,6 +149,41 @@ __device__ __forceinline__ bool reservoir_update(Reservoir& r, unsigned int ligh
     return false;
 }
 
+// A light point with everything a candidate's evaluation reads (restir.rs light_geometry's
+// inputs, reconstructed once): what the shared-memory pool holds, so that the candidates drawn
+// from it gather nothing but the pixel's material.
+struct RestirLightPoint {
+    float3 q;            // p0 + e1·b0 + e2·b1
+    float3 n;            // the triangle's unit normal (TriangleLight::normal)
+    float3 emission;
+    unsigned int two_sided;
+    float source_pdf;    // LightSampler::pdf, area measure
+    unsigned int light;
+    float b0;
+    float b1;
+};
+
+// LightSampler::pdf: the area-measure pdf of drawing a point of `light`.
+__device__ __forceinline__ float restir_source_pdf(const DeviceScene& scene, unsigned int light, float area) {
+    return area <= 0.0f ? 0.0f
+                        : __fdiv_rn(discrete_pdf(scene.light_cdf, scene.params->selection_count, light), area);
+}
+
+__device__ __forceinline__ RestirLightPoint restir_light_point(const DeviceScene& scene, unsigned int light, float b0,
+                                                              float b1) {
+    const TriangleLight l = scene.lights[light];
+    RestirLightPoint point;
+    point.q = l.p0 + l.e1 * b0 + l.e2 * b1;
+    point.n = triangle_light_normal(l);
+    point.emission = l.emission;
+    point.two_sided = l.two_sided;
+    point.source_pdf = restir_source_pdf(scene, light, l.area);
+    point.light = light;
+    point.b0 = b0;
+    point.b1 = b1;
+    return point;
+}
+
 // light_geometry: Le(y → x)·|cos_y|/d², the direction and distance to the light point.
 struct RestirLightGeometry {
     float3 wi;
@@ -156,17 +191,16 @@ struct RestirLightGeometry {
     float3 le_g;
 };
 
-__device__ __forceinline__ bool restir_light_geometry(const DeviceScene& scene, float3 x, unsigned int light,
-                                                      float b0, float b1, RestirLightGeometry& g) {
-    const TriangleLight l = scene.lights[light];
-    const float3 q = l.p0 + l.e1 * b0 + l.e2 * b1;
-    const float3 to = q - x;
+__device__ __forceinline__ bool restir_point_geometry(const RestirLightPoint& point, float3 x,
+                                                      RestirLightGeometry& g) {
+    const float3 to = point.q - x;
     const float d2 = length_squared(to);
     if (!(d2 > 0.0f)) return false;
     const float distance = __fsqrt_rn(d2);
     const float3 wi = to / distance;
-    const float cos_y = fabsf(dot(triangle_light_normal(l), -wi));
-    const float3 le = triangle_light_radiance(l, -wi);
+    const float cos_y = fabsf(dot(point.n, -wi));
+    // TriangleLight::radiance toward −wi.
+    const float3 le = (point.two_sided != 0u || dot(point.n, -wi) > 0.0f) ? point.emission : zero3();
     if (cos_y <= 0.0f || is_zero3(le)) return false;
     g.wi = wi;
     g.distance = distance;
@@ -175,14 +209,20 @@ __device__ __forceinline__ bool restir_light_geometry(const DeviceScene& scene, 
 }
 
 // contribution: the unshadowed f·cos·Le·G of the light point at s.
-__device__ __forceinline__ bool restir_contribution(const DeviceScene& scene, const RestirShading& s,
-                                                    unsigned int light, float b0, float b1, float3& c,
-                                                    RestirLightGeometry& g) {
-    if (!restir_light_geometry(scene, s.p, light, b0, b1, g)) return false;
+__device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene, const RestirShading& s,
+                                                       const RestirLightPoint& point, float3& c,
+                                                       RestirLightGeometry& g) {
+    if (!restir_point_geometry(point, s.p, g)) return false;
     const Material& material = scene.materials[s.material];
     const float3 f = bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi));
     c = f * g.le_g;
     return max_element(c) > 0.0f && is_finite3(c);
+}
+
+__device__ __forceinline__ bool restir_contribution(const DeviceScene& scene, const RestirShading& s,
+                                                    unsigned int light, float b0, float b1, float3& c,
+                                                    RestirLightGeometry& g) {
+    return restir_contribution_at(scene, s, restir_light_point(scene, light, b0, b1), c, g);
 }
 
 // target: p̂ at s.
@@ -220,13 +260,6 @@ __device__ __forceinline__ void restir_finalize(const DeviceScene& scene, const 
     }
     const float p = restir_target(scene, s, r.light, r.b[0], r.b[1]);
     r.w = (p > 0.0f && normaliser > 0.0f) ? __fdiv_rn(r.w_sum, __fmul_rn(normaliser, p)) : 0.0f;
-}
-
-// LightSampler::pdf: the area-measure pdf of drawing the light point.
-__device__ __forceinline__ float restir_source_pdf(const DeviceScene& scene, unsigned int light) {
-    const float area = scene.lights[light].area;
-    return area <= 0.0f ? 0.0f
-                        : __fdiv_rn(discrete_pdf(scene.light_cdf, scene.params->selection_count, light), area);
 }
 
 // similar: normals within 25°, depths within 10%.
