@@ -221,6 +221,9 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             opts.spp
         );
     }
+    if restir && device.is_none() && args.restir_kernel_times {
+        eprintln!("note: --restir-kernel-times times the GPU kernels; the CPU reference has none to time");
+    }
     match &device {
         Some(_) if restir => {}
         Some(d) => {

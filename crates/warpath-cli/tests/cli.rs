@@ -165,3 +165,39 @@ fn quiet_render_prints_only_the_summary() {
     }
     assert!(out.exists());
 }
+
+/// ReSTIR DI through the CLI: on the CPU it renders (and says the kernel timer has nothing to
+/// time there); with `--backend cuda` it renders on a GPU or is a clean error without one; on
+/// a scene with an environment it is a clean error naming the environment.
+#[test]
+fn restir_renders_on_the_cpu_and_fails_cleanly_elsewhere() {
+    let dir = temp_dir();
+    let out = dir.path().join("r.png");
+    let common = ["--integrator", "restir-di", "--spp", "2", "--resolution", "24x16", "-q", "-o"];
+    let mut args = vec!["render", "many-lights:64", "--backend", "cpu", "--restir-kernel-times"];
+    args.extend(common);
+    args.push(out.to_str().unwrap());
+    let o = warpath(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.exists());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--restir-kernel-times"));
+
+    let gpu_out = dir.path().join("g.png");
+    let mut args = vec!["render", "many-lights:64", "--backend", "cuda"];
+    args.extend(common);
+    args.push(gpu_out.to_str().unwrap());
+    let o = warpath(&args);
+    if o.status.success() {
+        assert!(gpu_out.exists());
+    } else {
+        assert_clean_error(&o, "--backend cuda");
+    }
+
+    // The furnace has a constant environment: not a ReSTIR light.
+    let mut args = vec!["render", "furnace", "--backend", "cpu"];
+    args.extend(common);
+    args.push(out.to_str().unwrap());
+    let o = warpath(&args);
+    assert!(!o.status.success());
+    assert_clean_error(&o, "environment");
+}
