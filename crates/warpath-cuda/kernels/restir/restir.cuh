@@ -1,7 +1,7 @@
 // restir/restir.cuh — ReSTIR direct lighting on the device (issue 15, seed 002; Bitterli et
 // al. 2020): the CPU reference warpath_cpu::restir, function for function, with the same
-// random numbers, so one seed gives the same reservoirs on both (to float rounding of
-// the traversal; the GPU test compares them pixel by pixel).
+// random numbers and the same rounding of every operation, so one seed gives the same
+// reservoirs on both (gpu_restir: the images equal value for value on the H100).
 //
 // Per pixel and frame (kernels in restir.cu, launched by src/restir.rs):
 //   restir_initial_ris   camera ray → G-buffer (RestirSurface); M candidates resampled into a
