@@ -122,13 +122,13 @@ pub struct GBufferPixel {
 /// The emissive triangles' power distribution (the source pdf of every candidate): the light
 /// set's selection (`TriangleLight::power` per triangle; a ReSTIR scene has no environment,
 /// so no extra bin), the distribution the GPU reads as `light_cdf`.
-pub struct LightSampler {
-    distribution: Distribution1D,
+pub struct LightSampler<'a> {
+    distribution: &'a Distribution1D,
 }
 
-impl LightSampler {
-    pub fn new(view: &SceneView) -> Self {
-        LightSampler { distribution: view.lights.selection.clone() }
+impl<'a> LightSampler<'a> {
+    pub fn new(view: &'a SceneView) -> Self {
+        LightSampler { distribution: &view.lights.selection }
     }
 
     fn sample(&self, u_select: f32, u: Vec2) -> LightPoint {
@@ -234,7 +234,7 @@ pub fn gbuffer(view: &SceneView, frame: u32) -> Vec<GBufferPixel> {
 }
 
 /// The light pool of tile `tile` for `frame`: POOL_SIZE points drawn by power.
-fn light_pool(sampler: &LightSampler, seed: u32, tile: u32, frame: u32) -> Vec<LightPoint> {
+fn light_pool(sampler: &LightSampler<'_>, seed: u32, tile: u32, frame: u32) -> Vec<LightPoint> {
     (0..POOL_SIZE)
         .map(|k| {
             let u = |d: u32| restir_random(seed, tile, frame, STAGE_POOL, 3 * k + d);
@@ -247,7 +247,7 @@ fn light_pool(sampler: &LightSampler, seed: u32, tile: u32, frame: u32) -> Vec<L
 pub fn initial_ris(
     view: &SceneView,
     options: &RestirOptions,
-    sampler: &LightSampler,
+    sampler: &LightSampler<'_>,
     gbuffer: &[GBufferPixel],
     frame: u32,
 ) -> Vec<Reservoir> {
@@ -264,6 +264,7 @@ pub fn initial_ris(
             let Some(s) = &gbuffer[pixel as usize].surface else { return Reservoir::default() };
             let u = |d: u32| restir_random(options.seed, pixel, frame, STAGE_CANDIDATE, d);
             let mut r = Reservoir::default();
+            let mut chosen_target = 0.0;
             for c in 0..options.candidates {
                 let y = if options.light_pool {
                     let tile = (pixel / w / POOL_TILE) * tiles_x + (pixel % w) / POOL_TILE;
@@ -274,12 +275,15 @@ pub fn initial_ris(
                 };
                 let source = sampler.pdf(view, y);
                 if source > 0.0 {
-                    r.update(y, target(view, s, y) / source, u(4 * c + 3));
+                    let p = target(view, s, y);
+                    if r.update(y, p / source, u(4 * c + 3)) {
+                        chosen_target = p;
+                    }
                 }
             }
             r.m = options.candidates as f32;
             let m = r.m;
-            finalize(view, s, &mut r, m);
+            finalize(&mut r, chosen_target, m);
             // The visibility pass: an occluded sample contributes nothing.
             if let Some(y) = r.y
                 && let Some((_, g)) = contribution(view, s, y)
@@ -292,15 +296,10 @@ pub fn initial_ris(
         .collect()
 }
 
-/// W = w_sum / (normaliser · p̂_q(y)).
-fn finalize(view: &SceneView, s: &Surface, r: &mut Reservoir, normaliser: f32) {
-    r.w = match r.y {
-        Some(y) => {
-            let p = target(view, s, y);
-            if p > 0.0 && normaliser > 0.0 { r.w_sum / (normaliser * p) } else { 0.0 }
-        }
-        None => 0.0,
-    };
+/// W = w_sum / (normaliser · p̂_q(y)), with `p` = p̂_q(y) of the chosen sample (known from its
+/// resampling, so not evaluated again).
+fn finalize(r: &mut Reservoir, p: f32, normaliser: f32) {
+    r.w = if r.y.is_some() && p > 0.0 && normaliser > 0.0 { r.w_sum / (normaliser * p) } else { 0.0 };
 }
 
 /// Whether neighbour surface `n` is similar enough to `s` to reuse its reservoir.
@@ -319,10 +318,14 @@ fn combine(
 ) -> Reservoir {
     let mut out = Reservoir::default();
     let mut m = 0.0;
+    let mut chosen_target = 0.0;
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
-            out.update(y, target(view, s, y) * r.w * r.m, u(i as u32));
+            let p = target(view, s, y);
+            if out.update(y, p * r.w * r.m, u(i as u32)) {
+                chosen_target = p;
+            }
         }
     }
     out.m = m;
@@ -336,7 +339,7 @@ fn combine(
         BiasCorrection::Off => m,
         BiasCorrection::RayTraced => inputs.iter().zip(&seen).filter(|(_, seen)| **seen).map(|((r, _), _)| r.m).sum(),
     };
-    finalize(view, s, &mut out, normaliser);
+    finalize(&mut out, chosen_target, normaliser);
     // A sample the pixel does not see contributes nothing here, and it must not be handed on
     // with W > 0: a reservoir reused later has to be one its own surface could have made
     // (support of p̂·V), or the 1/Z weights of the reusing pixel no longer sum to one.

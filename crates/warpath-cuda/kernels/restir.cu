@@ -61,6 +61,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
     g.lit = 0u;
     g._pad = 0u;
     Reservoir r = empty_reservoir();
+    float chosen_target = 0.0f;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -102,12 +103,14 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
                 const float target = restir_contribution_at(scene, s, point, contribution, geometry)
                                          ? restir_luminance(contribution)
                                          : 0.0f;
-                reservoir_update(r, point.light, point.b0, point.b1, __fdiv_rn(target, point.source_pdf),
-                                 restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u));
+                if (reservoir_update(r, point.light, point.b0, point.b1, __fdiv_rn(target, point.source_pdf),
+                                     restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u))) {
+                    chosen_target = target;
+                }
             }
         }
         r.m = (float)a.candidates;
-        restir_finalize(scene, s, r, r.m);
+        restir_finalize(r, chosen_target, r.m);
     }
     a.output[pixel] = r;
 }
@@ -135,9 +138,9 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
 // The end of `combine` for the pixel's chosen sample: the normaliser (M, or Z: the inputs'
 // M summed in input order over those whose surface sees y), W, and W = 0 when the pixel does
 // not see the sample.
-__device__ __forceinline__ void restir_combine_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
-                                                   float z, bool seen_own, float m) {
-    restir_finalize(a.scene, q, out, a.bias == RESTIR_BIAS_OFF ? m : z);
+__device__ __forceinline__ void restir_combine_end(const RestirArgs& a, Reservoir& out, float chosen_target, float z,
+                                                   bool seen_own, float m) {
+    restir_finalize(out, chosen_target, a.bias == RESTIR_BIAS_OFF ? m : z);
     if (!seen_own) out.w = 0.0f;
 }
 
@@ -164,12 +167,12 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         }
     }
     Reservoir out = empty_reservoir();
-    float m = 0.0f;
+    float m = 0.0f, chosen_target = 0.0f;
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out,
-                        m);
+                        m, chosen_target);
     if (has_prev) {
         restir_stream_input(a.scene, q, prev, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
-                            m);
+                            m, chosen_target);
     }
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT) {
@@ -178,7 +181,7 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         if (a.bias != RESTIR_BIAS_OFF && has_prev && restir_sees(a.scene, ps, out.light, out.b[0], out.b[1])) {
             z = __fadd_rn(z, prev.m);
         }
-        restir_combine_end(a, q, out, z, seen_own, m);
+        restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     a.output[pixel] = out;
 }
@@ -219,14 +222,15 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
     const RestirShading q = restir_shading(g);
     Reservoir out = empty_reservoir();
-    float m = 0.0f;
-    restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m);
+    float m = 0.0f, chosen_target = 0.0f;
+    restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
+                        chosen_target);
     unsigned int index = 1u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
         restir_stream_input(a.scene, q, a.input[j], restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out,
-                            m);
+                            m, chosen_target);
         ++index;
     }
     out.m = m;
@@ -243,7 +247,7 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
                 }
             }
         }
-        restir_combine_end(a, q, out, z, seen_own, m);
+        restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     a.output[pixel] = out;
 }

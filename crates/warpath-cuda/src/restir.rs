@@ -40,7 +40,7 @@ pub const KERNEL_NAMES: [&str; 5] = [INITIAL_RIS, VISIBILITY, TEMPORAL, SPATIAL,
 /// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
 pub const POOL_TILE: u32 = 16;
 const BLOCK: u32 = 256;
-/// restir.cuh RESTIR_MAX_NEIGHBOURS.
+/// Most neighbours a spatial pass takes (the CLI's limit; the kernel itself has none).
 pub const MAX_NEIGHBOURS: u32 = 64;
 /// Spatial passes a frame may run (their random streams: restir.cuh RESTIR_STREAMS_PER_FRAME).
 pub const MAX_SPATIAL_PASSES: u32 = 16;
@@ -375,26 +375,8 @@ impl<'d> RestirRenderer<'d> {
         Ok(())
     }
 
-    /// The previous frame's final reservoirs (after [`Self::render_frame`]: the last frame's).
-    pub fn last_reservoirs(&self) -> CudaResult<Vec<GpuReservoir>> {
-        self.previous.download(self.device)
-    }
-
-    /// The last frame's G-buffer.
-    pub fn last_gbuffer(&self) -> CudaResult<Vec<GpuRestirSurface>> {
-        self.prev_gbuffer.download(self.device)
-    }
-
     /// The accumulated film (waits for the stream).
     pub fn download_film(&self) -> CudaResult<Film> {
         self.film.download(self.device)
-    }
-
-    /// Mean milliseconds of a whole frame over `frames` frames after `warmup` (no per-kernel
-    /// events; the frames accumulate into the film like any others).
-    pub fn time_frames(&mut self, warmup: u32, frames: u32) -> CudaResult<f64> {
-        let device = self.device;
-        let runs = device.time_runs(warmup as usize, frames as usize, || self.render_frame())?;
-        Ok(runs.iter().map(|&ms| ms as f64).sum::<f64>() / runs.len().max(1) as f64)
     }
 }

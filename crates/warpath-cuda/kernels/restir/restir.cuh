@@ -28,8 +28,6 @@
 #define RESTIR_NO_LIGHT 0xFFFFFFFFu
 #define RESTIR_BIAS_OFF 0u
 #define RESTIR_BIAS_RAY_TRACED 1u
-// Most inputs one spatial pass combines (the pixel's own + 64 neighbours, the CLI's limit).
-#define RESTIR_MAX_NEIGHBOURS 64u
 
 // What the camera sees at a pixel this frame (restir.rs GBufferPixel; `lit` = 0 for a miss
 // or a purely specular surface). The shading frame is rebuilt from `n` (frame_from_normal).
@@ -251,15 +249,12 @@ __device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const Rest
     return restir_contribution(scene, s, light, b0, b1, c, g) && restir_visible(scene, s, g);
 }
 
-// finalize: W = w_sum / (normaliser · p̂(y)).
-__device__ __forceinline__ void restir_finalize(const DeviceScene& scene, const RestirShading& s, Reservoir& r,
-                                                float normaliser) {
-    if (r.light == RESTIR_NO_LIGHT) {
-        r.w = 0.0f;
-        return;
-    }
-    const float p = restir_target(scene, s, r.light, r.b[0], r.b[1]);
-    r.w = (p > 0.0f && normaliser > 0.0f) ? __fdiv_rn(r.w_sum, __fmul_rn(normaliser, p)) : 0.0f;
+// finalize: W = w_sum / (normaliser · p̂(y)), with `p` = p̂(y) of the chosen sample at the
+// pixel (known from its resampling, so not evaluated again).
+__device__ __forceinline__ void restir_finalize(Reservoir& r, float p, float normaliser) {
+    r.w = (r.light != RESTIR_NO_LIGHT && p > 0.0f && normaliser > 0.0f)
+              ? __fdiv_rn(r.w_sum, __fmul_rn(normaliser, p))
+              : 0.0f;
 }
 
 // similar: normals within 25°, depths within 10%.
@@ -267,19 +262,15 @@ __device__ __forceinline__ bool restir_similar(const RestirShading& s, const Res
     return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, s.depth)) <= __fmul_rn(0.1f, s.depth);
 }
 
-// One input of a reuse pass: a reservoir and the surface it was made at.
-struct RestirInput {
-    Reservoir r;
-    RestirShading s;
-};
-
-// The combining half of `combine` shared by the temporal and spatial passes: stream input
-// `index` (weight p̂_q(y)·W·M) into `out`.
+// The combining half of `combine` shared by the temporal and spatial passes: stream reservoir
+// `r` (weight p̂_q(y)·W·M, selection number `u`) into `out`; `chosen_target` keeps p̂_q of
+// the sample `out` holds.
 __device__ __forceinline__ void restir_stream_input(const DeviceScene& scene, const RestirShading& q,
-                                                    const Reservoir& r, float u, Reservoir& out, float& m) {
+                                                    const Reservoir& r, float u, Reservoir& out, float& m,
+                                                    float& chosen_target) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
-        const float weight = __fmul_rn(__fmul_rn(restir_target(scene, q, r.light, r.b[0], r.b[1]), r.w), r.m);
-        reservoir_update(out, r.light, r.b[0], r.b[1], weight, u);
+        const float p = restir_target(scene, q, r.light, r.b[0], r.b[1]);
+        if (reservoir_update(out, r.light, r.b[0], r.b[1], __fmul_rn(__fmul_rn(p, r.w), r.m), u)) chosen_target = p;
     }
 }
