@@ -4,7 +4,8 @@
 //! every GPU pipeline matches pixel for pixel). On the GPU, `--pipeline` picks seed 001's
 //! pipeline: `caster` (one thread per pixel through caster.cuh), `single` (the pipeline's
 //! stages in one kernel), or the multi-kernel pipeline with one compaction method between
-//! its stages: `ink-compact`, `ink-collate`, `lookback`, `ofk` (docs/isosurface.md).
+//! its stages: `ink-compact`, `ink-collate`, `lookback`, `ofk`, or `cub` (CUB's
+//! `DeviceSelect::Flagged` from an nvcc-built library, `--cub-lib`; docs/isosurface.md).
 //!
 //! Volumes: a file `warpath_volume::load` opens (`.nii`, `.nii.gz`, `.vol`, `.vdb`, raw
 //! with `--raw-resolution`), or a procedural field `marschner-lobb[:N]`, `spheres[:N]`,
@@ -21,8 +22,10 @@ use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 use warpath_cuda::CudaDevice;
+use warpath_cuda::cub_library::CubLibrary;
 use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
 use warpath_isosurface::render::{IsoView, Shading, render};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
@@ -62,6 +65,10 @@ pub struct ImageOptions {
     /// cpu: BrickBvh::condense, then an upload).
     #[arg(long, value_enum, default_value_t = TreeUpdate::Gpu)]
     pub tree_update: TreeUpdate,
+    /// The `cub` pipeline: libwarpath_cub.so, built with `crates/warpath-cuda/cub/build.sh
+    /// library` where nvcc is [default: the WARPATH_CUB_LIB environment variable].
+    #[arg(long)]
+    pub cub_lib: Option<PathBuf>,
 }
 
 /// Where the per-isovalue tree update runs.
@@ -103,8 +110,9 @@ pub struct IsosurfaceArgs {
     pub elevation: f64,
     #[command(flatten)]
     pub image: ImageOptions,
-    /// GPU pipeline (seed 001): caster, single, ink-compact, ink-collate, lookback, ofk (f64,
-    /// the CPU's hits), or caster-f32 (the caster in f32: faster, hits within f32 precision).
+    /// GPU pipeline (seed 001): caster, single, ink-compact, ink-collate, lookback, ofk, cub
+    /// (f64, the CPU's hits; cub needs --cub-lib), or caster-f32 (the caster in f32: faster,
+    /// hits within f32 precision).
     #[arg(long, value_parser = parse_pipeline, default_value = "caster")]
     pub pipeline: IsoPipeline,
     /// Output image (.png sRGB, .exr linear).
@@ -194,6 +202,8 @@ enum Renderer {
         update: TreeUpdate,
         target: Option<RenderTarget>,
         buffers: Option<PipelineBuffers>,
+        /// CUB's library for the `cub` pipeline (opened by [`Renderer::new`] when asked for).
+        cub: Option<Arc<CubLibrary>>,
     },
 }
 
@@ -208,10 +218,16 @@ pub struct FrameTimes {
 }
 
 impl Renderer {
-    fn new(options: &ImageOptions, lattice: &Lattice, bvh: &BrickBvh) -> Result<Renderer> {
+    /// The renderer `options` ask for; with `needs_cub`, CUB's library opened too (an error
+    /// that says how to build it when it cannot be).
+    fn new(options: &ImageOptions, lattice: &Lattice, bvh: &BrickBvh, needs_cub: bool) -> Result<Renderer> {
         Ok(match crate::commands::choose_backend(options.backend)? {
             None => Renderer::Cpu,
             Some(device) => {
+                let cub = match needs_cub {
+                    true => Some(Arc::new(CubLibrary::open_given(options.cub_lib.as_deref())?)),
+                    false => None,
+                };
                 let mut surface =
                     DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
                 if options.tree_update == TreeUpdate::Gpu {
@@ -223,6 +239,7 @@ impl Renderer {
                     update: options.tree_update,
                     target: None,
                     buffers: None,
+                    cub,
                 }
             }
         })
@@ -261,7 +278,7 @@ impl Renderer {
                 let hits = image.hit_count();
                 Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms }))
             }
-            Renderer::Gpu { device, surface, update, target, buffers } => {
+            Renderer::Gpu { device, surface, update, target, buffers, cub } => {
                 match update {
                     TreeUpdate::Gpu => surface.update_tree(device, isovalue)?,
                     TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
@@ -281,6 +298,12 @@ impl Renderer {
                         PipelineBuffers::new(device, view.width, view.height, need)
                             .context("allocating the pipeline's buffers")?,
                     );
+                }
+                if let (true, Some(b)) = (pipeline.needs_cub(), buffers.as_mut())
+                    && !b.has_cub()
+                {
+                    let library = cub.clone().context("the cub pipeline without CUB's library")?;
+                    b.attach_cub(device, library).context("preparing CUB's temporary storage")?;
                 }
                 let target = target.as_ref().expect("made above");
                 let start = Instant::now();
@@ -344,7 +367,7 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         args.image.source.brick,
         start.elapsed().as_secs_f64() * 1e3
     );
-    let mut renderer = Renderer::new(&args.image, &lattice, &bvh)?;
+    let mut renderer = Renderer::new(&args.image, &lattice, &bvh, args.pipeline.needs_cub())?;
     let shading = Shading::default();
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => bail!("--orbit needs at least one view"),
@@ -400,7 +423,8 @@ pub struct BenchIsosurfaceArgs {
     /// Timed frames per view (after one untimed frame).
     #[arg(long, default_value_t = 5)]
     pub frames: u32,
-    /// GPU pipelines to compare (comma separated; the CPU backend has one).
+    /// GPU pipelines to compare (comma separated; the CPU backend has one; `cub` needs
+    /// --cub-lib).
     #[arg(long, value_delimiter = ',', value_parser = parse_pipeline,
           default_value = "caster,single,ink-compact,ink-collate,lookback,ofk")]
     pub pipelines: Vec<IsoPipeline>,
@@ -475,7 +499,8 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     for name in &args.volumes {
         let lattice = load_lattice(name, source)?;
         let bvh = BrickBvh::build(&lattice, source.brick);
-        let mut renderer = Renderer::new(&args.image, &lattice, &bvh)?;
+        let needs_cub = args.pipelines.iter().any(|p| p.needs_cub());
+        let mut renderer = Renderer::new(&args.image, &lattice, &bvh, needs_cub)?;
         let pipelines = if renderer.name() == "cpu" { vec![IsoPipeline::Caster] } else { args.pipelines.clone() };
         let (lo, hi) = lattice.range();
         for &fraction in &args.fractions {

@@ -19,6 +19,8 @@
 //!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
 //!   the workspace, typed launches and a timing helper (the benchmark is `warpath bench
 //!   compaction`, in the CLI crate).
+//! * [`cub_library`]: CUB's `DeviceSelect::Flagged` from an nvcc-built library opened at run
+//!   time (the isosurface pipeline's `cub` method; optional, never needed by CI).
 //! * [`volume_upload`]: a scene's media (grids, majorants, interfaces) as the volumetric
 //!   estimator's device buffers (`kernels/volume/`).
 //! * [`isosurface`]: the isosurface ray caster (issue 14): a lattice and the condensed brick
@@ -33,6 +35,7 @@ pub mod buffer;
 pub mod bvh_layout;
 pub mod compaction;
 pub mod compiler;
+pub mod cub_library;
 pub mod error;
 pub mod film;
 pub mod isosurface;

@@ -236,10 +236,11 @@ fn gpu_tree_update_is_the_host_condensation() {
 }
 
 /// Every pipeline (the caster, the single kernel over the pipeline's stages, and the
-/// multi-kernel pipeline with each compaction method), with the tree made on the host or by
-/// the device update, returns per pixel the CPU render's hit — the same pixels hit (no
-/// pinholes, no extra hits), in the same cell, t within 1e-10 relative — and its colour
-/// within 1e-4, on three fields at three isovalues and one outside the range, two views.
+/// multi-kernel pipeline with each compaction method, CUB's when WARPATH_CUB_LIB is set),
+/// with the tree made on the host or by the device update, returns per pixel the CPU
+/// render's hit — the same pixels hit (no pinholes, no extra hits), in the same cell, t
+/// within 1e-10 relative — and its colour within 1e-4, on three fields at three isovalues
+/// and one outside the range, two views.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn every_pipeline_gives_the_cpu_image() {
@@ -251,6 +252,19 @@ fn every_pipeline_gives_the_cpu_image() {
         ("spheres 70×61×53", fields::spheres([70, 61, 53])),
         ("turbulence 80³", fields::turbulence([80, 80, 80])),
     ];
+    // The `cub` pipeline runs when WARPATH_CUB_LIB names libwarpath_cub.so (built by nvcc:
+    // crates/warpath-cuda/cub/build.sh library; scripts/gpu-session does), else it is skipped.
+    let cub = match std::env::var_os(warpath_cuda::cub_library::CUB_LIBRARY_ENV) {
+        Some(_) => Some(std::sync::Arc::new(
+            warpath_cuda::cub_library::CubLibrary::open_given(None).expect("WARPATH_CUB_LIB names a CUB library"),
+        )),
+        None => {
+            println!(
+                "NOTICE: the cub pipeline is skipped: WARPATH_CUB_LIB is not set (cub/build.sh library builds it)"
+            );
+            None
+        }
+    };
     let shading = Shading::default();
     let (width, height) = (131, 97);
     let target = RenderTarget::new(&device, width, height, true).expect("target");
@@ -272,7 +286,12 @@ fn every_pipeline_gives_the_cpu_image() {
                     }
                     let mut buffers =
                         PipelineBuffers::new(&device, width, height, gpu.pipeline_stack_need()).expect("buffers");
-                    for pipeline in IsoPipeline::ALL.into_iter().filter(|p| p.is_exact()) {
+                    if let Some(library) = &cub {
+                        buffers.attach_cub(&device, library.clone()).expect("CUB's temporary storage");
+                    }
+                    let pipelines =
+                        IsoPipeline::ALL.into_iter().filter(|p| p.is_exact() && (!p.needs_cub() || cub.is_some()));
+                    for pipeline in pipelines {
                         let mut times = StageTimes::default();
                         gpu.render_pipeline(
                             &device,

@@ -2,7 +2,8 @@
 //! single kernel over the pipeline's stages, and the multi-kernel pipeline — generation,
 //! then rounds of traversal → intersection → shading until no ray is left — with the rays
 //! of each stage compacted into the next stage's queue by one of [`IsoCompaction`]'s
-//! methods. Per round the host reads one count back (the traversal queue's); every launch
+//! methods (`cub`: CUB's `DeviceSelect::Flagged` from the nvcc-built library of
+//! [`crate::cub_library`], attached to the buffers with [`PipelineBuffers::attach_cub`]). Per round the host reads one count back (the traversal queue's); every launch
 //! of the round covers that count, an upper bound of its own queue (queues only shrink
 //! within a frame), and each kernel reads its queue's true length from device memory.
 //!
@@ -12,11 +13,13 @@
 use super::{DeviceIsosurface, IsoRenderArgs, RenderTarget};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactionState, CompactionWorkspace, out_of_kernel_prefix};
+use crate::cub_library::CubLibrary;
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::ISOSURFACE;
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::sync::Arc;
 use warpath_isosurface::render::{IsoView, Shading};
 
 pub const PIPELINE_SINGLE: &str = "iso_pipeline_single";
@@ -37,11 +40,20 @@ pub enum IsoCompaction {
     /// OfK-Compact: the producing kernel writes a flag per ray, a separate kernel
     /// (compaction.cu's look-back from flags) compacts.
     OutOfKernel,
+    /// The OfK stage kernels (a flag per ray), compacted by CUB's `DeviceSelect::Flagged`
+    /// (the library seed 001 compares against; needs [`PipelineBuffers::attach_cub`]).
+    Cub,
 }
 
 impl IsoCompaction {
-    pub const ALL: [IsoCompaction; 4] =
-        [IsoCompaction::InkCompact, IsoCompaction::InkCollate, IsoCompaction::Lookback, IsoCompaction::OutOfKernel];
+    /// Every method (`Cub` needs the CUB library; the others are warpath's own kernels).
+    pub const ALL: [IsoCompaction; 5] = [
+        IsoCompaction::InkCompact,
+        IsoCompaction::InkCollate,
+        IsoCompaction::Lookback,
+        IsoCompaction::OutOfKernel,
+        IsoCompaction::Cub,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -49,6 +61,7 @@ impl IsoCompaction {
             IsoCompaction::InkCollate => "ink-collate",
             IsoCompaction::Lookback => "lookback",
             IsoCompaction::OutOfKernel => "ofk",
+            IsoCompaction::Cub => "cub",
         }
     }
 
@@ -58,12 +71,12 @@ impl IsoCompaction {
             IsoCompaction::InkCollate => 0,
             IsoCompaction::InkCompact => 1,
             IsoCompaction::Lookback => 2,
-            IsoCompaction::OutOfKernel => 3,
+            IsoCompaction::OutOfKernel | IsoCompaction::Cub => 3,
         }
     }
 
     fn writes_flags(self) -> bool {
-        self == IsoCompaction::OutOfKernel
+        matches!(self, IsoCompaction::OutOfKernel | IsoCompaction::Cub)
     }
 }
 
@@ -83,7 +96,8 @@ pub enum IsoPipeline {
 }
 
 impl IsoPipeline {
-    pub const ALL: [IsoPipeline; 7] = [
+    /// Every pipeline (`cub` needs the CUB library: [`IsoPipeline::needs_cub`]).
+    pub const ALL: [IsoPipeline; 8] = [
         IsoPipeline::Caster,
         IsoPipeline::CasterF32,
         IsoPipeline::Single,
@@ -91,6 +105,7 @@ impl IsoPipeline {
         IsoPipeline::Multi(IsoCompaction::InkCollate),
         IsoPipeline::Multi(IsoCompaction::Lookback),
         IsoPipeline::Multi(IsoCompaction::OutOfKernel),
+        IsoPipeline::Multi(IsoCompaction::Cub),
     ];
 
     pub fn name(self) -> &'static str {
@@ -106,6 +121,11 @@ impl IsoPipeline {
     /// `caster-f32`).
     pub fn is_exact(self) -> bool {
         self != IsoPipeline::CasterF32
+    }
+
+    /// Whether the pipeline calls CUB (the library of [`crate::cub_library`]).
+    pub fn needs_cub(self) -> bool {
+        self == IsoPipeline::Multi(IsoCompaction::Cub)
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
@@ -218,10 +238,36 @@ impl Queue {
     }
 }
 
-/// OfK: the kept slots of `source[0..n)` by `target`'s flags, into `target`'s items.
-fn compact_flags(device: &CudaDevice, source: &DeviceBuffer<u32>, target: &mut Queue, n: u32) -> CudaResult<()> {
-    let Queue { items, workspace, flags, .. } = target;
-    out_of_kernel_prefix(device, source, flags, items, workspace, n)
+/// CUB's library and its temporary storage (sized for a selection over every ray slot).
+struct CubState {
+    library: Arc<CubLibrary>,
+    temp: DeviceBuffer<u8>,
+}
+
+/// The CUB state when `method` is CUB (else OfK's kernel compacts).
+fn cub_for(method: IsoCompaction, cub: &Option<CubState>) -> Option<&CubState> {
+    if method == IsoCompaction::Cub { cub.as_ref() } else { None }
+}
+
+/// OfK and CUB: the kept slots of `source[0..n)` by `target`'s flags, into `target`'s items,
+/// the count into `target`'s count word (where the next stage reads it).
+fn compact_flags(
+    device: &CudaDevice,
+    cub: Option<&CubState>,
+    source: &DeviceBuffer<u32>,
+    target: &mut Queue,
+    n: u32,
+) -> CudaResult<()> {
+    match cub {
+        Some(cub) => {
+            let count = target.count_address(device);
+            cub.library.select_flagged(device, &cub.temp, source, &target.flags, &target.items, count, n)
+        }
+        None => {
+            let Queue { items, workspace, flags, .. } = target;
+            out_of_kernel_prefix(device, source, flags, items, workspace, n)
+        }
+    }
 }
 
 /// The buffers of frames of one size.
@@ -238,6 +284,8 @@ pub struct PipelineBuffers {
     identity: DeviceBuffer<u32>,
     /// [traversal A, traversal B, intersection, shading].
     queues: Vec<Queue>,
+    /// For the `cub` method ([`PipelineBuffers::attach_cub`]).
+    cub: Option<CubState>,
 }
 
 const TRAVERSE_A: usize = 0;
@@ -276,7 +324,23 @@ impl PipelineBuffers {
             normals: DeviceBuffer::zeroed(device, 3 * pixels as usize)?,
             identity: DeviceBuffer::from_slice(device, &identity)?,
             queues: (0..4).map(|_| Queue::new(device, slots)).collect::<CudaResult<_>>()?,
+            cub: None,
         })
+    }
+
+    /// Lets the `cub` method run on these buffers: CUB's library and its temporary storage
+    /// for a selection over every ray slot.
+    pub fn attach_cub(&mut self, device: &CudaDevice, library: Arc<CubLibrary>) -> CudaResult<()> {
+        let bytes = library.flagged_temp_bytes(self.slots)?;
+        self.cub = None;
+        let temp = DeviceBuffer::zeroed(device, bytes.max(16))?;
+        self.cub = Some(CubState { library, temp });
+        Ok(())
+    }
+
+    /// Whether [`PipelineBuffers::attach_cub`] was called.
+    pub fn has_cub(&self) -> bool {
+        self.cub.is_some()
     }
 
     pub fn pixels(&self) -> u32 {
@@ -299,6 +363,7 @@ impl PipelineBuffers {
                 .iter()
                 .map(|q| q.items.size_bytes() + q.intermediate.size_bytes() + q.flags.size_bytes())
                 .sum::<usize>()
+            + self.cub.as_ref().map_or(0, |c| c.temp.size_bytes())
     }
 }
 
@@ -420,6 +485,11 @@ fn run_multi(
 ) -> CudaResult<()> {
     let n = buffers.slots;
     let suffix = method.suffix();
+    if method == IsoCompaction::Cub && buffers.cub.is_none() {
+        return Err(CudaError::InvalidArgument(
+            "the `cub` pipeline needs CUB's library attached to its buffers (PipelineBuffers::attach_cub)".into(),
+        ));
+    }
     // Generation over every ray slot into traversal queue A.
     let tiles = n / BLOCK;
     let out = buffers.queues[TRAVERSE_A].output(device, method, tiles)?;
@@ -436,8 +506,9 @@ fn run_multi(
     stopwatch.add(&mut times.generate_ms)?;
     if method.writes_flags() {
         stopwatch.start()?;
-        let PipelineBuffers { identity, queues, .. } = buffers;
-        compact_flags(device, identity, &mut queues[TRAVERSE_A], n)?;
+        let PipelineBuffers { identity, queues, cub, .. } = buffers;
+        let cub = cub_for(method, cub);
+        compact_flags(device, cub, identity, &mut queues[TRAVERSE_A], n)?;
         stopwatch.add(&mut times.compaction_ms)?;
     }
     let mut current = TRAVERSE_A;
@@ -467,8 +538,9 @@ fn run_multi(
         stopwatch.add(&mut times.traverse_ms)?;
         if method.writes_flags() {
             stopwatch.start()?;
+            let cub = cub_for(method, &buffers.cub);
             let (source, target) = pair(&mut buffers.queues, current, INTERSECT_Q);
-            compact_flags(device, &source.items, target, bound)?;
+            compact_flags(device, cub, &source.items, target, bound)?;
             stopwatch.add(&mut times.compaction_ms)?;
         }
         // Intersection: the intersection queue → traversal queue `other` and the shading queue.
@@ -488,10 +560,11 @@ fn run_multi(
         stopwatch.add(&mut times.intersect_ms)?;
         if method.writes_flags() {
             stopwatch.start()?;
+            let cub = cub_for(method, &buffers.cub);
             let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, other);
-            compact_flags(device, &source.items, target, bound)?;
+            compact_flags(device, cub, &source.items, target, bound)?;
             let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, SHADE_Q);
-            compact_flags(device, &source.items, target, bound)?;
+            compact_flags(device, cub, &source.items, target, bound)?;
             stopwatch.add(&mut times.compaction_ms)?;
         }
         // Shading of this round's hits.
