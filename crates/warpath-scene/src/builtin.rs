@@ -460,6 +460,60 @@ pub fn terrain(cells: u32) -> Scene {
     scene
 }
 
+/// A field of small emissive triangles in `hues` saturated colours, the many-light setting of
+/// ReSTIR DI (issue 15): the built-in `many-lights` and the TOML shape `light-field`.
+/// Triangle `k` has its centre at `place(u)` for a hashed `u` in [0,1)³, an edge of
+/// `light_size[0]..light_size[1]` (world units), faces down (−y, one-sided) turned about y and
+/// tilted up to ±14°, and belongs to hue `k mod hues`. The same parameters make the same
+/// triangles everywhere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LightField {
+    pub count: u32,
+    pub hues: u32,
+    pub seed: u32,
+    pub light_size: [f32; 2],
+}
+
+impl LightField {
+    /// One mesh per hue (named `lights-H`, in world space) with its colour: hues around the
+    /// colour wheel at full saturation, the brightest channel 1.
+    pub fn meshes(&self, place: impl Fn(Vec3) -> Vec3) -> Vec<(TriangleMesh, Vec3)> {
+        let hues = self.hues.max(1);
+        let hash = |k: u32, d: u32| lattice_hash(k as i32, d as i32, self.seed);
+        let mut meshes: Vec<TriangleMesh> =
+            (0..hues).map(|h| TriangleMesh { name: format!("lights-{h}"), ..TriangleMesh::default() }).collect();
+        for k in 0..self.count {
+            let centre = place(Vec3::new(hash(k, 0), hash(k, 1), hash(k, 2)));
+            // A small triangle facing down (its winding normal −y), turned about y and tilted.
+            let turn = Mat4::from_rotation_y(hash(k, 3) * std::f32::consts::TAU)
+                * Mat4::from_rotation_x(0.5 * (hash(k, 4) - 0.5));
+            let size = self.light_size[0] + (self.light_size[1] - self.light_size[0]) * hash(k, 5);
+            // Wound clockwise seen from above: the winding normal, and the emission, point down.
+            let corners = [Vec3::new(0.0, 0.0, 1.0), Vec3::new(-0.87, 0.0, -0.5), Vec3::new(0.87, 0.0, -0.5)];
+            let mesh = &mut meshes[(k % hues) as usize];
+            let first = mesh.positions.len() as u32;
+            for c in corners {
+                mesh.positions.push(centre + turn.transform_vector3(c * size));
+            }
+            mesh.triangles.push([first, first + 1, first + 2]);
+        }
+        meshes
+            .into_iter()
+            .enumerate()
+            .filter(|(_, m)| !m.triangles.is_empty())
+            .map(|(h, mesh)| {
+                let hue = h as f32 / hues as f32 * 6.0;
+                let rgb = Vec3::new(
+                    ((hue - 3.0).abs() - 1.0).clamp(0.0, 1.0),
+                    (2.0 - (hue - 2.0).abs()).clamp(0.0, 1.0),
+                    (2.0 - (hue - 4.0).abs()).clamp(0.0, 1.0),
+                );
+                (mesh, rgb)
+            })
+            .collect()
+    }
+}
+
 /// `lights` small emissive triangles (edge ~0.06, one-sided, facing mostly down, in 32 hues)
 /// scattered through a slab 2.2–3.4 above a 10×10 floor holding three spheres (diffuse, rough
 /// conductor, Blinn) and a box; no environment. Positions and colours come from a fixed hash,
@@ -483,44 +537,16 @@ pub fn many_lights(lights: u32) -> Scene {
         * Mat4::from_rotation_y(0.5)
         * Mat4::from_scale(Vec3::new(0.6, 0.4, 0.5));
     place(&mut b, cube_mesh(), "box", box_to_world, boxm);
-    const HUES: u32 = 32;
-    let hash = |k: u32, d: u32| lattice_hash(k as i32, d as i32, 4242);
-    let mut meshes: Vec<TriangleMesh> = (0..HUES)
-        .map(|h| TriangleMesh {
-            name: format!("lights-{h}"),
-            positions: Vec::new(),
-            normals: Vec::new(),
-            uvs: Vec::new(),
-            triangles: Vec::new(),
-            material: None,
-        })
-        .collect();
-    for k in 0..lights {
-        let centre = Vec3::new(hash(k, 0) * 9.0 - 4.5, 2.2 + 1.2 * hash(k, 1), hash(k, 2) * 9.0 - 4.5);
-        // A small triangle facing down (its winding normal −y), turned about y and tilted.
-        let turn =
-            Mat4::from_rotation_y(hash(k, 3) * std::f32::consts::TAU) * Mat4::from_rotation_x(0.5 * (hash(k, 4) - 0.5));
-        let size = 0.04 + 0.04 * hash(k, 5);
-        // Wound clockwise seen from above: the winding normal, and the emission, point down.
-        let corners = [Vec3::new(0.0, 0.0, 1.0), Vec3::new(-0.87, 0.0, -0.5), Vec3::new(0.87, 0.0, -0.5)];
-        let mesh = &mut meshes[(k % HUES) as usize];
-        let first = mesh.positions.len() as u32;
-        for c in corners {
-            mesh.positions.push(centre + turn.transform_vector3(c * size));
-        }
-        mesh.triangles.push([first, first + 1, first + 2]);
-    }
-    for (h, mesh) in meshes.iter().enumerate() {
-        // Hues around the colour wheel, full saturation, radiance scaled so that the floor
-        // receives about the same light whatever the count.
-        let hue = h as f32 / HUES as f32 * 6.0;
-        let rgb = Vec3::new(
-            ((hue - 3.0).abs() - 1.0).clamp(0.0, 1.0),
-            (2.0 - (hue - 2.0).abs()).clamp(0.0, 1.0),
-            (2.0 - (hue - 4.0).abs()).clamp(0.0, 1.0),
+    let field = LightField { count: lights, hues: 32, seed: 4242, light_size: [0.04, 0.08] };
+    let radiance = 6.0 * MANY_LIGHTS as f32 / lights as f32;
+    // Centres through the slab x, z in [-4.5, 4.5], y in [2.2, 3.4].
+    let slab = |u: Vec3| Vec3::new(u.x * 9.0 - 4.5, 2.2 + 1.2 * u.y, u.z * 9.0 - 4.5);
+    for (mesh, hue) in field.meshes(slab) {
+        // Radiance scaled so that the floor receives about the same light whatever the count.
+        let material = b.add_material(
+            &format!("light-{}", mesh.name.trim_start_matches("lights-")),
+            Material::emitter(hue * radiance),
         );
-        let radiance = rgb * (6.0 * MANY_LIGHTS as f32 / lights as f32);
-        let material = b.add_material(&format!("light-{h}"), Material::emitter(radiance));
         place(&mut b, mesh.clone(), &mesh.name, Mat4::IDENTITY, material);
     }
     let mut scene = b.finish();

@@ -174,6 +174,12 @@ struct ShapeSection {
     volume: Option<Spanned<medium_section::GridSpec>>,
     isovalue: Option<Spanned<f32>>,
     brick_cells: Option<Spanned<i64>>,
+    /// Light fields: how many emissive triangles, in how many hues, from which seed, with
+    /// edges between light_size[0] and light_size[1].
+    count: Option<Spanned<i64>>,
+    hues: Option<Spanned<i64>>,
+    seed: Option<Spanned<i64>>,
+    light_size: Option<Spanned<[f32; 2]>>,
 }
 
 #[derive(Deserialize)]
@@ -361,6 +367,21 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                 return Err(source.error_at(span, format!("'{key}' applies to isosurfaces, not '{kind}'")));
             }
         }
+        if kind != "light-field" {
+            let stray = [
+                shape.count.as_ref().map(|v| ("count", v.span())),
+                shape.hues.as_ref().map(|v| ("hues", v.span())),
+                shape.seed.as_ref().map(|v| ("seed", v.span())),
+                shape.light_size.as_ref().map(|v| ("light_size", v.span())),
+            ];
+            if let Some((key, span)) = stray.into_iter().flatten().next() {
+                return Err(source.error_at(span, format!("'{key}' applies to light fields, not '{kind}'")));
+            }
+        }
+        if kind == "light-field" {
+            light_field_shape(&source, shape, section.span(), &shape_name, emission, to_world, &mut builder, path)?;
+            continue;
+        }
         if kind == "isosurface" {
             let material = match material_override {
                 Some(m) => m,
@@ -387,7 +408,9 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             other => {
                 return Err(source.error_at(
                     shape.kind.span(),
-                    format!("unknown shape type '{other}' (expected mesh, rectangle, cube, sphere or isosurface)"),
+                    format!(
+                        "unknown shape type '{other}' (expected mesh, rectangle, cube, sphere, isosurface or light-field)"
+                    ),
                 ));
             }
         };
@@ -594,6 +617,59 @@ fn isosurface_shape(
     }
     let surface = warpath_isosurface::PlacedIsosurface::new(lattice, iso, to_world, brick_cells);
     Ok(SceneIsosurface { name, material, surface: std::sync::Arc::new(surface) })
+}
+
+/// A `light-field` shape: [`builtin::LightField`]'s triangles with their centres in the box
+/// [-1,1]³ placed by the shape's transform (sizes and facing stay in world units), one
+/// emitter material per hue (`NAME-hue-H`: black, emitting `emission` × the hue's colour).
+#[allow(clippy::too_many_arguments)]
+fn light_field_shape(
+    source: &SourceText,
+    shape: &ShapeSection,
+    table_span: Range<usize>,
+    shape_name: &str,
+    emission: Option<Vec3>,
+    to_world: Mat4,
+    builder: &mut SceneBuilder,
+    path: &Path,
+) -> Result<(), SceneError> {
+    if let Some(m) = &shape.material {
+        return Err(source.error_at(m.span(), "a light-field makes its own emitters: give 'emission', not 'material'"));
+    }
+    let Some(emission) = emission else {
+        return Err(source
+            .error_at(table_span, "a light-field needs 'emission' (the radiance of each hue's brightest channel)"));
+    };
+    let whole = |v: &Option<Spanned<i64>>, key: &str, default: i64, range: std::ops::RangeInclusive<i64>| match v {
+        Some(v) if !range.contains(v.get_ref()) => Err(source
+            .error_at(v.span(), format!("'{key}' must be a whole number from {} to {}", range.start(), range.end()))),
+        Some(v) => Ok(*v.get_ref()),
+        None => Ok(default),
+    };
+    let Some(count) = &shape.count else {
+        return Err(source.error_at(table_span, "a light-field needs 'count' (how many emissive triangles)"));
+    };
+    let count = whole(&Some(count.clone()), "count", 0, 1..=4_000_000)? as u32;
+    let hues = whole(&shape.hues, "hues", 32, 1..=1024)? as u32;
+    let seed = whole(&shape.seed, "seed", 4242, 0..=u32::MAX as i64)? as u32;
+    let light_size = match &shape.light_size {
+        Some(s) => {
+            let [a, b] = *s.get_ref();
+            if !(a.is_finite() && b.is_finite() && a > 0.0 && b >= a) {
+                return Err(source.error_at(s.span(), "'light_size' must be [MIN, MAX] with 0 < MIN <= MAX"));
+            }
+            [a, b]
+        }
+        None => [0.04, 0.08],
+    };
+    let field = builtin::LightField { count, hues, seed, light_size };
+    for (mut mesh, colour) in field.meshes(|u| to_world.transform_point3(u * 2.0 - Vec3::ONE)) {
+        let hue = mesh.name.trim_start_matches("lights-").to_string();
+        mesh.name = format!("{shape_name}-{}", mesh.name);
+        let material = builder.add_material(&format!("{shape_name}-hue-{hue}"), Material::emitter(colour * emission));
+        builder.add_mesh(&mesh, Mat4::IDENTITY, material, path)?;
+    }
+    Ok(())
 }
 
 fn builder_warning(scene: &mut Scene, message: String) {

@@ -245,3 +245,60 @@ fn non_utf8_scene_is_a_parse_error() {
     std::fs::write(&path, b"[render]\nwidth = 4\n\xff\xfe = 1\n").unwrap();
     assert!(matches!(load_any(&path), Err(SceneError::Parse { line: 3, .. })));
 }
+
+/// A `light-field` (issue 15's many-light scenes): `count` emissive triangles in `hues`
+/// emitter materials (emission × the hue's colour), centres inside the transformed box
+/// [-1,1]³, edges within light_size; the same triangles as the built-in's generator; and its
+/// mistakes are errors at their keys.
+#[test]
+fn light_fields_make_their_emitters_and_refuse_bad_keys() {
+    let text = "[[shape]]\ntype = \"light-field\"\nname = \"f\"\ncount = 1000\nhues = 5\nlight_size = [0.1, 0.2]\n\
+                emission = 3.0\ntranslate = [0, 2, 0]\nscale = [4, 0.5, 4]\n";
+    let scene = parse(text).unwrap();
+    assert_eq!(scene.triangles.len(), 1000);
+    let names: Vec<&String> = scene.meshes.iter().map(|m| &m.name).collect();
+    assert_eq!(names, ["f-lights-0", "f-lights-1", "f-lights-2", "f-lights-3", "f-lights-4"]);
+    for (h, mesh) in scene.meshes.iter().enumerate() {
+        assert_eq!(mesh.triangle_count, 200, "hue {h}");
+        let m = material_of(&scene, &mesh.name);
+        assert!(m.is_emissive() && m.emission.max_element() == 3.0 && m.emission.min_element() >= 0.0, "{m:?}");
+        assert_eq!(
+            scene.material_names[scene.triangle_materials[mesh.first_triangle as usize] as usize],
+            format!("f-hue-{h}")
+        );
+    }
+    for t in &scene.triangles {
+        let p = t.map(|i| scene.positions[i as usize]);
+        let centre = (p[0] + p[1] + p[2]) / 3.0;
+        // Centres in [-4,4]×[1.5,2.5]×[-4,4] (up to the triangle's own extent).
+        assert!(centre.x.abs() <= 4.2 && (1.3..=2.7).contains(&centre.y) && centre.z.abs() <= 4.2, "{centre}");
+        let edge = (p[1] - p[0]).length() / 3f32.sqrt();
+        assert!((0.099..=0.201).contains(&edge), "edge scale {edge}");
+        // Facing down: the winding normal's y is negative (tilted at most ~15°).
+        let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize();
+        assert!(n.y < -0.95, "{n}");
+    }
+    // The same generator as the built-in many-lights: same seed and sizes, same triangles up
+    // to the placement.
+    let field = warpath_scene::builtin::LightField { count: 1000, hues: 5, seed: 4242, light_size: [0.1, 0.2] };
+    let meshes = field.meshes(|u| {
+        glam::Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0))
+            .mul_mat4(&glam::Mat4::from_scale(Vec3::new(4.0, 0.5, 4.0)))
+            .transform_point3(u * 2.0 - Vec3::ONE)
+    });
+    let direct: usize = meshes.iter().map(|(m, _)| m.triangles.len()).sum();
+    assert_eq!(direct, 1000);
+    let first = meshes[0].0.positions[0];
+    assert!((first - scene.positions[0]).length() < 1e-5, "{first} vs {}", scene.positions[0]);
+
+    let field = |extra: &str| format!("[[shape]]\ntype = \"light-field\"\n{extra}\n");
+    assert_error_at(&field("count = 10"), 1, "needs 'emission'");
+    assert_error_at(&field("emission = 1"), 1, "needs 'count'");
+    assert_error_at(&field("emission = 1\ncount = 0"), 4, "'count' must be");
+    assert_error_at(&field("emission = 1\ncount = 10\nhues = 0"), 5, "'hues' must be");
+    assert_error_at(&field("emission = 1\ncount = 10\nlight_size = [0.2, 0.1]"), 5, "light_size");
+    let with_material = "[[material]]\nname = \"m\"\ntype = \"black\"\n[[shape]]\ntype = \"light-field\"\n\
+                         material = \"m\"\nemission = 1\ncount = 10\n";
+    assert_error_at(with_material, 6, "makes its own emitters");
+    assert_error_at("[[shape]]\ntype = \"sphere\"\ncount = 10\n", 3, "applies to light fields");
+}
