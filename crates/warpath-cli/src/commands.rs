@@ -218,11 +218,17 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             args.restir_neighbours,
             args.restir_radius,
             args.restir_bias.name(),
-            opts.spp
+            args.frames.unwrap_or(opts.spp)
         );
     }
     if restir && device.is_none() && args.restir_kernel_times {
         eprintln!("note: --restir-kernel-times times the GPU kernels; the CPU reference has none to time");
+    }
+    if let Some(frames) = args.frames {
+        if !restir {
+            bail!("--frames renders a ReSTIR image sequence: add --integrator restir-di");
+        }
+        return render_restir_sequence(device.as_ref(), &scene, &opts, args, frames);
     }
     match &device {
         Some(_) if restir => {}
@@ -425,6 +431,108 @@ fn render_restir_cuda(
     }
     let film = renderer.download_film()?;
     Ok(RenderResult { samples: film.total_samples(), rays: None, seconds, film })
+}
+
+/// `camera` turned `degrees` about the vertical (y) axis through the point it looks at (its
+/// focus distance ahead: a `look_at` target).
+pub fn orbit_camera(camera: &warpath_core::camera::Camera, degrees: f32) -> warpath_core::camera::Camera {
+    use glam::{Mat4, Vec3};
+    let forward = camera.to_world.z_axis.truncate().normalize_or(Vec3::Z);
+    let pivot = camera.position() + forward * camera.focus_distance;
+    let turn =
+        Mat4::from_translation(pivot) * Mat4::from_rotation_y(degrees.to_radians()) * Mat4::from_translation(-pivot);
+    warpath_core::camera::Camera { to_world: turn * camera.to_world, ..*camera }
+}
+
+/// `--frames N [--orbit DEGREES]`: N ReSTIR frames, each written as its own image (one sample
+/// per pixel), the camera turned DEGREES/N a frame; on the GPU when `device` is one, else the
+/// CPU reference. Ctrl-C stops after the current frame (the frames written stay).
+fn render_restir_sequence(
+    device: Option<&CudaDevice>,
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+    frames: u32,
+) -> Result<()> {
+    let step = args.orbit.unwrap_or(0.0) / frames as f32;
+    let (width, height) = (opts.width, opts.height);
+    let path_of = |k: u32| crate::isosurface::suffixed(&args.output, &format!("{k:04}"));
+    // An unwritable output fails before the first frame.
+    check_outputs(&path_of(0), None)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = cancel.clone();
+        ctrlc::set_handler(move || {
+            if cancel.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupted: finishing the current frame (Ctrl-C again to quit)");
+        })
+        .context("cannot install the Ctrl-C handler")?;
+    }
+    let options = restir_options(args, opts);
+    note!(
+        "{frames} frames of {width}x{height}, camera turned {step} degrees a frame; images {} ...",
+        path_of(0).display()
+    );
+    let write = |k: u32, pixels: &[glam::Vec3]| -> Result<()> {
+        crate::output::write_image(&path_of(k), width, height, pixels, args.exposure, None)
+    };
+    let mut frame_ms: Vec<f64> = Vec::new();
+    match device {
+        Some(device) => {
+            use warpath_cuda::restir::RestirRenderer;
+            let mut renderer = RestirRenderer::new(device, scene, &opts.settings(), args.bvh.build_kind(), &options)
+                .with_context(|| format!("scene '{}'", args.scene))?;
+            renderer.prepare()?;
+            renderer.set_kernel_timing(args.restir_kernel_times);
+            for k in 0..frames {
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                renderer.set_camera(&orbit_camera(&scene.camera, step * k as f32))?;
+                renderer.clear_film()?;
+                let start = Instant::now();
+                renderer.render_frame()?;
+                device.synchronize()?;
+                frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
+                let film = renderer.download_film()?;
+                write(k, &film.mean())?;
+            }
+            if let Some(times) = renderer.kernel_times() {
+                let per_frame: Vec<String> =
+                    times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
+                eprintln!("restir kernel times (ms per frame, each kernel timed alone): {}", per_frame.join(", "));
+            }
+        }
+        None => {
+            let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
+            let view = renderer.view(opts);
+            let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options)
+                .map_err(|e| anyhow::anyhow!("scene '{}': {e}", scene.name))?;
+            for k in 0..frames {
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let start = Instant::now();
+                let pixels = sequence.render(&orbit_camera(&scene.camera, step * k as f32));
+                frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
+                write(k, &pixels)?;
+            }
+        }
+    }
+    let done = frame_ms.len();
+    let mean = frame_ms.iter().sum::<f64>() / done.max(1) as f64;
+    eprintln!(
+        "rendered {done} of {frames} frames of {width}x{height} ({}): {mean:.2} ms a frame (mean, images not counted); wrote {} to {}",
+        if device.is_some() { "cuda" } else { "cpu" },
+        path_of(0).display(),
+        path_of(done.saturating_sub(1) as u32).display()
+    );
+    if cancel.load(Ordering::SeqCst) {
+        std::process::exit(130);
+    }
+    Ok(())
 }
 
 /// The GPU with `--strategy` (default: the naive megakernel, seed 000 B.1), one

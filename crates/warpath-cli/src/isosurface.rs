@@ -330,7 +330,7 @@ impl Renderer {
 }
 
 /// OUTPUT with `-suffix` before its extension.
-fn suffixed(output: &Path, suffix: &str) -> PathBuf {
+pub fn suffixed(output: &Path, suffix: &str) -> PathBuf {
     let stem = output.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let name = match output.extension() {
         Some(ext) => format!("{stem}-{suffix}.{}", ext.to_string_lossy()),

@@ -160,6 +160,17 @@ pub struct RenderArgs {
     /// kernels then wait for each other, so the render is a little slower).
     #[arg(long)]
     pub restir_kernel_times: bool,
+    /// restir-di: render N frames as an image sequence, OUTPUT-0000.EXT to OUTPUT-(N-1).EXT,
+    /// each one ReSTIR frame (one sample per pixel, not accumulated), the reservoirs carried
+    /// from frame to frame (temporal reuse; reprojected when the camera moves, see --orbit).
+    /// --spp is then ignored.
+    #[arg(long, value_parser = parse_frames)]
+    pub frames: Option<u32>,
+    /// restir-di with --frames: move the camera DEGREES in all (DEGREES/N a frame) about the
+    /// vertical (y) axis through the point it looks at (its focus distance ahead; a
+    /// `look_at` target).
+    #[arg(long, requires = "frames", allow_negative_numbers = true, value_parser = parse_orbit)]
+    pub orbit: Option<f32>,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
@@ -168,6 +179,20 @@ pub struct RenderArgs {
 
 fn parse_candidates(s: &str) -> Result<u32, String> {
     parse_in_range(s, 1, 4096)
+}
+
+fn parse_frames(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("--frames 0 renders nothing: give at least 1 frame".into()),
+        _ => parse_in_range(s, 1, 100_000),
+    }
+}
+
+fn parse_orbit(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(d) if d.is_finite() && d.abs() <= 36_000.0 => Ok(d),
+        _ => Err(format!("'{s}' is not an angle in degrees between -36000 and 36000")),
+    }
 }
 
 fn parse_passes(s: &str) -> Result<u32, String> {

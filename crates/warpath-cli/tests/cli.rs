@@ -201,3 +201,59 @@ fn restir_renders_on_the_cpu_and_fails_cleanly_elsewhere() {
     assert!(!o.status.success());
     assert_clean_error(&o, "environment");
 }
+
+/// `--frames N --orbit DEG`: N images OUTPUT-0000 ... written, each a ReSTIR frame of a camera
+/// turned DEG/N more (the images differ); `--frames 0`, `--orbit` without `--frames` and
+/// `--frames` with the path tracer are clean errors that write nothing.
+#[test]
+fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
+    let dir = temp_dir();
+    let out = dir.path().join("seq.exr");
+    let o = warpath(&[
+        "render",
+        "many-lights:64",
+        "--backend",
+        "cpu",
+        "--integrator",
+        "restir-di",
+        "--resolution",
+        "24x16",
+        "--frames",
+        "3",
+        "--orbit",
+        "30",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("rendered 3 of 3 frames"), "{err}");
+    let images: Vec<Vec<u8>> =
+        (0..3).map(|k| std::fs::read(dir.path().join(format!("seq-{k:04}.exr"))).expect("frame written")).collect();
+    assert!(!dir.path().join("seq-0003.exr").exists() && !out.exists());
+    assert_ne!(images[0], images[2], "the camera moved: frames differ");
+
+    let bad: [&[&str]; 3] = [
+        &["--integrator", "restir-di", "--frames", "0"],
+        &["--integrator", "restir-di", "--orbit", "10"],
+        &["--frames", "2"],
+    ];
+    for extra in bad {
+        let mut args = vec!["render", "many-lights:64", "--backend", "cpu", "--resolution", "8x8", "-o"];
+        let target = dir.path().join("bad.exr");
+        args.push(target.to_str().unwrap());
+        args.extend(extra);
+        let o = warpath(&args);
+        assert!(!o.status.success(), "{extra:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--frames"), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("bad"))
+        );
+    }
+}

@@ -125,13 +125,18 @@ pub(crate) fn power_heuristic(a: f32, b: f32) -> f32 {
 
 /// A camera path for `sample` of `pixel` (row-major index).
 pub fn generate(view: &SceneView, pixel: u32, sample: u32) -> PathState {
+    generate_with(view, &view.scene.camera, pixel, sample)
+}
+
+/// [`generate`] through `camera` instead of the scene's (ReSTIR's moving camera).
+pub fn generate_with(view: &SceneView, camera: &warpath_core::camera::Camera, pixel: u32, sample: u32) -> PathState {
     // `at(pixel, sample, 0).get(dim)` equals `get(pixel, sample, 0, dim)` (the camera's dimensions
     // are read with bounce 0); the per-(pixel, bounce) work is done once.
     let s = view.sampler.at(pixel, sample, 0);
     let (x, y) = (pixel % view.width, pixel / view.width);
     let film = Vec2::new(x as f32 + s.get(dims::PIXEL_X), y as f32 + s.get(dims::PIXEL_Y));
     let lens = Vec2::new(s.get(dims::LENS_U), s.get(dims::LENS_V));
-    let ray = view.scene.camera.generate_ray(film, view.width, view.height, lens);
+    let ray = camera.generate_ray(film, view.width, view.height, lens);
     PathState {
         ray,
         throughput: Vec3::ONE,

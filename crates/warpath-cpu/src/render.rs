@@ -109,7 +109,8 @@ impl<'a> CpuRenderer<'a> {
         CpuRenderer { scene, bvh, bvh_stats, cpu_bvh, triangles, lights }
     }
 
-    fn view(&self, opts: &RenderOptions) -> SceneView<'_> {
+    /// The estimator's view of the scene with `opts` (its sampler, depth and image size).
+    pub fn view(&self, opts: &RenderOptions) -> SceneView<'_> {
         SceneView {
             scene: self.scene,
             bvh: &self.bvh,

@@ -12,8 +12,10 @@
 //!    distribution's in either case (each pool entry is marginally distributed so, which is
 //!    all RIS needs to stay unbiased).
 //! 2. `visibility` — one shadow ray to the reservoir's sample; occluded → W = 0.
-//! 3. `temporal` — the previous frame's reservoir of the pixel (the camera is static), its M
-//!    capped at `temporal_cap` × M.
+//! 3. `temporal` — the previous frame's reservoir at the pixel (static camera) or at the
+//!    pixel where the previous camera saw this pixel's surface point ([`Reprojection`], a
+//!    moving camera; its depth test then uses the point's distance from the previous
+//!    camera), its M capped at `temporal_cap` × M.
 //! 4. `spatial` — k neighbours (default 5) within a radius (default 30 px) whose surfaces are
 //!    similar (normals within 25°, depths within 10%).
 //! 5. `shade` — f · Le · G · V · W, one shadow ray, plus emission the camera sees.
@@ -29,7 +31,7 @@
 //! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
 //! Random numbers: [`restir_random`] (`pcg_sample` with one stream per frame and stage).
 
-use crate::integrator::{SceneView, generate, surface_hit};
+use crate::integrator::{SceneView, generate_with, surface_hit};
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,7 +44,8 @@ use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
-pub use warpath_core::restir::{BiasCorrection, RestirOptions};
+use warpath_core::camera::Camera;
+pub use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -201,12 +204,13 @@ fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
     }
 }
 
-/// The G-buffer of one frame: the camera ray of (pixel, sample = frame).
-pub fn gbuffer(view: &SceneView, frame: u32) -> Vec<GBufferPixel> {
+/// The G-buffer of one frame: `camera`'s ray of (pixel, sample = frame) (the path tracer's
+/// `generate` with that camera in place of the scene's).
+pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixel> {
     (0..view.width * view.height)
         .into_par_iter()
         .map(|pixel| {
-            let path = generate(view, pixel, frame);
+            let path = generate_with(view, camera, pixel, frame);
             let Some(hit) = view.intersect(&path.ray) else { return GBufferPixel::default() };
             let surface = surface_hit(view, &path.ray, &hit);
             let light_index = view.lights.triangle_to_light.get(surface.triangle as usize).copied().unwrap_or(-1);
@@ -304,7 +308,13 @@ fn finalize(r: &mut Reservoir, p: f32, normaliser: f32) {
 
 /// Whether neighbour surface `n` is similar enough to `s` to reuse its reservoir.
 fn similar(s: &Surface, n: &Surface) -> bool {
-    s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - s.depth).abs() <= 0.1 * s.depth
+    similar_at(s, n, s.depth)
+}
+
+/// [`similar`] with `s` at `depth` from the camera `n` was seen by (normals within 25°,
+/// depths within 10%).
+fn similar_at(s: &Surface, n: &Surface, depth: f32) -> bool {
+    s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - depth).abs() <= 0.1 * depth
 }
 
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
@@ -349,13 +359,15 @@ fn combine(
     out
 }
 
-/// Temporal reuse: each pixel's reservoir with the previous frame's (static camera).
+/// Temporal reuse: each pixel's reservoir with the previous frame's at the same pixel
+/// (`moved` None: a static camera) or at the pixel `moved` reprojects its surface point to.
 pub fn reuse_temporally(
     view: &SceneView,
     options: &RestirOptions,
     gbuffer: &[GBufferPixel],
     current: &[Reservoir],
     previous: &[(Reservoir, Option<Surface>)],
+    moved: Option<&Reprojection>,
     frame: u32,
 ) -> Vec<Reservoir> {
     (0..current.len())
@@ -363,9 +375,18 @@ pub fn reuse_temporally(
         .map(|i| {
             let Some(s) = &gbuffer[i].surface else { return current[i] };
             let mut inputs = vec![(current[i], *s)];
-            if let (prev, Some(ps)) = &previous[i]
+            // The previous pixel, and the depth its surface must have to be this one.
+            let (j, depth) = match moved {
+                None => (Some(i), s.depth),
+                Some(r) => match r.pixel(s.p, view.width, view.height) {
+                    Some((j, distance)) => (Some(j as usize), distance),
+                    None => (None, 0.0),
+                },
+            };
+            if let Some(j) = j
+                && let (prev, Some(ps)) = &previous[j]
                 && prev.m > 0.0
-                && similar(s, ps)
+                && similar_at(s, ps, depth)
             {
                 let mut prev = *prev;
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
@@ -447,10 +468,67 @@ pub fn check_scene(view: &SceneView) -> Result<(), String> {
     Ok(())
 }
 
-/// Renders `frames` ReSTIR frames with a static camera, each one sample per pixel into `film`
-/// (progressive accumulation: the mean converges to the direct lighting). Reservoirs carry
-/// from frame to frame (temporal reuse). `progress(frames done)` after each frame; when
-/// `cancel` is set the render stops after the current frame, keeping what it has.
+/// ReSTIR frames one after another, each with its own camera: the reservoirs and G-buffer
+/// of a frame are the next frame's temporal history (reprojected when the camera moved).
+pub struct RestirFrames<'v, 'a> {
+    view: &'v SceneView<'a>,
+    options: RestirOptions,
+    sampler: LightSampler<'v>,
+    previous: Vec<(Reservoir, Option<Surface>)>,
+    previous_camera: Option<Camera>,
+    frame: u32,
+}
+
+impl<'v, 'a> RestirFrames<'v, 'a> {
+    /// Frames of `view` with `options`; the error says why the scene cannot be rendered so.
+    pub fn new(view: &'v SceneView<'a>, options: &RestirOptions) -> Result<Self, String> {
+        check_scene(view)?;
+        Ok(RestirFrames {
+            view,
+            options: *options,
+            sampler: LightSampler::new(view),
+            previous: vec![(Reservoir::default(), None); (view.width * view.height) as usize],
+            previous_camera: None,
+            frame: 0,
+        })
+    }
+
+    /// Frames rendered so far.
+    pub fn frames(&self) -> u32 {
+        self.frame
+    }
+
+    /// The next frame seen by `camera`: each pixel's radiance (one sample).
+    pub fn render(&mut self, camera: &Camera) -> Vec<Vec3> {
+        let (view, options, frame) = (self.view, &self.options, self.frame);
+        let g = gbuffer(view, camera, frame);
+        self.frame += 1;
+        if view.lights.triangles.is_empty() {
+            // No emitter: only what the camera sees (black), as the path tracer.
+            return g.iter().map(|p| p.emitted).collect();
+        }
+        let mut reservoirs = initial_ris(view, options, &self.sampler, &g, frame);
+        if options.temporal {
+            let moved = match self.previous_camera {
+                Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
+                _ => None,
+            };
+            reservoirs = reuse_temporally(view, options, &g, &reservoirs, &self.previous, moved.as_ref(), frame);
+        }
+        for pass in 0..options.spatial_passes {
+            reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
+        }
+        let radiance = shade(view, &g, &reservoirs);
+        self.previous = reservoirs.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect();
+        self.previous_camera = Some(*camera);
+        radiance
+    }
+}
+
+/// Renders `frames` ReSTIR frames with the scene's (static) camera, each one sample per pixel
+/// into `film` (progressive accumulation: the mean converges to the direct lighting).
+/// Reservoirs carry from frame to frame (temporal reuse). `progress(frames done)` after each
+/// frame; when `cancel` is set the render stops after the current frame, keeping what it has.
 pub fn render(
     view: &SceneView,
     options: &RestirOptions,
@@ -459,34 +537,14 @@ pub fn render(
     cancel: &AtomicBool,
     mut progress: impl FnMut(u32),
 ) -> Result<(), String> {
-    check_scene(view)?;
-    let sampler = LightSampler::new(view);
-    let mut previous: Vec<(Reservoir, Option<Surface>)> =
-        vec![(Reservoir::default(), None); (view.width * view.height) as usize];
+    let mut sequence = RestirFrames::new(view, options)?;
     for frame in 0..frames {
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        let g = gbuffer(view, frame);
-        if view.lights.triangles.is_empty() {
-            // No emitter: only what the camera sees (black), as the path tracer.
-            for (i, p) in g.iter().enumerate() {
-                film.add_sample(i, p.emitted);
-            }
-            progress(frame + 1);
-            continue;
-        }
-        let mut reservoirs = initial_ris(view, options, &sampler, &g, frame);
-        if options.temporal {
-            reservoirs = reuse_temporally(view, options, &g, &reservoirs, &previous, frame);
-        }
-        for pass in 0..options.spatial_passes {
-            reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
-        }
-        for (i, l) in shade(view, &g, &reservoirs).into_iter().enumerate() {
+        for (i, l) in sequence.render(&view.scene.camera).into_iter().enumerate() {
             film.add_sample(i, l);
         }
-        previous = reservoirs.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect();
         progress(frame + 1);
     }
     Ok(())

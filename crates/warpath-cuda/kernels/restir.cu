@@ -144,7 +144,8 @@ __device__ __forceinline__ void restir_combine_end(const RestirArgs& a, Reservoi
     if (!seen_own) out.w = 0.0f;
 }
 
-// reuse_temporally: the pixel's reservoir with the previous frame's (static camera).
+// reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
+// camera) or where the previous camera saw this pixel's point (camera_moved).
 extern "C" __global__ void restir_temporal(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
@@ -158,11 +159,15 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     bool has_prev = false;
     Reservoir prev;
     RestirShading ps;
-    if (a.has_previous != 0u && a.prev_gbuffer[pixel].lit != 0u && a.previous[pixel].m > 0.0f) {
-        ps = restir_shading(a.prev_gbuffer[pixel]);
-        if (restir_similar(q, ps)) {
+    unsigned int prev_pixel = pixel;
+    float depth = q.depth;
+    bool found = a.has_previous != 0u;
+    if (found && a.camera_moved != 0u) found = restir_reproject(a, q.p, prev_pixel, depth);
+    if (found && a.prev_gbuffer[prev_pixel].lit != 0u && a.previous[prev_pixel].m > 0.0f) {
+        ps = restir_shading(a.prev_gbuffer[prev_pixel]);
+        if (restir_similar_at(q, ps, depth)) {
             has_prev = true;
-            prev = a.previous[pixel];
+            prev = a.previous[prev_pixel];
             prev.m = fminf(prev.m, __fmul_rn(a.temporal_cap, fmaxf(current.m, 1.0f)));
         }
     }

@@ -19,14 +19,15 @@ use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
 use crate::kernels::RESTIR;
 use crate::runtime::{CudaDevice, StreamTimer};
-use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
+use crate::scene_upload::{DeviceScene, DeviceSceneArgs, GpuCamera};
 use crate::strategy::StrategyRenderer;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use warpath_bvh::{BuildKind, Bvh};
+use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
 use warpath_scene::{RenderSettings, Scene};
 
 pub const INITIAL_RIS: &str = "restir_initial_ris";
@@ -101,8 +102,13 @@ struct RestirArgs {
     has_previous: u32,
     radius: f32,
     temporal_cap: f32,
+    /// [`Reprojection`] of the previous frame's camera (read when `camera_moved` != 0).
+    prev_to_camera: [f32; 12],
+    prev_position: [f32; 3],
+    prev_tan_half_fov: [f32; 2],
+    camera_moved: u32,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 248);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 320);
 // SAFETY: a `#[repr(C)]` Pod struct whose layout restir.cuh asserts.
 unsafe impl cudarc::driver::DeviceRepr for RestirArgs {}
 
@@ -185,6 +191,9 @@ pub struct RestirRenderer<'d> {
     scratch: DeviceBuffer<GpuReservoir>,
     previous: DeviceBuffer<GpuReservoir>,
     has_previous: bool,
+    /// The camera of the next frame, and the previous frame's when it differs (a moving camera).
+    camera: Camera,
+    moved_from: Option<Reprojection>,
     next_frame: u32,
     times: Option<RestirTimes>,
 }
@@ -226,6 +235,8 @@ impl<'d> RestirRenderer<'d> {
             scratch: DeviceBuffer::zeroed(device, pixels)?,
             previous: DeviceBuffer::zeroed(device, pixels)?,
             has_previous: false,
+            camera: scene.camera,
+            moved_from: None,
             next_frame: 0,
             times: None,
         })
@@ -259,6 +270,7 @@ impl<'d> RestirRenderer<'d> {
         self.options.seed = seed;
         self.film.clear(self.device)?;
         self.has_previous = false;
+        self.moved_from = None;
         self.next_frame = 0;
         if let Some(times) = self.times.as_mut() {
             *times = RestirTimes::default();
@@ -269,6 +281,33 @@ impl<'d> RestirRenderer<'d> {
     /// Frames rendered so far.
     pub fn frames(&self) -> u32 {
         self.next_frame
+    }
+
+    /// The camera of the next frames (a moving camera): temporal reuse then finds each pixel's
+    /// history where the previous frame's camera saw its surface point.
+    pub fn set_camera(&mut self, camera: &Camera) -> CudaResult<()> {
+        if *camera == self.camera {
+            return Ok(());
+        }
+        let (w, h) = (self.scene.params.width, self.scene.params.height);
+        if self.moved_from.is_none() {
+            self.moved_from = Some(Reprojection::of(&self.camera, w, h));
+        }
+        self.camera = *camera;
+        let tan = camera.tan_half_fov(w, h);
+        self.scene.params.camera = GpuCamera {
+            to_world: camera.to_world.to_cols_array(),
+            tan_half_fov: [tan.x, tan.y],
+            aperture_radius: camera.aperture_radius,
+            focus_distance: camera.focus_distance,
+        };
+        self.scene.params_buffer.upload(self.device, &[self.scene.params])
+    }
+
+    /// Empties the film (the history stays): the next frames accumulate afresh, e.g. one
+    /// frame per image of a moving camera.
+    pub fn clear_film(&mut self) -> CudaResult<()> {
+        self.film.clear(self.device)
     }
 
     fn args(&self, frame: u32) -> RestirArgs {
@@ -296,6 +335,10 @@ impl<'d> RestirRenderer<'d> {
             has_previous: self.has_previous as u32,
             radius: self.options.radius,
             temporal_cap: self.options.temporal_cap,
+            prev_to_camera: self.moved_from.map_or([0.0; 12], |r| r.to_camera),
+            prev_position: self.moved_from.map_or([0.0; 3], |r| r.position),
+            prev_tan_half_fov: self.moved_from.map_or([0.0; 2], |r| r.tan_half_fov),
+            camera_moved: self.moved_from.is_some() as u32,
         }
     }
 
@@ -368,6 +411,7 @@ impl<'d> RestirRenderer<'d> {
         std::mem::swap(&mut self.gbuffer, &mut self.prev_gbuffer);
         std::mem::swap(&mut self.current, &mut self.previous);
         self.has_previous = true;
+        self.moved_from = None;
         self.next_frame += 1;
         if let Some(times) = self.times.as_mut() {
             times.frames += 1;

@@ -197,3 +197,140 @@ fn gpu_restir_without_light_is_black() {
     assert!(film.mean().iter().all(|p| *p == Vec3::ZERO), "no emitters: black");
     assert!(film.count.iter().all(|&c| c == 4));
 }
+
+/// The camera of frame `k` of an orbit of `step` degrees a frame about the point the test
+/// camera looks at (the CLI's `--frames N --orbit DEG`).
+fn orbit(scene: &Scene, step: f32, k: u32) -> warpath_core::camera::Camera {
+    let c = &scene.camera;
+    let pivot = c.position() + c.to_world.z_axis.truncate().normalize() * c.focus_distance;
+    let turn = glam::Mat4::from_translation(pivot)
+        * glam::Mat4::from_rotation_y((step * k as f32).to_radians())
+        * glam::Mat4::from_translation(-pivot);
+    warpath_core::camera::Camera { to_world: turn * c.to_world, ..*c }
+}
+
+/// A moving camera (`set_camera` every frame, temporal reuse through the reprojection of
+/// `warpath_core::restir::Reprojection`):
+/// - the GPU's last frame of a 6-frame orbit is the CPU reference's (`RestirFrames`), value
+///   for value as in the static test;
+/// - temporal reuse still pays: over 64 runs, the per-pixel variance of the last frame with
+///   temporal reuse is below 0.8× that without it (a broken reprojection finds no history);
+/// - and stays unbiased: the runs' mean image of that frame against the path tracer at the
+///   last frame's camera, within 4 standard errors.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_restir_follows_a_moving_camera() {
+    let Some(device) = device() else { return };
+    let frames = 6u32;
+    let step = 4.0f32;
+    // GPU = CPU.
+    let scene_small = scene(512, 96, 64);
+    let options = RestirOptions { radius: 8.0, seed: 11, ..RestirOptions::default() };
+    let gpu_last = {
+        let mut renderer =
+            RestirRenderer::new(&device, &scene_small, &settings(&scene_small, 11), BuildKind::Sah, &options)
+                .expect("uploads");
+        for k in 0..frames {
+            renderer.set_camera(&orbit(&scene_small, step, k)).expect("camera");
+            renderer.clear_film().expect("clears");
+            renderer.render_frame().expect("renders a frame");
+        }
+        renderer.download_film().expect("downloads").mean()
+    };
+    let cpu_last = {
+        let renderer = CpuRenderer::new(&scene_small, BuildKind::Sah);
+        let opts = RenderOptions { seed: 11, ..RenderOptions::from_scene(&scene_small) };
+        let view = renderer.view(&opts);
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        let mut last = Vec::new();
+        for k in 0..frames {
+            last = sequence.render(&orbit(&scene_small, step, k));
+        }
+        last
+    };
+    let (mut close, mut values) = (0usize, 0usize);
+    for (a, b) in gpu_last.iter().zip(&cpu_last) {
+        for k in 0..3 {
+            let rel = (a[k] - b[k]).abs() / a[k].abs().max(b[k].abs()).max(1e-4);
+            close += (rel <= 1e-3) as usize;
+            values += 1;
+        }
+    }
+    println!("moving camera, frame {}: GPU = CPU for {close}/{values} values within 1e-3", frames - 1);
+    assert!(close as f64 >= 0.99 * values as f64, "moving camera: only {close} of {values} values agree");
+
+    // Variance with and without temporal reuse, and the bias, over runs.
+    let scene = scene(10_240, 160, 90);
+    let runs = 64u32;
+    let last_frames = |options: RestirOptions| -> Vec<Vec<Vec3>> {
+        let mut renderer =
+            RestirRenderer::new(&device, &scene, &settings(&scene, 0), BuildKind::Sah, &options).expect("uploads");
+        (0..runs)
+            .map(|run| {
+                renderer.restart(9000 + run).expect("restarts");
+                for k in 0..frames {
+                    renderer.set_camera(&orbit(&scene, step, k)).expect("camera");
+                    renderer.clear_film().expect("clears");
+                    renderer.render_frame().expect("renders a frame");
+                }
+                renderer.download_film().expect("downloads").mean()
+            })
+            .collect()
+    };
+    let spread = |images: &[Vec<Vec3>]| -> (f64, Vec<f64>) {
+        let n = images.len() as f64;
+        let pixels = images[0].len();
+        let mut variance = 0.0;
+        let mut means = Vec::new();
+        for p in 0..pixels {
+            let values: Vec<f64> = images.iter().map(|im| (im[p].x + im[p].y + im[p].z) as f64).collect();
+            let m = values.iter().sum::<f64>() / n;
+            variance += values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0);
+            means.push(m);
+        }
+        (variance / pixels as f64, means)
+    };
+    let unbiased = RestirOptions { radius: 15.0, spatial_passes: 0, ..RestirOptions::default() };
+    let images = last_frames(unbiased);
+    let (with_temporal, means) = spread(&images);
+    let (without, _) = spread(&last_frames(RestirOptions { temporal: false, ..unbiased }));
+    println!(
+        "moving camera ({step}° a frame), frame {}: per-pixel variance {with_temporal:.4e} with temporal reuse, \
+         {without:.4e} without ({:.2}×)",
+        frames - 1,
+        with_temporal / without
+    );
+    assert!(with_temporal < 0.8 * without, "temporal reuse under a moving camera: {with_temporal} vs {without}");
+    // The reference at the last frame's camera.
+    let mut last_scene = scene.clone();
+    last_scene.camera = orbit(&scene, step, frames - 1);
+    let (reference, reference_error) = {
+        let s = RenderSettings { spp: 4096, ..settings(&last_scene, 99) };
+        let mut renderer = StrategyRenderer::new(&device, &last_scene, &s, BuildKind::Sah).expect("uploads");
+        for pass in 0..64 {
+            renderer.render_pass(pass * 64, 64).expect("renders");
+        }
+        let film = renderer.download_film().expect("downloads");
+        let n = film.mean().len() as f64;
+        let var: f64 = film
+            .variance_of_mean()
+            .iter()
+            .map(|v| ((v.x.sqrt() + v.y.sqrt() + v.z.sqrt()) as f64).powi(2))
+            .sum::<f64>()
+            / (n * n);
+        (image_mean(&film), var.sqrt())
+    };
+    // Each run's image mean, for the standard error of the runs' mean.
+    let run_means: Vec<f64> =
+        images.iter().map(|im| im.iter().map(|p| (p.x + p.y + p.z) as f64).sum::<f64>() / im.len() as f64).collect();
+    let m = means.iter().sum::<f64>() / means.len() as f64;
+    let rm = run_means.iter().sum::<f64>() / runs as f64;
+    let se = (run_means.iter().map(|x| (x - rm) * (x - rm)).sum::<f64>() / (runs - 1) as f64 / runs as f64).sqrt();
+    let z = (m - reference) / (se * se + reference_error * reference_error).sqrt();
+    println!(
+        "moving camera, frame {}: image mean {m:.6} ± {se:.2e} against the path tracer's {reference:.6}: {:+.3}%, z {z:+.2}",
+        frames - 1,
+        100.0 * (m / reference - 1.0)
+    );
+    assert!(z.abs() < 4.0, "moving camera: z {z}");
+}

@@ -80,8 +80,16 @@ struct RestirArgs {
     unsigned int has_previous;
     float radius;
     float temporal_cap;
+    // restir.rs Reprojection: the previous frame's camera, read when camera_moved != 0 (else
+    // temporal reuse reads the same pixel).
+    float prev_to_camera[12];
+    float prev_position[3];
+    float prev_tan_half_fov[2];
+    unsigned int camera_moved;
 };
-static_assert(sizeof(RestirArgs) == 248, "RestirArgs size");
+static_assert(sizeof(RestirArgs) == 320, "RestirArgs size");
+static_assert(WARPATH_OFFSETOF(RestirArgs, prev_to_camera) == 248, "RestirArgs.prev_to_camera");
+static_assert(WARPATH_OFFSETOF(RestirArgs, camera_moved) == 316, "RestirArgs.camera_moved");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
 static_assert(WARPATH_OFFSETOF(RestirArgs, film_count) == 200, "RestirArgs.film_count");
 static_assert(WARPATH_OFFSETOF(RestirArgs, frame) == 208, "RestirArgs.frame");
@@ -258,8 +266,42 @@ __device__ __forceinline__ void restir_finalize(Reservoir& r, float p, float nor
 }
 
 // similar: normals within 25°, depths within 10%.
+// restir.rs similar_at: `s` at `depth` from the camera that saw `n`.
+__device__ __forceinline__ bool restir_similar_at(const RestirShading& s, const RestirShading& n, float depth) {
+    return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, depth)) <= __fmul_rn(0.1f, depth);
+}
+
 __device__ __forceinline__ bool restir_similar(const RestirShading& s, const RestirShading& n) {
-    return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, s.depth)) <= __fmul_rn(0.1f, s.depth);
+    return restir_similar_at(s, n, s.depth);
+}
+
+// Reprojection::pixel (warpath-core restir.rs), operation for operation: the pixel of the
+// previous camera's image that saw `p`, and p's distance from that camera; false behind the
+// camera or outside the image.
+__device__ __forceinline__ bool restir_reproject(const RestirArgs& a, float3 p, unsigned int& pixel,
+                                                 float& distance) {
+    const float* m = a.prev_to_camera;
+    float c[3];
+#pragma unroll
+    for (int r = 0; r < 3; ++r) {
+        c[r] = __fadd_rn(
+            __fadd_rn(__fadd_rn(__fmul_rn(m[4 * r], p.x), __fmul_rn(m[4 * r + 1], p.y)), __fmul_rn(m[4 * r + 2], p.z)),
+            m[4 * r + 3]);
+    }
+    if (!(c[2] > 0.0f)) return false;
+    const unsigned int w = a.scene.params->width, h = a.scene.params->height;
+    const float fw = (float)w, fh = (float)h;
+    const float fx =
+        __fmul_rn(__fmul_rn(__fsub_rn(1.0f, __fdiv_rn(c[0], __fmul_rn(c[2], a.prev_tan_half_fov[0]))), 0.5f), fw);
+    const float fy =
+        __fmul_rn(__fmul_rn(__fsub_rn(1.0f, __fdiv_rn(c[1], __fmul_rn(c[2], a.prev_tan_half_fov[1]))), 0.5f), fh);
+    if (!(fx >= 0.0f && fx < fw && fy >= 0.0f && fy < fh)) return false;
+    const unsigned int px = min((unsigned int)fx, w - 1u), py = min((unsigned int)fy, h - 1u);
+    const float dx = __fsub_rn(p.x, a.prev_position[0]), dy = __fsub_rn(p.y, a.prev_position[1]),
+                dz = __fsub_rn(p.z, a.prev_position[2]);
+    distance = __fsqrt_rn(__fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)), __fmul_rn(dz, dz)));
+    pixel = py * w + px;
+    return true;
 }
 
 // The combining half of `combine` shared by the temporal and spatial passes: stream reservoir
