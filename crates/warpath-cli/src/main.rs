@@ -138,7 +138,9 @@ pub struct RenderArgs {
     /// restir-di: candidates per pixel in initial RIS (1 to 4096).
     #[arg(long, default_value_t = 32, value_parser = parse_candidates)]
     pub restir_candidates: u32,
-    /// restir-di: bias correction of reuse: ray-traced (unbiased) or off (1/M, biased).
+    /// restir-di: bias correction of reuse: ray-traced (unbiased: the reused inputs' visibility
+    /// traced, 1/Z), pairwise (pairwise MIS with visibility: unbiased, the same rays, weights
+    /// bounded where targets differ: glossy surfaces under motion) or off (1/M, biased).
     #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
     pub restir_bias: warpath_cpu::restir::BiasCorrection,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.

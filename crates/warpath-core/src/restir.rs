@@ -8,6 +8,11 @@ pub enum BiasCorrection {
     Off,
     /// Z counts the inputs whose surface sees the sample, visibility traced: unbiased.
     RayTraced,
+    /// Pairwise MIS (Bitterli 2022; RTXDI): the pixel's own reservoir paired with each reused
+    /// one by a balance heuristic on their targets (with visibility: one shadow ray per reused
+    /// input, for the pixel's own sample) and M, so a reused sample's weight is bounded where
+    /// the two targets differ (glossy surfaces under a moving camera). Unbiased.
+    Pairwise,
 }
 
 impl BiasCorrection {
@@ -15,11 +20,14 @@ impl BiasCorrection {
         match self {
             BiasCorrection::Off => "off",
             BiasCorrection::RayTraced => "ray-traced",
+            BiasCorrection::Pairwise => "pairwise",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        [BiasCorrection::Off, BiasCorrection::RayTraced].into_iter().find(|b| b.name() == name)
+        [BiasCorrection::Off, BiasCorrection::RayTraced, BiasCorrection::Pairwise]
+            .into_iter()
+            .find(|b| b.name() == name)
     }
 }
 

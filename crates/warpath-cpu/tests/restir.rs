@@ -257,6 +257,7 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
         ("spatial only", RestirOptions { temporal: false, ..Default::default() }),
         ("temporal only", RestirOptions { spatial_passes: 0, ..Default::default() }),
         ("temporal + spatial", RestirOptions::default()),
+        ("temporal + spatial, pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() }),
     ] {
         let v = median(last_frame_variance(&scene, options));
         eprintln!("median variance of one frame: RIS {base:.3e}, {label} {v:.3e} ({:.2}x lower)", base / v);
@@ -269,6 +270,22 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
         c.mean_z2, c.outliers, c.image_z, c.relative_bias
     );
     assert!(c.relative_bias.is_finite());
+    // Pairwise MIS: biased only through visibility (unshadowed targets in its weights), so
+    // much less than 1/M, which ignores the neighbours' domains altogether.
+    let pairwise = compare(
+        &reference,
+        &restir_runs(&scene, RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() }),
+    );
+    eprintln!(
+        "pairwise MIS: mean z² {:.3}, {} pixels beyond |z| 4, image mean z {:.2}, relative difference {:+.4}",
+        pairwise.mean_z2, pairwise.outliers, pairwise.image_z, pairwise.relative_bias
+    );
+    assert!(
+        pairwise.relative_bias.abs() < c.relative_bias.abs(),
+        "pairwise ({:+.4}) should be closer to the reference than 1/M ({:+.4})",
+        pairwise.relative_bias,
+        c.relative_bias
+    );
 }
 
 /// The default pipeline (light pool, temporal and spatial reuse, ray-traced bias correction)

@@ -173,14 +173,33 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     }
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
-    restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out,
-                        m, chosen_target);
-    if (has_prev) {
-        restir_stream_input(a.scene, q, prev, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
-                            m, chosen_target);
+    const bool pairwise = a.bias == RESTIR_BIAS_PAIRWISE;
+    if (pairwise) {
+        // The reused input first, the pixel's own last (restir.rs combine_pairwise).
+        const float own_target =
+            current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
+                                             : 0.0f;
+        float own_share = 0.0f;
+        if (has_prev) {
+            restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
+                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out, m,
+                                  chosen_target, own_share);
+        }
+        restir_pairwise_own(current, own_target, 1.0f, has_prev, own_share,
+                            restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m, chosen_target);
+    } else {
+        restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u),
+                            out, m, chosen_target);
+        if (has_prev) {
+            restir_stream_input(a.scene, q, prev, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u),
+                                out, m, chosen_target);
+        }
     }
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) {
+    if (out.light != RESTIR_NO_LIGHT && pairwise) {
+        restir_finalize(out, chosen_target, 1.0f);
+        if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
+    } else if (out.light != RESTIR_NO_LIGHT) {
         const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF && has_prev && restir_sees(a.scene, ps, out.light, out.b[0], out.b[1])) {
@@ -228,6 +247,35 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     const RestirShading q = restir_shading(g);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
+    if (a.bias == RESTIR_BIAS_PAIRWISE) {
+        // k first (the neighbours found once to count them), then the neighbours, then the
+        // pixel's own input (restir.rs combine_pairwise).
+        unsigned int found = 0u;
+        for (unsigned int k = 0; k < a.neighbours; ++k) found += restir_neighbour(a, pixel, q, k) >= 0 ? 1u : 0u;
+        const float kf = (float)found;
+        const float own_target =
+            current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
+                                             : 0.0f;
+        float own_share = 0.0f;
+        unsigned int index = 1u;
+        for (unsigned int k = 0; k < a.neighbours; ++k) {
+            const int j = restir_neighbour(a, pixel, q, k);
+            if (j < 0) continue;
+            restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), a.input[j], current, own_target, kf,
+                                  restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
+                                  own_share);
+            ++index;
+        }
+        restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
+                            restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m, chosen_target);
+        out.m = m;
+        if (out.light != RESTIR_NO_LIGHT) {
+            restir_finalize(out, chosen_target, 1.0f);
+            if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
+        }
+        a.output[pixel] = out;
+        return;
+    }
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
                         chosen_target);
     unsigned int index = 1u;

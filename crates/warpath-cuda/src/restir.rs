@@ -329,6 +329,7 @@ impl<'d> RestirRenderer<'d> {
             bias: match self.options.bias {
                 BiasCorrection::Off => 0,
                 BiasCorrection::RayTraced => 1,
+                BiasCorrection::Pairwise => 2,
             },
             neighbours: self.options.neighbours,
             pass: 0,

@@ -81,6 +81,7 @@ fn gpu_restir_is_the_cpu_reference() {
         ("default (pool, temporal, 1 spatial pass, ray-traced)", base),
         ("no light pool", RestirOptions { light_pool: false, ..base }),
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
+        ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
     ];
     for (name, options) in configurations {
@@ -180,8 +181,12 @@ fn gpu_restir_converges_to_direct_lighting() {
         "bias correction off (1/M): image mean {mb:.6} ± {seb:.2e}: {:+.3}%, z {zb:+.2}",
         100.0 * (mb / reference - 1.0)
     );
+    let (mp, sep) = measure(RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased });
+    let zp = z_of(mp, sep);
+    println!("pairwise MIS: image mean {mp:.6} ± {sep:.2e}: {:+.3}%, z {zp:+.2}", 100.0 * (mp / reference - 1.0));
     assert!(failures.is_empty(), "ReSTIR (ray-traced) against direct lighting: {failures:?}");
     assert!(zb < -4.0, "the 1/M mode should be measurably darker here: z {zb}");
+    assert!((mp - reference).abs() < (mb - reference).abs(), "pairwise MIS should be less biased than 1/M");
 }
 
 #[test]
@@ -307,11 +312,17 @@ fn gpu_restir_follows_a_moving_camera() {
         variance / pixels as f64
     };
     let unbiased = RestirOptions { radius: 15.0, spatial_passes: 0, ..RestirOptions::default() };
-    let no_temporal = RestirOptions { temporal: false, ..unbiased };
-    for (name, scene) in [("glossy", &glossy), ("diffuse", &scene)] {
-        let without = spread(&last_frames_of(scene, no_temporal, step));
-        let moving = spread(&last_frames_of(scene, unbiased, step));
-        let still = spread(&last_frames_of(scene, unbiased, 0.0));
+    let pairwise = RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased };
+    let mut glossy_moving = [0.0f64; 2];
+    for (name, scene, options) in [
+        ("glossy", &glossy, unbiased),
+        ("diffuse", &scene, unbiased),
+        ("glossy, pairwise MIS", &glossy, pairwise),
+        ("diffuse, pairwise MIS", &scene, pairwise),
+    ] {
+        let without = spread(&last_frames_of(scene, RestirOptions { temporal: false, ..options }, step));
+        let moving = spread(&last_frames_of(scene, options, step));
+        let still = spread(&last_frames_of(scene, options, 0.0));
         println!(
             "{name} surfaces, frame {}: per-pixel luminance variance with temporal reuse ÷ without: static camera \
              {:.2}×, moving camera ({step}° a frame) {:.2}× ({without:.4e} without)",
@@ -319,10 +330,20 @@ fn gpu_restir_follows_a_moving_camera() {
             still / without,
             moving / without
         );
-        if name == "diffuse" {
-            assert!(moving < 0.9 * without, "temporal reuse under a moving camera: {moving} vs {without}");
+        match name {
+            "diffuse" => assert!(moving < 0.9 * without, "temporal reuse under a moving camera: {moving} vs {without}"),
+            "glossy" => glossy_moving[0] = moving,
+            "glossy, pairwise MIS" => glossy_moving[1] = moving,
+            _ => {}
         }
     }
+    // Pairwise MIS bounds what a reprojected glossy reservoir can contribute.
+    assert!(
+        glossy_moving[1] < glossy_moving[0],
+        "pairwise MIS under motion on glossy surfaces: {} vs ray-traced {}",
+        glossy_moving[1],
+        glossy_moving[0]
+    );
     let images = last_frames_of(&scene, unbiased, step);
     // The reference at the last frame's camera.
     let mut last_scene = scene.clone();

@@ -12,7 +12,8 @@
 //   restir_temporal      with the previous frame's reservoir (static camera), M capped.
 //   restir_spatial       with k similar neighbours within a radius (one pass per launch).
 //   restir_shade         f·Le·G·V·W plus emission seen, written as this frame's film pass.
-// Bias correction: RESTIR_BIAS_OFF (1/M) or RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced).
+// Bias correction: RESTIR_BIAS_OFF (1/M), RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced) or
+// RESTIR_BIAS_PAIRWISE (pairwise MIS, restir.rs combine_pairwise).
 //
 // Layouts are Rust's (src/restir.rs, DESIGN rule 1); the sizes and offsets are pinned below.
 #pragma once
@@ -28,6 +29,7 @@
 #define RESTIR_NO_LIGHT 0xFFFFFFFFu
 #define RESTIR_BIAS_OFF 0u
 #define RESTIR_BIAS_RAY_TRACED 1u
+#define RESTIR_BIAS_PAIRWISE 2u
 
 // What the camera sees at a pixel this frame (restir.rs GBufferPixel; `lit` = 0 for a miss
 // or a purely specular surface). The shading frame is rebuilt from `n` (frame_from_normal).
@@ -314,5 +316,48 @@ __device__ __forceinline__ void restir_stream_input(const DeviceScene& scene, co
     if (r.light != RESTIR_NO_LIGHT) {
         const float p = restir_target(scene, q, r.light, r.b[0], r.b[1]);
         if (reservoir_update(out, r.light, r.b[0], r.b[1], __fmul_rn(__fmul_rn(p, r.w), r.m), u)) chosen_target = p;
+    }
+}
+
+// restir.rs combine_pairwise, a reused input: stream `r` (made at surface `ns`; one of k reused
+// inputs) into `out` with its pairwise MIS weight m = a/(a + b)/k, a = k·M_r·p̂_ns(y),
+// b = M_own·p̂_q(y), and add the pixel's own sample's share c/(c + d) against it to `own_share`
+// (c = M_own·p̂_q(y_own), d = k·M_r·p̂_ns(y_own), 0 when ns does not see y_own: one shadow
+// ray). The operations are the CPU's, in its order.
+__device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, const RestirShading& q,
+                                                      const RestirShading& ns, const Reservoir& r,
+                                                      const Reservoir& own, float own_target, float k, float u,
+                                                      Reservoir& out, float& m, float& chosen_target,
+                                                      float& own_share) {
+    m = __fadd_rn(m, r.m);
+    if (r.light != RESTIR_NO_LIGHT) {
+        const float p = restir_target(scene, q, r.light, r.b[0], r.b[1]);
+        const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, r.light, r.b[0], r.b[1]));
+        const float b = __fmul_rn(own.m, p);
+        const float sum = __fadd_rn(a, b);
+        const float mis = sum > 0.0f ? __fdiv_rn(__fdiv_rn(a, sum), k) : 0.0f;
+        if (reservoir_update(out, r.light, r.b[0], r.b[1], __fmul_rn(__fmul_rn(mis, p), r.w), u)) chosen_target = p;
+    }
+    if (own.light != RESTIR_NO_LIGHT) {
+        const float c = __fmul_rn(own.m, own_target);
+        float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, own.light, own.b[0], own.b[1]));
+        // The reused input's technique cannot produce a sample its surface does not see.
+        if (d > 0.0f && !restir_sees(scene, ns, own.light, own.b[0], own.b[1])) d = 0.0f;
+        const float sum = __fadd_rn(c, d);
+        own_share = __fadd_rn(own_share, sum > 0.0f ? __fdiv_rn(c, sum) : 0.0f);
+    }
+}
+
+// restir.rs combine_pairwise, the pixel's own input (streamed last): weight own_share/k, or 1
+// when nothing was reused.
+__device__ __forceinline__ void restir_pairwise_own(const Reservoir& own, float own_target, float k, bool reused,
+                                                    float own_share, float u, Reservoir& out, float& m,
+                                                    float& chosen_target) {
+    m = __fadd_rn(m, own.m);
+    if (own.light != RESTIR_NO_LIGHT) {
+        const float mis = reused ? __fdiv_rn(own_share, k) : 1.0f;
+        if (reservoir_update(out, own.light, own.b[0], own.b[1], __fmul_rn(__fmul_rn(mis, own_target), own.w), u)) {
+            chosen_target = own_target;
+        }
     }
 }
