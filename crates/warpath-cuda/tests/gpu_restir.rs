@@ -8,7 +8,8 @@
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
 //!   with the biased 1/M mode and with two spatial passes;
 //! - unbiasedness on the GPU alone: 256 independent runs of 8 frames (default pipeline, RIS
-//!   only, temporal only, spatial only; ray-traced bias correction) against the GPU path
+//!   only, temporal only, spatial only with ray-traced bias correction; the default pipeline
+//!   with pairwise MIS) against the GPU path
 //!   tracer at `max_depth` 1 with 8192 spp: each image mean within 4 standard errors (the
 //!   runs' own spread and the reference's); the 1/M mode's bias is printed, and it must be
 //!   measurably darker (it is the biased one);
@@ -164,6 +165,7 @@ fn gpu_restir_converges_to_direct_lighting() {
         ("RIS only", RestirOptions { temporal: false, spatial_passes: 0, ..unbiased }),
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
+        ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
     ] {
         let (m, se) = measure(options);
         let z = z_of(m, se);
@@ -181,12 +183,8 @@ fn gpu_restir_converges_to_direct_lighting() {
         "bias correction off (1/M): image mean {mb:.6} ± {seb:.2e}: {:+.3}%, z {zb:+.2}",
         100.0 * (mb / reference - 1.0)
     );
-    let (mp, sep) = measure(RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased });
-    let zp = z_of(mp, sep);
-    println!("pairwise MIS: image mean {mp:.6} ± {sep:.2e}: {:+.3}%, z {zp:+.2}", 100.0 * (mp / reference - 1.0));
-    assert!(failures.is_empty(), "ReSTIR (ray-traced) against direct lighting: {failures:?}");
+    assert!(failures.is_empty(), "ReSTIR (ray-traced, pairwise) against direct lighting: {failures:?}");
     assert!(zb < -4.0, "the 1/M mode should be measurably darker here: z {zb}");
-    assert!((mp - reference).abs() < (mb - reference).abs(), "pairwise MIS should be less biased than 1/M");
 }
 
 #[test]
