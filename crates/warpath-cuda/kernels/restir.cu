@@ -1,5 +1,6 @@
 // restir.cu — the ReSTIR DI kernels (issue 15, seed 002) over restir/restir.cuh: one thread per
-// pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass), shade.
+// pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass; with
+// pairwise MIS restir_spatial_pairwise), shade.
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
 // 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
 #include "restir/restir.cuh"
@@ -247,35 +248,6 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     const RestirShading q = restir_shading(g);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
-    if (a.bias == RESTIR_BIAS_PAIRWISE) {
-        // k first (the neighbours found once to count them), then the neighbours, then the
-        // pixel's own input (restir.rs combine_pairwise).
-        unsigned int found = 0u;
-        for (unsigned int k = 0; k < a.neighbours; ++k) found += restir_neighbour(a, pixel, q, k) >= 0 ? 1u : 0u;
-        const float kf = (float)found;
-        const float own_target =
-            current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
-                                             : 0.0f;
-        float own_share = 0.0f;
-        unsigned int index = 1u;
-        for (unsigned int k = 0; k < a.neighbours; ++k) {
-            const int j = restir_neighbour(a, pixel, q, k);
-            if (j < 0) continue;
-            restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), a.input[j], current, own_target, kf,
-                                  restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
-                                  own_share);
-            ++index;
-        }
-        restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
-                            restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m, chosen_target);
-        out.m = m;
-        if (out.light != RESTIR_NO_LIGHT) {
-            restir_finalize(out, chosen_target, 1.0f);
-            if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
-        }
-        a.output[pixel] = out;
-        return;
-    }
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
                         chosen_target);
     unsigned int index = 1u;
@@ -301,6 +273,49 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
             }
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
+    }
+    a.output[pixel] = out;
+}
+
+// reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that
+// the other modes' spatial kernel keeps its registers (in one kernel both slowed to 8.2 ms).
+extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a)) return;
+    const RestirSurface& g = a.gbuffer[pixel];
+    const Reservoir current = a.input[pixel];
+    if (g.lit == 0u) {
+        a.output[pixel] = current;
+        return;
+    }
+    const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
+    const RestirShading q = restir_shading(g);
+    Reservoir out = empty_reservoir();
+    float m = 0.0f, chosen_target = 0.0f;
+    // k first (the neighbours found once to count them), then the neighbours, then the
+    // pixel's own input (restir.rs combine_pairwise).
+    unsigned int found = 0u;
+    for (unsigned int k = 0; k < a.neighbours; ++k) found += restir_neighbour(a, pixel, q, k) >= 0 ? 1u : 0u;
+    const float kf = (float)found;
+    const float own_target =
+        current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
+                                         : 0.0f;
+    float own_share = 0.0f;
+    unsigned int index = 1u;
+    for (unsigned int k = 0; k < a.neighbours; ++k) {
+        const int j = restir_neighbour(a, pixel, q, k);
+        if (j < 0) continue;
+        restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), a.input[j], current, own_target, kf,
+                              restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
+                              own_share);
+        ++index;
+    }
+    restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
+                        restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m, chosen_target);
+    out.m = m;
+    if (out.light != RESTIR_NO_LIGHT) {
+        restir_finalize(out, chosen_target, 1.0f);
+        if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
     }
     a.output[pixel] = out;
 }
