@@ -224,6 +224,9 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     if restir && device.is_none() && args.restir_kernel_times {
         eprintln!("note: --restir-kernel-times times the GPU kernels; the CPU reference has none to time");
     }
+    if restir && device.is_none() && args.restir_soa {
+        eprintln!("note: --restir-soa lays out the GPU's reservoirs; the CPU reference ignores it");
+    }
     if let Some(frames) = args.frames {
         if !restir {
             bail!("--frames renders a ReSTIR image sequence: add --integrator restir-di");
@@ -372,6 +375,15 @@ fn render_restir(
     Ok(RenderResult { samples, rays: None, seconds, film })
 }
 
+/// `--restir-soa`: the GPU's reservoir layout.
+fn reservoir_layout(args: &RenderArgs) -> warpath_cuda::restir::ReservoirLayout {
+    if args.restir_soa {
+        warpath_cuda::restir::ReservoirLayout::Soa
+    } else {
+        warpath_cuda::restir::ReservoirLayout::Aos
+    }
+}
+
 /// The ReSTIR knobs of the command line (one set for both backends).
 fn restir_options(args: &RenderArgs, opts: &RenderOptions) -> warpath_core::restir::RestirOptions {
     warpath_core::restir::RestirOptions {
@@ -403,6 +415,7 @@ fn render_restir_cuda(
     let options = restir_options(args, opts);
     let mut renderer = RestirRenderer::new(device, scene, &settings, args.bvh.build_kind(), &options)
         .with_context(|| format!("scene '{}'", args.scene))?;
+    renderer.set_reservoir_layout(reservoir_layout(args))?;
     // Compiling (or loading from the cache) stays out of the time.
     renderer.prepare()?;
     note!("scene uploaded and kernels ready in {:.2} s", t.elapsed().as_secs_f64());
@@ -484,6 +497,7 @@ fn render_restir_sequence(
             use warpath_cuda::restir::RestirRenderer;
             let mut renderer = RestirRenderer::new(device, scene, &opts.settings(), args.bvh.build_kind(), &options)
                 .with_context(|| format!("scene '{}'", args.scene))?;
+            renderer.set_reservoir_layout(reservoir_layout(args))?;
             renderer.prepare()?;
             renderer.set_kernel_timing(args.restir_kernel_times);
             for k in 0..frames {

@@ -158,6 +158,10 @@ pub struct RenderArgs {
     /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
     #[arg(long)]
     pub restir_no_pool: bool,
+    /// restir-di on the GPU: store reservoirs as six arrays of one field each (SoA, seed 002's
+    /// first optimisation) instead of an array of 24-byte structs; the image is the same.
+    #[arg(long)]
+    pub restir_soa: bool,
     /// restir-di on the GPU: time every kernel and print the mean per frame at the end (the
     /// kernels then wait for each other, so the render is a little slower).
     #[arg(long)]

@@ -20,6 +20,54 @@ __device__ __forceinline__ void store3(float v[3], float3 x) {
     v[2] = x.z;
 }
 
+__device__ __forceinline__ unsigned int restir_pixel_count(const RestirArgs& a) {
+    return a.scene.params->width * a.scene.params->height;
+}
+
+// Reservoir storage (seed 002's first optimisation, issue 15): by default an array of
+// Reservoir structs (AoS, 24 B a pixel); compiled with RESTIR_SOA (the program `restir_soa`,
+// restir.rs ReservoirLayout::Soa) the same 24·N bytes of a buffer hold six arrays of N values
+// (light, b0, b1, w_sum, m, w): SoA. Every kernel reads and writes reservoirs through these.
+__device__ __forceinline__ Reservoir restir_load(const RestirArgs& a, const Reservoir* base, unsigned int i) {
+#ifdef RESTIR_SOA
+    const size_t n = restir_pixel_count(a);
+    const float* f = reinterpret_cast<const float*>(base);
+    Reservoir r;
+    r.light = reinterpret_cast<const unsigned int*>(base)[i];
+    r.b[0] = f[n + i];
+    r.b[1] = f[2 * n + i];
+    r.w_sum = f[3 * n + i];
+    r.m = f[4 * n + i];
+    r.w = f[5 * n + i];
+    return r;
+#else
+    return base[i];
+#endif
+}
+
+__device__ __forceinline__ float restir_load_m(const RestirArgs& a, const Reservoir* base, unsigned int i) {
+#ifdef RESTIR_SOA
+    return reinterpret_cast<const float*>(base)[4 * (size_t)restir_pixel_count(a) + i];
+#else
+    return base[i].m;
+#endif
+}
+
+__device__ __forceinline__ void restir_store(const RestirArgs& a, Reservoir* base, unsigned int i, const Reservoir& r) {
+#ifdef RESTIR_SOA
+    const size_t n = restir_pixel_count(a);
+    float* f = reinterpret_cast<float*>(base);
+    reinterpret_cast<unsigned int*>(base)[i] = r.light;
+    f[n + i] = r.b[0];
+    f[2 * n + i] = r.b[1];
+    f[3 * n + i] = r.w_sum;
+    f[4 * n + i] = r.m;
+    f[5 * n + i] = r.w;
+#else
+    base[i] = r;
+#endif
+}
+
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
 // (restir.rs gbuffer + initial_ris without its visibility step).
 extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
@@ -113,11 +161,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
         r.m = (float)a.candidates;
         restir_finalize(r, chosen_target, r.m);
     }
-    a.output[pixel] = r;
-}
-
-__device__ __forceinline__ unsigned int restir_pixel_count(const RestirArgs& a) {
-    return a.scene.params->width * a.scene.params->height;
+    restir_store(a, a.output, pixel, r);
 }
 
 // visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`.
@@ -125,14 +169,16 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    Reservoir& r = a.output[pixel];
-    if (g.lit == 0u || r.light == RESTIR_NO_LIGHT) return;
+    if (g.lit == 0u) return;
+    Reservoir r = restir_load(a, a.output, pixel);
+    if (r.light == RESTIR_NO_LIGHT) return;
     const RestirShading s = restir_shading(g);
     float3 c;
     RestirLightGeometry geometry;
     if (restir_contribution(a.scene, s, r.light, r.b[0], r.b[1], c, geometry) &&
         !restir_visible(a.scene, s, geometry)) {
         r.w = 0.0f;
+        restir_store(a, a.output, pixel, r);
     }
 }
 
@@ -151,9 +197,9 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = a.input[pixel];
+    const Reservoir current = restir_load(a, a.input, pixel);
     if (g.lit == 0u) {
-        a.output[pixel] = current;
+        restir_store(a, a.output, pixel, current);
         return;
     }
     const RestirShading q = restir_shading(g);
@@ -164,11 +210,11 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     float depth = q.depth;
     bool found = a.has_previous != 0u;
     if (found && a.camera_moved != 0u) found = restir_reproject(a, q.p, prev_pixel, depth);
-    if (found && a.prev_gbuffer[prev_pixel].lit != 0u && a.previous[prev_pixel].m > 0.0f) {
+    if (found && a.prev_gbuffer[prev_pixel].lit != 0u && restir_load_m(a, a.previous, prev_pixel) > 0.0f) {
         ps = restir_shading(a.prev_gbuffer[prev_pixel]);
         if (restir_similar_at(q, ps, depth)) {
             has_prev = true;
-            prev = a.previous[prev_pixel];
+            prev = restir_load(a, a.previous, prev_pixel);
             prev.m = fminf(prev.m, __fmul_rn(a.temporal_cap, fmaxf(current.m, 1.0f)));
         }
     }
@@ -208,7 +254,7 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
-    a.output[pixel] = out;
+    restir_store(a, a.output, pixel, out);
 }
 
 // Neighbour k of pixel (x, y) in spatial pass `pass` (restir.rs reuse_spatially): its index,
@@ -239,9 +285,9 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = a.input[pixel];
+    const Reservoir current = restir_load(a, a.input, pixel);
     if (g.lit == 0u) {
-        a.output[pixel] = current;
+        restir_store(a, a.output, pixel, current);
         return;
     }
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
@@ -254,8 +300,8 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
-        restir_stream_input(a.scene, q, a.input[j], restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out,
-                            m, chosen_target);
+        restir_stream_input(a.scene, q, restir_load(a, a.input, j),
+                            restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target);
         ++index;
     }
     out.m = m;
@@ -268,13 +314,13 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
                 const int j = restir_neighbour(a, pixel, q, k);
                 if (j < 0) continue;
                 if (restir_sees(a.scene, restir_shading(a.gbuffer[j]), out.light, out.b[0], out.b[1])) {
-                    z = __fadd_rn(z, a.input[j].m);
+                    z = __fadd_rn(z, restir_load_m(a, a.input, j));
                 }
             }
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
-    a.output[pixel] = out;
+    restir_store(a, a.output, pixel, out);
 }
 
 // reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that
@@ -283,9 +329,9 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = a.input[pixel];
+    const Reservoir current = restir_load(a, a.input, pixel);
     if (g.lit == 0u) {
-        a.output[pixel] = current;
+        restir_store(a, a.output, pixel, current);
         return;
     }
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
@@ -305,9 +351,9 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
-        restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), a.input[j], current, own_target, kf,
-                              restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
-                              own_share);
+        restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), restir_load(a, a.input, j), current,
+                              own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m,
+                              chosen_target, own_share);
         ++index;
     }
     restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
@@ -317,7 +363,7 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
         restir_finalize(out, chosen_target, 1.0f);
         if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
     }
-    a.output[pixel] = out;
+    restir_store(a, a.output, pixel, out);
 }
 
 // shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel).
@@ -325,7 +371,7 @@ extern "C" __global__ void restir_shade(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir r = a.input[pixel];
+    const Reservoir r = restir_load(a, a.input, pixel);
     float3 l = f3(g.emitted);
     if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
         const RestirShading s = restir_shading(g);

@@ -148,14 +148,15 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
 }
 
 /// The programs of the volumetric estimator's benchmark variants
-/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps) and of the
-/// surface estimator with isosurface shapes, each with its kernels: what `warpath precompile
-/// --variants` adds to [`programs`].
+/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), of the
+/// surface estimator with isosurface shapes and ReSTIR's SoA reservoirs (`restir_soa`), each
+/// with its kernels: what `warpath precompile --variants` adds to [`programs`].
 pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     crate::strategy::benchmark_variants()
         .into_iter()
         .flat_map(|variant| crate::strategy::VOLUME.variant(variant).all_programs())
         .chain(isosurface_shape_programs())
+        .chain([(crate::restir::ReservoirLayout::Soa.program(), crate::restir::KERNEL_NAMES.to_vec())])
         .collect()
 }
 

@@ -15,6 +15,7 @@
 //! isosurface shapes are not compiled into these kernels yet (refused with a message).
 
 use crate::buffer::DeviceBuffer;
+use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
 use crate::kernels::RESTIR;
@@ -40,6 +41,25 @@ pub const SPATIAL_PAIRWISE: &str = "restir_spatial_pairwise";
 pub const SHADE: &str = "restir_shade";
 /// The kernels of `restir.cu`, in launch order.
 pub const KERNEL_NAMES: [&str; 6] = [INITIAL_RIS, VISIBILITY, TEMPORAL, SPATIAL, SPATIAL_PAIRWISE, SHADE];
+
+/// How the kernels store reservoirs (seed 002's first optimisation): an array of 24-byte
+/// structs, or the same bytes as six arrays of one field each (`restir.cu` restir_load/store).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReservoirLayout {
+    #[default]
+    Aos,
+    Soa,
+}
+
+impl ReservoirLayout {
+    /// The program of this layout: `restir`, or `restir_soa` (compiled with RESTIR_SOA).
+    pub fn program(self) -> KernelSource {
+        match self {
+            ReservoirLayout::Aos => RESTIR,
+            ReservoirLayout::Soa => RESTIR.with_prelude("_soa", "#define RESTIR_SOA 1"),
+        }
+    }
+}
 
 /// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
 pub const POOL_TILE: u32 = 16;
@@ -197,6 +217,8 @@ pub struct RestirRenderer<'d> {
     /// The camera of the next frame, and the previous frame's when it differs (a moving camera).
     camera: Camera,
     moved_from: Option<Reprojection>,
+    /// The program of the reservoir layout ([`RestirRenderer::set_reservoir_layout`]).
+    program: KernelSource,
     next_frame: u32,
     times: Option<RestirTimes>,
 }
@@ -240,6 +262,7 @@ impl<'d> RestirRenderer<'d> {
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
+            program: RESTIR,
             next_frame: 0,
             times: None,
         })
@@ -248,8 +271,20 @@ impl<'d> RestirRenderer<'d> {
     /// Compiles (or loads from the cache) the ReSTIR kernels now rather than in the first frame.
     pub fn prepare(&self) -> CudaResult<()> {
         for kernel in KERNEL_NAMES {
-            self.device.function(&RESTIR, kernel)?;
+            self.device.function(&self.program, kernel)?;
         }
+        Ok(())
+    }
+
+    /// Stores reservoirs as `layout` from the next frame on; call before the first frame or
+    /// after [`RestirRenderer::restart`] (the reservoirs already made are in the old layout).
+    pub fn set_reservoir_layout(&mut self, layout: ReservoirLayout) -> CudaResult<()> {
+        if self.next_frame > 0 {
+            return Err(CudaError::InvalidArgument(
+                "restir-di: the reservoir layout changes only before the first frame (or after a restart)".into(),
+            ));
+        }
+        self.program = layout.program();
         Ok(())
     }
 
@@ -347,7 +382,7 @@ impl<'d> RestirRenderer<'d> {
     }
 
     fn launch(&self, kernel: &'static str, args: &RestirArgs, config: LaunchConfig) -> CudaResult<()> {
-        let function = self.device.function(&RESTIR, kernel)?;
+        let function = self.device.function(&self.program, kernel)?;
         let mut launch = self.device.stream().launch_builder(&function);
         launch.arg(args);
         // SAFETY: every restir.cu kernel takes one RestirArgs; its buffers hold width × height

@@ -24,7 +24,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::restir::{BiasCorrection, RestirOptions};
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::restir::RestirRenderer;
+use warpath_cuda::restir::{ReservoirLayout, RestirRenderer};
 use warpath_cuda::runtime::CudaDevice;
 use warpath_cuda::strategy::StrategyRenderer;
 use warpath_scene::{RenderSettings, Scene};
@@ -112,6 +112,28 @@ fn gpu_restir_is_the_cpu_reference() {
         );
         assert!(close as f64 >= 0.99 * values as f64, "{name}: only {close} of {values} values agree");
         assert!((gm / cm - 1.0).abs() < 5e-3, "{name}: image means {gm} vs {cm}");
+    }
+    // SoA reservoirs (the program restir_soa): a layout, not an estimator — the same film bit
+    // for bit, with ray-traced and with pairwise weights.
+    for options in [base, RestirOptions { bias: BiasCorrection::Pairwise, ..base }] {
+        let layout_film = |layout: ReservoirLayout| {
+            let options = RestirOptions { seed: 7, ..options };
+            let mut renderer =
+                RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
+            renderer.set_reservoir_layout(layout).expect("layout");
+            for _ in 0..FRAMES {
+                renderer.render_frame().expect("renders a frame");
+            }
+            renderer.download_film().expect("downloads")
+        };
+        let (aos, soa) = (layout_film(ReservoirLayout::Aos), layout_film(ReservoirLayout::Soa));
+        let equal = aos.sum == soa.sum && aos.sum_sq == soa.sum_sq && aos.count == soa.count;
+        println!(
+            "SoA reservoirs, {}: film {} the AoS one",
+            options.bias.name(),
+            if equal { "equals" } else { "differs from" }
+        );
+        assert!(equal, "SoA reservoirs change the image ({})", options.bias.name());
     }
 }
 
