@@ -259,18 +259,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         opts.spp_per_pass = 16;
     }
 
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        ctrlc::set_handler(move || {
-            if cancel.swap(true, Ordering::SeqCst) {
-                // A second Ctrl-C exits at once.
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupted: finishing the current pass and saving the image so far (Ctrl-C again to quit)");
-        })
-        .context("cannot install the Ctrl-C handler")?;
-    }
+    let cancel = interrupt_flag("finishing the current pass and saving the image so far")?;
 
     let pixels = opts.width as u64 * opts.height as u64;
     let mut progress_report = Progress::new(args, opts.spp);
@@ -399,6 +388,52 @@ fn restir_options(args: &RenderArgs, opts: &RenderOptions) -> warpath_core::rest
     }
 }
 
+/// A Ctrl-C flag: the first Ctrl-C sets it (and says `what` the render does now), a second
+/// exits at once.
+fn interrupt_flag(what: &'static str) -> Result<Arc<AtomicBool>> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupted: {what} (Ctrl-C again to quit)");
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    Ok(cancel)
+}
+
+/// The GPU ReSTIR renderer the command line asks for: uploaded, its reservoir layout set, its
+/// kernels compiled (or loaded from the cache), its kernel timer on with `--restir-kernel-times`.
+fn restir_renderer<'d>(
+    device: &'d CudaDevice,
+    scene: &Scene,
+    opts: &RenderOptions,
+    args: &RenderArgs,
+) -> Result<warpath_cuda::restir::RestirRenderer<'d>> {
+    let options = restir_options(args, opts);
+    let mut renderer =
+        warpath_cuda::restir::RestirRenderer::new(device, scene, &opts.settings(), args.bvh.build_kind(), &options)
+            .with_context(|| format!("scene '{}'", args.scene))?;
+    renderer.set_reservoir_layout(reservoir_layout(args))?;
+    renderer.prepare()?;
+    renderer.set_kernel_timing(args.restir_kernel_times);
+    Ok(renderer)
+}
+
+/// `--restir-kernel-times`: each kernel's mean milliseconds per frame.
+fn print_kernel_times(renderer: &warpath_cuda::restir::RestirRenderer<'_>) {
+    if let Some(times) = renderer.kernel_times() {
+        let per_frame: Vec<String> = times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
+        eprintln!(
+            "restir kernel times (ms per frame, mean of {} frames, each kernel timed alone): {}; sum {:.3}",
+            times.frames,
+            per_frame.join(", "),
+            times.total() / times.frames.max(1) as f64
+        );
+    }
+}
+
 /// ReSTIR DI on the GPU (`restir.cu`): `opts.spp` frames of a static camera; with
 /// `--restir-kernel-times`, each kernel's mean time per frame afterwards.
 fn render_restir_cuda(
@@ -409,17 +444,9 @@ fn render_restir_cuda(
     cancel: &AtomicBool,
     mut progress: impl FnMut(u32),
 ) -> Result<RenderResult> {
-    use warpath_cuda::restir::RestirRenderer;
     let t = Instant::now();
-    let settings = opts.settings();
-    let options = restir_options(args, opts);
-    let mut renderer = RestirRenderer::new(device, scene, &settings, args.bvh.build_kind(), &options)
-        .with_context(|| format!("scene '{}'", args.scene))?;
-    renderer.set_reservoir_layout(reservoir_layout(args))?;
-    // Compiling (or loading from the cache) stays out of the time.
-    renderer.prepare()?;
+    let mut renderer = restir_renderer(device, scene, opts, args)?;
     note!("scene uploaded and kernels ready in {:.2} s", t.elapsed().as_secs_f64());
-    renderer.set_kernel_timing(args.restir_kernel_times);
     let start = Instant::now();
     let mut done = 0;
     while done < opts.spp && !cancel.load(Ordering::Relaxed) {
@@ -433,28 +460,9 @@ fn render_restir_cuda(
     }
     device.synchronize()?;
     let seconds = start.elapsed().as_secs_f64();
-    if let Some(times) = renderer.kernel_times() {
-        let per_frame: Vec<String> = times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
-        eprintln!(
-            "restir kernel times (ms per frame, mean of {} frames, each kernel timed alone): {}; sum {:.3}",
-            times.frames,
-            per_frame.join(", "),
-            times.total() / times.frames.max(1) as f64
-        );
-    }
+    print_kernel_times(&renderer);
     let film = renderer.download_film()?;
     Ok(RenderResult { samples: film.total_samples(), rays: None, seconds, film })
-}
-
-/// `camera` turned `degrees` about the vertical (y) axis through the point it looks at (its
-/// focus distance ahead: a `look_at` target).
-pub fn orbit_camera(camera: &warpath_core::camera::Camera, degrees: f32) -> warpath_core::camera::Camera {
-    use glam::{Mat4, Vec3};
-    let forward = camera.to_world.z_axis.truncate().normalize_or(Vec3::Z);
-    let pivot = camera.position() + forward * camera.focus_distance;
-    let turn =
-        Mat4::from_translation(pivot) * Mat4::from_rotation_y(degrees.to_radians()) * Mat4::from_translation(-pivot);
-    warpath_core::camera::Camera { to_world: turn * camera.to_world, ..*camera }
 }
 
 /// `--frames N [--orbit DEGREES]`: N ReSTIR frames, each written as its own image (one sample
@@ -472,17 +480,7 @@ fn render_restir_sequence(
     let path_of = |k: u32| crate::isosurface::suffixed(&args.output, &format!("{k:04}"));
     // An unwritable output fails before the first frame.
     check_outputs(&path_of(0), None)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        ctrlc::set_handler(move || {
-            if cancel.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupted: finishing the current frame (Ctrl-C again to quit)");
-        })
-        .context("cannot install the Ctrl-C handler")?;
-    }
+    let cancel = interrupt_flag("finishing the current frame")?;
     let options = restir_options(args, opts);
     note!(
         "{frames} frames of {width}x{height}, camera turned {step} degrees a frame; images {} ...",
@@ -494,17 +492,12 @@ fn render_restir_sequence(
     let mut frame_ms: Vec<f64> = Vec::new();
     match device {
         Some(device) => {
-            use warpath_cuda::restir::RestirRenderer;
-            let mut renderer = RestirRenderer::new(device, scene, &opts.settings(), args.bvh.build_kind(), &options)
-                .with_context(|| format!("scene '{}'", args.scene))?;
-            renderer.set_reservoir_layout(reservoir_layout(args))?;
-            renderer.prepare()?;
-            renderer.set_kernel_timing(args.restir_kernel_times);
+            let mut renderer = restir_renderer(device, scene, opts, args)?;
             for k in 0..frames {
                 if cancel.load(Ordering::Relaxed) {
                     break;
                 }
-                renderer.set_camera(&orbit_camera(&scene.camera, step * k as f32))?;
+                renderer.set_camera(&scene.camera.orbited(step * k as f32))?;
                 renderer.clear_film()?;
                 let start = Instant::now();
                 renderer.render_frame()?;
@@ -513,11 +506,7 @@ fn render_restir_sequence(
                 let film = renderer.download_film()?;
                 write(k, &film.mean())?;
             }
-            if let Some(times) = renderer.kernel_times() {
-                let per_frame: Vec<String> =
-                    times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
-                eprintln!("restir kernel times (ms per frame, each kernel timed alone): {}", per_frame.join(", "));
-            }
+            print_kernel_times(&renderer);
         }
         None => {
             let renderer = CpuRenderer::new(scene, args.bvh.build_kind());
@@ -529,7 +518,7 @@ fn render_restir_sequence(
                     break;
                 }
                 let start = Instant::now();
-                let pixels = sequence.render(&orbit_camera(&scene.camera, step * k as f32));
+                let pixels = sequence.render(&scene.camera.orbited(step * k as f32));
                 frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
                 write(k, &pixels)?;
             }

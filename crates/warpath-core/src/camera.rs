@@ -53,6 +53,17 @@ impl Camera {
         self.to_world.w_axis.truncate()
     }
 
+    /// This camera turned `degrees` about the vertical (y) axis through the point it looks at
+    /// (its focus distance ahead: a `look_at` target) — ReSTIR's moving camera (`--orbit`).
+    pub fn orbited(&self, degrees: f32) -> Camera {
+        let forward = self.to_world.z_axis.truncate().normalize_or(Vec3::Z);
+        let pivot = self.position() + forward * self.focus_distance;
+        let turn = Mat4::from_translation(pivot)
+            * Mat4::from_rotation_y(degrees.to_radians())
+            * Mat4::from_translation(-pivot);
+        Camera { to_world: turn * self.to_world, ..*self }
+    }
+
     /// tan(half angle) along x and y for an image of `width`×`height`.
     pub fn tan_half_fov(&self, width: u32, height: u32) -> Vec2 {
         let aspect = width as f32 / height as f32;

@@ -191,18 +191,31 @@ __device__ __forceinline__ void restir_combine_end(const RestirArgs& a, Reservoi
     if (!seen_own) out.w = 0.0f;
 }
 
+// The reuse passes' start: false when the thread has no pixel, or when the pixel's surface
+// takes no resampled light (its reservoir is then passed on unchanged); else its reservoir.
+__device__ __forceinline__ bool restir_reuse_begin(const RestirArgs& a, unsigned int pixel, Reservoir& current) {
+    if (pixel >= restir_pixel_count(a)) return false;
+    current = restir_load(a, a.input, pixel);
+    if (a.gbuffer[pixel].lit != 0u) return true;
+    restir_store(a, a.output, pixel, current);
+    return false;
+}
+
+// The end of combine_pairwise (restir.rs): W with normaliser 1, and W = 0 when the pixel does
+// not see the chosen sample.
+__device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
+                                                    float chosen_target) {
+    restir_finalize(out, chosen_target, 1.0f);
+    if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
+}
+
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
 // camera) or where the previous camera saw this pixel's point (camera_moved).
 extern "C" __global__ void restir_temporal(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pixel >= restir_pixel_count(a)) return;
-    const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = restir_load(a, a.input, pixel);
-    if (g.lit == 0u) {
-        restir_store(a, a.output, pixel, current);
-        return;
-    }
-    const RestirShading q = restir_shading(g);
+    Reservoir current;
+    if (!restir_reuse_begin(a, pixel, current)) return;
+    const RestirShading q = restir_shading(a.gbuffer[pixel]);
     bool has_prev = false;
     Reservoir prev;
     RestirShading ps;
@@ -244,8 +257,7 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     }
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT && pairwise) {
-        restir_finalize(out, chosen_target, 1.0f);
-        if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
+        restir_pairwise_end(a, q, out, chosen_target);
     } else if (out.light != RESTIR_NO_LIGHT) {
         const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
@@ -283,15 +295,10 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
 // reuse_spatially: one pass, the pixel with its similar neighbours.
 extern "C" __global__ void restir_spatial(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pixel >= restir_pixel_count(a)) return;
-    const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = restir_load(a, a.input, pixel);
-    if (g.lit == 0u) {
-        restir_store(a, a.output, pixel, current);
-        return;
-    }
+    Reservoir current;
+    if (!restir_reuse_begin(a, pixel, current)) return;
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
-    const RestirShading q = restir_shading(g);
+    const RestirShading q = restir_shading(a.gbuffer[pixel]);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
@@ -327,15 +334,10 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
 // the other modes' spatial kernel keeps its registers (in one kernel both slowed to 8.2 ms).
 extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pixel >= restir_pixel_count(a)) return;
-    const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir current = restir_load(a, a.input, pixel);
-    if (g.lit == 0u) {
-        restir_store(a, a.output, pixel, current);
-        return;
-    }
+    Reservoir current;
+    if (!restir_reuse_begin(a, pixel, current)) return;
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
-    const RestirShading q = restir_shading(g);
+    const RestirShading q = restir_shading(a.gbuffer[pixel]);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
     // k first (the neighbours found once to count them), then the neighbours, then the
@@ -359,10 +361,7 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
                         restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m, chosen_target);
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) {
-        restir_finalize(out, chosen_target, 1.0f);
-        if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
-    }
+    if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target);
     restir_store(a, a.output, pixel, out);
 }
 

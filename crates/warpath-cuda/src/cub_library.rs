@@ -126,7 +126,8 @@ impl CubLibrary {
     }
 
     /// `output[0..*count) = input[i]` for the `i < n` with `flags[i] != 0`, in order, with the
-    /// count written to device address `count`; queued on the device's stream.
+    /// count written to device address `count`; queued on the device's stream. `temp` holds
+    /// [`CubLibrary::flagged_temp_bytes`] of some n' ≥ n (CUB itself reports too little).
     pub fn select_flagged(
         &self,
         device: &CudaDevice,
@@ -137,15 +138,9 @@ impl CubLibrary {
         count: u64,
         n: u32,
     ) -> CudaResult<()> {
-        let needed = self.flagged_temp_bytes(n)?;
-        if temp.size_bytes() < needed
-            || input.len() < n as usize
-            || flags.len() < n as usize
-            || output.len() < n as usize
-        {
+        if input.len() < n as usize || flags.len() < n as usize || output.len() < n as usize {
             return Err(CudaError::InvalidArgument(format!(
-                "CUB select of {n} items with {} temporary bytes (needs {needed}), {} inputs, {} flags, {} outputs",
-                temp.size_bytes(),
+                "CUB select of {n} items with {} inputs, {} flags, {} outputs",
                 input.len(),
                 flags.len(),
                 output.len()

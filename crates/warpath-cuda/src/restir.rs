@@ -332,13 +332,7 @@ impl<'d> RestirRenderer<'d> {
             self.moved_from = Some(Reprojection::of(&self.camera, w, h));
         }
         self.camera = *camera;
-        let tan = camera.tan_half_fov(w, h);
-        self.scene.params.camera = GpuCamera {
-            to_world: camera.to_world.to_cols_array(),
-            tan_half_fov: [tan.x, tan.y],
-            aperture_radius: camera.aperture_radius,
-            focus_distance: camera.focus_distance,
-        };
+        self.scene.params.camera = GpuCamera::new(camera, w, h);
         self.scene.params_buffer.upload(self.device, &[self.scene.params])
     }
 

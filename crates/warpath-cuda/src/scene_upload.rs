@@ -40,6 +40,19 @@ pub struct GpuCamera {
     pub focus_distance: f32,
 }
 
+impl GpuCamera {
+    /// `camera` for an image of `width × height` pixels.
+    pub fn new(camera: &warpath_core::camera::Camera, width: u32, height: u32) -> GpuCamera {
+        let tan = camera.tan_half_fov(width, height);
+        GpuCamera {
+            to_world: camera.to_world.to_cols_array(),
+            tan_half_fov: [tan.x, tan.y],
+            aperture_radius: camera.aperture_radius,
+            focus_distance: camera.focus_distance,
+        }
+    }
+}
+
 /// One texture inside the flattened texel array.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -123,15 +136,8 @@ impl GpuSceneParams {
             .then_some(())
             .ok_or_else(|| CudaError::InvalidArgument("the film has more than 2^32 pixels".into()))?;
         validate_scene(scene, lights)?;
-        let camera = &scene.camera;
-        let tan = camera.tan_half_fov(settings.width, settings.height);
         let mut params = GpuSceneParams {
-            camera: GpuCamera {
-                to_world: camera.to_world.to_cols_array(),
-                tan_half_fov: [tan.x, tan.y],
-                aperture_radius: camera.aperture_radius,
-                focus_distance: camera.focus_distance,
-            },
+            camera: GpuCamera::new(&scene.camera, settings.width, settings.height),
             width: settings.width,
             height: settings.height,
             max_depth: settings.max_depth,

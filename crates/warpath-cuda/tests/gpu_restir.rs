@@ -50,9 +50,22 @@ fn settings(scene: &Scene, seed: u32) -> RenderSettings {
 }
 
 fn gpu_restir(device: &CudaDevice, scene: &Scene, options: &RestirOptions, seed: u32, frames: u32) -> Film {
+    gpu_restir_in(ReservoirLayout::Aos, device, scene, options, seed, frames)
+}
+
+/// [`gpu_restir`] with reservoirs stored as `layout`.
+fn gpu_restir_in(
+    layout: ReservoirLayout,
+    device: &CudaDevice,
+    scene: &Scene,
+    options: &RestirOptions,
+    seed: u32,
+    frames: u32,
+) -> Film {
     let options = RestirOptions { seed, ..*options };
     let mut renderer =
         RestirRenderer::new(device, scene, &settings(scene, seed), BuildKind::Sah, &options).expect("uploads");
+    renderer.set_reservoir_layout(layout).expect("layout");
     for _ in 0..frames {
         renderer.render_frame().expect("renders a frame");
     }
@@ -66,6 +79,23 @@ fn cpu_restir(scene: &Scene, options: &RestirOptions, seed: u32, frames: u32) ->
     let mut film = Film::new(scene.settings.width, scene.settings.height);
     renderer.render_restir(&opts, &options, &mut film, frames, &AtomicBool::new(false), |_| {}).expect("renders");
     film
+}
+
+/// The GPU path tracer's image mean at `scene`'s max depth (1: light + BSDF sampling, MIS)
+/// with `passes` × 64 spp, and its standard error (its pixels are independent;
+/// var(r + g + b) ≤ (σr + σg + σb)², the channels of one sample being correlated).
+fn path_traced_mean(device: &CudaDevice, scene: &Scene, passes: u32) -> (f64, f64) {
+    let s = RenderSettings { spp: passes * 64, ..settings(scene, 99) };
+    let mut renderer = StrategyRenderer::new(device, scene, &s, BuildKind::Sah).expect("uploads");
+    for pass in 0..passes {
+        renderer.render_pass(pass * 64, 64).expect("renders");
+    }
+    let film = renderer.download_film().expect("downloads");
+    let n = film.mean().len() as f64;
+    let var: f64 =
+        film.variance_of_mean().iter().map(|v| ((v.x.sqrt() + v.y.sqrt() + v.z.sqrt()) as f64).powi(2)).sum::<f64>()
+            / (n * n);
+    (image_mean(&film), var.sqrt())
 }
 
 fn image_mean(film: &Film) -> f64 {
@@ -116,16 +146,7 @@ fn gpu_restir_is_the_cpu_reference() {
     // SoA reservoirs (the program restir_soa): a layout, not an estimator — the same film bit
     // for bit, with ray-traced and with pairwise weights.
     for options in [base, RestirOptions { bias: BiasCorrection::Pairwise, ..base }] {
-        let layout_film = |layout: ReservoirLayout| {
-            let options = RestirOptions { seed: 7, ..options };
-            let mut renderer =
-                RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
-            renderer.set_reservoir_layout(layout).expect("layout");
-            for _ in 0..FRAMES {
-                renderer.render_frame().expect("renders a frame");
-            }
-            renderer.download_film().expect("downloads")
-        };
+        let layout_film = |layout: ReservoirLayout| gpu_restir_in(layout, &device, &scene, &options, 7, FRAMES);
         let (aos, soa) = (layout_film(ReservoirLayout::Aos), layout_film(ReservoirLayout::Soa));
         let equal = aos.sum == soa.sum && aos.sum_sq == soa.sum_sq && aos.count == soa.count;
         println!(
@@ -144,23 +165,7 @@ fn gpu_restir_converges_to_direct_lighting() {
     let scene = scene(10_240, 160, 90);
     // The reference: the GPU path tracer with max_depth 1 (light sampling + BSDF sampling,
     // MIS), and the standard error of its image mean (its pixels are independent).
-    let (reference, reference_error) = {
-        let s = RenderSettings { spp: 8192, ..settings(&scene, 99) };
-        let mut renderer = StrategyRenderer::new(&device, &scene, &s, BuildKind::Sah).expect("uploads");
-        for pass in 0..128 {
-            renderer.render_pass(pass * 64, 64).expect("renders");
-        }
-        let film = renderer.download_film().expect("downloads");
-        let n = film.mean().len() as f64;
-        // var(r + g + b) ≤ (σr + σg + σb)²: the channels of one sample are correlated.
-        let var: f64 = film
-            .variance_of_mean()
-            .iter()
-            .map(|v| ((v.x.sqrt() + v.y.sqrt() + v.z.sqrt()) as f64).powi(2))
-            .sum::<f64>()
-            / (n * n);
-        (image_mean(&film), var.sqrt())
-    };
+    let (reference, reference_error) = path_traced_mean(&device, &scene, 128);
     let runs = 256u32;
     let measure = |options: RestirOptions| -> (f64, f64) {
         let mut renderer =
@@ -223,17 +228,6 @@ fn gpu_restir_without_light_is_black() {
     assert!(film.count.iter().all(|&c| c == 4));
 }
 
-/// The camera of frame `k` of an orbit of `step` degrees a frame about the point the test
-/// camera looks at (the CLI's `--frames N --orbit DEG`).
-fn orbit(scene: &Scene, step: f32, k: u32) -> warpath_core::camera::Camera {
-    let c = &scene.camera;
-    let pivot = c.position() + c.to_world.z_axis.truncate().normalize() * c.focus_distance;
-    let turn = glam::Mat4::from_translation(pivot)
-        * glam::Mat4::from_rotation_y((step * k as f32).to_radians())
-        * glam::Mat4::from_translation(-pivot);
-    warpath_core::camera::Camera { to_world: turn * c.to_world, ..*c }
-}
-
 /// A moving camera (`set_camera` every frame, temporal reuse through the reprojection of
 /// `warpath_core::restir::Reprojection`):
 /// - the GPU's last frame of a 6-frame orbit is the CPU reference's (`RestirFrames`), value
@@ -262,7 +256,7 @@ fn gpu_restir_follows_a_moving_camera() {
             RestirRenderer::new(&device, &scene_small, &settings(&scene_small, 11), BuildKind::Sah, &options)
                 .expect("uploads");
         for k in 0..frames {
-            renderer.set_camera(&orbit(&scene_small, step, k)).expect("camera");
+            renderer.set_camera(&scene_small.camera.orbited(step * k as f32)).expect("camera");
             renderer.clear_film().expect("clears");
             renderer.render_frame().expect("renders a frame");
         }
@@ -275,7 +269,7 @@ fn gpu_restir_follows_a_moving_camera() {
         let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
         let mut last = Vec::new();
         for k in 0..frames {
-            last = sequence.render(&orbit(&scene_small, step, k));
+            last = sequence.render(&scene_small.camera.orbited(step * k as f32));
         }
         last
     };
@@ -310,7 +304,7 @@ fn gpu_restir_follows_a_moving_camera() {
                 renderer.restart(9000 + run).expect("restarts");
                 renderer.set_camera(&scene.camera).expect("camera");
                 for k in 0..frames {
-                    renderer.set_camera(&orbit(scene, step, k)).expect("camera");
+                    renderer.set_camera(&scene.camera.orbited(step * k as f32)).expect("camera");
                     renderer.clear_film().expect("clears");
                     renderer.render_frame().expect("renders a frame");
                 }
@@ -334,6 +328,8 @@ fn gpu_restir_follows_a_moving_camera() {
     let unbiased = RestirOptions { radius: 15.0, spatial_passes: 0, ..RestirOptions::default() };
     let pairwise = RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased };
     let mut glossy_moving = [0.0f64; 2];
+    // The diffuse orbit's last frames (ray-traced), kept for the bias check below.
+    let mut diffuse_moving: Vec<Vec<Vec3>> = Vec::new();
     for (name, scene, options) in [
         ("glossy", &glossy, unbiased),
         ("diffuse", &scene, unbiased),
@@ -341,7 +337,8 @@ fn gpu_restir_follows_a_moving_camera() {
         ("diffuse, pairwise MIS", &scene, pairwise),
     ] {
         let without = spread(&last_frames_of(scene, RestirOptions { temporal: false, ..options }, step));
-        let moving = spread(&last_frames_of(scene, options, step));
+        let moving_images = last_frames_of(scene, options, step);
+        let moving = spread(&moving_images);
         let still = spread(&last_frames_of(scene, options, 0.0));
         println!(
             "{name} surfaces, frame {}: per-pixel luminance variance with temporal reuse ÷ without: static camera \
@@ -351,7 +348,10 @@ fn gpu_restir_follows_a_moving_camera() {
             moving / without
         );
         match name {
-            "diffuse" => assert!(moving < 0.9 * without, "temporal reuse under a moving camera: {moving} vs {without}"),
+            "diffuse" => {
+                assert!(moving < 0.9 * without, "temporal reuse under a moving camera: {moving} vs {without}");
+                diffuse_moving = moving_images;
+            }
             "glossy" => glossy_moving[0] = moving,
             "glossy, pairwise MIS" => glossy_moving[1] = moving,
             _ => {}
@@ -364,26 +364,11 @@ fn gpu_restir_follows_a_moving_camera() {
         glossy_moving[1],
         glossy_moving[0]
     );
-    let images = last_frames_of(&scene, unbiased, step);
+    let images = diffuse_moving;
     // The reference at the last frame's camera.
     let mut last_scene = scene.clone();
-    last_scene.camera = orbit(&scene, step, frames - 1);
-    let (reference, reference_error) = {
-        let s = RenderSettings { spp: 4096, ..settings(&last_scene, 99) };
-        let mut renderer = StrategyRenderer::new(&device, &last_scene, &s, BuildKind::Sah).expect("uploads");
-        for pass in 0..64 {
-            renderer.render_pass(pass * 64, 64).expect("renders");
-        }
-        let film = renderer.download_film().expect("downloads");
-        let n = film.mean().len() as f64;
-        let var: f64 = film
-            .variance_of_mean()
-            .iter()
-            .map(|v| ((v.x.sqrt() + v.y.sqrt() + v.z.sqrt()) as f64).powi(2))
-            .sum::<f64>()
-            / (n * n);
-        (image_mean(&film), var.sqrt())
-    };
+    last_scene.camera = scene.camera.orbited(step * (frames - 1) as f32);
+    let (reference, reference_error) = path_traced_mean(&device, &last_scene, 64);
     // Each run's image mean, for the standard error of the runs' mean.
     let run_means: Vec<f64> =
         images.iter().map(|im| im.iter().map(|p| (p.x + p.y + p.z) as f64).sum::<f64>() / im.len() as f64).collect();
