@@ -27,7 +27,7 @@ use std::time::Instant;
 use warpath_cuda::CudaDevice;
 use warpath_cuda::cub_library::CubLibrary;
 use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
-use warpath_isosurface::render::{IsoView, Shading, render};
+use warpath_isosurface::render::{IsoView, KeyLight, Shading, render};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
 use warpath_volume::load::{RawLayout, RawSample};
 
@@ -69,6 +69,60 @@ pub struct ImageOptions {
     /// library` where nvcc is [default: the WARPATH_CUB_LIB environment variable].
     #[arg(long)]
     pub cub_lib: Option<PathBuf>,
+    /// Light with a key light fixed to the camera instead of the head light (seed 001's),
+    /// from X,Y,Z in camera coordinates: x right, y up, z toward the viewer [default with
+    /// --shadows: -0.5,0.7,0.5, from the upper left].
+    #[arg(long, value_parser = parse_direction, allow_hyphen_values = true)]
+    pub key_light: Option<[f64; 3]>,
+    /// Cast a shadow ray from every hit the key light faces (turns the key light on); a hit
+    /// whose ray meets the isosurface keeps only the ambient term.
+    #[arg(long)]
+    pub shadows: bool,
+}
+
+impl ImageOptions {
+    /// The shading these options ask for (Shading::default's material and background).
+    pub fn shading(&self) -> Shading {
+        let key_light = match (self.key_light, self.shadows) {
+            (None, false) => None,
+            (direction, shadows) => {
+                Some(KeyLight { direction: direction.unwrap_or(KeyLight::DEFAULT_DIRECTION), shadows })
+            }
+        };
+        Shading { key_light, ..Shading::default() }
+    }
+
+    /// The lighting in words (for logs and benchmark tables).
+    pub fn lighting(&self) -> String {
+        match self.shading().key_light {
+            None => "head light".to_string(),
+            Some(k) => format!(
+                "key light from {},{},{} (camera coordinates){}",
+                k.direction[0],
+                k.direction[1],
+                k.direction[2],
+                if k.shadows { " with shadow rays" } else { ", no shadow rays" }
+            ),
+        }
+    }
+}
+
+fn parse_direction(s: &str) -> Result<[f64; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() != 3 {
+        return Err(format!("'{s}' is not X,Y,Z"));
+    }
+    let mut out = [0.0f64; 3];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = p.trim().parse().map_err(|_| format!("'{p}' in '{s}' is not a number"))?;
+        if !o.is_finite() {
+            return Err(format!("'{p}' in '{s}' is not finite"));
+        }
+    }
+    if out.iter().all(|v| *v == 0.0) {
+        return Err("the key light's direction is zero".to_string());
+    }
+    Ok(out)
 }
 
 /// Where the per-isovalue tree update runs.
@@ -368,7 +422,7 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         start.elapsed().as_secs_f64() * 1e3
     );
     let mut renderer = Renderer::new(&args.image, &lattice, &bvh, args.pipeline.needs_cub())?;
-    let shading = Shading::default();
+    let shading = args.image.shading();
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => bail!("--orbit needs at least one view"),
         Some(n) => (0..n).map(|k| (args.azimuth + 360.0 * k as f64 / n as f64, args.elevation)).collect(),
@@ -494,7 +548,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     if source.brick == 0 {
         bail!("--brick must be at least 1");
     }
-    let shading = Shading::default();
+    let shading = args.image.shading();
     let mut rows = Vec::new();
     for name in &args.volumes {
         let lattice = load_lattice(name, source)?;
@@ -597,13 +651,14 @@ fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
     let (width, height) = args.image.resolution;
     println!("{}", crate::bench::header());
     println!(
-        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart)\n",
+        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart); {}\n",
         args.views,
         args.frames,
         match rows.first().map_or(args.image.tree_update, |r| r.tree_update) {
             TreeUpdate::Gpu => "GPU (one kernel)",
             TreeUpdate::Cpu => "CPU (condensation + upload)",
-        }
+        },
+        args.image.lighting()
     );
     println!(
         "| volume | samples | brick | pipeline | isovalue | valid bricks | hit pixels | tree update ms | render ms (mean ± sd over views) | fps (mean ± sd) | fps with update |"
@@ -730,6 +785,25 @@ fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lighting_options_make_the_shading_and_bad_directions_are_refused() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            image: ImageOptions,
+        }
+        let shading = |args: &[&str]| Cli::try_parse_from([&["warpath"], args].concat()).map(|c| c.image.shading());
+        assert_eq!(shading(&[]).unwrap().key_light, None);
+        let default_key = KeyLight { direction: KeyLight::DEFAULT_DIRECTION, shadows: true };
+        assert_eq!(shading(&["--shadows"]).unwrap().key_light, Some(default_key));
+        let given = KeyLight { direction: [1.0, -2.0, 0.5], shadows: false };
+        assert_eq!(shading(&["--key-light", "1,-2,0.5"]).unwrap().key_light, Some(given));
+        for bad in ["0,0,0", "1,2", "1,x,3", "1,inf,0"] {
+            assert!(shading(&["--key-light", bad]).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sweeps_parse_and_bad_ones_are_named() {

@@ -96,18 +96,20 @@ fn gpu_hits_are_the_cpu_hits() {
 /// and shades it: every pixel hits where the CPU's render hits (same cell, t within 1e-10
 /// relative: no pinholes, no extra hits) and has the CPU's colour within 1e-4 relative
 /// (powf on the two sides differs in the last bits), over three views and three isovalues
-/// of two volumes, and an isovalue outside the range gives the background everywhere.
+/// of two volumes, and an isovalue outside the range gives the background everywhere —
+/// under the head light and under a key light with shadow rays, whose outcome (the pixel's
+/// shadowed bit) is the CPU's for every pixel.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn gpu_images_are_the_cpu_images() {
-    use warpath_isosurface::render::{IsoView, Shading, render};
+    use warpath_isosurface::render::{IsoView, render};
     let Some(device) = device() else { return };
     let volumes = [
         ("marschner-lobb 65³", fields::marschner_lobb([65, 65, 65])),
         ("spheres 70×61×53", fields::spheres([70, 61, 53])),
     ];
-    let shading = Shading::default();
-    for (name, lattice) in &volumes {
+    let mut shadowed_somewhere = false;
+    for (shading, (name, lattice)) in shadings().iter().flat_map(|s| volumes.iter().map(move |v| (s, v))) {
         let mut gpu = DeviceIsosurface::upload(&device, lattice).expect("upload");
         let bvh = BrickBvh::build(lattice, 16);
         let (lo, hi) = lattice.range();
@@ -116,12 +118,16 @@ fn gpu_images_are_the_cpu_images() {
             gpu.set_tree(&device, &bvh, &tree, isovalue).expect("tree");
             for (azimuth, elevation) in [(0.0, 0.0), (35.0, 25.0), (200.0, -60.0)] {
                 let view = IsoView::orbit(lattice, azimuth, elevation, 97, 71);
-                let cpu = render(lattice, &bvh, &tree, isovalue, &view, &shading);
-                let image = gpu.render(&device, &view, &shading, true).expect("render");
+                let cpu = render(lattice, &bvh, &tree, isovalue, &view, shading);
+                let image = gpu.render(&device, &view, shading, true).expect("render");
                 let hits = image.hits.as_ref().expect("hits");
                 let (mut worst_t, mut worst_colour) = (0.0f64, 0.0f32);
                 for (i, (cpu_hit, gpu_hit)) in cpu.hits.iter().zip(hits).enumerate() {
-                    let label = format!("{name}, isovalue {isovalue}, view ({azimuth}, {elevation}), pixel {i}");
+                    let label = format!(
+                        "{name}, {}, isovalue {isovalue}, view ({azimuth}, {elevation}), pixel {i}",
+                        lighting(shading)
+                    );
+                    assert_eq!(gpu_hit.shadowed(), cpu.shadowed[i], "{label}: shadowed");
                     match (cpu_hit, gpu_hit.to_cpu()) {
                         (Some(c), Some((t, cell))) => {
                             assert_eq!(cell, c.cell, "{label}: cell");
@@ -140,10 +146,15 @@ fn gpu_images_are_the_cpu_images() {
                     }
                 }
                 eprintln!(
-                    "{name}, isovalue {isovalue:.3}, view ({azimuth}, {elevation}): {} of {} pixels hit on both, t within {worst_t:.1e}, colour within {worst_colour:.1e}",
+                    "{name}, {}, isovalue {isovalue:.3}, view ({azimuth}, {elevation}): {} of {} pixels hit on both ({} shadowed on both), t within {worst_t:.1e}, colour within {worst_colour:.1e}",
+                    lighting(shading),
                     cpu.hit_count(),
-                    cpu.pixels.len()
+                    cpu.pixels.len(),
+                    cpu.shadowed_count()
                 );
+                if shading.key_light.is_some_and(|k| k.shadows) && isovalue < hi && isovalue > lo {
+                    shadowed_somewhere |= cpu.shadowed_count() > 0;
+                }
                 if isovalue > hi {
                     assert_eq!(cpu.hit_count(), 0);
                     assert!(image.pixels.iter().all(|p| *p == shading.background));
@@ -151,6 +162,18 @@ fn gpu_images_are_the_cpu_images() {
             }
         }
     }
+    assert!(shadowed_somewhere, "the shadow rays must be exercised");
+}
+
+/// The head light (seed 001's) and a key light with shadow rays.
+fn shadings() -> [warpath_isosurface::render::Shading; 2] {
+    use warpath_isosurface::render::{KeyLight, Shading};
+    let key = KeyLight { direction: KeyLight::DEFAULT_DIRECTION, shadows: true };
+    [Shading::default(), Shading { key_light: Some(key), ..Shading::default() }]
+}
+
+fn lighting(shading: &warpath_isosurface::render::Shading) -> &'static str {
+    if shading.key_light.is_some() { "key light + shadows" } else { "head light" }
 }
 
 /// Whether the trees under `a` (in `an`) and `b` (in `bn`) have the same shape and boxes;
@@ -240,12 +263,13 @@ fn gpu_tree_update_is_the_host_condensation() {
 /// with the tree made on the host or by the device update, returns per pixel the CPU
 /// render's hit — the same pixels hit (no pinholes, no extra hits), in the same cell, t
 /// within 1e-10 relative — and its colour within 1e-4, on three fields at three isovalues
-/// and one outside the range, two views.
+/// and one outside the range, two views (the second under a key light with shadow rays,
+/// each pixel's shadowed bit the CPU's).
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn every_pipeline_gives_the_cpu_image() {
     use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
-    use warpath_isosurface::render::{IsoView, Shading, render};
+    use warpath_isosurface::render::{IsoView, render};
     let Some(device) = device() else { return };
     let volumes = [
         ("marschner-lobb 65³", fields::marschner_lobb([65, 65, 65])),
@@ -265,7 +289,7 @@ fn every_pipeline_gives_the_cpu_image() {
             None
         }
     };
-    let shading = Shading::default();
+    let [head_light, shadowed] = shadings();
     let (width, height) = (131, 97);
     let target = RenderTarget::new(&device, width, height, true).expect("target");
     for (name, lattice) in &volumes {
@@ -275,9 +299,10 @@ fn every_pipeline_gives_the_cpu_image() {
         let (lo, hi) = lattice.range();
         for isovalue in [lo + 0.3 * (hi - lo), lo + 0.5 * (hi - lo), lo + 0.7 * (hi - lo), hi + 1.0] {
             let tree = bvh.condense(isovalue);
-            for (azimuth, elevation) in [(30.0, 20.0), (200.0, -60.0)] {
+            // The second view under the key light with shadow rays (cast in the shading stage).
+            for (azimuth, elevation, shading) in [(30.0, 20.0, &head_light), (200.0, -60.0, &shadowed)] {
                 let view = IsoView::orbit(lattice, azimuth, elevation, width, height);
-                let cpu = render(lattice, &bvh, &tree, isovalue, &view, &shading);
+                let cpu = render(lattice, &bvh, &tree, isovalue, &view, shading);
                 for device_tree in [false, true] {
                     if device_tree {
                         gpu.update_tree(&device, isovalue).expect("update");
@@ -293,23 +318,17 @@ fn every_pipeline_gives_the_cpu_image() {
                         IsoPipeline::ALL.into_iter().filter(|p| p.is_exact() && (!p.needs_cub() || cub.is_some()));
                     for pipeline in pipelines {
                         let mut times = StageTimes::default();
-                        gpu.render_pipeline(
-                            &device,
-                            pipeline,
-                            &view,
-                            &shading,
-                            &target,
-                            &mut buffers,
-                            Some(&mut times),
-                        )
-                        .expect("render");
+                        gpu.render_pipeline(&device, pipeline, &view, shading, &target, &mut buffers, Some(&mut times))
+                            .expect("render");
                         let image = target.download(&device).expect("download");
                         let hits = image.hits.as_ref().expect("hits");
                         let label = format!(
-                            "{name}, isovalue {isovalue}, view ({azimuth}, {elevation}), {pipeline}, device tree {device_tree}"
+                            "{name}, {}, isovalue {isovalue}, view ({azimuth}, {elevation}), {pipeline}, device tree {device_tree}",
+                            lighting(shading)
                         );
                         let mut worst = 0.0f64;
                         for (i, (c, g)) in cpu.hits.iter().zip(hits).enumerate() {
+                            assert_eq!(g.shadowed(), cpu.shadowed[i], "{label}, pixel {i}: shadowed");
                             match (c, g.to_cpu()) {
                                 (Some(c), Some((t, cell))) => {
                                     assert_eq!(cell, c.cell, "{label}, pixel {i}: cell");
@@ -334,9 +353,10 @@ fn every_pipeline_gives_the_cpu_image() {
                             assert!(times.rounds >= (cpu.hit_count() > 0) as u32, "{label}: rounds");
                         }
                         eprintln!(
-                            "{label}: {} of {} pixels hit, GPU = CPU (t within {worst:.1e}), {} rounds",
+                            "{label}: {} of {} pixels hit ({} shadowed), GPU = CPU (t within {worst:.1e}), {} rounds",
                             cpu.hit_count(),
                             cpu.pixels.len(),
+                            cpu.shadowed_count(),
                             times.rounds
                         );
                     }

@@ -8,6 +8,10 @@
 //! * [`shade`]: Blinn–Phong with a head light (the light at the eye, as seed 001), the
 //!   normal from the interpolant's gradient, two-sided (a normal facing away from the eye is
 //!   flipped: isosurfaces of scans are seen from both sides);
+//! * [`KeyLight`]: instead of the head light, a directional light fixed to the camera (its
+//!   direction in camera coordinates), with optional shadow rays (issue 14): a lit hit casts
+//!   a ray toward the light through the same tree, from the hit moved [`SHADOW_OFFSET`]
+//!   along the normal, and is left in ambient light when the isosurface blocks it;
 //! * [`render`]: the first hit of every pixel through the condensed tree (`cast_bvh`) and
 //!   its shade; pixels that miss get the background.
 //!
@@ -89,6 +93,17 @@ impl IsoView {
         Self::look_at(eye, centre, [0.0, 0.0, 1.0], ORBIT_FOV_DEGREES, width, height)
     }
 
+    /// A direction given in camera coordinates (x right, y up, z toward the viewer) as a
+    /// unit vector in lattice space; the GPU gets this vector, so both sides use the same.
+    pub fn world_direction(&self, camera: [f64; 3]) -> [f64; 3] {
+        let right = normalize(self.right);
+        let up = scale(normalize(self.down), -1.0);
+        let (w, h) = (self.width as f64 * 0.5, self.height as f64 * 0.5);
+        let forward: [f64; 3] = std::array::from_fn(|a| self.corner[a] + w * self.right[a] + h * self.down[a]);
+        let back = scale(normalize(forward), -1.0);
+        normalize(std::array::from_fn(|a| camera[0] * right[a] + camera[1] * up[a] + camera[2] * back[a]))
+    }
+
     /// The ray of pixel (x, y): origin and unit direction (see the module doc).
     pub fn ray(&self, x: u32, y: u32) -> ([f64; 3], [f64; 3]) {
         let (u, v) = (x as f64 + 0.5, y as f64 + 0.5);
@@ -107,7 +122,28 @@ pub struct Shading {
     pub specular: f32,
     pub shininess: f32,
     pub background: [f32; 3],
+    /// None: the head light (seed 001's); Some: a key light, optionally with shadow rays.
+    pub key_light: Option<KeyLight>,
 }
+
+/// A directional light fixed to the camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KeyLight {
+    /// Toward the light, in camera coordinates (x right, y up, z toward the viewer); need not
+    /// be unit ([`IsoView::world_direction`] normalises it).
+    pub direction: [f64; 3],
+    /// Cast a shadow ray from every hit the light faces.
+    pub shadows: bool,
+}
+
+impl KeyLight {
+    /// From the upper left, in front of the volume: shadows fall down and to the right.
+    pub const DEFAULT_DIRECTION: [f64; 3] = [-0.5, 0.7, 0.5];
+}
+
+/// How far (lattice units, a thousandth of a cell) a shadow ray starts from its hit, along
+/// the normal on the light's side, so it does not find the surface it leaves.
+pub const SHADOW_OFFSET: f64 = 1e-3;
 
 impl Default for Shading {
     fn default() -> Self {
@@ -118,6 +154,7 @@ impl Default for Shading {
             specular: 0.35,
             shininess: 40.0,
             background: [0.0, 0.0, 0.0],
+            key_light: None,
         }
     }
 }
@@ -136,18 +173,87 @@ pub fn shade(shading: &Shading, normal: [f64; 3], direction: [f64; 3]) -> [f32; 
     std::array::from_fn(|c| shading.color[c] * lambert + highlight)
 }
 
+/// The colour of a hit under a key light whose unit direction (lattice space) is `light`:
+/// Blinn–Phong, two-sided (the normal turned toward the viewer); `blocked` (a shadow ray
+/// met the isosurface) or a light behind the surface leaves the ambient term alone.
+pub fn shade_key(shading: &Shading, normal: [f64; 3], direction: [f64; 3], light: [f64; 3], blocked: bool) -> [f32; 3] {
+    let view = [-direction[0], -direction[1], -direction[2]];
+    let n = facing(normal, view);
+    let cos_light = dot(n, light);
+    if !(cos_light > 0.0) || blocked {
+        return std::array::from_fn(|c| shading.color[c] * shading.ambient);
+    }
+    let half = normalize([light[0] + view[0], light[1] + view[1], light[2] + view[2]]);
+    let cos_half = dot(n, half).clamp(0.0, 1.0) as f32;
+    let lambert = shading.ambient + shading.diffuse * (cos_light.min(1.0) as f32);
+    let highlight = shading.specular * cos_half.powf(shading.shininess);
+    std::array::from_fn(|c| shading.color[c] * lambert + highlight)
+}
+
+/// `normal` turned to the side of `view` (isosurfaces are two-sided).
+fn facing(normal: [f64; 3], view: [f64; 3]) -> [f64; 3] {
+    if dot(normal, view) < 0.0 { [-normal[0], -normal[1], -normal[2]] } else { normal }
+}
+
+/// Whether the key light `light` is blocked at the hit `t` of the ray (origin, direction)
+/// with `normal`: a ray from the hit moved [`SHADOW_OFFSET`] along the normal (on the
+/// viewer's side, where a light the surface faces lies) toward the light meets the
+/// isosurface. Every operation in f64 rounded on its own, as render.cuh's.
+#[allow(clippy::too_many_arguments)]
+pub fn shadow_blocked(
+    lattice: &Lattice,
+    bvh: &BrickBvh,
+    tree: &CondensedTree,
+    isovalue: f32,
+    (origin, direction): ([f64; 3], [f64; 3]),
+    t: f64,
+    normal: [f64; 3],
+    light: [f64; 3],
+) -> bool {
+    let n = facing(normal, [-direction[0], -direction[1], -direction[2]]);
+    let start: [f64; 3] = std::array::from_fn(|a| (origin[a] + t * direction[a]) + SHADOW_OFFSET * n[a]);
+    cast_bvh(lattice, bvh, tree, start, light, isovalue).is_some()
+}
+
 /// One image: the colours and each pixel's hit.
 pub struct IsoImage {
     pub width: u32,
     pub height: u32,
     pub pixels: Vec<[f32; 3]>,
     pub hits: Vec<Option<IsoHit>>,
+    /// Per pixel: a shadow ray was cast and met the isosurface (only with shadows on).
+    pub shadowed: Vec<bool>,
 }
 
 impl IsoImage {
     pub fn hit_count(&self) -> usize {
         self.hits.iter().filter(|h| h.is_some()).count()
     }
+
+    pub fn shadowed_count(&self) -> usize {
+        self.shadowed.iter().filter(|s| **s).count()
+    }
+}
+
+/// The colour of pixel ray (origin, direction) with `hit` (and whether its shadow ray was
+/// blocked), under `shading` whose key light (if any) points along `light` in lattice space.
+#[allow(clippy::too_many_arguments)]
+pub fn shade_hit(
+    lattice: &Lattice,
+    bvh: &BrickBvh,
+    tree: &CondensedTree,
+    isovalue: f32,
+    shading: &Shading,
+    light: [f64; 3],
+    ray: ([f64; 3], [f64; 3]),
+    hit: &IsoHit,
+) -> ([f32; 3], bool) {
+    let Some(key) = shading.key_light else { return (shade(shading, hit.normal, ray.1), false) };
+    let view = [-ray.1[0], -ray.1[1], -ray.1[2]];
+    let lit_side = dot(facing(hit.normal, view), light) > 0.0;
+    let blocked =
+        key.shadows && lit_side && shadow_blocked(lattice, bvh, tree, isovalue, ray, hit.t, hit.normal, light);
+    (shade_key(shading, hit.normal, ray.1, light, blocked), blocked)
 }
 
 /// Renders `view` of the isosurface of `isovalue` (the tree `bvh.condense(isovalue)`), rows
@@ -163,21 +269,31 @@ pub fn render(
     let (width, height) = (view.width as usize, view.height as usize);
     let mut pixels = vec![shading.background; width * height];
     let mut hits = vec![None; width * height];
-    let rows: Vec<(usize, (&mut [[f32; 3]], &mut [Option<IsoHit>]))> =
-        pixels.chunks_mut(width.max(1)).zip(hits.chunks_mut(width.max(1))).enumerate().collect();
-    let render_row = |(y, (colours, row_hits)): (usize, (&mut [[f32; 3]], &mut [Option<IsoHit>]))| {
+    let mut shadowed = vec![false; width * height];
+    let light = shading.key_light.map_or([0.0; 3], |k| view.world_direction(k.direction));
+    type Row<'a> = (&'a mut [[f32; 3]], &'a mut [Option<IsoHit>], &'a mut [bool]);
+    let w = width.max(1);
+    let rows: Vec<(usize, Row)> = pixels
+        .chunks_mut(w)
+        .zip(hits.chunks_mut(w))
+        .zip(shadowed.chunks_mut(w))
+        .map(|((p, h), s)| (p, h, s))
+        .enumerate()
+        .collect();
+    let render_row = |(y, (colours, row_hits, row_shadowed)): (usize, Row)| {
         for x in 0..width {
             let (origin, direction) = view.ray(x as u32, y as u32);
             let hit = cast_bvh(lattice, bvh, tree, origin, direction, isovalue);
-            if let Some(h) = hit {
-                colours[x] = shade(shading, h.normal, direction);
+            if let Some(h) = &hit {
+                (colours[x], row_shadowed[x]) =
+                    shade_hit(lattice, bvh, tree, isovalue, shading, light, (origin, direction), h);
             }
             row_hits[x] = hit;
         }
     };
     use rayon::prelude::*;
     rows.into_par_iter().for_each(render_row);
-    IsoImage { width: view.width, height: view.height, pixels, hits }
+    IsoImage { width: view.width, height: view.height, pixels, hits, shadowed }
 }
 
 #[cfg(test)]
@@ -252,6 +368,72 @@ mod tests {
             assert_eq!(image.hits[i].map(|h| (h.t, h.cell)), reference.map(|h| (h.t, h.cell)), "pixel {x},{y}");
         }
         assert!(image.hit_count() > 100 && image.hit_count() < 65 * 65);
+    }
+
+    /// A sphere of radius 6 floating 6 units above a plane, a light from the upper right:
+    /// every plane pixel whose ray toward the light passes the sphere's centre closer than
+    /// 5.5 is shadowed (ambient only), every one farther than 6.5 is lit, and without
+    /// shadow rays none is; a key light without shadows shades as Blinn–Phong says.
+    #[test]
+    fn shadow_rays_darken_exactly_the_plane_under_the_sphere() {
+        let centre = [20.0f32, 20.0, 22.0];
+        let lattice = Lattice::from_fn([41, 41, 41], |i, j, k| {
+            let d = ((i as f32 - centre[0]).powi(2) + (j as f32 - centre[1]).powi(2) + (k as f32 - centre[2]).powi(2))
+                .sqrt();
+            (10.0 - k as f32).max(6.0 - d)
+        })
+        .unwrap();
+        let bvh = BrickBvh::build(&lattice, 8);
+        let tree = bvh.condense(0.0);
+        let view = IsoView::look_at([20.0, 20.0, 80.0], [20.0, 20.0, 0.0], [0.0, 1.0, 0.0], 40.0, 96, 96);
+        let direction = [0.6, 0.0, 0.8];
+        let light = view.world_direction(direction);
+        assert!((light[0] - 0.6).abs() < 1e-12 && light[1].abs() < 1e-12 && (light[2] - 0.8).abs() < 1e-12);
+        let mut shading = Shading { key_light: Some(KeyLight { direction, shadows: true }), ..Shading::default() };
+        let image = render(&lattice, &bvh, &tree, 0.0, &view, &shading);
+        let (mut dark, mut bright, mut band, mut on_sphere_shadowed) = (0, 0, 0, 0);
+        for (i, hit) in image.hits.iter().enumerate() {
+            let Some(h) = hit else { continue };
+            let (o, d) = view.ray((i % 96) as u32, (i / 96) as u32);
+            let p: [f64; 3] = std::array::from_fn(|a| o[a] + h.t * d[a]);
+            if (p[2] - 10.0).abs() > 1e-6 {
+                on_sphere_shadowed += image.shadowed[i] as usize;
+                continue;
+            }
+            let to_centre: [f64; 3] = std::array::from_fn(|a| centre[a] as f64 - p[a]);
+            let along = dot(to_centre, light);
+            let miss = (dot(to_centre, to_centre) - along * along).sqrt();
+            let ambient: [f32; 3] = std::array::from_fn(|c| shading.color[c] * shading.ambient);
+            if along > 0.0 && miss < 5.5 {
+                assert!(image.shadowed[i] && image.pixels[i] == ambient, "pixel {i} at {p:?} should be shadowed");
+                dark += 1;
+            } else if along <= 0.0 || miss > 6.5 {
+                assert!(!image.shadowed[i] && image.pixels[i] != ambient, "pixel {i} at {p:?} should be lit");
+                bright += 1;
+            } else {
+                band += 1;
+            }
+        }
+        assert!(dark > 200 && bright > 1000, "{dark} shadowed, {bright} lit plane pixels");
+        // The rest of the shadowed pixels lie in the band 5.5..6.5 (the trilinear sphere's
+        // radius is not exactly 6); none is on the sphere (the plane lies below it).
+        assert!(image.shadowed_count() <= dark + band, "{} shadowed, {dark} + {band}", image.shadowed_count());
+        assert_eq!(on_sphere_shadowed, 0);
+        // Without shadow rays: nothing shadowed, the plane under the sphere lit like the rest.
+        shading.key_light = Some(KeyLight { direction, shadows: false });
+        let unshadowed = render(&lattice, &bvh, &tree, 0.0, &view, &shading);
+        assert_eq!(unshadowed.shadowed_count(), 0);
+        assert_eq!(
+            unshadowed.hits.iter().map(|h| h.map(|h| h.t)).collect::<Vec<_>>(),
+            image.hits.iter().map(|h| h.map(|h| h.t)).collect::<Vec<_>>()
+        );
+        let flat = shade_key(&shading, [0.0, 0.0, 1.0], [0.0, 0.0, -1.0], light, false);
+        let expected_half = normalize([0.6, 0.0, 1.8]);
+        let highlight = shading.specular * (expected_half[2] as f32).powf(shading.shininess);
+        for c in 0..3 {
+            let want = shading.color[c] * (shading.ambient + shading.diffuse * 0.8) + highlight;
+            assert!((flat[c] - want).abs() < 1e-5, "{flat:?}");
+        }
     }
 
     #[test]

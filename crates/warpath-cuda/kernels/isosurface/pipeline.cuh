@@ -40,18 +40,18 @@ struct IsoPipelineArgs {
     unsigned int* stack_node;    // [stack_capacity][pixel_count]: entry k of pixel p at k·pixel_count + p
     double* stack_entry;         // [stack_capacity][pixel_count]: the ray's entry t into the node
     unsigned int* stack_top;     // [pixel_count]: items on each pixel's stack
-    double* normals;             // [3 · pixel_count]: the hit's normal, for the shading stage
+    double* normals;             // [4 · pixel_count]: the hit's normal and (shadow rays) t, for shading
     unsigned int stack_capacity;
     unsigned int pixel_count;
 };
-static_assert(sizeof(IsoPipelineArgs) == 248, "IsoPipelineArgs size");
+static_assert(sizeof(IsoPipelineArgs) == 272, "IsoPipelineArgs size");
 static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, frame) == 0, "IsoPipelineArgs.frame");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_node) == 208, "IsoPipelineArgs.stack_node");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_entry) == 216, "IsoPipelineArgs.stack_entry");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_top) == 224, "IsoPipelineArgs.stack_top");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, normals) == 232, "IsoPipelineArgs.normals");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_capacity) == 240, "IsoPipelineArgs.stack_capacity");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, pixel_count) == 244, "IsoPipelineArgs.pixel_count");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_node) == 232, "IsoPipelineArgs.stack_node");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_entry) == 240, "IsoPipelineArgs.stack_entry");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_top) == 248, "IsoPipelineArgs.stack_top");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, normals) == 256, "IsoPipelineArgs.normals");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_capacity) == 264, "IsoPipelineArgs.stack_capacity");
+static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, pixel_count) == 268, "IsoPipelineArgs.pixel_count");
 
 // Where a stage puts the rays it passes on: a queue of pixel indices with its compaction
 // state (state.count ends as the queue's length), InK-Compact's intermediate buffer, or —
@@ -230,7 +230,9 @@ __device__ __forceinline__ void iso_pipeline_pixel(const IsoPipelineArgs& a, uns
             if (next != ISO_NEXT_TRAVERSE) break;
         }
     }
-    iso_write_pixel(a.frame, pixel, result.hit.hit != 0u, result.normal, ray.direction);
+    if (iso_write_pixel<double>(a.frame, g, pixel, result.hit.hit != 0u, ray, result.hit.t, result.normal)) {
+        result.hit.hit |= ISO_SHADOWED;
+    }
     if (a.frame.hits != nullptr) a.frame.hits[pixel] = result.hit;
 }
 
@@ -278,7 +280,7 @@ __device__ __forceinline__ void iso_generate(const IsoPipelineArgs& a, const Iso
         double seg0, seg1;
         keep = iso_stage_generate(g, ray, seg0, seg1, stack);
         stack.save(a);
-        iso_write_pixel(a.frame, pixel, false, nullptr, nullptr);
+        iso_write_background(a.frame, pixel);
         if (a.frame.hits != nullptr) a.frame.hits[pixel] = IsoHit{0.0, {0u, 0u, 0u}, 0u};
     }
     iso_emit<METHOD>(scratch, out, tile, slot, iso_ray_slots(a.frame), pixel, keep);
@@ -327,7 +329,8 @@ __device__ __forceinline__ void iso_intersect(const IsoPipelineArgs& a, const un
         IsoCastResult result;
         next = iso_stage_intersect(g, ray, seg0, seg1, stack, result);
         if (next == ISO_NEXT_SHADE) {
-            for (int c = 0; c < 3; ++c) a.normals[3 * (size_t)pixel + c] = result.normal[c];
+            for (int c = 0; c < 3; ++c) a.normals[4 * (size_t)pixel + c] = result.normal[c];
+            if (a.frame.light_mode == ISO_LIGHT_SHADOWS) a.normals[4 * (size_t)pixel + 3] = result.hit.t;
             if (a.frame.hits != nullptr) a.frame.hits[pixel] = result.hit;
         } else if (next == ISO_NEXT_TRAVERSE) {
             stack.save(a);
@@ -338,7 +341,8 @@ __device__ __forceinline__ void iso_intersect(const IsoPipelineArgs& a, const un
     iso_emit<METHOD>(scratch, to_shade, tile, slot, bound, pixel, next == ISO_NEXT_SHADE);
 }
 
-// Shading of the queue `in` (hits only).
+// Shading of the queue `in` (hits only). A shadow ray is cast here by the single-kernel
+// caster (iso_cast_within), not sent through the stages again.
 __device__ __forceinline__ void iso_shade_queue(const IsoPipelineArgs& a, const unsigned int* in,
                                                 const unsigned int* in_count) {
     const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
@@ -346,6 +350,10 @@ __device__ __forceinline__ void iso_shade_queue(const IsoPipelineArgs& a, const 
     const unsigned int pixel = in[slot];
     const IsoRay ray = iso_pixel_index_ray(a.frame, pixel);
     double normal[3];
-    for (int c = 0; c < 3; ++c) normal[c] = a.normals[3 * (size_t)pixel + c];
-    iso_write_pixel(a.frame, pixel, true, normal, ray.direction);
+    for (int c = 0; c < 3; ++c) normal[c] = a.normals[4 * (size_t)pixel + c];
+    const double t = a.frame.light_mode == ISO_LIGHT_SHADOWS ? a.normals[4 * (size_t)pixel + 3] : 0.0;
+    const IsoArgs g = iso_frame_caster(a.frame);
+    if (iso_write_pixel<double>(a.frame, g, pixel, true, ray, t, normal) && a.frame.hits != nullptr) {
+        a.frame.hits[pixel].hit |= ISO_SHADOWED;
+    }
 }

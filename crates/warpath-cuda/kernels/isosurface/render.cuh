@@ -3,8 +3,10 @@
 // makes the pixel's ray as warpath_isosurface::render::IsoView::ray does (every f64
 // operation rounded on its own, so the ray is the CPU's bit for bit), casts it through the
 // condensed tree (isosurface/caster.cuh) and shades the hit as render::shade (Blinn–Phong,
-// head light, two-sided). IsoRenderArgs's layout is owned by Rust
-// (crates/warpath-cuda/src/isosurface.rs) and pinned here.
+// head light, two-sided; or render::shade_key under a key light, with render::shadow_blocked's
+// shadow ray when light_mode is ISO_LIGHT_SHADOWS, its outcome bit 1 of the pixel's
+// IsoHit::hit). IsoRenderArgs's layout is owned by Rust (crates/warpath-cuda/src/isosurface)
+// and pinned here.
 #pragma once
 #include "isosurface/caster.cuh"
 
@@ -28,10 +30,11 @@ struct IsoRenderArgs {
     float specular;
     float shininess;
     float background[3];
-    unsigned int _pad;
+    unsigned int light_mode;        // ISO_LIGHT_*
     const unsigned int* root_slot;  // non-null: the root is *root_slot (the GPU tree update's)
+    double light[3];                // the key light: unit, toward the light (IsoView::world_direction)
 };
-static_assert(sizeof(IsoRenderArgs) == 208, "IsoRenderArgs size");
+static_assert(sizeof(IsoRenderArgs) == 232, "IsoRenderArgs size");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, values) == 0, "IsoRenderArgs.values");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, nodes) == 8, "IsoRenderArgs.nodes");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, pixels) == 16, "IsoRenderArgs.pixels");
@@ -51,8 +54,15 @@ static_assert(WARPATH_OFFSETOF(IsoRenderArgs, diffuse) == 172, "IsoRenderArgs.di
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, specular) == 176, "IsoRenderArgs.specular");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, shininess) == 180, "IsoRenderArgs.shininess");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, background) == 184, "IsoRenderArgs.background");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, _pad) == 196, "IsoRenderArgs._pad");
+static_assert(WARPATH_OFFSETOF(IsoRenderArgs, light_mode) == 196, "IsoRenderArgs.light_mode");
 static_assert(WARPATH_OFFSETOF(IsoRenderArgs, root_slot) == 200, "IsoRenderArgs.root_slot");
+static_assert(WARPATH_OFFSETOF(IsoRenderArgs, light) == 208, "IsoRenderArgs.light");
+
+#define ISO_LIGHT_HEAD 0u     // the head light (seed 001)
+#define ISO_LIGHT_KEY 1u      // a key light, no shadow rays
+#define ISO_LIGHT_SHADOWS 2u  // a key light with shadow rays
+#define ISO_SHADOWED 2u       // IsoHit::hit's bit: the shadow ray met the isosurface
+#define ISO_SHADOW_OFFSET 1e-3  // render::SHADOW_OFFSET
 
 // The root of the frame's tree: the host's (a CPU condensation) or the device's slot.
 __device__ __forceinline__ unsigned int iso_frame_root(const IsoRenderArgs& a) {
@@ -91,14 +101,67 @@ __device__ __forceinline__ IsoArgs iso_frame_caster(const IsoRenderArgs& a) {
     return iso_caster_args(a.values, a.nodes, a.samples, iso_frame_root(a), a.isovalue);
 }
 
-// The pixel's colour: the background, or the shaded hit.
-__device__ __forceinline__ void iso_write_pixel(const IsoRenderArgs& a, size_t pixel, bool hit, const double* normal,
-                                                const double* direction) {
+__device__ __forceinline__ double iso_dot(const double* a, const double* b) {
+    return __dadd_rn(__dadd_rn(__dmul_rn(a[0], b[0]), __dmul_rn(a[1], b[1])), __dmul_rn(a[2], b[2]));
+}
+
+// render::shade_hit under the key light: the normal turned toward the viewer, the shadow ray
+// (render::shadow_blocked, in R) when the light faces the surface and shadows are on.
+template <typename R>
+__device__ __forceinline__ float3 iso_shade_key(const IsoRenderArgs& a, const IsoArgs& g, const IsoRay& ray, double t,
+                                                const double* normal, bool& blocked) {
+    const double view[3] = {-ray.direction[0], -ray.direction[1], -ray.direction[2]};
+    double n[3] = {normal[0], normal[1], normal[2]};
+    if (iso_dot(n, view) < 0.0) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+    const double cos_light = iso_dot(n, a.light);
+    blocked = false;
+    if (cos_light > 0.0 && a.light_mode == ISO_LIGHT_SHADOWS) {
+        IsoRay shadow;
+        for (int k = 0; k < 3; ++k) {
+            shadow.origin[k] = __dadd_rn(__dadd_rn(ray.origin[k], __dmul_rn(t, ray.direction[k])),
+                                         __dmul_rn(ISO_SHADOW_OFFSET, n[k]));
+            shadow.direction[k] = a.light[k];
+        }
+        blocked = iso_cast_within<R>(g, shadow, 0.0, ISO_INF).hit.hit != 0u;
+    }
+    if (!(cos_light > 0.0) || blocked) {
+        return make_float3(__fmul_rn(a.color[0], a.ambient), __fmul_rn(a.color[1], a.ambient),
+                           __fmul_rn(a.color[2], a.ambient));
+    }
+    double half[3];
+    for (int k = 0; k < 3; ++k) half[k] = __dadd_rn(a.light[k], view[k]);
+    const double length = __dsqrt_rn(iso_dot(half, half));
+    for (int k = 0; k < 3; ++k) half[k] = length > 0.0 ? __ddiv_rn(half[k], length) : half[k];
+    const float cos_half = (float)fmin(fmax(iso_dot(n, half), 0.0), 1.0);
+    const float lambert = __fadd_rn(a.ambient, __fmul_rn(a.diffuse, (float)fmin(cos_light, 1.0)));
+    const float highlight = __fmul_rn(a.specular, powf(cos_half, a.shininess));
+    return make_float3(__fadd_rn(__fmul_rn(a.color[0], lambert), highlight),
+                       __fadd_rn(__fmul_rn(a.color[1], lambert), highlight),
+                       __fadd_rn(__fmul_rn(a.color[2], lambert), highlight));
+}
+
+// The pixel's colour: the background, or the shaded hit (t, normal) of `ray`; returns
+// whether a shadow ray met the isosurface (ISO_SHADOWED for the pixel's IsoHit).
+template <typename R>
+__device__ __forceinline__ bool iso_write_pixel(const IsoRenderArgs& a, const IsoArgs& g, size_t pixel, bool hit,
+                                                const IsoRay& ray, double t, const double* normal) {
     float3 colour = make_float3(a.background[0], a.background[1], a.background[2]);
-    if (hit) colour = iso_shade(a, normal, direction);
+    bool blocked = false;
+    if (hit) {
+        colour = a.light_mode == ISO_LIGHT_HEAD ? iso_shade(a, normal, ray.direction)
+                                                : iso_shade_key<R>(a, g, ray, t, normal, blocked);
+    }
     a.pixels[3 * pixel] = colour.x;
     a.pixels[3 * pixel + 1] = colour.y;
     a.pixels[3 * pixel + 2] = colour.z;
+    return blocked;
+}
+
+// The background (a pixel whose ray misses).
+__device__ __forceinline__ void iso_write_background(const IsoRenderArgs& a, size_t pixel) {
+    a.pixels[3 * pixel] = a.background[0];
+    a.pixels[3 * pixel + 1] = a.background[1];
+    a.pixels[3 * pixel + 2] = a.background[2];
 }
 
 // One pixel, the caster's arithmetic in R (double: the CPU's hits; float: caster-f32).
@@ -108,6 +171,7 @@ __device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigne
     const IsoRay ray = iso_pixel_ray(a, x, y);
     const IsoCastResult r = iso_cast_within<R>(g, ray, 0.0, ISO_INF);
     const size_t pixel = (size_t)y * a.width + x;
-    iso_write_pixel(a, pixel, r.hit.hit != 0u, r.normal, ray.direction);
-    if (a.hits != nullptr) a.hits[pixel] = r.hit;
+    IsoHit hit = r.hit;
+    if (iso_write_pixel<R>(a, g, pixel, hit.hit != 0u, ray, hit.t, r.normal)) hit.hit |= ISO_SHADOWED;
+    if (a.hits != nullptr) a.hits[pixel] = hit;
 }

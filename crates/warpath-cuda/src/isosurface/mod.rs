@@ -78,6 +78,11 @@ impl IsoHit {
     pub fn to_cpu(self) -> Option<(f64, [u32; 3])> {
         (self.hit != 0).then_some((self.t, self.cell))
     }
+
+    /// A frame's hit whose shadow ray met the isosurface (bit 1 of `hit`; shadows on).
+    pub fn shadowed(self) -> bool {
+        self.hit & 2 != 0
+    }
 }
 
 /// The kernel's argument, by value.
@@ -123,9 +128,27 @@ pub struct IsoRenderArgs {
     pub specular: f32,
     pub shininess: f32,
     pub background: [f32; 3],
-    pub _pad: u32,
+    /// [`LIGHT_HEAD`], [`LIGHT_KEY`] or [`LIGHT_SHADOWS`].
+    pub light_mode: u32,
     /// Non-zero: the address of the root's index (a tree updated on the device).
     pub root_slot: u64,
+    /// The key light's unit direction in lattice space ([`IsoView::world_direction`]).
+    pub light: [f64; 3],
+}
+
+/// [`IsoRenderArgs::light_mode`]: the head light (seed 001's).
+pub const LIGHT_HEAD: u32 = 0;
+/// A key light without shadow rays.
+pub const LIGHT_KEY: u32 = 1;
+/// A key light with shadow rays (their outcome: [`IsoHit::shadowed`]).
+pub const LIGHT_SHADOWS: u32 = 2;
+
+/// The light mode and direction of `shading` seen from `view`.
+pub fn light_args(view: &IsoView, shading: &Shading) -> (u32, [f64; 3]) {
+    match shading.key_light {
+        None => (LIGHT_HEAD, [0.0; 3]),
+        Some(k) => (if k.shadows { LIGHT_SHADOWS } else { LIGHT_KEY }, view.world_direction(k.direction)),
+    }
 }
 
 // SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout render.cuh asserts.
@@ -135,7 +158,7 @@ const _: () = assert!(std::mem::size_of::<IsoNode>() == 32);
 const _: () = assert!(std::mem::size_of::<IsoRay>() == 48);
 const _: () = assert!(std::mem::size_of::<IsoHit>() == 24);
 const _: () = assert!(std::mem::size_of::<IsoArgs>() == 64);
-const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 208);
+const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 232);
 
 /// The condensed tree as device nodes (the same indices), each with its lattice box.
 pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
@@ -431,6 +454,7 @@ impl DeviceIsosurface {
         target: &RenderTarget,
     ) -> IsoRenderArgs {
         let tree = self.tree_args(device);
+        let (light_mode, light) = light_args(view, shading);
         IsoRenderArgs {
             values: self.values.address(device),
             nodes: tree.nodes,
@@ -451,8 +475,9 @@ impl DeviceIsosurface {
             specular: shading.specular,
             shininess: shading.shininess,
             background: shading.background,
-            _pad: 0,
+            light_mode,
             root_slot: tree.root_slot,
+            light,
         }
     }
 
@@ -484,7 +509,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         IsoArgs { values, nodes, rays, hits, samples, root, ray_count, isovalue, root_slot }
         IsoRenderArgs {
             values, nodes, pixels, hits, eye, corner, right, down, samples, root, width, height, isovalue,
-            color, ambient, diffuse, specular, shininess, background, _pad, root_slot
+            color, ambient, diffuse, specular, shininess, background, light_mode, root_slot, light
         }
         IsoTreeNode { lo, hi, left, right, min, max }
         IsoUpdateArgs { tree, level_nodes, level_offsets, nodes, refs, levels, isovalue }

@@ -182,7 +182,7 @@ pub struct IsoStageOut {
 unsafe impl cudarc::driver::DeviceRepr for IsoPipelineArgs {}
 unsafe impl cudarc::driver::DeviceRepr for IsoStageOut {}
 
-const _: () = assert!(std::mem::size_of::<IsoPipelineArgs>() == 248);
+const _: () = assert!(std::mem::size_of::<IsoPipelineArgs>() == 272);
 const _: () = assert!(std::mem::size_of::<IsoStageOut>() == 88);
 
 /// GPU milliseconds per stage of the frames timed so far, and the rounds they took.
@@ -321,7 +321,7 @@ impl PipelineBuffers {
             stack_node: DeviceBuffer::zeroed(device, stack)?,
             stack_entry: DeviceBuffer::zeroed(device, stack)?,
             stack_top: DeviceBuffer::zeroed(device, pixels as usize)?,
-            normals: DeviceBuffer::zeroed(device, 3 * pixels as usize)?,
+            normals: DeviceBuffer::zeroed(device, 4 * pixels as usize)?,
             identity: DeviceBuffer::from_slice(device, &identity)?,
             queues: (0..4).map(|_| Queue::new(device, slots)).collect::<CudaResult<_>>()?,
             cub: None,
