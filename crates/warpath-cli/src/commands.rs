@@ -224,8 +224,10 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     if restir && device.is_none() && args.restir_kernel_times {
         eprintln!("note: --restir-kernel-times times the GPU kernels; the CPU reference has none to time");
     }
-    if restir && device.is_none() && args.restir_soa {
-        eprintln!("note: --restir-soa lays out the GPU's reservoirs; the CPU reference ignores it");
+    if restir && device.is_none() && (args.restir_soa || args.restir_light_sample != crate::LightSampleArg::Compact) {
+        eprintln!(
+            "note: --restir-soa and --restir-light-sample format the GPU's reservoirs; the CPU reference ignores them"
+        );
     }
     if let Some(frames) = args.frames {
         if !restir {
@@ -364,13 +366,17 @@ fn render_restir(
     Ok(RenderResult { samples, rays: None, seconds, film })
 }
 
-/// `--restir-soa`: the GPU's reservoir layout.
-fn reservoir_layout(args: &RenderArgs) -> warpath_cuda::restir::ReservoirLayout {
-    if args.restir_soa {
-        warpath_cuda::restir::ReservoirLayout::Soa
-    } else {
-        warpath_cuda::restir::ReservoirLayout::Aos
-    }
+/// `--restir-soa` and `--restir-light-sample`: the GPU's reservoir format.
+fn reservoir_format(
+    args: &RenderArgs,
+) -> (warpath_cuda::restir::ReservoirLayout, warpath_cuda::restir::LightSampleFormat) {
+    use warpath_cuda::restir::{LightSampleFormat, ReservoirLayout};
+    let layout = if args.restir_soa { ReservoirLayout::Soa } else { ReservoirLayout::Aos };
+    let sample = match args.restir_light_sample {
+        crate::LightSampleArg::Compact => LightSampleFormat::Compact,
+        crate::LightSampleArg::Full => LightSampleFormat::Full,
+    };
+    (layout, sample)
 }
 
 /// The ReSTIR knobs of the command line (one set for both backends).
@@ -415,7 +421,8 @@ fn restir_renderer<'d>(
     let mut renderer =
         warpath_cuda::restir::RestirRenderer::new(device, scene, &opts.settings(), args.bvh.build_kind(), &options)
             .with_context(|| format!("scene '{}'", args.scene))?;
-    renderer.set_reservoir_layout(reservoir_layout(args))?;
+    let (layout, sample) = reservoir_format(args);
+    renderer.set_reservoir_format(layout, sample)?;
     renderer.prepare()?;
     renderer.set_kernel_timing(args.restir_kernel_times);
     Ok(renderer)

@@ -39,8 +39,17 @@ pub enum Integrator {
     /// The path tracer (the volumetric one for scenes with media).
     Path,
     /// ReSTIR direct lighting (issue 15): emissive triangles resampled with temporal and
-    /// spatial reuse; each sample per pixel is one frame of a static camera. CPU only so far.
+    /// spatial reuse; each sample per pixel is one frame of a static camera (GPU or CPU).
     RestirDi,
+}
+
+/// What a GPU ReSTIR reservoir's light sample holds (`--restir-light-sample`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LightSampleArg {
+    /// The emissive triangle and barycentrics; the rest reconstructed where it is read.
+    Compact,
+    /// The reconstructed point, normal, emission and source pdf too (seed 002's 56 bytes).
+    Full,
 }
 
 /// Which BVH builder to use.
@@ -158,10 +167,16 @@ pub struct RenderArgs {
     /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
     #[arg(long)]
     pub restir_no_pool: bool,
-    /// restir-di on the GPU: store reservoirs as six arrays of one field each (SoA, seed 002's
-    /// first optimisation) instead of an array of 24-byte structs; the image is the same.
+    /// restir-di on the GPU: store reservoirs as one array per 4-byte field (SoA, seed 002's
+    /// first optimisation) instead of an array of structs; the image is the same.
     #[arg(long)]
     pub restir_soa: bool,
+    /// restir-di on the GPU: the reservoirs' light sample: compact (triangle + barycentrics,
+    /// 24-byte reservoirs; seed 002's second optimisation) or full (the reconstructed point,
+    /// normal and emission too: 68-byte reservoirs, no triangle read when reused); the image
+    /// is the same.
+    #[arg(long, value_enum, default_value_t = LightSampleArg::Compact)]
+    pub restir_light_sample: LightSampleArg,
     /// restir-di on the GPU: time every kernel and print the mean per frame at the end (the
     /// kernels then wait for each other, so the render is a little slower).
     #[arg(long)]

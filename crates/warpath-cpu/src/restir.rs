@@ -18,7 +18,7 @@
 //!    camera), its M capped at `temporal_cap` × M.
 //! 4. `spatial` — k neighbours (default 5) within a radius (default 30 px) whose surfaces are
 //!    similar (normals within 25°, depths within 10%).
-//! 5. `shade` — f · Le · G · V · W, one shadow ray, plus emission the camera sees.
+//! 5. `shade` — f · Le · G · V · W plus emission the camera sees; V is known (below).
 //!
 //! Reservoirs are combined by generalised RIS: input i with sample y_i, weight W_i and count
 //! M_i enters with w_i = p̂_q(y_i)·W_i·M_i at the pixel q. [`BiasCorrection::Off`] then sets
@@ -36,6 +36,11 @@
 //! RTXDI's visibility-free pairwise weights — the mode measured −15.8% on `many-lights` at
 //! 160×90 (1/M: −16.5%): its small emitters shadow one another, so neighbours' visibility
 //! differs almost everywhere.
+//!
+//! Shadow rays whose answer is known are not traced: a reservoir is handed on with W > 0 only
+//! if its own surface sees its sample, so the input a combination chose its sample from sees
+//! it, and so does the final reservoir's pixel in `shade` (`sees_chosen`; in the ray-traced
+//! mode one ray fewer per temporal and spatial combination, and none in `shade`).
 //!
 //! Scope: emissive triangles only (a scene with an environment is refused: the environment is
 //! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
@@ -214,6 +219,16 @@ fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
     }
 }
 
+/// [`sees`] for the input a combination chose its sample from: known without a ray. Every
+/// reservoir is handed on with W = 0 unless its own surface sees its sample, and a reservoir
+/// with W = 0 has resampling weight 0, so it can never be the chosen input: the input whose
+/// sample won sees it. The same holds for a final reservoir's W > 0 in [`shade`]. (Debug
+/// builds, which the tests run, trace the ray anyway and assert it.)
+fn sees_chosen(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
+    debug_assert!(sees(view, s, y), "a reservoir with W > 0 whose surface does not see its sample");
+    true
+}
+
 /// The G-buffer of one frame: `camera`'s ray of (pixel, sample = frame) (the path tracer's
 /// `generate` with that camera in place of the scene's).
 pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixel> {
@@ -342,21 +357,26 @@ fn combine(
     let mut out = Reservoir::default();
     let mut m = 0.0;
     let mut chosen_target = 0.0;
+    let mut chosen = 0;
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
             let p = target(view, s, y);
             if out.update(y, p * r.w * r.m, u(i as u32)) {
                 chosen_target = p;
+                chosen = i;
             }
         }
     }
     out.m = m;
     let Some(y) = out.y else { return out };
-    // One shadow ray per input surface (the pixel's own is inputs[0]): whether it sees y.
+    // Whether each input's surface sees y (the pixel's own is inputs[0]): a shadow ray, but
+    // for the input y came from (`sees_chosen`).
+    let input_sees =
+        |i: usize| if i == chosen { sees_chosen(view, &inputs[i].1, y) } else { sees(view, &inputs[i].1, y) };
     let seen: Vec<bool> = match bias {
-        BiasCorrection::RayTraced => inputs.iter().map(|(_, surface)| sees(view, surface, y)).collect(),
-        BiasCorrection::Off | BiasCorrection::Pairwise => vec![sees(view, s, y)],
+        BiasCorrection::RayTraced => (0..inputs.len()).map(input_sees).collect(),
+        BiasCorrection::Off | BiasCorrection::Pairwise => vec![input_sees(0)],
     };
     let normaliser = match bias {
         BiasCorrection::Off | BiasCorrection::Pairwise => m,
@@ -385,6 +405,7 @@ fn combine_pairwise(
     let mut m = 0.0;
     let mut chosen_target = 0.0;
     let own = inputs[0].0;
+    let mut chosen_own = false;
     let k = (inputs.len() - 1) as f32;
     let own_target = own.y.map_or(0.0, |y| target(view, s, y));
     // Σ_i c/(c + d_i): the pixel's own sample's share against each reused input.
@@ -415,13 +436,16 @@ fn combine_pairwise(
         let mis = if inputs.len() > 1 { own_share / k } else { 1.0 };
         if out.update(y, (mis * own_target) * own.w, u(0)) {
             chosen_target = own_target;
+            chosen_own = true;
         }
     }
     out.m = m;
     let Some(y) = out.y else { return out };
     finalize(&mut out, chosen_target, 1.0);
-    // As in `combine`: a sample the pixel does not see is handed on with W = 0.
-    if !sees(view, s, y) {
+    // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
+    // is the pixel's own: `sees_chosen`).
+    let seen = if chosen_own { sees_chosen(view, s, y) } else { sees(view, s, y) };
+    if !seen {
         out.w = 0.0;
     }
     out
@@ -502,7 +526,8 @@ pub fn reuse_spatially(
         .collect()
 }
 
-/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W.
+/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W. V needs no shadow
+/// ray: a final reservoir has W > 0 only when its surface sees its sample (`sees_chosen`).
 pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir]) -> Vec<Vec3> {
     gbuffer
         .par_iter()
@@ -511,8 +536,8 @@ pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir
             let mut l = g.emitted;
             if let (Some(s), Some(y)) = (&g.surface, r.y)
                 && r.w > 0.0
-                && let Some((c, geometry)) = contribution(view, s, y)
-                && visible(view, s, &geometry)
+                && sees_chosen(view, s, y)
+                && let Some((c, _)) = contribution(view, s, y)
             {
                 l += c * r.w;
             }

@@ -25,20 +25,19 @@ __device__ __forceinline__ unsigned int restir_pixel_count(const RestirArgs& a) 
 }
 
 // Reservoir storage (seed 002's first optimisation, issue 15): by default an array of
-// Reservoir structs (AoS, 24 B a pixel); compiled with RESTIR_SOA (the program `restir_soa`,
-// restir.rs ReservoirLayout::Soa) the same 24·N bytes of a buffer hold six arrays of N values
-// (light, b0, b1, w_sum, m, w): SoA. Every kernel reads and writes reservoirs through these.
+// Reservoir structs (AoS, 24 B a pixel, 68 with RESTIR_FULL_SAMPLE); compiled with RESTIR_SOA
+// (the program `restir_soa`, restir.rs ReservoirLayout::Soa) the same bytes of a buffer hold
+// one array of N values per 4-byte field (light, b0, b1, w_sum, m, w, and the full sample's
+// eleven): SoA. Every kernel reads and writes reservoirs through these.
 __device__ __forceinline__ Reservoir restir_load(const RestirArgs& a, const Reservoir* base, unsigned int i) {
 #ifdef RESTIR_SOA
     const size_t n = restir_pixel_count(a);
-    const float* f = reinterpret_cast<const float*>(base);
+    const unsigned int* words = reinterpret_cast<const unsigned int*>(base);
+    unsigned int v[RESTIR_RESERVOIR_WORDS];
+#pragma unroll
+    for (unsigned int k = 0; k < RESTIR_RESERVOIR_WORDS; ++k) v[k] = words[k * n + i];
     Reservoir r;
-    r.light = reinterpret_cast<const unsigned int*>(base)[i];
-    r.b[0] = f[n + i];
-    r.b[1] = f[2 * n + i];
-    r.w_sum = f[3 * n + i];
-    r.m = f[4 * n + i];
-    r.w = f[5 * n + i];
+    memcpy(&r, v, sizeof r);
     return r;
 #else
     return base[i];
@@ -47,7 +46,7 @@ __device__ __forceinline__ Reservoir restir_load(const RestirArgs& a, const Rese
 
 __device__ __forceinline__ float restir_load_m(const RestirArgs& a, const Reservoir* base, unsigned int i) {
 #ifdef RESTIR_SOA
-    return reinterpret_cast<const float*>(base)[4 * (size_t)restir_pixel_count(a) + i];
+    return reinterpret_cast<const float*>(base)[(WARPATH_OFFSETOF(Reservoir, m) / 4u) * (size_t)restir_pixel_count(a) + i];
 #else
     return base[i].m;
 #endif
@@ -56,13 +55,11 @@ __device__ __forceinline__ float restir_load_m(const RestirArgs& a, const Reserv
 __device__ __forceinline__ void restir_store(const RestirArgs& a, Reservoir* base, unsigned int i, const Reservoir& r) {
 #ifdef RESTIR_SOA
     const size_t n = restir_pixel_count(a);
-    float* f = reinterpret_cast<float*>(base);
-    reinterpret_cast<unsigned int*>(base)[i] = r.light;
-    f[n + i] = r.b[0];
-    f[2 * n + i] = r.b[1];
-    f[3 * n + i] = r.w_sum;
-    f[4 * n + i] = r.m;
-    f[5 * n + i] = r.w;
+    unsigned int* words = reinterpret_cast<unsigned int*>(base);
+    unsigned int v[RESTIR_RESERVOIR_WORDS];
+    memcpy(v, &r, sizeof r);
+#pragma unroll
+    for (unsigned int k = 0; k < RESTIR_RESERVOIR_WORDS; ++k) words[k * n + i] = v[k];
 #else
     base[i] = r;
 #endif
@@ -152,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
                 const float target = restir_contribution_at(scene, s, point, contribution, geometry)
                                          ? restir_luminance(contribution)
                                          : 0.0f;
-                if (reservoir_update(r, point.light, point.b0, point.b1, __fdiv_rn(target, point.source_pdf),
+                if (reservoir_update(r, point, __fdiv_rn(target, point.source_pdf),
                                      restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u))) {
                     chosen_target = target;
                 }
@@ -175,7 +172,7 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
     const RestirShading s = restir_shading(g);
     float3 c;
     RestirLightGeometry geometry;
-    if (restir_contribution(a.scene, s, r.light, r.b[0], r.b[1], c, geometry) &&
+    if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry) &&
         !restir_visible(a.scene, s, geometry)) {
         r.w = 0.0f;
         restir_store(a, a.output, pixel, r);
@@ -202,11 +199,11 @@ __device__ __forceinline__ bool restir_reuse_begin(const RestirArgs& a, unsigned
 }
 
 // The end of combine_pairwise (restir.rs): W with normaliser 1, and W = 0 when the pixel does
-// not see the chosen sample.
+// not see the chosen sample (known when it is the pixel's own: `chosen_own`).
 __device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
-                                                    float chosen_target) {
+                                                    float chosen_target, bool chosen_own) {
     restir_finalize(out, chosen_target, 1.0f);
-    if (!restir_sees(a.scene, q, out.light, out.b[0], out.b[1])) out.w = 0.0f;
+    if (!chosen_own && !restir_sees(a.scene, q, restir_sample_point(a.scene, out))) out.w = 0.0f;
 }
 
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
@@ -233,35 +230,38 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     }
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
+    bool chosen_prev = false;  // which input `out`'s sample came from (it sees the sample)
     const bool pairwise = a.bias == RESTIR_BIAS_PAIRWISE;
     if (pairwise) {
         // The reused input first, the pixel's own last (restir.rs combine_pairwise).
         const float own_target =
-            current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
-                                             : 0.0f;
+            current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, restir_sample_point(a.scene, current)) : 0.0f;
         float own_share = 0.0f;
         if (has_prev) {
             restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
                                   restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out, m,
                                   chosen_target, own_share);
         }
-        restir_pairwise_own(current, own_target, 1.0f, has_prev, own_share,
-                            restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m, chosen_target);
+        chosen_prev = !restir_pairwise_own(a.scene, current, own_target, 1.0f, has_prev, own_share,
+                                           restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m,
+                                           chosen_target);
     } else {
         restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u),
                             out, m, chosen_target);
         if (has_prev) {
-            restir_stream_input(a.scene, q, prev, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u),
-                                out, m, chosen_target);
+            chosen_prev = restir_stream_input(a.scene, q, prev,
+                                              restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
+                                              m, chosen_target);
         }
     }
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT && pairwise) {
-        restir_pairwise_end(a, q, out, chosen_target);
+        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev);
     } else if (out.light != RESTIR_NO_LIGHT) {
-        const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
+        const RestirLightPoint y = restir_sample_point(a.scene, out);
+        const bool seen_own = !chosen_prev || restir_sees(a.scene, q, y);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
-        if (a.bias != RESTIR_BIAS_OFF && has_prev && restir_sees(a.scene, ps, out.light, out.b[0], out.b[1])) {
+        if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y))) {
             z = __fadd_rn(z, prev.m);
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
@@ -301,26 +301,31 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     const RestirShading q = restir_shading(a.gbuffer[pixel]);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
+    // The neighbour slot `out`'s sample came from (-1: the pixel's own), whose surface sees it.
+    int chosen = -1;
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
                         chosen_target);
     unsigned int index = 1u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
-        restir_stream_input(a.scene, q, restir_load(a, a.input, j),
-                            restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target);
+        if (restir_stream_input(a.scene, q, restir_load(a, a.input, j),
+                                restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target)) {
+            chosen = (int)k;
+        }
         ++index;
     }
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT) {
-        const bool seen_own = restir_sees(a.scene, q, out.light, out.b[0], out.b[1]);
+        const RestirLightPoint y = restir_sample_point(a.scene, out);
+        const bool seen_own = chosen >= 0 ? restir_sees(a.scene, q, y) : true;
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF) {
             // Z: the neighbours (found again, as the first loop did) whose surfaces see y.
             for (unsigned int k = 0; k < a.neighbours; ++k) {
                 const int j = restir_neighbour(a, pixel, q, k);
                 if (j < 0) continue;
-                if (restir_sees(a.scene, restir_shading(a.gbuffer[j]), out.light, out.b[0], out.b[1])) {
+                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j]), y)) {
                     z = __fadd_rn(z, restir_load_m(a, a.input, j));
                 }
             }
@@ -346,8 +351,7 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     for (unsigned int k = 0; k < a.neighbours; ++k) found += restir_neighbour(a, pixel, q, k) >= 0 ? 1u : 0u;
     const float kf = (float)found;
     const float own_target =
-        current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, current.light, current.b[0], current.b[1])
-                                         : 0.0f;
+        current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, restir_sample_point(a.scene, current)) : 0.0f;
     float own_share = 0.0f;
     unsigned int index = 1u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
@@ -358,14 +362,16 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
                               chosen_target, own_share);
         ++index;
     }
-    restir_pairwise_own(current, own_target, kf, found > 0u, own_share,
-                        restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m, chosen_target);
+    const bool chosen_own = restir_pairwise_own(a.scene, current, own_target, kf, found > 0u, own_share,
+                                                restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
+                                                chosen_target);
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target);
+    if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target, chosen_own);
     restir_store(a, a.output, pixel, out);
 }
 
-// shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel).
+// shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel). V = 1
+// wherever W > 0 (restir.rs sees_chosen), so no shadow ray.
 extern "C" __global__ void restir_shade(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
@@ -376,10 +382,7 @@ extern "C" __global__ void restir_shade(RestirArgs a) {
         const RestirShading s = restir_shading(g);
         float3 c;
         RestirLightGeometry geometry;
-        if (restir_contribution(a.scene, s, r.light, r.b[0], r.b[1], c, geometry) &&
-            restir_visible(a.scene, s, geometry)) {
-            l += c * r.w;
-        }
+        if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) l += c * r.w;
     }
     store3(a.film_sum + 3 * (size_t)pixel, l);
     store3(a.film_sum_sq + 3 * (size_t)pixel, l * l);

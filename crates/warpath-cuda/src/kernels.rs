@@ -149,14 +149,14 @@ pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
 
 /// The programs of the volumetric estimator's benchmark variants
 /// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), of the
-/// surface estimator with isosurface shapes and ReSTIR's SoA reservoirs (`restir_soa`), each
-/// with its kernels: what `warpath precompile --variants` adds to [`programs`].
+/// surface estimator with isosurface shapes and ReSTIR's reservoir formats (`restir_soa`,
+/// `restir_full`, `restir_soa_full`), each with its kernels: what `warpath precompile --variants` adds to [`programs`].
 pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     crate::strategy::benchmark_variants()
         .into_iter()
         .flat_map(|variant| crate::strategy::VOLUME.variant(variant).all_programs())
         .chain(isosurface_shape_programs())
-        .chain([(crate::restir::ReservoirLayout::Soa.program(), crate::restir::KERNEL_NAMES.to_vec())])
+        .chain(crate::restir::variant_programs().into_iter().map(|p| (p, crate::restir::KERNEL_NAMES.to_vec())))
         .collect()
 }
 

@@ -42,8 +42,8 @@ pub const SHADE: &str = "restir_shade";
 /// The kernels of `restir.cu`, in launch order.
 pub const KERNEL_NAMES: [&str; 6] = [INITIAL_RIS, VISIBILITY, TEMPORAL, SPATIAL, SPATIAL_PAIRWISE, SHADE];
 
-/// How the kernels store reservoirs (seed 002's first optimisation): an array of 24-byte
-/// structs, or the same bytes as six arrays of one field each (`restir.cu` restir_load/store).
+/// How the kernels store reservoirs (seed 002's first optimisation): an array of structs, or
+/// the same bytes as one array per 4-byte field (`restir.cu` restir_load/store).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ReservoirLayout {
     #[default]
@@ -51,14 +51,53 @@ pub enum ReservoirLayout {
     Soa,
 }
 
-impl ReservoirLayout {
-    /// The program of this layout: `restir`, or `restir_soa` (compiled with RESTIR_SOA).
-    pub fn program(self) -> KernelSource {
+/// What a reservoir's light sample holds (seed 002's second optimisation): the compact sample
+/// (triangle light + barycentrics, [`GpuReservoir`], 24 B a reservoir; the point, normal and
+/// radiance reconstructed from the triangle wherever they are read), or the full one (the
+/// reconstructed point too: 56 B of sample, [`GpuFullReservoir`], 68 B a reservoir). The
+/// same numbers either way: only the bytes moved and the arithmetic repeated differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LightSampleFormat {
+    #[default]
+    Compact,
+    Full,
+}
+
+impl LightSampleFormat {
+    /// Bytes of one reservoir.
+    pub fn reservoir_bytes(self) -> usize {
         match self {
-            ReservoirLayout::Aos => RESTIR,
-            ReservoirLayout::Soa => RESTIR.with_prelude("_soa", "#define RESTIR_SOA 1"),
+            LightSampleFormat::Compact => std::mem::size_of::<GpuReservoir>(),
+            LightSampleFormat::Full => std::mem::size_of::<GpuFullReservoir>(),
         }
     }
+}
+
+/// The program of a reservoir layout and light sample: `restir` (AoS, compact), else
+/// `restir` with the suffixes `_soa` (RESTIR_SOA) and `_full` (RESTIR_FULL_SAMPLE).
+pub fn program(layout: ReservoirLayout, sample: LightSampleFormat) -> KernelSource {
+    match (layout, sample) {
+        (ReservoirLayout::Aos, LightSampleFormat::Compact) => RESTIR,
+        (ReservoirLayout::Soa, LightSampleFormat::Compact) => RESTIR.with_prelude("_soa", "#define RESTIR_SOA 1"),
+        (ReservoirLayout::Aos, LightSampleFormat::Full) => RESTIR.with_prelude("_full", "#define RESTIR_FULL_SAMPLE 1"),
+        (ReservoirLayout::Soa, LightSampleFormat::Full) => {
+            RESTIR.with_prelude("_soa_full", "#define RESTIR_SOA 1\n#define RESTIR_FULL_SAMPLE 1")
+        }
+    }
+}
+
+/// Every program [`program`] makes other than `restir` itself (for `precompile` and the
+/// compile test).
+pub fn variant_programs() -> Vec<KernelSource> {
+    let mut programs = Vec::new();
+    for layout in [ReservoirLayout::Aos, ReservoirLayout::Soa] {
+        for sample in [LightSampleFormat::Compact, LightSampleFormat::Full] {
+            if (layout, sample) != (ReservoirLayout::Aos, LightSampleFormat::Compact) {
+                programs.push(program(layout, sample));
+            }
+        }
+    }
+    programs
 }
 
 /// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
@@ -98,6 +137,24 @@ pub struct GpuReservoir {
     pub w: f32,
 }
 const _: () = assert!(std::mem::size_of::<GpuReservoir>() == 24);
+
+/// restir.cuh `Reservoir` compiled with RESTIR_FULL_SAMPLE: the compact reservoir's fields,
+/// then the rest of seed 002's full light sample (the reconstructed light point).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuFullReservoir {
+    pub compact: GpuReservoir,
+    /// The point on the triangle, its unit normal, its emission.
+    pub q: [f32; 3],
+    pub n: [f32; 3],
+    pub emission: [f32; 3],
+    pub two_sided: u32,
+    /// The area-measure pdf the point was drawn with.
+    pub source_pdf: f32,
+}
+const _: () = assert!(std::mem::size_of::<GpuFullReservoir>() == 68);
+const _: () = assert!(std::mem::offset_of!(GpuFullReservoir, q) == 24);
+const _: () = assert!(std::mem::offset_of!(GpuFullReservoir, source_pdf) == 64);
 
 /// An empty reservoir's `light`.
 pub const NO_LIGHT: u32 = u32::MAX;
@@ -209,15 +266,16 @@ pub struct RestirRenderer<'d> {
     /// This frame's G-buffer and the previous frame's.
     gbuffer: DeviceBuffer<GpuRestirSurface>,
     prev_gbuffer: DeviceBuffer<GpuRestirSurface>,
-    /// This frame's reservoirs, a scratch buffer for the reuse passes, the previous frame's.
-    current: DeviceBuffer<GpuReservoir>,
-    scratch: DeviceBuffer<GpuReservoir>,
-    previous: DeviceBuffer<GpuReservoir>,
+    /// This frame's reservoirs, a scratch buffer for the reuse passes, the previous frame's:
+    /// 4-byte words, [`LightSampleFormat::reservoir_bytes`] / 4 per pixel.
+    current: DeviceBuffer<u32>,
+    scratch: DeviceBuffer<u32>,
+    previous: DeviceBuffer<u32>,
     has_previous: bool,
     /// The camera of the next frame, and the previous frame's when it differs (a moving camera).
     camera: Camera,
     moved_from: Option<Reprojection>,
-    /// The program of the reservoir layout ([`RestirRenderer::set_reservoir_layout`]).
+    /// The program of the reservoir layout and light sample ([`RestirRenderer::set_reservoir_format`]).
     program: KernelSource,
     next_frame: u32,
     times: Option<RestirTimes>,
@@ -256,9 +314,9 @@ impl<'d> RestirRenderer<'d> {
             options: *options,
             gbuffer: DeviceBuffer::zeroed(device, pixels)?,
             prev_gbuffer: DeviceBuffer::zeroed(device, pixels)?,
-            current: DeviceBuffer::zeroed(device, pixels)?,
-            scratch: DeviceBuffer::zeroed(device, pixels)?,
-            previous: DeviceBuffer::zeroed(device, pixels)?,
+            current: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
+            scratch: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
+            previous: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
@@ -276,15 +334,27 @@ impl<'d> RestirRenderer<'d> {
         Ok(())
     }
 
-    /// Stores reservoirs as `layout` from the next frame on; call before the first frame or
-    /// after [`RestirRenderer::restart`] (the reservoirs already made are in the old layout).
-    pub fn set_reservoir_layout(&mut self, layout: ReservoirLayout) -> CudaResult<()> {
+    /// A zeroed buffer of `pixels` reservoirs of light sample `sample`.
+    fn reservoirs(device: &CudaDevice, pixels: usize, sample: LightSampleFormat) -> CudaResult<DeviceBuffer<u32>> {
+        DeviceBuffer::zeroed(device, pixels * sample.reservoir_bytes() / 4)
+    }
+
+    /// Stores reservoirs as `layout` with light samples `sample` from the next frame on; call
+    /// before the first frame or after [`RestirRenderer::restart`] (the reservoirs already
+    /// made are in the old format).
+    pub fn set_reservoir_format(&mut self, layout: ReservoirLayout, sample: LightSampleFormat) -> CudaResult<()> {
         if self.next_frame > 0 {
             return Err(CudaError::InvalidArgument(
-                "restir-di: the reservoir layout changes only before the first frame (or after a restart)".into(),
+                "restir-di: the reservoir format changes only before the first frame (or after a restart)".into(),
             ));
         }
-        self.program = layout.program();
+        let pixels = self.film.pixels() as usize;
+        if self.current.len() != pixels * sample.reservoir_bytes() / 4 {
+            self.current = Self::reservoirs(self.device, pixels, sample)?;
+            self.scratch = Self::reservoirs(self.device, pixels, sample)?;
+            self.previous = Self::reservoirs(self.device, pixels, sample)?;
+        }
+        self.program = program(layout, sample);
         Ok(())
     }
 

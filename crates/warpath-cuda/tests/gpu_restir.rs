@@ -24,7 +24,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::restir::{BiasCorrection, RestirOptions};
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::restir::{ReservoirLayout, RestirRenderer};
+use warpath_cuda::restir::{LightSampleFormat, ReservoirLayout, RestirRenderer};
 use warpath_cuda::runtime::CudaDevice;
 use warpath_cuda::strategy::StrategyRenderer;
 use warpath_scene::{RenderSettings, Scene};
@@ -50,12 +50,12 @@ fn settings(scene: &Scene, seed: u32) -> RenderSettings {
 }
 
 fn gpu_restir(device: &CudaDevice, scene: &Scene, options: &RestirOptions, seed: u32, frames: u32) -> Film {
-    gpu_restir_in(ReservoirLayout::Aos, device, scene, options, seed, frames)
+    gpu_restir_in((ReservoirLayout::Aos, LightSampleFormat::Compact), device, scene, options, seed, frames)
 }
 
-/// [`gpu_restir`] with reservoirs stored as `layout`.
+/// [`gpu_restir`] with reservoirs stored as `layout` with light samples `sample`.
 fn gpu_restir_in(
-    layout: ReservoirLayout,
+    (layout, sample): (ReservoirLayout, LightSampleFormat),
     device: &CudaDevice,
     scene: &Scene,
     options: &RestirOptions,
@@ -65,7 +65,7 @@ fn gpu_restir_in(
     let options = RestirOptions { seed, ..*options };
     let mut renderer =
         RestirRenderer::new(device, scene, &settings(scene, seed), BuildKind::Sah, &options).expect("uploads");
-    renderer.set_reservoir_layout(layout).expect("layout");
+    renderer.set_reservoir_format(layout, sample).expect("reservoir format");
     for _ in 0..frames {
         renderer.render_frame().expect("renders a frame");
     }
@@ -143,18 +143,31 @@ fn gpu_restir_is_the_cpu_reference() {
         assert!(close as f64 >= 0.99 * values as f64, "{name}: only {close} of {values} values agree");
         assert!((gm / cm - 1.0).abs() < 5e-3, "{name}: image means {gm} vs {cm}");
     }
-    // SoA reservoirs (the program restir_soa): a layout, not an estimator — the same film bit
-    // for bit, with ray-traced and with pairwise weights.
-    for options in [base, RestirOptions { bias: BiasCorrection::Pairwise, ..base }] {
-        let layout_film = |layout: ReservoirLayout| gpu_restir_in(layout, &device, &scene, &options, 7, FRAMES);
-        let (aos, soa) = (layout_film(ReservoirLayout::Aos), layout_film(ReservoirLayout::Soa));
-        let equal = aos.sum == soa.sum && aos.sum_sq == soa.sum_sq && aos.count == soa.count;
-        println!(
-            "SoA reservoirs, {}: film {} the AoS one",
-            options.bias.name(),
-            if equal { "equals" } else { "differs from" }
-        );
-        assert!(equal, "SoA reservoirs change the image ({})", options.bias.name());
+    // SoA reservoirs and full light samples (the programs restir_soa, restir_full,
+    // restir_soa_full): formats, not estimators — the same film bit for bit, with ray-traced,
+    // pairwise and 1/M weights.
+    let bias_modes = [
+        base,
+        RestirOptions { bias: BiasCorrection::Pairwise, ..base },
+        RestirOptions { bias: BiasCorrection::Off, ..base },
+    ];
+    for options in bias_modes {
+        let film = |format| gpu_restir_in(format, &device, &scene, &options, 7, FRAMES);
+        let aos = film((ReservoirLayout::Aos, LightSampleFormat::Compact));
+        for format in [
+            (ReservoirLayout::Soa, LightSampleFormat::Compact),
+            (ReservoirLayout::Aos, LightSampleFormat::Full),
+            (ReservoirLayout::Soa, LightSampleFormat::Full),
+        ] {
+            let other = film(format);
+            let equal = aos.sum == other.sum && aos.sum_sq == other.sum_sq && aos.count == other.count;
+            println!(
+                "{format:?} reservoirs, {}: film {} the AoS compact one",
+                options.bias.name(),
+                if equal { "equals" } else { "differs from" }
+            );
+            assert!(equal, "{format:?} reservoirs change the image ({})", options.bias.name());
+        }
     }
 }
 

@@ -49,9 +49,10 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
             .into_iter()
             .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
     );
-    // And ReSTIR with SoA reservoirs (every RESTIR_SOA branch).
-    let soa = warpath_cuda::restir::ReservoirLayout::Soa.program();
-    programs.push((soa, warpath_cuda::restir::KERNEL_NAMES.to_vec()));
+    // And ReSTIR's reservoir formats (every RESTIR_SOA and RESTIR_FULL_SAMPLE branch).
+    for program in warpath_cuda::restir::variant_programs() {
+        programs.push((program, warpath_cuda::restir::KERNEL_NAMES.to_vec()));
+    }
     let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut failures = Vec::new();

@@ -12,6 +12,9 @@
 //   restir_temporal      with the previous frame's reservoir (static camera), M capped.
 //   restir_spatial       with k similar neighbours within a radius (one pass per launch).
 //   restir_shade         f·Le·G·V·W plus emission seen, written as this frame's film pass.
+// A shadow ray whose answer is known is not traced (restir.rs sees_chosen): a reservoir has
+// W > 0 only if its own surface sees its sample, so the input a combination takes its sample
+// from sees it, and shading needs no ray at all.
 // Bias correction: RESTIR_BIAS_OFF (1/M), RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced) or
 // RESTIR_BIAS_PAIRWISE (pairwise MIS, restir.rs combine_pairwise).
 //
@@ -50,16 +53,36 @@ static_assert(WARPATH_OFFSETOF(RestirSurface, emitted) == 60, "RestirSurface.emi
 static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth");
 static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
 
-// A reservoir with the compact light sample (emissive triangle + barycentrics of e1, e2).
+// A reservoir. Its light sample is by default the compact one (seed 002's second
+// optimisation: emissive triangle + barycentrics of e1, e2, 12 B; the point, normal and
+// radiance reconstructed from the TriangleLight wherever they are needed). Compiled with
+// RESTIR_FULL_SAMPLE (the program `restir_full`, restir.rs LightSampleFormat::Full) it also
+// holds the reconstructed point (RestirLightPoint's fields: 56 B of sample, seed 002's full
+// LightSample), so reuse reads no TriangleLight. Both compute the same numbers.
 struct Reservoir {
     unsigned int light;  // RESTIR_NO_LIGHT: empty
     float b[2];
     float w_sum;
     float m;
     float w;
+#ifdef RESTIR_FULL_SAMPLE
+    float q[3];
+    float n[3];
+    float emission[3];
+    unsigned int two_sided;
+    float source_pdf;
+#endif
 };
+#ifdef RESTIR_FULL_SAMPLE
+static_assert(sizeof(Reservoir) == 68, "Reservoir size (full sample)");
+static_assert(WARPATH_OFFSETOF(Reservoir, q) == 24, "Reservoir.q");
+static_assert(WARPATH_OFFSETOF(Reservoir, source_pdf) == 64, "Reservoir.source_pdf");
+#else
 static_assert(sizeof(Reservoir) == 24, "Reservoir size");
+#endif
 static_assert(WARPATH_OFFSETOF(Reservoir, w_sum) == 12, "Reservoir.w_sum");
+static_assert(WARPATH_OFFSETOF(Reservoir, m) == 16, "Reservoir.m");
+#define RESTIR_RESERVOIR_WORDS (sizeof(Reservoir) / 4u)
 
 // Every kernel's one argument (restir.rs RestirArgs).
 struct RestirArgs {
@@ -132,34 +155,10 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g) 
     return s;
 }
 
-__device__ __forceinline__ Reservoir empty_reservoir() {
-    Reservoir r;
-    r.light = RESTIR_NO_LIGHT;
-    r.b[0] = 0.0f;
-    r.b[1] = 0.0f;
-    r.w_sum = 0.0f;
-    r.m = 0.0f;
-    r.w = 0.0f;
-    return r;
-}
-
-// Reservoir::update.
-__device__ __forceinline__ bool reservoir_update(Reservoir& r, unsigned int light, float b0, float b1,
-                                                 float weight, float u) {
-    if (!(weight > 0.0f && isfinite(weight))) return false;
-    r.w_sum = __fadd_rn(r.w_sum, weight);
-    if (__fmul_rn(u, r.w_sum) < weight) {
-        r.light = light;
-        r.b[0] = b0;
-        r.b[1] = b1;
-        return true;
-    }
-    return false;
-}
-
 // A light point with everything a candidate's evaluation reads (restir.rs light_geometry's
 // inputs, reconstructed once): what the shared-memory pool holds, so that the candidates drawn
-// from it gather nothing but the pixel's material.
+// from it gather nothing but the pixel's material; with RESTIR_FULL_SAMPLE, what a reservoir
+// holds too.
 struct RestirLightPoint {
     float3 q;            // p0 + e1·b0 + e2·b1
     float3 n;            // the triangle's unit normal (TriangleLight::normal)
@@ -190,6 +189,62 @@ __device__ __forceinline__ RestirLightPoint restir_light_point(const DeviceScene
     point.b0 = b0;
     point.b1 = b1;
     return point;
+}
+
+__device__ __forceinline__ Reservoir empty_reservoir() {
+    Reservoir r;
+    r.light = RESTIR_NO_LIGHT;
+    r.b[0] = 0.0f;
+    r.b[1] = 0.0f;
+    r.w_sum = 0.0f;
+    r.m = 0.0f;
+    r.w = 0.0f;
+#ifdef RESTIR_FULL_SAMPLE
+    for (int c = 0; c < 3; ++c) r.q[c] = r.n[c] = r.emission[c] = 0.0f;
+    r.two_sided = 0u;
+    r.source_pdf = 0.0f;
+#endif
+    return r;
+}
+
+// The reservoir's sample as a light point: reconstructed from its triangle (compact sample) or
+// read from the reservoir (RESTIR_FULL_SAMPLE). Only for a reservoir that holds a sample.
+__device__ __forceinline__ RestirLightPoint restir_sample_point(const DeviceScene& scene, const Reservoir& r) {
+#ifdef RESTIR_FULL_SAMPLE
+    (void)scene;
+    RestirLightPoint point;
+    point.q = make_float3(r.q[0], r.q[1], r.q[2]);
+    point.n = make_float3(r.n[0], r.n[1], r.n[2]);
+    point.emission = make_float3(r.emission[0], r.emission[1], r.emission[2]);
+    point.two_sided = r.two_sided;
+    point.source_pdf = r.source_pdf;
+    point.light = r.light;
+    point.b0 = r.b[0];
+    point.b1 = r.b[1];
+    return point;
+#else
+    return restir_light_point(scene, r.light, r.b[0], r.b[1]);
+#endif
+}
+
+// Reservoir::update with candidate `y`.
+__device__ __forceinline__ bool reservoir_update(Reservoir& r, const RestirLightPoint& y, float weight, float u) {
+    if (!(weight > 0.0f && isfinite(weight))) return false;
+    r.w_sum = __fadd_rn(r.w_sum, weight);
+    if (__fmul_rn(u, r.w_sum) < weight) {
+        r.light = y.light;
+        r.b[0] = y.b0;
+        r.b[1] = y.b1;
+#ifdef RESTIR_FULL_SAMPLE
+        r.q[0] = y.q.x, r.q[1] = y.q.y, r.q[2] = y.q.z;
+        r.n[0] = y.n.x, r.n[1] = y.n.y, r.n[2] = y.n.z;
+        r.emission[0] = y.emission.x, r.emission[1] = y.emission.y, r.emission[2] = y.emission.z;
+        r.two_sided = y.two_sided;
+        r.source_pdf = y.source_pdf;
+#endif
+        return true;
+    }
+    return false;
 }
 
 // light_geometry: Le(y → x)·|cos_y|/d², the direction and distance to the light point.
@@ -227,18 +282,12 @@ __device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene,
     return max_element(c) > 0.0f && is_finite3(c);
 }
 
-__device__ __forceinline__ bool restir_contribution(const DeviceScene& scene, const RestirShading& s,
-                                                    unsigned int light, float b0, float b1, float3& c,
-                                                    RestirLightGeometry& g) {
-    return restir_contribution_at(scene, s, restir_light_point(scene, light, b0, b1), c, g);
-}
-
 // target: p̂ at s.
 __device__ __forceinline__ float restir_target(const DeviceScene& scene, const RestirShading& s,
-                                               unsigned int light, float b0, float b1) {
+                                               const RestirLightPoint& y) {
     float3 c;
     RestirLightGeometry g;
-    return restir_contribution(scene, s, light, b0, b1, c, g) ? restir_luminance(c) : 0.0f;
+    return restir_contribution_at(scene, s, y, c, g) ? restir_luminance(c) : 0.0f;
 }
 
 // visible: nothing between s and the light point.
@@ -252,11 +301,11 @@ __device__ __forceinline__ bool restir_visible(const DeviceScene& scene, const R
 }
 
 // sees: p̂ > 0 and unoccluded.
-__device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const RestirShading& s, unsigned int light,
-                                            float b0, float b1) {
+__device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const RestirShading& s,
+                                            const RestirLightPoint& y) {
     float3 c;
     RestirLightGeometry g;
-    return restir_contribution(scene, s, light, b0, b1, c, g) && restir_visible(scene, s, g);
+    return restir_contribution_at(scene, s, y, c, g) && restir_visible(scene, s, g);
 }
 
 // finalize: W = w_sum / (normaliser · p̂(y)), with `p` = p̂(y) of the chosen sample at the
@@ -308,15 +357,21 @@ __device__ __forceinline__ bool restir_reproject(const RestirArgs& a, float3 p, 
 
 // The combining half of `combine` shared by the temporal and spatial passes: stream reservoir
 // `r` (weight p̂_q(y)·W·M, selection number `u`) into `out`; `chosen_target` keeps p̂_q of
-// the sample `out` holds.
-__device__ __forceinline__ void restir_stream_input(const DeviceScene& scene, const RestirShading& q,
+// the sample `out` holds. Returns whether `out` now holds r's sample: the input chosen so far,
+// whose surface is known to see it (restir.rs sees_chosen: no shadow ray is traced for it).
+__device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, const RestirShading& q,
                                                     const Reservoir& r, float u, Reservoir& out, float& m,
                                                     float& chosen_target) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
-        const float p = restir_target(scene, q, r.light, r.b[0], r.b[1]);
-        if (reservoir_update(out, r.light, r.b[0], r.b[1], __fmul_rn(__fmul_rn(p, r.w), r.m), u)) chosen_target = p;
+        const RestirLightPoint y = restir_sample_point(scene, r);
+        const float p = restir_target(scene, q, y);
+        if (reservoir_update(out, y, __fmul_rn(__fmul_rn(p, r.w), r.m), u)) {
+            chosen_target = p;
+            return true;
+        }
     }
+    return false;
 }
 
 // restir.rs combine_pairwise, a reused input: stream `r` (made at surface `ns`; one of k reused
@@ -331,33 +386,37 @@ __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, 
                                                       float& own_share) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
-        const float p = restir_target(scene, q, r.light, r.b[0], r.b[1]);
-        const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, r.light, r.b[0], r.b[1]));
+        const RestirLightPoint y = restir_sample_point(scene, r);
+        const float p = restir_target(scene, q, y);
+        const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y));
         const float b = __fmul_rn(own.m, p);
         const float sum = __fadd_rn(a, b);
         const float mis = sum > 0.0f ? __fdiv_rn(__fdiv_rn(a, sum), k) : 0.0f;
-        if (reservoir_update(out, r.light, r.b[0], r.b[1], __fmul_rn(__fmul_rn(mis, p), r.w), u)) chosen_target = p;
+        if (reservoir_update(out, y, __fmul_rn(__fmul_rn(mis, p), r.w), u)) chosen_target = p;
     }
     if (own.light != RESTIR_NO_LIGHT) {
+        const RestirLightPoint y_own = restir_sample_point(scene, own);
         const float c = __fmul_rn(own.m, own_target);
-        float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, own.light, own.b[0], own.b[1]));
+        float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y_own));
         // The reused input's technique cannot produce a sample its surface does not see.
-        if (d > 0.0f && !restir_sees(scene, ns, own.light, own.b[0], own.b[1])) d = 0.0f;
+        if (d > 0.0f && !restir_sees(scene, ns, y_own)) d = 0.0f;
         const float sum = __fadd_rn(c, d);
         own_share = __fadd_rn(own_share, sum > 0.0f ? __fdiv_rn(c, sum) : 0.0f);
     }
 }
 
 // restir.rs combine_pairwise, the pixel's own input (streamed last): weight own_share/k, or 1
-// when nothing was reused.
-__device__ __forceinline__ void restir_pairwise_own(const Reservoir& own, float own_target, float k, bool reused,
-                                                    float own_share, float u, Reservoir& out, float& m,
-                                                    float& chosen_target) {
+// when nothing was reused. Returns whether `out` now holds the pixel's own sample.
+__device__ __forceinline__ bool restir_pairwise_own(const DeviceScene& scene, const Reservoir& own, float own_target,
+                                                    float k, bool reused, float own_share, float u, Reservoir& out,
+                                                    float& m, float& chosen_target) {
     m = __fadd_rn(m, own.m);
     if (own.light != RESTIR_NO_LIGHT) {
         const float mis = reused ? __fdiv_rn(own_share, k) : 1.0f;
-        if (reservoir_update(out, own.light, own.b[0], own.b[1], __fmul_rn(__fmul_rn(mis, own_target), own.w), u)) {
+        if (reservoir_update(out, restir_sample_point(scene, own), __fmul_rn(__fmul_rn(mis, own_target), own.w), u)) {
             chosen_target = own_target;
+            return true;
         }
     }
+    return false;
 }
