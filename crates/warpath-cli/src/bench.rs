@@ -240,6 +240,12 @@ pub(crate) fn render_all(
     Ok(())
 }
 
+/// The GPU a benchmark ran on, as a markdown line (the header names only the host).
+pub(crate) fn gpu_line(device: &warpath_cuda::CudaDevice) -> String {
+    let info = device.info();
+    format!("- GPU: {}, {} SMs, driver CUDA {}", info.name, info.multiprocessors, info.driver_version_string())
+}
+
 /// Machine, commit, command and date, as markdown lines.
 pub(crate) fn header() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")

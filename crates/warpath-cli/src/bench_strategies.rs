@@ -82,8 +82,7 @@ struct Measured {
 
 pub fn run(args: StrategiesArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("bench strategies needs a CUDA device")?;
-    let info = device.info();
-    println!("- GPU: {}, {} SMs, driver CUDA {}\n", info.name, info.multiprocessors, info.driver_version_string());
+    println!("{}\n", crate::bench::gpu_line(&device));
     let strategies = if args.strategies.is_empty() { Strategy::ALL.to_vec() } else { args.strategies.clone() };
     let (width, height) = args.resolution;
     check_resolution(width, height)?;

@@ -135,8 +135,7 @@ fn make_rays(scene: &warpath_scene::Scene, bvh: &Bvh, tris: &[[Vec3; 3]], width:
 
 pub fn run(args: TraversalArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("`bench traversal` needs a CUDA device")?;
-    let info = device.info();
-    println!("- gpu: {}, {} SMs, driver CUDA {}", info.name, info.multiprocessors, info.driver_version_string());
+    println!("{}", crate::bench::gpu_line(&device));
     let kernels: Vec<TraversalKernel> = if args.kernels.is_empty() {
         TraversalKernel::ALL.to_vec()
     } else {

@@ -154,8 +154,7 @@ struct Row {
 
 pub fn run(args: VolumesArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("bench volumes needs a CUDA device")?;
-    let info = device.info();
-    println!("- GPU: {}, {} SMs, driver CUDA {}\n", info.name, info.multiprocessors, info.driver_version_string());
+    println!("{}\n", crate::bench::gpu_line(&device));
     if args.strategies.contains(&Strategy::MultiStage) {
         bail!("the multi-stage wavefront has no volume stage list; choose other --strategies");
     }

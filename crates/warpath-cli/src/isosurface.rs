@@ -550,11 +550,15 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     }
     let shading = args.image.shading();
     let mut rows = Vec::new();
+    let mut gpu = None;
     for name in &args.volumes {
         let lattice = load_lattice(name, source)?;
         let bvh = BrickBvh::build(&lattice, source.brick);
         let needs_cub = args.pipelines.iter().any(|p| p.needs_cub());
         let mut renderer = Renderer::new(&args.image, &lattice, &bvh, needs_cub)?;
+        if let Renderer::Gpu { device, .. } = &renderer {
+            gpu.get_or_insert_with(|| crate::bench::gpu_line(device));
+        }
         let pipelines = if renderer.name() == "cpu" { vec![IsoPipeline::Caster] } else { args.pipelines.clone() };
         let (lo, hi) = lattice.range();
         for &fraction in &args.fractions {
@@ -640,16 +644,17 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
             }
         }
     }
-    print_tables(args, &rows);
+    print_tables(args, gpu.as_deref(), &rows);
     crate::bench::write_json(args.json.as_deref(), &rows)
 }
 
 /// The benchmark's tables: every row; seed 001's Table 1 (fps per volume and pipeline over
 /// all views and isovalues, and the ratio to the single kernel); Figure 6 (fps against the
 /// isovalue); the stage times.
-fn print_tables(args: &BenchIsosurfaceArgs, rows: &[BenchRow]) {
+fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]) {
     let (width, height) = args.image.resolution;
-    println!("{}", crate::bench::header());
+    print!("{}", crate::bench::header());
+    println!("{}\n", gpu.unwrap_or("- GPU: none (the CPU renderer)"));
     println!(
         "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart); {}\n",
         args.views,

@@ -43,8 +43,14 @@ extern "C" __global__ void __launch_bounds__(256) iso_pipeline_single(IsoPipelin
 }
 
 extern "C" __global__ void __launch_bounds__(256) iso_shade(IsoPipelineArgs a, const unsigned int* in,
-                                                            const unsigned int* in_count) {
-    iso_shade_queue(a, in, in_count);
+                                                            const unsigned int* in_count, unsigned int* shadow_items,
+                                                            unsigned int* shadow_count) {
+    iso_shade_queue(a, in, in_count, shadow_items, shadow_count);
+}
+
+extern "C" __global__ void __launch_bounds__(256) iso_shade_shadows(IsoPipelineArgs a, const unsigned int* in,
+                                                                    const unsigned int* in_count) {
+    iso_shadow_queue(a, in, in_count);
 }
 
 #define ISO_STAGES(SUFFIX, METHOD)                                                                            \

@@ -105,25 +105,38 @@ __device__ __forceinline__ double iso_dot(const double* a, const double* b) {
     return __dadd_rn(__dadd_rn(__dmul_rn(a[0], b[0]), __dmul_rn(a[1], b[1])), __dmul_rn(a[2], b[2]));
 }
 
-// render::shade_hit under the key light: the normal turned toward the viewer, the shadow ray
-// (render::shadow_blocked, in R) when the light faces the surface and shadows are on.
-template <typename R>
-__device__ __forceinline__ float3 iso_shade_key(const IsoRenderArgs& a, const IsoArgs& g, const IsoRay& ray, double t,
-                                                const double* normal, bool& blocked) {
+// render::facing: `normal` turned toward the viewer of `ray` (isosurfaces are two-sided).
+__device__ __forceinline__ void iso_facing(const IsoRay& ray, const double* normal, double n[3]) {
     const double view[3] = {-ray.direction[0], -ray.direction[1], -ray.direction[2]};
-    double n[3] = {normal[0], normal[1], normal[2]};
+    for (int k = 0; k < 3; ++k) n[k] = normal[k];
     if (iso_dot(n, view) < 0.0) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
-    const double cos_light = iso_dot(n, a.light);
-    blocked = false;
-    if (cos_light > 0.0 && a.light_mode == ISO_LIGHT_SHADOWS) {
-        IsoRay shadow;
-        for (int k = 0; k < 3; ++k) {
-            shadow.origin[k] = __dadd_rn(__dadd_rn(ray.origin[k], __dmul_rn(t, ray.direction[k])),
-                                         __dmul_rn(ISO_SHADOW_OFFSET, n[k]));
-            shadow.direction[k] = a.light[k];
-        }
-        blocked = iso_cast_within<R>(g, shadow, 0.0, ISO_INF).hit.hit != 0u;
+}
+
+// Whether the key light faces the surface of facing normal n (its shadow ray is then cast).
+__device__ __forceinline__ bool iso_key_light_faces(const IsoRenderArgs& a, const double* n) {
+    return iso_dot(n, a.light) > 0.0;
+}
+
+// render::shadow_blocked, in R: the ray from the hit t of `ray` moved ISO_SHADOW_OFFSET along
+// the facing normal n toward the key light meets the isosurface.
+template <typename R>
+__device__ __forceinline__ bool iso_shadow_blocked(const IsoRenderArgs& a, const IsoArgs& g, const IsoRay& ray,
+                                                   double t, const double* n) {
+    IsoRay shadow;
+    for (int k = 0; k < 3; ++k) {
+        shadow.origin[k] = __dadd_rn(__dadd_rn(ray.origin[k], __dmul_rn(t, ray.direction[k])),
+                                     __dmul_rn(ISO_SHADOW_OFFSET, n[k]));
+        shadow.direction[k] = a.light[k];
     }
+    return iso_cast_within<R>(g, shadow, 0.0, ISO_INF).hit.hit != 0u;
+}
+
+// render::shade_key: Blinn–Phong under the key light at facing normal n; `blocked` (its
+// shadow ray met the isosurface) or a light behind the surface leaves the ambient term.
+__device__ __forceinline__ float3 iso_shade_key(const IsoRenderArgs& a, const IsoRay& ray, const double* n,
+                                                bool blocked) {
+    const double view[3] = {-ray.direction[0], -ray.direction[1], -ray.direction[2]};
+    const double cos_light = iso_dot(n, a.light);
     if (!(cos_light > 0.0) || blocked) {
         return make_float3(__fmul_rn(a.color[0], a.ambient), __fmul_rn(a.color[1], a.ambient),
                            __fmul_rn(a.color[2], a.ambient));
@@ -140,28 +153,34 @@ __device__ __forceinline__ float3 iso_shade_key(const IsoRenderArgs& a, const Is
                        __fadd_rn(__fmul_rn(a.color[2], lambert), highlight));
 }
 
-// The pixel's colour: the background, or the shaded hit (t, normal) of `ray`; returns
-// whether a shadow ray met the isosurface (ISO_SHADOWED for the pixel's IsoHit).
+__device__ __forceinline__ void iso_store_colour(const IsoRenderArgs& a, size_t pixel, float3 colour) {
+    a.pixels[3 * pixel] = colour.x;
+    a.pixels[3 * pixel + 1] = colour.y;
+    a.pixels[3 * pixel + 2] = colour.z;
+}
+
+// The pixel's colour: the background, or the shaded hit (t, normal) of `ray` with its shadow
+// ray cast here; returns whether it met the isosurface (ISO_SHADOWED for the pixel's IsoHit).
 template <typename R>
 __device__ __forceinline__ bool iso_write_pixel(const IsoRenderArgs& a, const IsoArgs& g, size_t pixel, bool hit,
                                                 const IsoRay& ray, double t, const double* normal) {
     float3 colour = make_float3(a.background[0], a.background[1], a.background[2]);
     bool blocked = false;
-    if (hit) {
-        colour = a.light_mode == ISO_LIGHT_HEAD ? iso_shade(a, normal, ray.direction)
-                                                : iso_shade_key<R>(a, g, ray, t, normal, blocked);
+    if (hit && a.light_mode == ISO_LIGHT_HEAD) {
+        colour = iso_shade(a, normal, ray.direction);
+    } else if (hit) {
+        double n[3];
+        iso_facing(ray, normal, n);
+        blocked = a.light_mode == ISO_LIGHT_SHADOWS && iso_key_light_faces(a, n) && iso_shadow_blocked<R>(a, g, ray, t, n);
+        colour = iso_shade_key(a, ray, n, blocked);
     }
-    a.pixels[3 * pixel] = colour.x;
-    a.pixels[3 * pixel + 1] = colour.y;
-    a.pixels[3 * pixel + 2] = colour.z;
+    iso_store_colour(a, pixel, colour);
     return blocked;
 }
 
 // The background (a pixel whose ray misses).
 __device__ __forceinline__ void iso_write_background(const IsoRenderArgs& a, size_t pixel) {
-    a.pixels[3 * pixel] = a.background[0];
-    a.pixels[3 * pixel + 1] = a.background[1];
-    a.pixels[3 * pixel + 2] = a.background[2];
+    iso_store_colour(a, pixel, make_float3(a.background[0], a.background[1], a.background[2]));
 }
 
 // One pixel, the caster's arithmetic in R (double: the CPU's hits; float: caster-f32).

@@ -24,6 +24,8 @@ use warpath_isosurface::render::{IsoView, Shading};
 
 pub const PIPELINE_SINGLE: &str = "iso_pipeline_single";
 pub const SHADE: &str = "iso_shade";
+/// The multi-kernel pipeline's shadow rays, after its last round.
+pub const SHADOWS: &str = "iso_shade_shadows";
 const BLOCK: u32 = 256;
 /// Pixels per side of the tiles rays are made in (`ISO_TILE`; BLOCK = RAY_TILE²).
 const RAY_TILE: u32 = 16;
@@ -148,7 +150,7 @@ const INTERSECT: [&str; 4] =
 
 /// Every pipeline kernel's name.
 pub fn kernel_names() -> Vec<&'static str> {
-    let mut names = vec![PIPELINE_SINGLE, SHADE];
+    let mut names = vec![PIPELINE_SINGLE, SHADE, SHADOWS];
     for set in [GENERATE, TRAVERSE, INTERSECT] {
         names.extend(set);
     }
@@ -286,6 +288,9 @@ pub struct PipelineBuffers {
     queues: Vec<Queue>,
     /// For the `cub` method ([`PipelineBuffers::attach_cub`]).
     cub: Option<CubState>,
+    /// The frame's lit hits whose shadow rays are cast after the last round, and their count.
+    shadow_items: DeviceBuffer<u32>,
+    shadow_count: DeviceBuffer<u32>,
 }
 
 const TRAVERSE_A: usize = 0;
@@ -325,6 +330,8 @@ impl PipelineBuffers {
             identity: DeviceBuffer::from_slice(device, &identity)?,
             queues: (0..4).map(|_| Queue::new(device, slots)).collect::<CudaResult<_>>()?,
             cub: None,
+            shadow_items: DeviceBuffer::zeroed(device, pixels as usize)?,
+            shadow_count: DeviceBuffer::zeroed(device, 1)?,
         })
     }
 
@@ -511,11 +518,17 @@ fn run_multi(
         compact_flags(device, cub, identity, &mut queues[TRAVERSE_A], n)?;
         stopwatch.add(&mut times.compaction_ms)?;
     }
+    let shadows = args.frame.light_mode == super::LIGHT_SHADOWS;
+    if shadows {
+        buffers.shadow_count.clear(device)?;
+    }
+    let shadow_items = buffers.shadow_items.address(device);
+    let shadow_count = buffers.shadow_count.address(device);
     let mut current = TRAVERSE_A;
     loop {
         let bound = buffers.queues[current].workspace.count(device)?;
         if bound == 0 {
-            return Ok(());
+            break;
         }
         times.rounds += 1;
         times.traversal_rays += bound as u64;
@@ -574,14 +587,30 @@ fn run_multi(
         {
             let function = device.function(&ISOSURFACE, SHADE)?;
             let mut launch = device.stream().launch_builder(&function);
-            launch.arg(args).arg(&shade_items).arg(&shade_count);
-            // SAFETY: the shading queue holds `*shade_count` ≤ bound pixels with their normals.
+            launch.arg(args).arg(&shade_items).arg(&shade_count).arg(&shadow_items).arg(&shadow_count);
+            // SAFETY: the shading queue holds `*shade_count` ≤ bound pixels with their normals;
+            // the shadow queue a slot per pixel (each pixel is shaded once a frame).
             let launched = unsafe { launch.launch(linear(tiles)) };
             device.check_launch(SHADE, launched)?;
         }
         stopwatch.add(&mut times.shade_ms)?;
         current = other;
     }
+    // Every shadow ray of the frame in one launch (timed as shading).
+    if shadows {
+        let count = buffers.shadow_count.download(device)?[0];
+        if count > 0 {
+            stopwatch.start()?;
+            let function = device.function(&ISOSURFACE, SHADOWS)?;
+            let mut launch = device.stream().launch_builder(&function);
+            launch.arg(args).arg(&shadow_items).arg(&shadow_count);
+            // SAFETY: the shadow queue holds `count` pixels whose normals and t are stored.
+            let launched = unsafe { launch.launch(linear(count.div_ceil(BLOCK))) };
+            device.check_launch(SHADOWS, launched)?;
+            stopwatch.add(&mut times.shade_ms)?;
+        }
+    }
+    Ok(())
 }
 
 /// Queue `a` shared and queue `b` mutable (a ≠ b).
