@@ -653,7 +653,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
 /// isovalue); the stage times.
 fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]) {
     let (width, height) = args.image.resolution;
-    print!("{}", crate::bench::header());
+    // (bench::run printed the header: host, commit, command, date.)
     println!("{}\n", gpu.unwrap_or("- GPU: none (the CPU renderer)"));
     println!(
         "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart); {}\n",
