@@ -352,11 +352,18 @@ __device__ __forceinline__ unsigned int iso_append(unsigned int* count) {
     return base + (unsigned int)__popc(active & ((1u << lane) - 1u));
 }
 
-// The hit of `pixel` that intersection left: its normal (and, with shadow rays, t).
-__device__ __forceinline__ void iso_stored_hit(const IsoPipelineArgs& a, unsigned int pixel, double normal[3],
-                                               double& t) {
+// This thread's entry of the queue `in` (false past its end): the pixel, its ray and the hit
+// intersection left (the normal and, with shadow rays, t).
+__device__ __forceinline__ bool iso_queued_hit(const IsoPipelineArgs& a, const unsigned int* in,
+                                               const unsigned int* in_count, unsigned int& pixel, IsoRay& ray,
+                                               double normal[3], double& t) {
+    const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
+    if (slot >= *in_count) return false;
+    pixel = in[slot];
+    ray = iso_pixel_index_ray(a.frame, pixel);
     for (int c = 0; c < 3; ++c) normal[c] = a.normals[4 * (size_t)pixel + c];
     t = a.frame.light_mode == ISO_LIGHT_SHADOWS ? a.normals[4 * (size_t)pixel + 3] : 0.0;
+    return true;
 }
 
 // Shading of the queue `in` (this round's hits). With shadow rays, a hit the key light faces
@@ -367,12 +374,10 @@ __device__ __forceinline__ void iso_stored_hit(const IsoPipelineArgs& a, unsigne
 __device__ __forceinline__ void iso_shade_queue(const IsoPipelineArgs& a, const unsigned int* in,
                                                 const unsigned int* in_count, unsigned int* shadow_items,
                                                 unsigned int* shadow_count) {
-    const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
-    if (slot >= *in_count) return;
-    const unsigned int pixel = in[slot];
-    const IsoRay ray = iso_pixel_index_ray(a.frame, pixel);
+    unsigned int pixel;
+    IsoRay ray;
     double normal[3], n[3], t;
-    iso_stored_hit(a, pixel, normal, t);
+    if (!iso_queued_hit(a, in, in_count, pixel, ray, normal, t)) return;
     if (a.frame.light_mode == ISO_LIGHT_HEAD) {
         iso_store_colour(a.frame, pixel, iso_shade(a.frame, normal, ray.direction));
         return;
@@ -388,12 +393,10 @@ __device__ __forceinline__ void iso_shade_queue(const IsoPipelineArgs& a, const 
 // pixel in ambient light (render::shade_key) and sets its ISO_SHADOWED bit.
 __device__ __forceinline__ void iso_shadow_queue(const IsoPipelineArgs& a, const unsigned int* in,
                                                  const unsigned int* in_count) {
-    const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
-    if (slot >= *in_count) return;
-    const unsigned int pixel = in[slot];
-    const IsoRay ray = iso_pixel_index_ray(a.frame, pixel);
+    unsigned int pixel;
+    IsoRay ray;
     double normal[3], n[3], t;
-    iso_stored_hit(a, pixel, normal, t);
+    if (!iso_queued_hit(a, in, in_count, pixel, ray, normal, t)) return;
     iso_facing(ray, normal, n);
     if (iso_shadow_blocked<double>(a.frame, iso_frame_caster(a.frame), ray, t, n)) {
         iso_store_colour(a.frame, pixel, iso_shade_key(a.frame, ray, n, true));
