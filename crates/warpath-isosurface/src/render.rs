@@ -174,11 +174,10 @@ pub fn shade(shading: &Shading, normal: [f64; 3], direction: [f64; 3]) -> [f32; 
 }
 
 /// The colour of a hit under a key light whose unit direction (lattice space) is `light`:
-/// Blinn–Phong, two-sided (the normal turned toward the viewer); `blocked` (a shadow ray
-/// met the isosurface) or a light behind the surface leaves the ambient term alone.
-pub fn shade_key(shading: &Shading, normal: [f64; 3], direction: [f64; 3], light: [f64; 3], blocked: bool) -> [f32; 3] {
+/// Blinn–Phong at `n`, the normal already turned toward the viewer ([`facing`]); `blocked`
+/// (a shadow ray met the isosurface) or a light behind the surface leaves the ambient term.
+pub fn shade_key(shading: &Shading, n: [f64; 3], direction: [f64; 3], light: [f64; 3], blocked: bool) -> [f32; 3] {
     let view = [-direction[0], -direction[1], -direction[2]];
-    let n = facing(normal, view);
     let cos_light = dot(n, light);
     if !(cos_light > 0.0) || blocked {
         return std::array::from_fn(|c| shading.color[c] * shading.ambient);
@@ -191,14 +190,15 @@ pub fn shade_key(shading: &Shading, normal: [f64; 3], direction: [f64; 3], light
 }
 
 /// `normal` turned to the side of `view` (isosurfaces are two-sided).
-fn facing(normal: [f64; 3], view: [f64; 3]) -> [f64; 3] {
+pub fn facing(normal: [f64; 3], view: [f64; 3]) -> [f64; 3] {
     if dot(normal, view) < 0.0 { [-normal[0], -normal[1], -normal[2]] } else { normal }
 }
 
 /// Whether the key light `light` is blocked at the hit `t` of the ray (origin, direction)
-/// with `normal`: a ray from the hit moved [`SHADOW_OFFSET`] along the normal (on the
-/// viewer's side, where a light the surface faces lies) toward the light meets the
-/// isosurface. Every operation in f64 rounded on its own, as render.cuh's.
+/// with `n`, the normal turned toward the viewer ([`facing`]): a ray from the hit moved
+/// [`SHADOW_OFFSET`] along n (on the viewer's side, where a light the surface faces lies)
+/// toward the light meets the isosurface. Every operation in f64 rounded on its own, as
+/// render.cuh's.
 #[allow(clippy::too_many_arguments)]
 pub fn shadow_blocked(
     lattice: &Lattice,
@@ -207,10 +207,9 @@ pub fn shadow_blocked(
     isovalue: f32,
     (origin, direction): ([f64; 3], [f64; 3]),
     t: f64,
-    normal: [f64; 3],
+    n: [f64; 3],
     light: [f64; 3],
 ) -> bool {
-    let n = facing(normal, [-direction[0], -direction[1], -direction[2]]);
     let start: [f64; 3] = std::array::from_fn(|a| (origin[a] + t * direction[a]) + SHADOW_OFFSET * n[a]);
     cast_bvh(lattice, bvh, tree, start, light, isovalue).is_some()
 }
@@ -249,11 +248,10 @@ pub fn shade_hit(
     hit: &IsoHit,
 ) -> ([f32; 3], bool) {
     let Some(key) = shading.key_light else { return (shade(shading, hit.normal, ray.1), false) };
-    let view = [-ray.1[0], -ray.1[1], -ray.1[2]];
-    let lit_side = dot(facing(hit.normal, view), light) > 0.0;
+    let n = facing(hit.normal, [-ray.1[0], -ray.1[1], -ray.1[2]]);
     let blocked =
-        key.shadows && lit_side && shadow_blocked(lattice, bvh, tree, isovalue, ray, hit.t, hit.normal, light);
-    (shade_key(shading, hit.normal, ray.1, light, blocked), blocked)
+        key.shadows && dot(n, light) > 0.0 && shadow_blocked(lattice, bvh, tree, isovalue, ray, hit.t, n, light);
+    (shade_key(shading, n, ray.1, light, blocked), blocked)
 }
 
 /// Renders `view` of the isosurface of `isovalue` (the tree `bvh.condense(isovalue)`), rows
