@@ -26,7 +26,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use warpath_cuda::CudaDevice;
 use warpath_cuda::cub_library::CubLibrary;
-use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
+use warpath_cuda::isosurface::{
+    DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes, WIDE_LEVEL_NODES,
+};
 use warpath_isosurface::render::{IsoView, KeyLight, Shading, render};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
 use warpath_volume::load::{RawLayout, RawSample};
@@ -61,8 +63,10 @@ pub struct ImageOptions {
     /// Renderer: cuda when a device opens, else the CPU.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// GPU: where the tree of each isovalue is condensed (gpu: one kernel, no read-back;
-    /// cpu: BrickBvh::condense, then an upload).
+    /// GPU: where and how the tree of each isovalue is condensed (gpu: on the device in one
+    /// launch from the valid bricks up, no read-back; gpu-levels: on the device level by
+    /// level, as seed 001 does, a launch per wide level; cpu: BrickBvh::condense, then an
+    /// upload).
     #[arg(long, value_enum, default_value_t = TreeUpdate::Gpu)]
     pub tree_update: TreeUpdate,
     /// The `cub` pipeline: libwarpath_cub.so, built with `crates/warpath-cuda/cub/build.sh
@@ -125,11 +129,15 @@ fn parse_direction(s: &str) -> Result<[f64; 3], String> {
     Ok(out)
 }
 
-/// Where the per-isovalue tree update runs.
+/// Where and how the per-isovalue tree update runs.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum TreeUpdate {
+    /// On the device, one launch: a thread per brick, valid bricks climbing to the root.
     Gpu,
+    /// On the device, seed 001's level by level (a launch per wide level, one block for the rest).
+    GpuLevels,
+    /// On the host (`BrickBvh::condense`), then uploaded.
     Cpu,
 }
 
@@ -284,7 +292,7 @@ impl Renderer {
                 };
                 let mut surface =
                     DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
-                if options.tree_update == TreeUpdate::Gpu {
+                if options.tree_update != TreeUpdate::Cpu {
                     surface.upload_bvh(&device, bvh).context("uploading the brick tree to the GPU")?;
                 }
                 Renderer::Gpu {
@@ -335,6 +343,7 @@ impl Renderer {
             Renderer::Gpu { device, surface, update, target, buffers, cub } => {
                 match update {
                     TreeUpdate::Gpu => surface.update_tree(device, isovalue)?,
+                    TreeUpdate::GpuLevels => surface.update_tree_split(device, isovalue, WIDE_LEVEL_NODES)?,
                     TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
                 }
                 device.synchronize()?;
@@ -660,7 +669,8 @@ fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]
         args.views,
         args.frames,
         match rows.first().map_or(args.image.tree_update, |r| r.tree_update) {
-            TreeUpdate::Gpu => "GPU (one kernel)",
+            TreeUpdate::Gpu => "GPU (one launch, from the valid bricks up)",
+            TreeUpdate::GpuLevels => "GPU (seed 001's level by level)",
             TreeUpdate::Cpu => "CPU (condensation + upload)",
         },
         args.image.lighting()

@@ -1,6 +1,7 @@
 // isosurface.cu — the isosurface ray casters (issue 14, seed 001): the single-kernel caster
 // of rays (iso_cast_single, for the hit-for-hit test) and of images (iso_render_single:
-// isosurface/render.cuh; iso_render_single_f32 the same in f32), the per-isovalue tree update (isosurface/update.cuh), and the
+// isosurface/render.cuh; iso_render_single_f32 the same in f32), the per-isovalue tree
+// update (isosurface/update.cuh: in one launch, or the seed's level by level), and the
 // pipelines of isosurface/pipeline.cuh: the single kernel over the pipeline's stages and,
 // per compaction method, the multi-kernel stages.
 #include "isosurface/pipeline.cuh"
@@ -29,6 +30,9 @@ extern "C" __global__ void __launch_bounds__(256) iso_render_single_f32(IsoRende
 
 // The tree of an isovalue, by one block (isosurface/update.cuh).
 extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }
+
+// The tree of an isovalue in one launch, a thread per brick (isosurface/update.cuh).
+extern "C" __global__ void __launch_bounds__(256) iso_update_climb(IsoClimbArgs a) { iso_climb_from_brick(a); }
 
 // One wide level of the tree by the whole grid (before iso_update_tree takes the rest).
 extern "C" __global__ void __launch_bounds__(256) iso_update_level(IsoUpdateArgs a, unsigned int level) {

@@ -188,6 +188,7 @@ fn same_tree(
     match (a, b) {
         (NONE, NONE) => return Ok(0),
         (NONE, _) | (_, NONE) => return Err(format!("root {a} vs {b}")),
+        _ if b as usize >= bn.len() => return Err(format!("node {a} vs an unwritten slot ({b})")),
         _ => {}
     }
     let (x, y) = (an[a as usize], bn[b as usize]);
@@ -202,13 +203,14 @@ fn same_tree(
 
 /// Seed 001's per-isovalue update on the device condenses the full tree into the tree the
 /// host's `BrickBvh::condense` builds (the same shape, the same boxes, child for child),
-/// whose leaves are exactly the bricks a brute-force range test finds valid, over three
-/// fields, three brick sizes (including one brick for the whole volume) and isovalues
-/// across and outside each range (an empty tree).
+/// whose leaves are exactly the bricks a brute-force range test finds valid, by the
+/// one-launch climb and by levels (each from a poisoned tree, so every slot it reaches must
+/// be written), over three fields, four brick sizes (including one brick for the whole
+/// volume) and isovalues across and outside each range (an empty tree).
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn gpu_tree_update_is_the_host_condensation() {
-    use warpath_cuda::isosurface::flatten_tree;
+    use warpath_cuda::isosurface::{TreeUpdateMethod, WIDE_LEVEL_NODES, flatten_tree};
     let Some(device) = device() else { return };
     let volumes = [
         ("marschner-lobb 41³", fields::marschner_lobb([41, 41, 41])),
@@ -227,12 +229,17 @@ fn gpu_tree_update_is_the_host_condensation() {
                 let tree = bvh.condense(isovalue);
                 let host = flatten_tree(&bvh, &tree);
                 let mut root = u32::MAX;
-                // The default split, every level a launch, one block for all, and a mixed one.
-                for wide in [warpath_cuda::isosurface::WIDE_LEVEL_NODES, 0, u32::MAX, 16] {
-                    gpu.update_tree_split(&device, isovalue, wide).expect("update");
+                // The one-launch climb (twice: its arrival counts must come back even), and
+                // level by level: the default split, every level a launch, one block for all,
+                // and a mixed one.
+                let levels = [WIDE_LEVEL_NODES, 0, u32::MAX, 16]
+                    .map(|wide_level_nodes| TreeUpdateMethod::Levels { wide_level_nodes });
+                for method in [TreeUpdateMethod::Climb, TreeUpdateMethod::Climb].into_iter().chain(levels) {
+                    gpu.poison_device_tree(&device).expect("poison");
+                    gpu.update_tree_with(&device, isovalue, method).expect("update");
                     let (nodes, r) = gpu.download_device_tree(&device).expect("download").expect("a device tree");
                     root = r;
-                    let label = format!("{name}, B = {brick_cells}, isovalue {isovalue}, wide levels > {wide}");
+                    let label = format!("{name}, B = {brick_cells}, isovalue {isovalue}, {method:?}");
                     compared += same_tree(&host, tree.root.unwrap_or(u32::MAX), &nodes, root)
                         .unwrap_or_else(|e| panic!("{label}: {e}"));
                 }
@@ -252,7 +259,7 @@ fn gpu_tree_update_is_the_host_condensation() {
                 }
             }
             eprintln!(
-                "gpu tree update {name}, B = {brick_cells}: {compared} nodes over 21 isovalues × 4 level splits, GPU = CPU"
+                "gpu tree update {name}, B = {brick_cells}: {compared} nodes over 21 isovalues × (2 climbs + 4 level splits), GPU = CPU"
             );
         }
     }

@@ -76,6 +76,9 @@ fn intersect_cell(
     let hi = lo.map(|c| c + 1.0);
     let (t0, t1) = slab(origin, direction, lo, hi, segment.0, segment.1)?;
     let corners = lattice.cell_corners(cell);
+    if !crate::cell::may_cross(&corners, isovalue) {
+        return None;
+    }
     // The cubic in s = t − t0 from the ray's entry into the cell: its coefficients are of the
     // order of the cell's values wherever the ray started (in t from a distant origin they
     // cancel, and the root loses digits).

@@ -135,6 +135,15 @@ impl CellCubic {
     }
 }
 
+/// Whether the isosurface of `isovalue` may cross the cell of `corners`: the trilinear
+/// interpolant is a convex combination of the corners, so it stays within their range, and an
+/// isovalue outside it has no root in the cell. Exact (no crossing is lost), and it spares the
+/// cubic in most of the cells a ray marches through.
+pub fn may_cross(corners: &[f32; 8], isovalue: f64) -> bool {
+    let (min, max) = corners.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    f64::from(min) <= isovalue && isovalue <= f64::from(max)
+}
+
 /// The interpolant's gradient at cell-local point `p` (in value per lattice unit).
 pub fn gradient(corners: &[f32; 8], p: [f64; 3]) -> [f64; 3] {
     let c = |i: usize| corners[i] as f64;
@@ -208,6 +217,36 @@ mod tests {
             }
         }
         assert!(found > 300, "the test must exercise crossings ({found})");
+    }
+
+    /// Skipping a cell whose corners' range excludes the isovalue loses no crossing: over
+    /// random cells and chords inside them (isovalues inside, outside and a float step beyond
+    /// the corners' range), whenever the cubic has a root on the chord, `may_cross` holds.
+    #[test]
+    fn the_corner_range_test_loses_no_crossing() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let (mut roots, mut skipped) = (0, 0);
+        for i in 0..20_000 {
+            let corners: [f32; 8] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+            let (min, max) = corners.iter().fold((f32::MAX, f32::MIN), |(a, b), &c| (a.min(c), b.max(c)));
+            let isovalue = match i % 4 {
+                0 => rng.random_range(-1.2..1.2),
+                1 => rng.random_range(min..=max),
+                2 => max.next_up(),
+                _ => min.next_down(),
+            } as f64;
+            // A chord between two points of the cell stays inside it (t in [0, 1]).
+            let p0: [f64; 3] = std::array::from_fn(|_| rng.random());
+            let p1: [f64; 3] = std::array::from_fn(|_| rng.random());
+            let d = std::array::from_fn(|a| p1[a] - p0[a]);
+            let root = CellCubic::new(&corners, p0, d, isovalue).first_root(0.0, 1.0);
+            if root.is_some() {
+                roots += 1;
+                assert!(may_cross(&corners, isovalue), "a root at {root:?} in a skipped cell {corners:?}, {isovalue}");
+            }
+            skipped += !may_cross(&corners, isovalue) as usize;
+        }
+        assert!(roots > 1_000 && skipped > 8_000, "the test must see both ({roots} roots, {skipped} skipped)");
     }
 
     #[test]

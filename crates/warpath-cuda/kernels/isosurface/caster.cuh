@@ -251,11 +251,46 @@ __device__ __forceinline__ void iso_gradient(const float* c8, const R* p, R* g) 
     g[2] = lerp(lerp(c(4) - c(0), c(5) - c(1), x), lerp(c(6) - c(2), c(7) - c(3), x), y);
 }
 
+// caster.rs intersect_cell: the first root in cell `cell` (lower corner clo) over the ray's
+// [t0, t1] inside it, with the gradient there.
+template <typename R>
+__device__ __forceinline__ bool iso_intersect_cell(const IsoArgs& g, const unsigned int* cell, const R* clo,
+                                                   const R* o, const R* d, R t0, R t1, IsoCastResult& result) {
+    float corners[8];
+    for (int c = 0; c < 8; ++c)
+        corners[c] = iso_sample(g, cell[0] + (c & 1), cell[1] + ((c >> 1) & 1), cell[2] + ((c >> 2) & 1));
+    // cell.rs may_cross: the interpolant stays within its corners' range, so a cell whose range
+    // excludes the isovalue has no root (exact; the cubic is spared).
+    float lo_value = corners[0], hi_value = corners[0];
+    for (int c = 1; c < 8; ++c) {
+        lo_value = fminf(lo_value, corners[c]);
+        hi_value = fmaxf(hi_value, corners[c]);
+    }
+    if (!(lo_value <= g.isovalue && g.isovalue <= hi_value)) return false;
+    // In s = t − t0 from the cell entry (well conditioned).
+    const R local[3] = {o[0] + t0 * d[0] - clo[0], o[1] + t0 * d[1] - clo[1], o[2] + t0 * d[2] - clo[2]};
+    const IsoCubic<R> q = iso_cubic(corners, local, d, (R)g.isovalue);
+    R root;
+    if (!iso_first_root(q, R(0), t1 - t0, root)) return false;
+    // The gradient at the root, inside the cell.
+    R p[3], grad[3];
+    for (int a = 0; a < 3; ++a) p[a] = fmin(fmax(local[a] + root * d[a], R(0)), R(1));
+    iso_gradient(corners, p, grad);
+    const R length = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
+    for (int a = 0; a < 3; ++a) result.normal[a] = length > R(0) ? (double)(grad[a] / length) : 0.0;
+    IsoHit& out = result.hit;
+    out.t = (double)(t0 + root);
+    out.cell[0] = cell[0];
+    out.cell[1] = cell[1];
+    out.cell[2] = cell[2];
+    out.hit = 1u;
+    return true;
+}
+
 // caster.rs march: the cells of lo..hi from where the ray is at t_start.
 template <typename R>
 __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
                                           const R* o, const R* d, R seg0, R seg1, R t_start, IsoCastResult& result) {
-    IsoHit& out = result.hit;
     unsigned int cell[3];
     for (int a = 0; a < 3; ++a) {
         const R p = o[a] + t_start * d[a];
@@ -265,34 +300,12 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
         cell[a] = c;
     }
     const unsigned int limit = (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
-    const R iso = (R)g.isovalue;
     for (unsigned int step = 0; step < limit; ++step) {
         const R clo[3] = {(R)cell[0], (R)cell[1], (R)cell[2]};
         const R chi[3] = {clo[0] + R(1), clo[1] + R(1), clo[2] + R(1)};
         R t0, t1;
-        if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1)) {
-            float corners[8];
-            for (int c = 0; c < 8; ++c)
-                corners[c] = iso_sample(g, cell[0] + (c & 1), cell[1] + ((c >> 1) & 1), cell[2] + ((c >> 2) & 1));
-            // In s = t − t0 from the cell entry (caster.rs intersect_cell: well conditioned).
-            const R local[3] = {o[0] + t0 * d[0] - clo[0], o[1] + t0 * d[1] - clo[1], o[2] + t0 * d[2] - clo[2]};
-            const IsoCubic<R> q = iso_cubic(corners, local, d, iso);
-            R root;
-            if (iso_first_root(q, R(0), t1 - t0, root)) {
-                // caster.rs intersect_cell: the gradient at the root, inside the cell.
-                R p[3], grad[3];
-                for (int a = 0; a < 3; ++a) p[a] = fmin(fmax(local[a] + root * d[a], R(0)), R(1));
-                iso_gradient(corners, p, grad);
-                const R length = sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]);
-                for (int a = 0; a < 3; ++a) result.normal[a] = length > R(0) ? (double)(grad[a] / length) : 0.0;
-                out.t = (double)(t0 + root);
-                out.cell[0] = cell[0];
-                out.cell[1] = cell[1];
-                out.cell[2] = cell[2];
-                out.hit = 1u;
-                return true;
-            }
-        }
+        if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1) && iso_intersect_cell(g, cell, clo, o, d, t0, t1, result))
+            return true;
         R far_t[3];
         for (int a = 0; a < 3; ++a) {
             if (d[a] == R(0)) {

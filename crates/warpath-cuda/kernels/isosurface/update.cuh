@@ -1,14 +1,16 @@
 // isosurface/update.cuh — seed 001's per-isovalue BVH update on the device (issue 14): the
 // full brick tree (built once per volume on the host, warpath_isosurface::BrickBvh) is
-// condensed for an isovalue level by level, deepest first — the wide bottom levels by a
-// launch each over the whole GPU, the rest by one block with barriers: a brick is valid
-// when min ≤ isovalue ≤ max; an inner node whose children both reach a valid brick keeps
-// them (its box the union of theirs); with one, it is replaced by that child (its reference
-// is the child's); with none, it is dropped. The condensed tree keeps the full tree's node
-// indices (unused slots are never reached) and its root is refs[0], which the casters read
-// through IsoRenderArgs.root_slot — no read-back between the update and the frame.
-// BrickBvh::condense is the host's version; the GPU test asks for the same tree.
-// Layouts (IsoTreeNode, IsoUpdateArgs) are owned by Rust (src/isosurface.rs).
+// condensed for an isovalue. A brick is valid when min ≤ isovalue ≤ max; an inner node
+// whose children both reach a valid brick keeps them (its box the union of theirs); with
+// one, it is replaced by that child (its reference is the child's); with none, it is
+// dropped. Two ways: in one launch from the valid bricks up (iso_climb_from_brick, below:
+// the default), or as the seed does it, level by level, deepest first — the wide bottom
+// levels by a launch each over the whole GPU, the rest by one block with barriers. The
+// condensed tree keeps the full tree's node indices (unused slots are never reached) and
+// its root is refs[0], which the casters read through IsoRenderArgs.root_slot — no
+// read-back between the update and the frame. BrickBvh::condense is the host's version;
+// the GPU test asks for the same tree from both. Layouts (IsoTreeNode, IsoUpdateArgs,
+// IsoClimbArgs) are owned by Rust (src/isosurface/update.rs).
 #pragma once
 #include "isosurface/caster.cuh"
 
@@ -103,4 +105,98 @@ __device__ __forceinline__ void iso_update_levels(const IsoUpdateArgs& a) {
 __device__ __forceinline__ void iso_update_one_level(const IsoUpdateArgs& a, unsigned int level) {
     const unsigned int k = a.level_offsets[level] + blockIdx.x * blockDim.x + threadIdx.x;
     if (k < a.level_offsets[level + 1]) iso_update_node(a, a.level_nodes[k]);
+}
+
+// The update in one launch ("climb"): a thread per brick; a valid brick writes its leaf and
+// climbs toward the root, each parent finished by the second of its children's threads to
+// arrive. It relies on what BrickBvh's ranges guarantee (bricks share their apron samples,
+// so the ranges of two siblings overlap, checked on the host at upload): a subtree whose
+// min–max range holds the isovalue holds a valid brick, so a thread will arrive from each
+// such child and from no other. Threads of invalid bricks stop at once, and subtrees out of
+// range are never visited: the work is the valid bricks and their ancestors, not the tree.
+struct IsoClimbArgs {
+    const IsoTreeNode* tree;        // the full tree
+    const unsigned int* parents;    // per node: its parent (ISO_NO_NODE for the root)
+    const unsigned int* leaves;     // the bricks' node indices
+    const float* leaf_ranges;       // per brick: min, max
+    unsigned int* arrivals;         // per node: threads arrived, even between updates
+    IsoNode* nodes;                 // out: the condensed tree, at the full tree's indices
+    unsigned int* refs;             // out: per node reached, what replaces it
+    unsigned int leaf_count;
+    float isovalue;
+};
+static_assert(sizeof(IsoClimbArgs) == 64, "IsoClimbArgs size");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, tree) == 0, "IsoClimbArgs.tree");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, parents) == 8, "IsoClimbArgs.parents");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaves) == 16, "IsoClimbArgs.leaves");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaf_ranges) == 24, "IsoClimbArgs.leaf_ranges");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, arrivals) == 32, "IsoClimbArgs.arrivals");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, nodes) == 40, "IsoClimbArgs.nodes");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, refs) == 48, "IsoClimbArgs.refs");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaf_count) == 56, "IsoClimbArgs.leaf_count");
+static_assert(WARPATH_OFFSETOF(IsoClimbArgs, isovalue) == 60, "IsoClimbArgs.isovalue");
+
+// A condensed node another thread wrote in this launch: read from L2 (L1 is not coherent).
+__device__ __forceinline__ IsoNode iso_load_coherent(const IsoNode* nodes, unsigned int n) {
+    const uint4* p = reinterpret_cast<const uint4*>(nodes + n);
+    const uint4 x = __ldcg(p), y = __ldcg(p + 1);
+    IsoNode node;
+    node.lo[0] = x.x;
+    node.lo[1] = x.y;
+    node.lo[2] = x.z;
+    node.hi[0] = x.w;
+    node.hi[1] = y.x;
+    node.hi[2] = y.y;
+    node.left = y.z;
+    node.right = y.w;
+    return node;
+}
+
+__device__ __forceinline__ void iso_climb_from_brick(const IsoClimbArgs& a) {
+    const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const float iso = a.isovalue;
+    // An isovalue outside the root's range: no thread reaches the root; the tree is empty.
+    if (k == 0u && !(a.tree[0].min <= iso && iso <= a.tree[0].max)) a.refs[0] = ISO_NO_NODE;
+    if (k >= a.leaf_count) return;
+    if (!(a.leaf_ranges[2u * k] <= iso && iso <= a.leaf_ranges[2u * k + 1u])) return;
+    unsigned int n = a.leaves[k];
+    {
+        const IsoTreeNode t = a.tree[n];
+        IsoNode leaf;
+        for (int c = 0; c < 3; ++c) {
+            leaf.lo[c] = t.lo[c];
+            leaf.hi[c] = t.hi[c];
+        }
+        leaf.left = leaf.right = ISO_NO_NODE;
+        a.nodes[n] = leaf;
+        a.refs[n] = n;
+    }
+    unsigned int ref = n;  // what replaces n
+    for (;;) {
+        const unsigned int p = a.parents[n];
+        if (p == ISO_NO_NODE) return;
+        const unsigned int left = a.tree[p].left, right = a.tree[p].right;
+        const unsigned int sibling = left == n ? right : left;
+        if (a.tree[sibling].min <= iso && iso <= a.tree[sibling].max) {
+            // Both children reach a valid brick: the second thread to arrive builds p.
+            __threadfence();
+            if ((atomicAdd(a.arrivals + p, 1u) & 1u) == 0u) return;
+            __threadfence();
+            const unsigned int other = __ldcg(a.refs + sibling);
+            const unsigned int l = left == n ? ref : other, r = left == n ? other : ref;
+            const IsoNode ln = iso_load_coherent(a.nodes, l), rn = iso_load_coherent(a.nodes, r);
+            IsoNode inner;
+            for (int c = 0; c < 3; ++c) {
+                inner.lo[c] = min(ln.lo[c], rn.lo[c]);
+                inner.hi[c] = max(ln.hi[c], rn.hi[c]);
+            }
+            inner.left = l;
+            inner.right = r;
+            a.nodes[p] = inner;
+            ref = p;
+        }
+        // Else p has one valid child, n: p is replaced by what replaces n.
+        a.refs[p] = ref;
+        n = p;
+    }
 }

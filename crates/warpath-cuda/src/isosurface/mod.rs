@@ -18,7 +18,10 @@ mod update;
 
 pub use pipeline::{IsoCompaction, IsoPipeline, IsoPipelineArgs, IsoStageOut, PipelineBuffers, StageTimes};
 pub use shapes::{DeviceIsoShapes, GpuIsoShape};
-pub use update::{IsoTreeNode, IsoUpdateArgs, UPDATE_LEVEL, UPDATE_TREE, WIDE_LEVEL_NODES, full_tree};
+pub use update::{
+    IsoClimbArgs, IsoTreeNode, IsoUpdateArgs, TreeUpdateMethod, UPDATE_CLIMB, UPDATE_LEVEL, UPDATE_TREE,
+    WIDE_LEVEL_NODES, full_tree, ranges_chain,
+};
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
@@ -38,7 +41,7 @@ pub const RENDER_SINGLE: &str = "iso_render_single";
 pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
 /// Every kernel of `isosurface.cu` the Rust side launches.
 pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE, UPDATE_LEVEL];
+    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE, UPDATE_LEVEL, UPDATE_CLIMB];
     names.extend(pipeline::kernel_names());
     names
 });
@@ -259,23 +262,46 @@ impl DeviceIsosurface {
     }
 
     /// Condenses the uploaded brick tree for `isovalue` on the device (seed 001's per-frame
-    /// update, one block; nothing is read back: the kernels find the root in device memory).
+    /// update; nothing is read back: the kernels find the root in device memory): in one
+    /// launch ([`TreeUpdateMethod::Climb`]) where the tree allows it, which every tree of
+    /// finite samples does, else level by level.
     pub fn update_tree(&mut self, device: &CudaDevice, isovalue: f32) -> CudaResult<()> {
-        self.update_tree_split(device, isovalue, update::WIDE_LEVEL_NODES)
+        let climbable = self.bvh.as_ref().is_some_and(|t| t.climbable());
+        let method = if climbable {
+            TreeUpdateMethod::Climb
+        } else {
+            TreeUpdateMethod::Levels { wide_level_nodes: update::WIDE_LEVEL_NODES }
+        };
+        self.update_tree_with(device, isovalue, method)
     }
 
-    /// [`Self::update_tree`] with levels of more than `wide_level_nodes` nodes (and every
-    /// level below the first such) updated by a launch each over the whole GPU, the rest by
+    /// Seed 001's level-by-level update with levels of more than `wide_level_nodes` nodes
+    /// (and every level below the first such) by a launch each over the whole GPU, the rest by
     /// one block (0: every level a launch; `u32::MAX`: one block for all; for tests).
     pub fn update_tree_split(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
+        self.update_tree_with(device, isovalue, TreeUpdateMethod::Levels { wide_level_nodes })
+    }
+
+    /// [`Self::update_tree`] by `method` (an error for [`TreeUpdateMethod::Climb`] on a tree
+    /// whose sibling ranges do not overlap).
+    pub fn update_tree_with(&mut self, device: &CudaDevice, isovalue: f32, method: TreeUpdateMethod) -> CudaResult<()> {
         let Some(tree) = self.bvh.as_mut() else {
             return Err(CudaError::InvalidArgument("update_tree before upload_bvh".into()));
         };
-        tree.update(device, isovalue, wide_level_nodes)?;
+        tree.update(device, isovalue, method)?;
         self.isovalue = isovalue;
         self.tree_on_device = true;
         self.stack_need = tree.levels() + 1;
         Ok(())
+    }
+
+    /// Overwrites the device update's tree with a value no update writes (for tests: the next
+    /// update must write every slot its tree reaches).
+    pub fn poison_device_tree(&mut self, device: &CudaDevice) -> CudaResult<()> {
+        match self.bvh.as_mut() {
+            Some(tree) => tree.poison(device),
+            None => Err(CudaError::InvalidArgument("poison_device_tree before upload_bvh".into())),
+        }
     }
 
     /// The current tree of the device update in host form (nodes at the full tree's indices,
@@ -513,6 +539,7 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         }
         IsoTreeNode { lo, hi, left, right, min, max }
         IsoUpdateArgs { tree, level_nodes, level_offsets, nodes, refs, levels, isovalue }
+        IsoClimbArgs { tree, parents, leaves, leaf_ranges, arrivals, nodes, refs, leaf_count, isovalue }
         IsoPipelineArgs { frame, stack_node, stack_entry, stack_top, normals, stack_capacity, pixel_count }
         IsoStageOut { items, flags, intermediate, state }
         GpuIsoShape { world_to_lattice, gradient_to_world, values, nodes, samples, root, isovalue, material }

@@ -1,13 +1,15 @@
-//! Seed 001's per-isovalue BVH update on the device (`iso_update_level`, `iso_update_tree`,
-//! `kernels/isosurface/update.cuh`): the full brick tree of a [`BrickBvh`] uploaded once per
-//! volume with its nodes listed level by level; per isovalue it is condensed bottom-up — the
-//! wide bottom levels (more than [`WIDE_LEVEL_NODES`] nodes) by a launch each over the whole
-//! GPU, the rest by one block — into the condensed tree that `BrickBvh::condense` builds on the
-//! host, at the full tree's node indices, its root left in device memory for the casters.
+//! Seed 001's per-isovalue BVH update on the device (`kernels/isosurface/update.cuh`): the
+//! full brick tree of a [`BrickBvh`] uploaded once per volume; per isovalue it is condensed
+//! into the tree that `BrickBvh::condense` builds on the host, at the full tree's node
+//! indices, its root left in device memory for the casters. Two ways ([`TreeUpdateMethod`]):
+//! in one launch, a thread per brick climbing from the valid bricks to the root
+//! (`iso_update_climb`, the default), or as the seed does it, bottom-up level by level — the
+//! wide levels (more than [`WIDE_LEVEL_NODES`] nodes) by a launch each over the whole GPU, the
+//! rest by one block (`iso_update_level`, `iso_update_tree`).
 
 use super::{IsoNode, NO_NODE};
 use crate::buffer::DeviceBuffer;
-use crate::error::CudaResult;
+use crate::error::{CudaError, CudaResult};
 use crate::kernels::ISOSURFACE;
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
@@ -16,6 +18,8 @@ use warpath_isosurface::bricks::BrickBvh;
 
 pub const UPDATE_TREE: &str = "iso_update_tree";
 pub const UPDATE_LEVEL: &str = "iso_update_level";
+pub const UPDATE_CLIMB: &str = "iso_update_climb";
+const CLIMB_BLOCK: u32 = 256;
 const UPDATE_BLOCK: u32 = 1024;
 const LEVEL_BLOCK: u32 = 256;
 /// Levels wider than this many nodes (and all below the first such) get a launch each: one
@@ -51,8 +55,53 @@ pub struct IsoUpdateArgs {
 // SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout update.cuh asserts.
 unsafe impl cudarc::driver::DeviceRepr for IsoUpdateArgs {}
 
+/// The one-launch update's argument, by value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct IsoClimbArgs {
+    pub tree: u64,
+    pub parents: u64,
+    pub leaves: u64,
+    pub leaf_ranges: u64,
+    pub arrivals: u64,
+    pub nodes: u64,
+    pub refs: u64,
+    pub leaf_count: u32,
+    pub isovalue: f32,
+}
+
+// SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout update.cuh asserts.
+unsafe impl cudarc::driver::DeviceRepr for IsoClimbArgs {}
+
+/// How the device condenses the brick tree for an isovalue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeUpdateMethod {
+    /// One launch, a thread per brick: valid bricks climb to the root, each parent finished
+    /// by the second child's thread to arrive (needs [`ranges_chain`], true of every
+    /// [`BrickBvh`] of finite samples).
+    Climb,
+    /// Seed 001's: bottom-up level by level, levels wider than `wide_level_nodes` (and every
+    /// one below the first such) by a launch each, the rest by one block.
+    Levels { wide_level_nodes: u32 },
+}
+
+/// Whether the two children of every inner node have overlapping min–max ranges. Then a
+/// subtree whose range holds an isovalue holds a valid brick (by induction: the union of two
+/// overlapping intervals has no gap), which the one-launch update relies on. Bricks share
+/// their apron samples, so for finite samples this always holds.
+pub fn ranges_chain(bvh: &BrickBvh) -> bool {
+    bvh.nodes.iter().all(|n| match n.children {
+        None => true,
+        Some([l, r]) => {
+            let (l, r) = (&bvh.nodes[l as usize], &bvh.nodes[r as usize]);
+            l.min <= r.max && r.min <= l.max
+        }
+    })
+}
+
 const _: () = assert!(std::mem::size_of::<IsoTreeNode>() == 40);
 const _: () = assert!(std::mem::size_of::<IsoUpdateArgs>() == 48);
+const _: () = assert!(std::mem::size_of::<IsoClimbArgs>() == 64);
 
 /// The full tree in device form and its nodes level by level from the root's:
 /// (nodes, level_nodes, level_offsets).
@@ -85,12 +134,39 @@ pub(crate) struct DeviceBrickTree {
     offsets: Vec<u32>,
     nodes: DeviceBuffer<IsoNode>,
     refs: DeviceBuffer<u32>,
+    /// For the one-launch update: per node its parent, the bricks' nodes and (min, max),
+    /// per node the threads arrived (zeroed once; each update adds two or none).
+    parents: DeviceBuffer<u32>,
+    leaves: DeviceBuffer<u32>,
+    leaf_ranges: DeviceBuffer<f32>,
+    arrivals: DeviceBuffer<u32>,
+    /// [`ranges_chain`] of the tree: whether the one-launch update may run.
+    climbable: bool,
 }
 
 impl DeviceBrickTree {
     pub(crate) fn upload(device: &CudaDevice, bvh: &BrickBvh) -> CudaResult<Self> {
         let (tree, level_nodes, level_offsets) = full_tree(bvh);
+        let mut parents = vec![NO_NODE; tree.len()];
+        let (mut leaves, mut leaf_ranges) = (Vec::new(), Vec::new());
+        for (i, n) in bvh.nodes.iter().enumerate() {
+            match n.children {
+                Some([l, r]) => {
+                    parents[l as usize] = i as u32;
+                    parents[r as usize] = i as u32;
+                }
+                None => {
+                    leaves.push(i as u32);
+                    leaf_ranges.extend_from_slice(&[n.min, n.max]);
+                }
+            }
+        }
         Ok(DeviceBrickTree {
+            parents: DeviceBuffer::from_slice(device, &parents)?,
+            leaves: DeviceBuffer::from_slice(device, &leaves)?,
+            leaf_ranges: DeviceBuffer::from_slice(device, &leaf_ranges)?,
+            arrivals: DeviceBuffer::zeroed(device, tree.len())?,
+            climbable: ranges_chain(bvh),
             nodes: DeviceBuffer::zeroed(device, tree.len())?,
             refs: DeviceBuffer::zeroed(device, tree.len())?,
             tree: DeviceBuffer::from_slice(device, &tree)?,
@@ -104,9 +180,56 @@ impl DeviceBrickTree {
         self.offsets.len() as u32 - 1
     }
 
+    /// Whether the one-launch update may run on this tree ([`ranges_chain`]).
+    pub(crate) fn climbable(&self) -> bool {
+        self.climbable
+    }
+
+    /// The tree of `isovalue` by `method`; not synchronised.
+    pub(crate) fn update(&mut self, device: &CudaDevice, isovalue: f32, method: TreeUpdateMethod) -> CudaResult<()> {
+        match method {
+            TreeUpdateMethod::Climb => self.climb(device, isovalue),
+            TreeUpdateMethod::Levels { wide_level_nodes } => self.by_levels(device, isovalue, wide_level_nodes),
+        }
+    }
+
+    /// One launch, a thread per brick (update.cuh iso_climb_from_brick).
+    fn climb(&mut self, device: &CudaDevice, isovalue: f32) -> CudaResult<()> {
+        if !self.climbable {
+            return Err(CudaError::InvalidArgument(
+                "the one-launch tree update needs overlapping sibling ranges (non-finite samples?)".into(),
+            ));
+        }
+        let leaf_count = self.leaves.len() as u32;
+        let args = IsoClimbArgs {
+            tree: self.tree.address(device),
+            parents: self.parents.address(device),
+            leaves: self.leaves.address(device),
+            leaf_ranges: self.leaf_ranges.address(device),
+            arrivals: self.arrivals.address(device),
+            nodes: self.nodes.address(device),
+            refs: self.refs.address(device),
+            leaf_count,
+            isovalue,
+        };
+        let function = device.function(&ISOSURFACE, UPDATE_CLIMB)?;
+        let config = LaunchConfig {
+            grid_dim: (leaf_count.div_ceil(CLIMB_BLOCK).max(1), 1, 1),
+            block_dim: (CLIMB_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = device.stream().launch_builder(&function);
+        launch.arg(&args);
+        // SAFETY: the argument is the kernel's IsoClimbArgs; the grid covers the bricks;
+        // `parents`, `arrivals`, `nodes` and `refs` hold one entry per tree node, `leaves`
+        // one per brick and `leaf_ranges` two.
+        let launched = unsafe { launch.launch(config) };
+        device.check_launch(UPDATE_CLIMB, launched)
+    }
+
     /// The levels of more than `wide_level_nodes` nodes, and every one below the first, by a
     /// launch each (deepest first), then the levels above by one block; not synchronised.
-    pub(crate) fn update(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
+    fn by_levels(&mut self, device: &CudaDevice, isovalue: f32, wide_level_nodes: u32) -> CudaResult<()> {
         let levels = self.levels() as usize;
         let width = |l: usize| self.offsets[l + 1] - self.offsets[l];
         let block_levels = (0..levels).find(|&l| width(l) > wide_level_nodes).unwrap_or(levels);
@@ -148,6 +271,15 @@ impl DeviceBrickTree {
         device.check_launch(UPDATE_TREE, launched)
     }
 
+    /// Fills the condensed tree and the references with a value no update writes, so that a
+    /// test sees every slot the next update should write (and does not).
+    pub(crate) fn poison(&mut self, device: &CudaDevice) -> CudaResult<()> {
+        let poison = 0x7f7f_7f7f;
+        let node = IsoNode { lo: [poison; 3], hi: [poison; 3], left: poison, right: poison };
+        self.nodes.upload(device, &vec![node; self.nodes.len()])?;
+        self.refs.upload(device, &vec![poison; self.refs.len()])
+    }
+
     pub(crate) fn nodes_address(&self, device: &CudaDevice) -> u64 {
         self.nodes.address(device)
     }
@@ -168,6 +300,25 @@ impl DeviceBrickTree {
 mod tests {
     use super::*;
     use warpath_isosurface::fields;
+
+    /// Sibling ranges overlap in the trees of every field and brick size (the apron), so the
+    /// one-launch update may run; a tree whose ranges were pulled apart is refused.
+    #[test]
+    fn sibling_ranges_overlap_and_the_check_sees_a_gap() {
+        for lattice in
+            [fields::marschner_lobb([37, 29, 21]), fields::turbulence([40, 33, 17]), fields::spheres([30, 30, 30])]
+        {
+            for brick in [1, 4, 7, 64] {
+                assert!(ranges_chain(&BrickBvh::build(&lattice, brick)), "brick {brick}");
+            }
+        }
+        let mut bvh = BrickBvh::build(&fields::spheres([30, 30, 30]), 4);
+        let [l, r] = bvh.nodes[0].children.expect("an inner root");
+        let (left, right) = (bvh.nodes[l as usize].clone(), bvh.nodes[r as usize].clone());
+        bvh.nodes[r as usize].min = left.max.max(right.max) + 1.0;
+        bvh.nodes[r as usize].max = bvh.nodes[r as usize].min + 1.0;
+        assert!(!ranges_chain(&bvh));
+    }
 
     /// The level lists name every node once, children one level below their parent.
     #[test]
