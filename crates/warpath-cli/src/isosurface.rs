@@ -375,6 +375,9 @@ impl Renderer {
                         surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?
                     }
                     (IsoPipeline::CasterF32, _) => surface.render_into_f32(device, view, shading, target)?,
+                    (IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64, _) => {
+                        surface.render_caster_capped(device, pipeline, view, shading, target)?
+                    }
                     _ => surface.render_into(device, view, shading, target)?,
                 }
                 device.synchronize()?;

@@ -14,19 +14,36 @@ extern "C" __global__ void __launch_bounds__(256) iso_cast_single(IsoArgs a) {
     a.hits[i] = iso_cast(a, a.rays[i]).hit;
 }
 
+// The pixel of this thread in a 16×16-pixel block whose warps cover 8×4 pixels each (more
+// nearly square than rows of 16×2: a warp's rays cross more of the same bricks and cells).
+__device__ __forceinline__ void iso_block_pixel(unsigned int& x, unsigned int& y) {
+    const unsigned int warp = threadIdx.x / 32u, lane = threadIdx.x % 32u;
+    x = blockIdx.x * 16u + (warp % 2u) * 8u + lane % 8u;
+    y = blockIdx.y * 16u + (warp / 2u) * 4u + lane / 8u;
+}
+
 // An image (isosurface/render.cuh): 16×16 pixels a block, one thread per pixel.
 extern "C" __global__ void __launch_bounds__(256) iso_render_single(IsoRenderArgs a) {
-    const unsigned int x = blockIdx.x * 16u + threadIdx.x % 16u, y = blockIdx.y * 16u + threadIdx.x / 16u;
+    unsigned int x, y;
+    iso_block_pixel(x, y);
     if (x >= a.width || y >= a.height) return;
     iso_render_pixel<double>(a, x, y);
 }
 
 // The same in f32 (the `caster-f32` pipeline): the speed experiment; hits within a tolerance.
-extern "C" __global__ void __launch_bounds__(256) iso_render_single_f32(IsoRenderArgs a) {
-    const unsigned int x = blockIdx.x * 16u + threadIdx.x % 16u, y = blockIdx.y * 16u + threadIdx.x / 16u;
-    if (x >= a.width || y >= a.height) return;
-    iso_render_pixel<float>(a, x, y);
-}
+// The same code under register caps (`caster-f32-r80`, `caster-f32-r64`: at least 3 or 4
+// blocks of 256 threads per SM, so at most 80 or 64 registers a thread): occupancy traded
+// for spills, the same arithmetic (hits equal to caster-f32's).
+#define ISO_RENDER_F32(NAME, MIN_BLOCKS)                                                                     \
+    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS) NAME(IsoRenderArgs a) {                  \
+        unsigned int x, y;                                                                                 \
+        iso_block_pixel(x, y);                                                                             \
+        if (x >= a.width || y >= a.height) return;                                                         \
+        iso_render_pixel<float>(a, x, y);                                                                  \
+    }
+ISO_RENDER_F32(iso_render_single_f32, 1)
+ISO_RENDER_F32(iso_render_single_f32_r80, 3)
+ISO_RENDER_F32(iso_render_single_f32_r64, 4)
 
 // The tree of an isovalue, by one block (isosurface/update.cuh).
 extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }

@@ -381,7 +381,8 @@ fn every_pipeline_gives_the_cpu_image() {
 /// `caster-f32` (the caster in f32, the speed experiment) against the CPU's f64 reference:
 /// not hit for hit, so its error is measured and bounded: among pixels both hit, the share
 /// in the same cell and the relative t error (at most 1e-4, the bound, for 99.9%);
-/// pinholes (the CPU hits, f32 misses) and extra hits at most 0.1% of the CPU's hits.
+/// pinholes (the CPU hits, f32 misses) and extra hits at most 0.1% of the CPU's hits. The
+/// register-capped builds (`caster-f32-r80`, `-r64`) return caster-f32's image bit for bit.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn f32_caster_is_the_cpu_within_its_precision() {
@@ -411,6 +412,15 @@ fn f32_caster_is_the_cpu_within_its_precision() {
                     .expect("render");
                 let image = target.download(&device).expect("download");
                 let hits = image.hits.as_ref().expect("hits");
+                // The register-capped builds: the same arithmetic, so the same image and hits.
+                for capped in [IsoPipeline::CasterF32R80, IsoPipeline::CasterF32R64] {
+                    gpu.render_pipeline(&device, capped, &view, &shading, &target, &mut buffers, None).expect("render");
+                    let other = target.download(&device).expect("download");
+                    assert!(
+                        other.pixels == image.pixels && other.hits == image.hits,
+                        "{name}: {capped} differs from caster-f32"
+                    );
+                }
                 let (mut both, mut same_cell, mut within, mut pinholes, mut extra) = (0usize, 0, 0, 0, 0);
                 let mut errors: Vec<f64> = Vec::new();
                 for (c, g) in cpu.hits.iter().zip(hits) {

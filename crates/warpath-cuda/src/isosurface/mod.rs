@@ -39,9 +39,21 @@ pub const CAST_SINGLE: &str = "iso_cast_single";
 pub const RENDER_SINGLE: &str = "iso_render_single";
 /// The same caster in f32 (`IsoPipeline::CasterF32`).
 pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
+/// The f32 caster under register caps of 80 and 64 (`IsoPipeline::CasterF32R80`, `R64`).
+pub const RENDER_SINGLE_F32_R80: &str = "iso_render_single_f32_r80";
+pub const RENDER_SINGLE_F32_R64: &str = "iso_render_single_f32_r64";
 /// Every kernel of `isosurface.cu` the Rust side launches.
 pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut names = vec![CAST_SINGLE, RENDER_SINGLE, RENDER_SINGLE_F32, UPDATE_TREE, UPDATE_LEVEL, UPDATE_CLIMB];
+    let mut names = vec![
+        CAST_SINGLE,
+        RENDER_SINGLE,
+        RENDER_SINGLE_F32,
+        RENDER_SINGLE_F32_R80,
+        RENDER_SINGLE_F32_R64,
+        UPDATE_TREE,
+        UPDATE_LEVEL,
+        UPDATE_CLIMB,
+    ];
     names.extend(pipeline::kernel_names());
     names
 });
@@ -438,6 +450,24 @@ impl DeviceIsosurface {
         target: &RenderTarget,
     ) -> CudaResult<()> {
         self.render_caster(device, view, shading, target, RENDER_SINGLE_F32)
+    }
+
+    /// [`Self::render_into_f32`] by a register-capped build of the f32 caster
+    /// (`IsoPipeline::CasterF32R80` or `CasterF32R64`; any other pipeline is an error).
+    pub fn render_caster_capped(
+        &self,
+        device: &CudaDevice,
+        pipeline: IsoPipeline,
+        view: &IsoView,
+        shading: &Shading,
+        target: &RenderTarget,
+    ) -> CudaResult<()> {
+        let kernel = match pipeline {
+            IsoPipeline::CasterF32R80 => RENDER_SINGLE_F32_R80,
+            IsoPipeline::CasterF32R64 => RENDER_SINGLE_F32_R64,
+            other => return Err(CudaError::InvalidArgument(format!("{other} is not a register-capped caster"))),
+        };
+        self.render_caster(device, view, shading, target, kernel)
     }
 
     /// [`Self::render_into`] with caster kernel `kernel` (f64 or f32).

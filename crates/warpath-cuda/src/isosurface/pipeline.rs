@@ -91,6 +91,11 @@ pub enum IsoPipeline {
     /// `iso_render_single_f32`: the same caster in f32 (the speed experiment: hits within
     /// f32 precision of the CPU's f64 ones, not equal to them).
     CasterF32,
+    /// `iso_render_single_f32_r80` / `_r64`: the f32 caster compiled for at most 80 / 64
+    /// registers a thread (3 / 4 blocks of 256 per SM instead of 2): occupancy against
+    /// spills, the same arithmetic (its hits are caster-f32's).
+    CasterF32R80,
+    CasterF32R64,
     /// `iso_pipeline_single`: the pipeline's stages in one kernel, one thread per pixel.
     Single,
     /// One kernel per stage, compaction between them.
@@ -99,9 +104,11 @@ pub enum IsoPipeline {
 
 impl IsoPipeline {
     /// Every pipeline (`cub` needs the CUB library: [`IsoPipeline::needs_cub`]).
-    pub const ALL: [IsoPipeline; 8] = [
+    pub const ALL: [IsoPipeline; 10] = [
         IsoPipeline::Caster,
         IsoPipeline::CasterF32,
+        IsoPipeline::CasterF32R80,
+        IsoPipeline::CasterF32R64,
         IsoPipeline::Single,
         IsoPipeline::Multi(IsoCompaction::InkCompact),
         IsoPipeline::Multi(IsoCompaction::InkCollate),
@@ -114,15 +121,17 @@ impl IsoPipeline {
         match self {
             IsoPipeline::Caster => "caster",
             IsoPipeline::CasterF32 => "caster-f32",
+            IsoPipeline::CasterF32R80 => "caster-f32-r80",
+            IsoPipeline::CasterF32R64 => "caster-f32-r64",
             IsoPipeline::Single => "single",
             IsoPipeline::Multi(c) => c.name(),
         }
     }
 
-    /// Whether the pipeline computes in f64 and returns the CPU's hits (every one but
-    /// `caster-f32`).
+    /// Whether the pipeline computes in f64 and returns the CPU's hits (every one but the
+    /// f32 casters).
     pub fn is_exact(self) -> bool {
-        self != IsoPipeline::CasterF32
+        !matches!(self, IsoPipeline::CasterF32 | IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64)
     }
 
     /// Whether the pipeline calls CUB (the library of [`crate::cub_library`]).
@@ -459,6 +468,12 @@ impl DeviceIsosurface {
         match pipeline {
             IsoPipeline::Caster => self.render_into(device, view, shading, target),
             IsoPipeline::CasterF32 => self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32),
+            IsoPipeline::CasterF32R80 => {
+                self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32_R80)
+            }
+            IsoPipeline::CasterF32R64 => {
+                self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32_R64)
+            }
             IsoPipeline::Single => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
                 let function = device.function(&ISOSURFACE, PIPELINE_SINGLE)?;
