@@ -378,9 +378,6 @@ impl Renderer {
                     (IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64, _) => {
                         surface.render_caster_capped(device, pipeline, view, shading, target)?
                     }
-                    (IsoPipeline::CasterF32Persistent, _) => {
-                        surface.render_persistent_f32(device, view, shading, target)?
-                    }
                     _ => surface.render_into(device, view, shading, target)?,
                 }
                 device.synchronize()?;

@@ -4,7 +4,6 @@
 // update (isosurface/update.cuh: in one launch, or the seed's level by level), and the
 // pipelines of isosurface/pipeline.cuh: the single kernel over the pipeline's stages and,
 // per compaction method, the multi-kernel stages.
-#include "isosurface/persistent.cuh"
 #include "isosurface/pipeline.cuh"
 #include "isosurface/update.cuh"
 
@@ -45,12 +44,6 @@ extern "C" __global__ void __launch_bounds__(256) iso_render_single(IsoRenderArg
 ISO_RENDER_F32(iso_render_single_f32, 1)
 ISO_RENDER_F32(iso_render_single_f32_r80, 3)
 ISO_RENDER_F32(iso_render_single_f32_r64, 4)
-
-// The f32 caster as persistent threads refilling their warps (isosurface/persistent.cuh):
-// a grid that fills the GPU; `work` (2 counters) is zero before and after each launch.
-extern "C" __global__ void __launch_bounds__(256, 4) iso_render_persistent_f32(IsoRenderArgs a, unsigned int* work) {
-    iso_persistent_frame_f32(a, work);
-}
 
 // The tree of an isovalue, by one block (isosurface/update.cuh).
 extern "C" __global__ void __launch_bounds__(1024) iso_update_tree(IsoUpdateArgs a) { iso_update_levels(a); }

@@ -35,7 +35,6 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("isosurface/update.cuh", include_str!("../kernels/isosurface/update.cuh")),
     ("isosurface/pipeline.cuh", include_str!("../kernels/isosurface/pipeline.cuh")),
     ("isosurface/shapes.cuh", include_str!("../kernels/isosurface/shapes.cuh")),
-    ("isosurface/persistent.cuh", include_str!("../kernels/isosurface/persistent.cuh")),
     ("restir/restir.cuh", include_str!("../kernels/restir/restir.cuh")),
 ];
 

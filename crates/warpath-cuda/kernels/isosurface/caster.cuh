@@ -287,10 +287,11 @@ __device__ __forceinline__ bool iso_intersect_cell(const IsoArgs& g, const unsig
     return true;
 }
 
-// caster.rs march's first cell: where the ray is at t_start, clamped to the region lo..hi.
+// caster.rs march: the cells of lo..hi from where the ray is at t_start.
 template <typename R>
-__device__ __forceinline__ void iso_first_cell(const unsigned int* lo, const unsigned int* hi, const R* o, const R* d,
-                                               R t_start, unsigned int* cell) {
+__device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
+                                          const R* o, const R* d, R seg0, R seg1, R t_start, IsoCastResult& result) {
+    unsigned int cell[3];
     for (int a = 0; a < 3; ++a) {
         const R p = o[a] + t_start * d[a];
         const R f = floor(p);
@@ -298,100 +299,33 @@ __device__ __forceinline__ void iso_first_cell(const unsigned int* lo, const uns
         c = c < lo[a] ? lo[a] : (c > hi[a] - 1u ? hi[a] - 1u : c);
         cell[a] = c;
     }
-}
-
-// caster.rs march's cap on the cells it visits in the region lo..hi.
-__device__ __forceinline__ unsigned int iso_march_limit(const unsigned int* lo, const unsigned int* hi) {
-    return (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
-}
-
-// caster.rs march's step: `cell` moved across the face where the ray leaves it (the nearest
-// far face); false when the ray leaves the region lo..hi or its segment (ends at seg1).
-template <typename R>
-__device__ __forceinline__ bool iso_next_cell(const unsigned int* lo, const unsigned int* hi, const R* o, const R* d,
-                                              R seg1, unsigned int* cell) {
-    R far_t[3];
-    for (int a = 0; a < 3; ++a) {
-        if (d[a] == R(0)) {
-            far_t[a] = IsoReal<R>::infinity();
-            continue;
-        }
-        const R face = d[a] > R(0) ? (R)(cell[a] + 1u) : (R)cell[a];
-        far_t[a] = (face - o[a]) * (R(1) / d[a]);
-    }
-    const int axis = (far_t[0] <= far_t[1] && far_t[0] <= far_t[2]) ? 0 : (far_t[1] <= far_t[2] ? 1 : 2);
-    if (far_t[axis] >= seg1) return false;
-    if (d[axis] > R(0)) {
-        if (cell[axis] + 1u >= hi[axis]) return false;
-        cell[axis] += 1u;
-    } else {
-        if (cell[axis] == lo[axis]) return false;
-        cell[axis] -= 1u;
-    }
-    return true;
-}
-
-// caster.rs march, one cell: the first root in `cell` (its slab within [seg0, seg1]).
-template <typename R>
-__device__ __forceinline__ bool iso_march_cell(const IsoArgs& g, const unsigned int* cell, const R* o, const R* d,
-                                               R seg0, R seg1, IsoCastResult& result) {
-    const R clo[3] = {(R)cell[0], (R)cell[1], (R)cell[2]};
-    const R chi[3] = {clo[0] + R(1), clo[1] + R(1), clo[2] + R(1)};
-    R t0, t1;
-    return iso_slab(o, d, clo, chi, seg0, seg1, t0, t1) && iso_intersect_cell(g, cell, clo, o, d, t0, t1, result);
-}
-
-// caster.rs march: the cells of lo..hi from where the ray is at t_start.
-template <typename R>
-__device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
-                                          const R* o, const R* d, R seg0, R seg1, R t_start, IsoCastResult& result) {
-    unsigned int cell[3];
-    iso_first_cell(lo, hi, o, d, t_start, cell);
-    const unsigned int limit = iso_march_limit(lo, hi);
+    const unsigned int limit = (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
     for (unsigned int step = 0; step < limit; ++step) {
-        if (iso_march_cell(g, cell, o, d, seg0, seg1, result)) return true;
-        if (!iso_next_cell(lo, hi, o, d, seg1, cell)) return false;
+        const R clo[3] = {(R)cell[0], (R)cell[1], (R)cell[2]};
+        const R chi[3] = {clo[0] + R(1), clo[1] + R(1), clo[2] + R(1)};
+        R t0, t1;
+        if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1) && iso_intersect_cell(g, cell, clo, o, d, t0, t1, result))
+            return true;
+        R far_t[3];
+        for (int a = 0; a < 3; ++a) {
+            if (d[a] == R(0)) {
+                far_t[a] = IsoReal<R>::infinity();
+                continue;
+            }
+            const R face = d[a] > R(0) ? (R)(cell[a] + 1u) : (R)cell[a];
+            far_t[a] = (face - o[a]) * (R(1) / d[a]);
+        }
+        const int axis = (far_t[0] <= far_t[1] && far_t[0] <= far_t[2]) ? 0 : (far_t[1] <= far_t[2] ? 1 : 2);
+        if (far_t[axis] >= seg1) return false;
+        if (d[axis] > R(0)) {
+            if (cell[axis] + 1u >= hi[axis]) return false;
+            cell[axis] += 1u;
+        } else {
+            if (cell[axis] == lo[axis]) return false;
+            cell[axis] -= 1u;
+        }
     }
     return false;
-}
-
-// caster.rs cast_bvh_within's box test of node `index`: its entry t0 within [seg0,
-// min(seg1, limit)].
-template <typename R>
-__device__ __forceinline__ bool iso_node_range(const IsoArgs& g, unsigned int index, const R* o, const R* d, R seg0,
-                                               R seg1, R limit, R& t0) {
-    const IsoNode& n = g.nodes[index];
-    const R lo[3] = {(R)n.lo[0], (R)n.lo[1], (R)n.lo[2]};
-    const R hi[3] = {(R)n.hi[0], (R)n.hi[1], (R)n.hi[2]};
-    R t1;
-    return iso_slab(o, d, lo, hi, seg0, fmin(seg1, limit), t0, t1);
-}
-
-// The children of inner node n met within `limit` pushed, the far one first (so the near one
-// is popped first; ties: the right one is popped first, as after the Rust twin's stable
-// descending sort of [left, right]); false when the stack would overflow.
-template <typename R>
-__device__ __forceinline__ bool iso_push_children(const IsoArgs& g, const IsoNode& n, const R* o, const R* d, R seg0,
-                                                  R seg1, R limit, unsigned int* stack_node, R* stack_entry,
-                                                  int& top) {
-    R tl, tr;
-    const bool l = iso_node_range(g, n.left, o, d, seg0, seg1, limit, tl);
-    const bool r = iso_node_range(g, n.right, o, d, seg0, seg1, limit, tr);
-    if (l && r) {
-        const bool left_near = tl < tr;
-        if (top + 2 > ISO_STACK) return false;
-        stack_node[top] = left_near ? n.right : n.left;
-        stack_entry[top] = left_near ? tr : tl;
-        stack_node[top + 1] = left_near ? n.left : n.right;
-        stack_entry[top + 1] = left_near ? tl : tr;
-        top += 2;
-    } else if (l || r) {
-        if (top + 1 > ISO_STACK) return false;
-        stack_node[top] = l ? n.left : n.right;
-        stack_entry[top] = l ? tl : tr;
-        ++top;
-    }
-    return true;
 }
 
 // caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max], in the
@@ -416,8 +350,15 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
     unsigned int stack_node[ISO_STACK];
     R stack_entry[ISO_STACK];
     int top = 0;
+    auto node_range = [&](unsigned int index, R limit, R& t0) {
+        const IsoNode& n = g.nodes[index];
+        const R lo[3] = {(R)n.lo[0], (R)n.lo[1], (R)n.lo[2]};
+        const R hi[3] = {(R)n.hi[0], (R)n.hi[1], (R)n.hi[2]};
+        R t1;
+        return iso_slab(o, d, lo, hi, seg0, fmin(seg1, limit), t0, t1);
+    };
     R t0;
-    if (iso_node_range(g, g.root, o, d, seg0, seg1, inf, t0)) {
+    if (node_range(g.root, inf, t0)) {
         stack_node[top] = g.root;
         stack_entry[top] = t0;
         ++top;
@@ -431,9 +372,27 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
         if (n.left == ISO_NO_NODE) {
             IsoCastResult hit;
             if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.hit.t < best.t)) result = hit;
-        } else if (!iso_push_children(g, n, o, d, seg0, seg1, best.hit ? (R)best.t : inf, stack_node, stack_entry,
-                                      top)) {
-            return result;
+        } else {
+            const R limit = best.hit ? (R)best.t : inf;
+            R tl, tr;
+            const bool l = node_range(n.left, limit, tl);
+            const bool r = node_range(n.right, limit, tr);
+            // The far child first: the near one is popped first (ties: the right one is
+            // popped first, as after the Rust twin's stable descending sort of [left, right]).
+            if (l && r) {
+                const bool left_near = tl < tr;
+                if (top + 2 > ISO_STACK) return result;
+                stack_node[top] = left_near ? n.right : n.left;
+                stack_entry[top] = left_near ? tr : tl;
+                stack_node[top + 1] = left_near ? n.left : n.right;
+                stack_entry[top + 1] = left_near ? tl : tr;
+                top += 2;
+            } else if (l || r) {
+                if (top + 1 > ISO_STACK) return result;
+                stack_node[top] = l ? n.left : n.right;
+                stack_entry[top] = l ? tl : tr;
+                ++top;
+            }
         }
     }
     return result;

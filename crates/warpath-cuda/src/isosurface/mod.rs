@@ -39,8 +39,6 @@ pub const CAST_SINGLE: &str = "iso_cast_single";
 pub const RENDER_SINGLE: &str = "iso_render_single";
 /// The same caster in f32 (`IsoPipeline::CasterF32`).
 pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
-/// The f32 caster as persistent threads refilling their warps (`IsoPipeline::CasterF32Persistent`).
-pub const RENDER_PERSISTENT_F32: &str = "iso_render_persistent_f32";
 /// The f32 caster under register caps of 80 and 64 (`IsoPipeline::CasterF32R80`, `R64`).
 pub const RENDER_SINGLE_F32_R80: &str = "iso_render_single_f32_r80";
 pub const RENDER_SINGLE_F32_R64: &str = "iso_render_single_f32_r64";
@@ -52,7 +50,6 @@ pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::Laz
         RENDER_SINGLE_F32,
         RENDER_SINGLE_F32_R80,
         RENDER_SINGLE_F32_R64,
-        RENDER_PERSISTENT_F32,
         UPDATE_TREE,
         UPDATE_LEVEL,
         UPDATE_CLIMB,
@@ -399,9 +396,6 @@ pub struct RenderTarget {
     height: u32,
     pixels: DeviceBuffer<f32>,
     hits: Option<DeviceBuffer<IsoHit>>,
-    /// The persistent caster's counters (pixels handed out, warps finished): zero between
-    /// frames (its last warp resets them).
-    work: DeviceBuffer<u32>,
 }
 
 impl RenderTarget {
@@ -415,7 +409,6 @@ impl RenderTarget {
             height,
             pixels: DeviceBuffer::zeroed(device, 3 * count)?,
             hits: if with_hits { Some(DeviceBuffer::zeroed(device, count)?) } else { None },
-            work: DeviceBuffer::zeroed(device, 2)?,
         })
     }
 
@@ -475,40 +468,6 @@ impl DeviceIsosurface {
             other => return Err(CudaError::InvalidArgument(format!("{other} is not a register-capped caster"))),
         };
         self.render_caster(device, view, shading, target, kernel)
-    }
-
-    /// [`Self::render_into_f32`] by persistent threads that refill their warps
-    /// (`iso_render_persistent_f32`: the same pixels bit for bit): a grid that fills the GPU,
-    /// the pixels handed out by a counter in the target.
-    pub fn render_persistent_f32(
-        &self,
-        device: &CudaDevice,
-        view: &IsoView,
-        shading: &Shading,
-        target: &RenderTarget,
-    ) -> CudaResult<()> {
-        if (view.width, view.height) != (target.width, target.height) {
-            return Err(CudaError::InvalidArgument(format!(
-                "a {}x{} view into a {}x{} target",
-                view.width, view.height, target.width, target.height
-            )));
-        }
-        let args = self.frame_args(device, view, shading, target);
-        let function = device.function(&ISOSURFACE, RENDER_PERSISTENT_F32)?;
-        let block = RENDER_TILE * RENDER_TILE;
-        let per_sm = device.blocks_per_multiprocessor(&function, block)?;
-        let tiles = view.width.div_ceil(RENDER_TILE) * view.height.div_ceil(RENDER_TILE);
-        let blocks = (per_sm * device.info().multiprocessors).clamp(1, tiles.max(1));
-        let config = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        let work = target.work.address(device);
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(&args);
-        launch.arg(&work);
-        // SAFETY: the arguments are the kernel's (IsoRenderArgs, unsigned int*); `pixels`
-        // holds 3 floats and `hits` (when non-null) one IsoHit per pixel of the view, `work`
-        // two counters that are zero between launches on this stream.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(RENDER_PERSISTENT_F32, launched)
     }
 
     /// [`Self::render_into`] with caster kernel `kernel` (f64 or f32).

@@ -96,10 +96,6 @@ pub enum IsoPipeline {
     /// spills, the same arithmetic (its hits are caster-f32's).
     CasterF32R80,
     CasterF32R64,
-    /// `iso_render_persistent_f32`: the f32 caster as persistent threads, a grid that fills
-    /// the GPU, each lane stepping its ray a node or a cell at a time and taking the next
-    /// pixel when it finishes (warps refilled); its hits are caster-f32's.
-    CasterF32Persistent,
     /// `iso_pipeline_single`: the pipeline's stages in one kernel, one thread per pixel.
     Single,
     /// One kernel per stage, compaction between them.
@@ -108,12 +104,11 @@ pub enum IsoPipeline {
 
 impl IsoPipeline {
     /// Every pipeline (`cub` needs the CUB library: [`IsoPipeline::needs_cub`]).
-    pub const ALL: [IsoPipeline; 11] = [
+    pub const ALL: [IsoPipeline; 10] = [
         IsoPipeline::Caster,
         IsoPipeline::CasterF32,
         IsoPipeline::CasterF32R80,
         IsoPipeline::CasterF32R64,
-        IsoPipeline::CasterF32Persistent,
         IsoPipeline::Single,
         IsoPipeline::Multi(IsoCompaction::InkCompact),
         IsoPipeline::Multi(IsoCompaction::InkCollate),
@@ -128,7 +123,6 @@ impl IsoPipeline {
             IsoPipeline::CasterF32 => "caster-f32",
             IsoPipeline::CasterF32R80 => "caster-f32-r80",
             IsoPipeline::CasterF32R64 => "caster-f32-r64",
-            IsoPipeline::CasterF32Persistent => "caster-f32-persistent",
             IsoPipeline::Single => "single",
             IsoPipeline::Multi(c) => c.name(),
         }
@@ -137,13 +131,7 @@ impl IsoPipeline {
     /// Whether the pipeline computes in f64 and returns the CPU's hits (every one but the
     /// f32 casters).
     pub fn is_exact(self) -> bool {
-        !matches!(
-            self,
-            IsoPipeline::CasterF32
-                | IsoPipeline::CasterF32R80
-                | IsoPipeline::CasterF32R64
-                | IsoPipeline::CasterF32Persistent
-        )
+        !matches!(self, IsoPipeline::CasterF32 | IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64)
     }
 
     /// Whether the pipeline calls CUB (the library of [`crate::cub_library`]).
@@ -486,7 +474,6 @@ impl DeviceIsosurface {
             IsoPipeline::CasterF32R64 => {
                 self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32_R64)
             }
-            IsoPipeline::CasterF32Persistent => self.render_persistent_f32(device, view, shading, target),
             IsoPipeline::Single => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
                 let function = device.function(&ISOSURFACE, PIPELINE_SINGLE)?;
