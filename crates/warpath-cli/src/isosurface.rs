@@ -374,11 +374,7 @@ impl Renderer {
                     (IsoPipeline::Single | IsoPipeline::Multi(_), Some(b)) => {
                         surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?
                     }
-                    (IsoPipeline::CasterF32, _) => surface.render_into_f32(device, view, shading, target)?,
-                    (IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64, _) => {
-                        surface.render_caster_capped(device, pipeline, view, shading, target)?
-                    }
-                    _ => surface.render_into(device, view, shading, target)?,
+                    _ => surface.render_with_caster(device, pipeline, view, shading, target)?,
                 }
                 device.synchronize()?;
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -452,9 +452,10 @@ impl DeviceIsosurface {
         self.render_caster(device, view, shading, target, RENDER_SINGLE_F32)
     }
 
-    /// [`Self::render_into_f32`] by a register-capped build of the f32 caster
-    /// (`IsoPipeline::CasterF32R80` or `CasterF32R64`; any other pipeline is an error).
-    pub fn render_caster_capped(
+    /// The image of `view` by a caster pipeline — `caster`, `caster-f32` or one of its
+    /// register-capped builds — which needs no pipeline buffers; any other pipeline is an error
+    /// ([`Self::render_pipeline`] takes them all).
+    pub fn render_with_caster(
         &self,
         device: &CudaDevice,
         pipeline: IsoPipeline,
@@ -463,9 +464,11 @@ impl DeviceIsosurface {
         target: &RenderTarget,
     ) -> CudaResult<()> {
         let kernel = match pipeline {
+            IsoPipeline::Caster => RENDER_SINGLE,
+            IsoPipeline::CasterF32 => RENDER_SINGLE_F32,
             IsoPipeline::CasterF32R80 => RENDER_SINGLE_F32_R80,
             IsoPipeline::CasterF32R64 => RENDER_SINGLE_F32_R64,
-            other => return Err(CudaError::InvalidArgument(format!("{other} is not a register-capped caster"))),
+            other => return Err(CudaError::InvalidArgument(format!("{other} is not a caster"))),
         };
         self.render_caster(device, view, shading, target, kernel)
     }

@@ -466,13 +466,8 @@ impl DeviceIsosurface {
         times: Option<&mut StageTimes>,
     ) -> CudaResult<()> {
         match pipeline {
-            IsoPipeline::Caster => self.render_into(device, view, shading, target),
-            IsoPipeline::CasterF32 => self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32),
-            IsoPipeline::CasterF32R80 => {
-                self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32_R80)
-            }
-            IsoPipeline::CasterF32R64 => {
-                self.render_caster(device, view, shading, target, super::RENDER_SINGLE_F32_R64)
+            IsoPipeline::Caster | IsoPipeline::CasterF32 | IsoPipeline::CasterF32R80 | IsoPipeline::CasterF32R64 => {
+                self.render_with_caster(device, pipeline, view, shading, target)
             }
             IsoPipeline::Single => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
