@@ -50,6 +50,29 @@ static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, refs) == 32, "IsoUpdateArgs.refs")
 static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, levels) == 40, "IsoUpdateArgs.levels");
 static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, isovalue) == 44, "IsoUpdateArgs.isovalue");
 
+// The condensed tree's leaf for brick t (its cells; no children).
+__device__ __forceinline__ IsoNode iso_leaf_node(const IsoTreeNode& t) {
+    IsoNode leaf;
+    for (int c = 0; c < 3; ++c) {
+        leaf.lo[c] = t.lo[c];
+        leaf.hi[c] = t.hi[c];
+    }
+    leaf.left = leaf.right = ISO_NO_NODE;
+    return leaf;
+}
+
+// The condensed tree's inner node over condensed nodes l (ln) and r (rn): the union of boxes.
+__device__ __forceinline__ IsoNode iso_inner_node(unsigned int l, const IsoNode& ln, unsigned int r, const IsoNode& rn) {
+    IsoNode inner;
+    for (int c = 0; c < 3; ++c) {
+        inner.lo[c] = min(ln.lo[c], rn.lo[c]);
+        inner.hi[c] = max(ln.hi[c], rn.hi[c]);
+    }
+    inner.left = l;
+    inner.right = r;
+    return inner;
+}
+
 // One node of the update: a brick is kept when valid; an inner node is kept when both
 // children's subtrees reach a valid brick, else replaced by the one that does (or dropped).
 // Reads only the refs and nodes of deeper levels.
@@ -58,27 +81,13 @@ __device__ __forceinline__ void iso_update_node(const IsoUpdateArgs& a, unsigned
     unsigned int ref = ISO_NO_NODE;
     if (t.left == ISO_NO_NODE) {
         if (t.min <= a.isovalue && a.isovalue <= t.max) {
-            IsoNode leaf;
-            for (int c = 0; c < 3; ++c) {
-                leaf.lo[c] = t.lo[c];
-                leaf.hi[c] = t.hi[c];
-            }
-            leaf.left = leaf.right = ISO_NO_NODE;
-            a.nodes[n] = leaf;
+            a.nodes[n] = iso_leaf_node(t);
             ref = n;
         }
     } else {
         const unsigned int l = a.refs[t.left], r = a.refs[t.right];
         if (l != ISO_NO_NODE && r != ISO_NO_NODE) {
-            const IsoNode ln = a.nodes[l], rn = a.nodes[r];
-            IsoNode inner;
-            for (int c = 0; c < 3; ++c) {
-                inner.lo[c] = min(ln.lo[c], rn.lo[c]);
-                inner.hi[c] = max(ln.hi[c], rn.hi[c]);
-            }
-            inner.left = l;
-            inner.right = r;
-            a.nodes[n] = inner;
+            a.nodes[n] = iso_inner_node(l, a.nodes[l], r, a.nodes[r]);
             ref = n;
         } else {
             ref = l != ISO_NO_NODE ? l : r;
@@ -160,17 +169,8 @@ __device__ __forceinline__ void iso_climb_from_brick(const IsoClimbArgs& a) {
     if (k >= a.leaf_count) return;
     if (!(a.leaf_ranges[2u * k] <= iso && iso <= a.leaf_ranges[2u * k + 1u])) return;
     unsigned int n = a.leaves[k];
-    {
-        const IsoTreeNode t = a.tree[n];
-        IsoNode leaf;
-        for (int c = 0; c < 3; ++c) {
-            leaf.lo[c] = t.lo[c];
-            leaf.hi[c] = t.hi[c];
-        }
-        leaf.left = leaf.right = ISO_NO_NODE;
-        a.nodes[n] = leaf;
-        a.refs[n] = n;
-    }
+    a.nodes[n] = iso_leaf_node(a.tree[n]);
+    a.refs[n] = n;
     unsigned int ref = n;  // what replaces n
     for (;;) {
         const unsigned int p = a.parents[n];
@@ -184,15 +184,7 @@ __device__ __forceinline__ void iso_climb_from_brick(const IsoClimbArgs& a) {
             __threadfence();
             const unsigned int other = __ldcg(a.refs + sibling);
             const unsigned int l = left == n ? ref : other, r = left == n ? other : ref;
-            const IsoNode ln = iso_load_coherent(a.nodes, l), rn = iso_load_coherent(a.nodes, r);
-            IsoNode inner;
-            for (int c = 0; c < 3; ++c) {
-                inner.lo[c] = min(ln.lo[c], rn.lo[c]);
-                inner.hi[c] = max(ln.hi[c], rn.hi[c]);
-            }
-            inner.left = l;
-            inner.right = r;
-            a.nodes[p] = inner;
+            a.nodes[p] = iso_inner_node(l, iso_load_coherent(a.nodes, l), r, iso_load_coherent(a.nodes, r));
             ref = p;
         }
         // Else p has one valid child, n: p is replaced by what replaces n.
