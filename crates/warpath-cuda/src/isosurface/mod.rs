@@ -441,17 +441,6 @@ impl DeviceIsosurface {
         self.render_caster(device, view, shading, target, RENDER_SINGLE)
     }
 
-    /// [`Self::render_into`] by the f32 caster (`caster-f32`: hits within f32 precision).
-    pub fn render_into_f32(
-        &self,
-        device: &CudaDevice,
-        view: &IsoView,
-        shading: &Shading,
-        target: &RenderTarget,
-    ) -> CudaResult<()> {
-        self.render_caster(device, view, shading, target, RENDER_SINGLE_F32)
-    }
-
     /// The image of `view` by a caster pipeline — `caster`, `caster-f32` or one of its
     /// register-capped builds — which needs no pipeline buffers; any other pipeline is an error
     /// ([`Self::render_pipeline`] takes them all).
