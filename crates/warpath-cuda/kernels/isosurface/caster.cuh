@@ -188,13 +188,18 @@ __device__ __forceinline__ R iso_refine(const IsoCubic<R>& q, R a, R ga, R b, R 
 template <typename R>
 __device__ __forceinline__ bool iso_first_root(const IsoCubic<R>& q, R t0, R t1, R& root) {
     if (t1 < t0) return false;
-    R extrema[2];
+    // The extrema in scalars, not an array indexed by a running count (that would live in
+    // local memory).
+    R e0 = R(0), e1 = R(0);
     int n = 0;
     const R qa = R(3) * q.a, qb = R(2) * q.b, qc = q.c;
     if (fabs(qa) <= IsoReal<R>::tiny()) {
         if (qb != R(0)) {
             const R t = -qc / qb;
-            if (t > t0 && t < t1) extrema[n++] = t;
+            if (t > t0 && t < t1) {
+                e0 = t;
+                n = 1;
+            }
         }
     } else {
         const R disc = qb * qb - R(4) * qa * qc;
@@ -207,8 +212,15 @@ __device__ __forceinline__ bool iso_first_root(const IsoCubic<R>& q, R t0, R t1,
                 r2 = qc / qq;
             }
             const R lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
-            if (lo > t0 && lo < t1) extrema[n++] = lo;
-            if (hi != lo && hi > t0 && hi < t1) extrema[n++] = hi;
+            if (lo > t0 && lo < t1) {
+                e0 = lo;
+                n = 1;
+            }
+            if (hi != lo && hi > t0 && hi < t1) {
+                if (n == 0) e0 = hi;
+                else e1 = hi;
+                ++n;
+            }
         }
     }
     R a = t0, ga = q.eval(a);
@@ -216,8 +228,10 @@ __device__ __forceinline__ bool iso_first_root(const IsoCubic<R>& q, R t0, R t1,
         root = a;
         return true;
     }
-    for (int i = 0; i <= n; ++i) {
-        const R b = i < n ? extrema[i] : t1;
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        if (i > n) break;
+        const R b = i < n ? (i == 0 ? e0 : e1) : t1;
         const R gb = q.eval(b);
         if (gb == R(0) || (ga < R(0)) != (gb < R(0))) {
             root = iso_refine(q, a, ga, b, gb);
@@ -287,19 +301,31 @@ __device__ __forceinline__ bool iso_intersect_cell(const IsoArgs& g, const unsig
     return true;
 }
 
-// caster.rs march: the cells of lo..hi from where the ray is at t_start.
+// caster.rs march: the cells of lo..hi from where the ray is at t_start. Every array here is
+// indexed by constants only (the stepped axis is chosen by selects, not by `cell[axis]`), so the
+// cell, the brick's bounds, the direction and the faces' distances stay in registers: an index
+// known only at run time puts an array in local memory, and each step then waited on several
+// round trips to L1 (docs/benchmarks/isosurface.md, "The march in registers"). Same arithmetic.
 template <typename R>
-__device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo, const unsigned int* hi,
+__device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* lo_in, const unsigned int* hi_in,
                                           const R* o, const R* d, R seg0, R seg1, R t_start, IsoCastResult& result) {
-    unsigned int cell[3];
+    unsigned int cell[3], exit_cell[3];
+#pragma unroll
     for (int a = 0; a < 3; ++a) {
+        const unsigned int lo = lo_in[a], hi = hi_in[a];
         const R p = o[a] + t_start * d[a];
         const R f = floor(p);
         unsigned int c = f > R(0) ? (unsigned int)f : 0u;
-        c = c < lo[a] ? lo[a] : (c > hi[a] - 1u ? hi[a] - 1u : c);
+        c = c < lo ? lo : (c > hi - 1u ? hi - 1u : c);
         cell[a] = c;
+        // The cell in which a step along a leaves the brick (the cell stays within lo..hi − 1,
+        // so "c + 1 ≥ hi" going up and "c = lo" going down both read "c = exit_cell").
+        exit_cell[a] = d[a] > R(0) ? hi - 1u : lo;
     }
-    const unsigned int limit = (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2]) + 3u;
+    const unsigned int limit = (hi_in[0] - lo_in[0]) + (hi_in[1] - lo_in[1]) + (hi_in[2] - lo_in[2]) + 3u;
+    R inv[3];
+#pragma unroll
+    for (int a = 0; a < 3; ++a) inv[a] = R(1) / d[a];
     for (unsigned int step = 0; step < limit; ++step) {
         const R clo[3] = {(R)cell[0], (R)cell[1], (R)cell[2]};
         const R chi[3] = {clo[0] + R(1), clo[1] + R(1), clo[2] + R(1)};
@@ -307,25 +333,39 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
         if (iso_slab(o, d, clo, chi, seg0, seg1, t0, t1) && iso_intersect_cell(g, cell, clo, o, d, t0, t1, result))
             return true;
         R far_t[3];
+#pragma unroll
         for (int a = 0; a < 3; ++a) {
-            if (d[a] == R(0)) {
-                far_t[a] = IsoReal<R>::infinity();
-                continue;
-            }
             const R face = d[a] > R(0) ? (R)(cell[a] + 1u) : (R)cell[a];
-            far_t[a] = (face - o[a]) * (R(1) / d[a]);
+            far_t[a] = d[a] == R(0) ? IsoReal<R>::infinity() : (face - o[a]) * inv[a];
         }
         const int axis = (far_t[0] <= far_t[1] && far_t[0] <= far_t[2]) ? 0 : (far_t[1] <= far_t[2] ? 1 : 2);
-        if (far_t[axis] >= seg1) return false;
-        if (d[axis] > R(0)) {
-            if (cell[axis] + 1u >= hi[axis]) return false;
-            cell[axis] += 1u;
-        } else {
-            if (cell[axis] == lo[axis]) return false;
-            cell[axis] -= 1u;
-        }
+        const R far_axis = axis == 0 ? far_t[0] : (axis == 1 ? far_t[1] : far_t[2]);
+        if (far_axis >= seg1) return false;
+        const unsigned int c_axis = axis == 0 ? cell[0] : (axis == 1 ? cell[1] : cell[2]);
+        if (c_axis == (axis == 0 ? exit_cell[0] : (axis == 1 ? exit_cell[1] : exit_cell[2]))) return false;
+        const bool up = axis == 0 ? d[0] > R(0) : (axis == 1 ? d[1] > R(0) : d[2] > R(0));
+        const unsigned int next = up ? c_axis + 1u : c_axis - 1u;
+#pragma unroll
+        for (int a = 0; a < 3; ++a) cell[a] = a == axis ? next : cell[a];
     }
     return false;
+}
+
+// A node of the condensed tree in two 16-byte loads (the buffer is a device allocation, so
+// each 32-byte node is 16-byte aligned), its fields in registers.
+__device__ __forceinline__ IsoNode iso_load_node(const IsoNode* nodes, unsigned int index) {
+    const uint4* p = reinterpret_cast<const uint4*>(nodes + index);
+    const uint4 a = __ldg(p), b = __ldg(p + 1);
+    IsoNode n;
+    n.lo[0] = a.x;
+    n.lo[1] = a.y;
+    n.lo[2] = a.z;
+    n.hi[0] = a.w;
+    n.hi[1] = b.x;
+    n.hi[2] = b.y;
+    n.left = b.z;
+    n.right = b.w;
+    return n;
 }
 
 // caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max], in the
@@ -351,7 +391,7 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
     R stack_entry[ISO_STACK];
     int top = 0;
     auto node_range = [&](unsigned int index, R limit, R& t0) {
-        const IsoNode& n = g.nodes[index];
+        const IsoNode n = iso_load_node(g.nodes, index);
         const R lo[3] = {(R)n.lo[0], (R)n.lo[1], (R)n.lo[2]};
         const R hi[3] = {(R)n.hi[0], (R)n.hi[1], (R)n.hi[2]};
         R t1;
@@ -368,7 +408,7 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
         const unsigned int index = stack_node[top];
         const R entry = stack_entry[top];
         if (best.hit && entry > (R)best.t) continue;
-        const IsoNode& n = g.nodes[index];
+        const IsoNode n = iso_load_node(g.nodes, index);
         if (n.left == ISO_NO_NODE) {
             IsoCastResult hit;
             if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.hit.t < best.t)) result = hit;
