@@ -403,16 +403,31 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
         stack_entry[top] = t0;
         ++top;
     }
-    while (top > 0) {
-        --top;
-        const unsigned int index = stack_node[top];
-        const R entry = stack_entry[top];
-        if (best.hit && entry > (R)best.t) continue;
-        const IsoNode n = iso_load_node(g.nodes, index);
-        if (n.left == ISO_NO_NODE) {
-            IsoCastResult hit;
-            if (iso_march(g, n.lo, n.hi, o, d, seg0, seg1, entry, hit) && (!best.hit || hit.hit.t < best.t)) result = hit;
-        } else {
+    // Aila and Laine's "while-while": each lane walks inner nodes until it holds a leaf (or its
+    // stack is empty), and only then do the lanes march their leaves' cells, together. With
+    // one loop that did either a node or a whole leaf per pass, the lanes at an inner node
+    // waited through their neighbours' marches and then marched while those walked nodes: the
+    // warp ran the marches one after another. The nodes and leaves each lane visits, and in
+    // what order, are the same.
+    while (true) {
+        bool have_leaf = false;
+        unsigned int leaf_lo[3], leaf_hi[3];
+        R leaf_entry = R(0);
+        while (top > 0) {
+            --top;
+            const unsigned int index = stack_node[top];
+            const R entry = stack_entry[top];
+            if (best.hit && entry > (R)best.t) continue;
+            const IsoNode n = iso_load_node(g.nodes, index);
+            if (n.left == ISO_NO_NODE) {
+                for (int a = 0; a < 3; ++a) {
+                    leaf_lo[a] = n.lo[a];
+                    leaf_hi[a] = n.hi[a];
+                }
+                leaf_entry = entry;
+                have_leaf = true;
+                break;
+            }
             const R limit = best.hit ? (R)best.t : inf;
             R tl, tr;
             const bool l = node_range(n.left, limit, tl);
@@ -434,6 +449,10 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
                 ++top;
             }
         }
+        if (!have_leaf) break;
+        IsoCastResult hit;
+        if (iso_march(g, leaf_lo, leaf_hi, o, d, seg0, seg1, leaf_entry, hit) && (!best.hit || hit.hit.t < best.t))
+            result = hit;
     }
     return result;
 }
