@@ -277,6 +277,10 @@ pub struct FrameTimes {
     pub update_ms: f64,
     /// The render (GPU: the pipeline, synchronised; CPU: every pixel on all cores).
     pub render_ms: f64,
+    /// The whole frame, update and render, as an interactive sweep runs it: with
+    /// `back_to_back` the GPU's update and render are launched one after the other and the host
+    /// waits once, at the end (update_ms is then only the launch's host time).
+    pub frame_ms: f64,
 }
 
 impl Renderer {
@@ -327,9 +331,11 @@ impl Renderer {
         shading: &Shading,
         pipeline: IsoPipeline,
         keep: bool,
+        back_to_back: bool,
         stages: Option<&mut StageTimes>,
     ) -> Result<(Option<(Vec<[f32; 3]>, usize)>, FrameTimes)> {
         let start = Instant::now();
+        let frame_start = start;
         match self {
             Renderer::Cpu => {
                 let tree = bvh.condense(isovalue);
@@ -338,7 +344,8 @@ impl Renderer {
                 let image = render(lattice, bvh, &tree, isovalue, view, shading);
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;
                 let hits = image.hit_count();
-                Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms }))
+                let frame_ms = frame_start.elapsed().as_secs_f64() * 1e3;
+                Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms, frame_ms }))
             }
             Renderer::Gpu { device, surface, update, target, buffers, cub } => {
                 match update {
@@ -346,7 +353,9 @@ impl Renderer {
                     TreeUpdate::GpuLevels => surface.update_tree_split(device, isovalue, WIDE_LEVEL_NODES)?,
                     TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
                 }
-                device.synchronize()?;
+                if !back_to_back {
+                    device.synchronize()?;
+                }
                 let update_ms = start.elapsed().as_secs_f64() * 1e3;
                 if target.as_ref().is_none_or(|t| t.size() != (view.width, view.height)) {
                     *target = Some(RenderTarget::new(device, view.width, view.height, false)?);
@@ -378,7 +387,8 @@ impl Renderer {
                 }
                 device.synchronize()?;
                 let render_ms = start.elapsed().as_secs_f64() * 1e3;
-                let times = FrameTimes { update_ms, render_ms };
+                let frame_ms = frame_start.elapsed().as_secs_f64() * 1e3;
+                let times = FrameTimes { update_ms, render_ms, frame_ms };
                 if !keep {
                     return Ok((None, times));
                 }
@@ -445,7 +455,7 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         for (k, &(azimuth, elevation)) in views.iter().enumerate() {
             let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
             let (image, times) =
-                renderer.frame(&lattice, &bvh, isovalue, &view, &shading, args.pipeline, true, None)?;
+                renderer.frame(&lattice, &bvh, isovalue, &view, &shading, args.pipeline, true, false, None)?;
             let (pixels, hits) = image.expect("kept");
             let mut path = args.output.clone();
             if isovalues.len() > 1 {
@@ -532,6 +542,10 @@ struct BenchRow {
     fps_mean: f64,
     fps_sd: f64,
     fps_with_update: f64,
+    /// The frame with the update and render launched back to back, one wait at the end (mean
+    /// over the views), and its rate.
+    frame_ms_mean: f64,
+    fps_frame: f64,
     render_ms_per_view: Vec<f64>,
     stages: Option<StageRow>,
 }
@@ -574,20 +588,31 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
             let valid_bricks = bvh.condense(isovalue).leaves().len();
             for &pipeline in &pipelines {
                 let (mut per_view, mut fps, mut updates, mut hit_pixels) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+                let mut frame_per_view = Vec::new();
                 let mut stage_sum = StageTimes::default();
                 let timed_stages = args.stages && matches!(pipeline, IsoPipeline::Multi(_));
                 for k in 0..args.views {
                     let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
                     // The untimed first frame keeps its image: the hit count of the last view is reported.
-                    let (image, _) = renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, true, None)?;
+                    let (image, _) =
+                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, true, false, None)?;
                     hit_pixels = image.map_or(0, |(_, hits)| hits);
                     let mut times = Vec::new();
                     for _ in 0..args.frames {
                         let (_, t) =
-                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, None)?;
+                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, false, None)?;
                         times.push(t.render_ms);
                         updates.push(t.update_ms);
                     }
+                    // The same frames again with the update and render launched back to back
+                    // and one wait at the end: what an interactive sweep costs a frame.
+                    let mut whole = Vec::new();
+                    for _ in 0..args.frames {
+                        let (_, t) =
+                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, true, None)?;
+                        whole.push(t.frame_ms);
+                    }
+                    frame_per_view.push(mean_sd(&whole).0);
                     if timed_stages {
                         renderer.frame(
                             &lattice,
@@ -596,6 +621,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                             &view,
                             &shading,
                             pipeline,
+                            false,
                             false,
                             Some(&mut stage_sum),
                         )?;
@@ -607,6 +633,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                 let (render_mean, render_sd) = mean_sd(&per_view);
                 let (fps_mean, fps_sd) = mean_sd(&fps);
                 let (update_ms, _) = mean_sd(&updates);
+                let (frame_ms_mean, _) = mean_sd(&frame_per_view);
                 let v = args.views as f64;
                 let stages = timed_stages.then_some(StageRow {
                     generate_ms: stage_sum.generate_ms / v,
@@ -635,18 +662,21 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     fps_mean,
                     fps_sd,
                     fps_with_update: 1e3 / (render_mean + update_ms).max(1e-9),
+                    frame_ms_mean,
+                    fps_frame: 1e3 / frame_ms_mean.max(1e-9),
                     render_ms_per_view: per_view,
                     stages,
                 };
                 eprintln!(
-                    "{name} isovalue {isovalue} {}: {:.3} ± {:.3} ms, {:.0} ± {:.0} fps ({:.0} with the tree update of {:.3} ms)",
+                    "{name} isovalue {isovalue} {}: {:.3} ± {:.3} ms, {:.0} ± {:.0} fps ({:.0} with the tree update of {:.3} ms; {:.0} with update and render back to back)",
                     row.pipeline,
                     row.render_ms_mean,
                     row.render_ms_sd,
                     row.fps_mean,
                     row.fps_sd,
                     row.fps_with_update,
-                    row.update_ms
+                    row.update_ms,
+                    row.fps_frame
                 );
                 rows.push(row);
             }
@@ -664,7 +694,7 @@ fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]
     // (bench::run printed the header: host, commit, command, date.)
     println!("{}\n", gpu.unwrap_or("- GPU: none (the CPU renderer)"));
     println!(
-        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart); {}\n",
+        "- settings: {width}x{height}, {} views around each volume (elevation 20°), {} timed frames a view; tree update on the {} (timed apart, then again launched back to back with the render, one wait a frame); {}\n",
         args.views,
         args.frames,
         match rows.first().map_or(args.image.tree_update, |r| r.tree_update) {
@@ -675,12 +705,12 @@ fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]
         args.image.lighting()
     );
     println!(
-        "| volume | samples | brick | pipeline | isovalue | valid bricks | hit pixels | tree update ms | render ms (mean ± sd over views) | fps (mean ± sd) | fps with update |"
+        "| volume | samples | brick | pipeline | isovalue | valid bricks | hit pixels | tree update ms | render ms (mean ± sd over views) | fps (mean ± sd) | fps with update | fps, update + render back to back |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!(
-            "| {} | {}×{}×{} | {} | {} | {:.4} | {} of {} | {:.1}% | {:.3} | {:.3} ± {:.3} | {:.0} ± {:.0} | {:.0} |",
+            "| {} | {}×{}×{} | {} | {} | {:.4} | {} of {} | {:.1}% | {:.3} | {:.3} ± {:.3} | {:.0} ± {:.0} | {:.0} | {:.0} |",
             r.volume,
             r.samples[0],
             r.samples[1],
@@ -696,7 +726,8 @@ fn print_tables(args: &BenchIsosurfaceArgs, gpu: Option<&str>, rows: &[BenchRow]
             r.render_ms_sd,
             r.fps_mean,
             r.fps_sd,
-            r.fps_with_update
+            r.fps_with_update,
+            r.fps_frame
         );
     }
     // Table 1: per volume and pipeline, fps over every (view, isovalue).
