@@ -403,15 +403,12 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
         stack_entry[top] = t0;
         ++top;
     }
-    // Aila and Laine's "while-while" with postponed leaves: each lane walks inner nodes until it
-    // holds a leaf, and only then do the lanes march their leaves' cells, together. With one
-    // loop that did either a node or a whole leaf per pass, the lanes at an inner node waited
-    // through their neighbours' marches and then marched while those walked nodes: the warp ran
-    // the marches one after another. A lane that holds its leaf while others of the warp still
-    // walk keeps walking inner nodes (toward its next leaf, which it pushes back when it meets
-    // it) instead of idling. The leaves each lane marches, in order, and its hit are the same:
-    // nodes walked ahead of the held leaf's march are pushed with the entries they always had
-    // and culled when popped after it, as they would have been before being pushed.
+    // Aila and Laine's "while-while": each lane walks inner nodes until it holds a leaf (or its
+    // stack is empty), and only then do the lanes march their leaves' cells, together. With
+    // one loop that did either a node or a whole leaf per pass, the lanes at an inner node
+    // waited through their neighbours' marches and then marched while those walked nodes: the
+    // warp ran the marches one after another. The nodes and leaves each lane visits, and in
+    // what order, are the same.
     while (true) {
         bool have_leaf = false;
         unsigned int leaf_lo[3], leaf_hi[3];
@@ -423,41 +420,34 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
             if (best.hit && entry > (R)best.t) continue;
             const IsoNode n = iso_load_node(g.nodes, index);
             if (n.left == ISO_NO_NODE) {
-                if (have_leaf) {  // the next leaf: back on the stack, marched after this one
-                    ++top;
-                    break;
-                }
                 for (int a = 0; a < 3; ++a) {
                     leaf_lo[a] = n.lo[a];
                     leaf_hi[a] = n.hi[a];
                 }
                 leaf_entry = entry;
                 have_leaf = true;
-            } else {
-                const R limit = best.hit ? (R)best.t : inf;
-                R tl, tr;
-                const bool l = node_range(n.left, limit, tl);
-                const bool r = node_range(n.right, limit, tr);
-                // The far child first: the near one is popped first (ties: the right one is
-                // popped first, as after the Rust twin's stable descending sort of [left, right]).
-                if (l && r) {
-                    const bool left_near = tl < tr;
-                    if (top + 2 > ISO_STACK) return result;
-                    stack_node[top] = left_near ? n.right : n.left;
-                    stack_entry[top] = left_near ? tr : tl;
-                    stack_node[top + 1] = left_near ? n.left : n.right;
-                    stack_entry[top + 1] = left_near ? tl : tr;
-                    top += 2;
-                } else if (l || r) {
-                    if (top + 1 > ISO_STACK) return result;
-                    stack_node[top] = l ? n.left : n.right;
-                    stack_entry[top] = l ? tl : tr;
-                    ++top;
-                }
+                break;
             }
-            // March once no lane walking here lacks a leaf (every lane here takes the vote).
-            const bool some_lane_without_leaf = __any_sync(__activemask(), !have_leaf);
-            if (have_leaf && !some_lane_without_leaf) break;
+            const R limit = best.hit ? (R)best.t : inf;
+            R tl, tr;
+            const bool l = node_range(n.left, limit, tl);
+            const bool r = node_range(n.right, limit, tr);
+            // The far child first: the near one is popped first (ties: the right one is
+            // popped first, as after the Rust twin's stable descending sort of [left, right]).
+            if (l && r) {
+                const bool left_near = tl < tr;
+                if (top + 2 > ISO_STACK) return result;
+                stack_node[top] = left_near ? n.right : n.left;
+                stack_entry[top] = left_near ? tr : tl;
+                stack_node[top + 1] = left_near ? n.left : n.right;
+                stack_entry[top + 1] = left_near ? tl : tr;
+                top += 2;
+            } else if (l || r) {
+                if (top + 1 > ISO_STACK) return result;
+                stack_node[top] = l ? n.left : n.right;
+                stack_entry[top] = l ? tl : tr;
+                ++top;
+            }
         }
         if (!have_leaf) break;
         IsoCastResult hit;
