@@ -269,6 +269,16 @@ enum Renderer {
     },
 }
 
+/// How a frame's tree update is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UpdateWait {
+    /// The host waits for the update before launching the render (update_ms is the update's).
+    Apart,
+    /// The update and the render are launched back to back, one wait at the end: what an
+    /// isovalue sweep costs a frame (frame_ms; update_ms is only the launch's host time).
+    BackToBack,
+}
+
 /// Timings of one frame, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct FrameTimes {
@@ -277,9 +287,7 @@ pub struct FrameTimes {
     pub update_ms: f64,
     /// The render (GPU: the pipeline, synchronised; CPU: every pixel on all cores).
     pub render_ms: f64,
-    /// The whole frame, update and render, as an interactive sweep runs it: with
-    /// `back_to_back` the GPU's update and render are launched one after the other and the host
-    /// waits once, at the end (update_ms is then only the launch's host time).
+    /// The whole frame, update and render (see UpdateWait).
     pub frame_ms: f64,
 }
 
@@ -331,7 +339,7 @@ impl Renderer {
         shading: &Shading,
         pipeline: IsoPipeline,
         keep: bool,
-        back_to_back: bool,
+        wait: UpdateWait,
         stages: Option<&mut StageTimes>,
     ) -> Result<(Option<(Vec<[f32; 3]>, usize)>, FrameTimes)> {
         let start = Instant::now();
@@ -353,7 +361,7 @@ impl Renderer {
                     TreeUpdate::GpuLevels => surface.update_tree_split(device, isovalue, WIDE_LEVEL_NODES)?,
                     TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
                 }
-                if !back_to_back {
+                if wait == UpdateWait::Apart {
                     device.synchronize()?;
                 }
                 let update_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -454,8 +462,17 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         }
         for (k, &(azimuth, elevation)) in views.iter().enumerate() {
             let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
-            let (image, times) =
-                renderer.frame(&lattice, &bvh, isovalue, &view, &shading, args.pipeline, true, false, None)?;
+            let (image, times) = renderer.frame(
+                &lattice,
+                &bvh,
+                isovalue,
+                &view,
+                &shading,
+                args.pipeline,
+                true,
+                UpdateWait::Apart,
+                None,
+            )?;
             let (pixels, hits) = image.expect("kept");
             let mut path = args.output.clone();
             if isovalues.len() > 1 {
@@ -594,23 +611,54 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                 for k in 0..args.views {
                     let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
                     // The untimed first frame keeps its image: the hit count of the last view is reported.
-                    let (image, _) =
-                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, true, false, None)?;
+                    let (image, _) = renderer.frame(
+                        &lattice,
+                        &bvh,
+                        isovalue,
+                        &view,
+                        &shading,
+                        pipeline,
+                        true,
+                        UpdateWait::Apart,
+                        None,
+                    )?;
                     hit_pixels = image.map_or(0, |(_, hits)| hits);
-                    let mut times = Vec::new();
+                    let (mut times, mut whole) = (Vec::new(), Vec::new());
                     for _ in 0..args.frames {
-                        let (_, t) =
-                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, false, None)?;
+                        let (_, t) = renderer.frame(
+                            &lattice,
+                            &bvh,
+                            isovalue,
+                            &view,
+                            &shading,
+                            pipeline,
+                            false,
+                            UpdateWait::Apart,
+                            None,
+                        )?;
                         times.push(t.render_ms);
                         updates.push(t.update_ms);
-                    }
-                    // The same frames again with the update and render launched back to back
-                    // and one wait at the end: what an interactive sweep costs a frame.
-                    let mut whole = Vec::new();
-                    for _ in 0..args.frames {
-                        let (_, t) =
-                            renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, false, true, None)?;
                         whole.push(t.frame_ms);
+                    }
+                    // On the GPU the same frames again with the update and render launched back
+                    // to back and one wait at the end: what an interactive sweep costs a frame
+                    // (the CPU's frames are sequential anyway: update + render above).
+                    if renderer.name() != "cpu" {
+                        whole.clear();
+                        for _ in 0..args.frames {
+                            let (_, t) = renderer.frame(
+                                &lattice,
+                                &bvh,
+                                isovalue,
+                                &view,
+                                &shading,
+                                pipeline,
+                                false,
+                                UpdateWait::BackToBack,
+                                None,
+                            )?;
+                            whole.push(t.frame_ms);
+                        }
                     }
                     frame_per_view.push(mean_sd(&whole).0);
                     if timed_stages {
@@ -622,7 +670,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                             &shading,
                             pipeline,
                             false,
-                            false,
+                            UpdateWait::Apart,
                             Some(&mut stage_sum),
                         )?;
                     }
