@@ -351,11 +351,8 @@ __device__ __forceinline__ bool iso_march(const IsoArgs& g, const unsigned int* 
     return false;
 }
 
-// A node of the condensed tree in two 16-byte loads (the buffer is a device allocation, so
-// each 32-byte node is 16-byte aligned), its fields in registers.
-__device__ __forceinline__ IsoNode iso_load_node(const IsoNode* nodes, unsigned int index) {
-    const uint4* p = reinterpret_cast<const uint4*>(nodes + index);
-    const uint4 a = __ldg(p), b = __ldg(p + 1);
+// A node from its two 16-byte halves (the layout above).
+__device__ __forceinline__ IsoNode iso_node_from_halves(uint4 a, uint4 b) {
     IsoNode n;
     n.lo[0] = a.x;
     n.lo[1] = a.y;
@@ -366,6 +363,13 @@ __device__ __forceinline__ IsoNode iso_load_node(const IsoNode* nodes, unsigned 
     n.left = b.z;
     n.right = b.w;
     return n;
+}
+
+// A node of the condensed tree in two 16-byte loads (the buffer is a device allocation, so
+// each 32-byte node is 16-byte aligned), its fields in registers.
+__device__ __forceinline__ IsoNode iso_load_node(const IsoNode* nodes, unsigned int index) {
+    const uint4* p = reinterpret_cast<const uint4*>(nodes + index);
+    return iso_node_from_halves(__ldg(p), __ldg(p + 1));
 }
 
 // caster.rs cast_bvh_within: one ray through the condensed tree, t in [t_min, t_max], in the

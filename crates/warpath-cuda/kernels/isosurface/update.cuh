@@ -148,17 +148,7 @@ static_assert(WARPATH_OFFSETOF(IsoClimbArgs, isovalue) == 60, "IsoClimbArgs.isov
 // A condensed node another thread wrote in this launch: read from L2 (L1 is not coherent).
 __device__ __forceinline__ IsoNode iso_load_coherent(const IsoNode* nodes, unsigned int n) {
     const uint4* p = reinterpret_cast<const uint4*>(nodes + n);
-    const uint4 x = __ldcg(p), y = __ldcg(p + 1);
-    IsoNode node;
-    node.lo[0] = x.x;
-    node.lo[1] = x.y;
-    node.lo[2] = x.z;
-    node.hi[0] = x.w;
-    node.hi[1] = y.x;
-    node.hi[2] = y.y;
-    node.left = y.z;
-    node.right = y.w;
-    return node;
+    return iso_node_from_halves(__ldcg(p), __ldcg(p + 1));
 }
 
 __device__ __forceinline__ void iso_climb_from_brick(const IsoClimbArgs& a) {
