@@ -611,31 +611,16 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                 for k in 0..args.views {
                     let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
                     // The untimed first frame keeps its image: the hit count of the last view is reported.
-                    let (image, _) = renderer.frame(
-                        &lattice,
-                        &bvh,
-                        isovalue,
-                        &view,
-                        &shading,
-                        pipeline,
-                        true,
-                        UpdateWait::Apart,
-                        None,
-                    )?;
+                    // One frame of this view, isovalue and pipeline (kept: its image and hits).
+                    let frame = |renderer: &mut Renderer, keep: bool, wait: UpdateWait| {
+                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, keep, wait, None)
+                    };
+                    // The untimed first frame keeps its image: the hit count of the last view is reported.
+                    let (image, _) = frame(&mut renderer, true, UpdateWait::Apart)?;
                     hit_pixels = image.map_or(0, |(_, hits)| hits);
                     let (mut times, mut whole) = (Vec::new(), Vec::new());
                     for _ in 0..args.frames {
-                        let (_, t) = renderer.frame(
-                            &lattice,
-                            &bvh,
-                            isovalue,
-                            &view,
-                            &shading,
-                            pipeline,
-                            false,
-                            UpdateWait::Apart,
-                            None,
-                        )?;
+                        let (_, t) = frame(&mut renderer, false, UpdateWait::Apart)?;
                         times.push(t.render_ms);
                         updates.push(t.update_ms);
                         whole.push(t.frame_ms);
@@ -646,18 +631,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     if renderer.name() != "cpu" {
                         whole.clear();
                         for _ in 0..args.frames {
-                            let (_, t) = renderer.frame(
-                                &lattice,
-                                &bvh,
-                                isovalue,
-                                &view,
-                                &shading,
-                                pipeline,
-                                false,
-                                UpdateWait::BackToBack,
-                                None,
-                            )?;
-                            whole.push(t.frame_ms);
+                            whole.push(frame(&mut renderer, false, UpdateWait::BackToBack)?.1.frame_ms);
                         }
                     }
                     frame_per_view.push(mean_sd(&whole).0);
