@@ -275,14 +275,23 @@ fn gpu_tree_update_is_the_host_condensation() {
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn every_pipeline_gives_the_cpu_image() {
-    use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
-    use warpath_isosurface::render::{IsoView, render};
     let Some(device) = device() else { return };
     let volumes = [
-        ("marschner-lobb 65³", fields::marschner_lobb([65, 65, 65])),
-        ("spheres 70×61×53", fields::spheres([70, 61, 53])),
-        ("turbulence 80³", fields::turbulence([80, 80, 80])),
+        ("marschner-lobb 65³".to_string(), fields::marschner_lobb([65, 65, 65])),
+        ("spheres 70×61×53".to_string(), fields::spheres([70, 61, 53])),
+        ("turbulence 80³".to_string(), fields::turbulence([80, 80, 80])),
     ];
+    every_pipeline_is_the_cpu(&device, &volumes, [0.3, 0.5, 0.7]);
+}
+
+/// The check of every_pipeline_gives_the_cpu_image on `volumes` (name, lattice).
+fn every_pipeline_is_the_cpu(
+    device: &warpath_cuda::runtime::CudaDevice,
+    volumes: &[(String, Lattice)],
+    fractions: [f32; 3],
+) {
+    use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget, StageTimes};
+    use warpath_isosurface::render::{IsoView, render};
     // The `cub` pipeline runs when WARPATH_CUB_LIB names libwarpath_cub.so (built by nvcc:
     // crates/warpath-cuda/cub/build.sh library; scripts/gpu-session does), else it is skipped.
     let cub = match std::env::var_os(warpath_cuda::cub_library::CUB_LIBRARY_ENV) {
@@ -299,12 +308,13 @@ fn every_pipeline_gives_the_cpu_image() {
     let [head_light, shadowed] = shadings();
     let (width, height) = (131, 97);
     let target = RenderTarget::new(&device, width, height, true).expect("target");
-    for (name, lattice) in &volumes {
+    for (name, lattice) in volumes {
         let mut gpu = DeviceIsosurface::upload(&device, lattice).expect("upload");
         let bvh = BrickBvh::build(lattice, 8);
         gpu.upload_bvh(&device, &bvh).expect("tree upload");
         let (lo, hi) = lattice.range();
-        for isovalue in [lo + 0.3 * (hi - lo), lo + 0.5 * (hi - lo), lo + 0.7 * (hi - lo), hi + 1.0] {
+        let isovalues = fractions.map(|f| lo + f * (hi - lo));
+        for isovalue in isovalues.into_iter().chain([hi + 1.0]) {
             let tree = bvh.condense(isovalue);
             // The second view under the key light with shadow rays (cast in the shading stage).
             for (azimuth, elevation, shading) in [(30.0, 20.0, &head_light), (200.0, -60.0, &shadowed)] {
@@ -386,23 +396,32 @@ fn every_pipeline_gives_the_cpu_image() {
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn f32_caster_is_the_cpu_within_its_precision() {
-    use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget};
-    use warpath_isosurface::render::{IsoView, Shading, render};
     let Some(device) = device() else { return };
     let volumes = [
-        ("marschner-lobb 129³", fields::marschner_lobb([129, 129, 129])),
-        ("spheres 70×61×53", fields::spheres([70, 61, 53])),
-        ("turbulence 128³", fields::turbulence([128, 128, 128])),
+        ("marschner-lobb 129³".to_string(), fields::marschner_lobb([129, 129, 129])),
+        ("spheres 70×61×53".to_string(), fields::spheres([70, 61, 53])),
+        ("turbulence 128³".to_string(), fields::turbulence([128, 128, 128])),
     ];
+    f32_caster_is_the_cpu_within(&device, &volumes, [0.2, 0.35, 0.5]);
+}
+
+/// The check of f32_caster_is_the_cpu_within_its_precision on `volumes` (name, lattice).
+fn f32_caster_is_the_cpu_within(
+    device: &warpath_cuda::runtime::CudaDevice,
+    volumes: &[(String, Lattice)],
+    fractions: [f32; 3],
+) {
+    use warpath_cuda::isosurface::{IsoPipeline, PipelineBuffers, RenderTarget};
+    use warpath_isosurface::render::{IsoView, Shading, render};
     let shading = Shading::default();
     let (width, height) = (256, 192);
     let target = RenderTarget::new(&device, width, height, true).expect("target");
     let mut buffers = PipelineBuffers::new(&device, width, height, 1).expect("buffers");
-    for (name, lattice) in &volumes {
+    for (name, lattice) in volumes {
         let mut gpu = DeviceIsosurface::upload(&device, lattice).expect("upload");
         let bvh = BrickBvh::build(lattice, 16);
         let (lo, hi) = lattice.range();
-        for isovalue in [lo + 0.2 * (hi - lo), lo + 0.35 * (hi - lo), lo + 0.5 * (hi - lo)] {
+        for isovalue in fractions.map(|f| lo + f * (hi - lo)) {
             let tree = bvh.condense(isovalue);
             gpu.set_tree(&device, &bvh, &tree, isovalue).expect("tree");
             for (azimuth, elevation) in [(30.0, 20.0), (200.0, -60.0), (113.0, 5.0)] {
@@ -455,5 +474,50 @@ fn f32_caster_is_the_cpu_within_its_precision() {
                 );
             }
         }
+    }
+}
+
+/// The real scans of the issue (fetched by `scripts/fetch-assets`, not in the repository):
+/// the ch2better MRI resampled to 128³ and the frog's tissue labels at their stored size,
+/// each one that is present under assets/volumes (from the crate's folder, where cargo and
+/// scripts/gpu-session run the tests) checked as the procedural fields are — every exact
+/// pipeline pixel for pixel against the CPU (same cell, t within 1e-10, no pinholes), and
+/// caster-f32 within its precision — at three isovalues (the MRI's 0.2, 0.35, 0.5 of its
+/// range; the frog's 0.02, 0.1, 0.2: its skin and inner tissues, which the views see). A missing scan is skipped with a
+/// notice (`scripts/fetch-assets mri frog`).
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn real_scans_are_the_cpu_in_every_pipeline() {
+    use warpath_volume::{RawLayout, RawSample};
+    let Some(device) = device() else { return };
+    let scans = std::path::Path::new("../../assets/volumes");
+    // (name, lattice, isovalues as fractions of its range: the benchmarks' for each scan)
+    let mut volumes: Vec<(String, Lattice, [f32; 3])> = Vec::new();
+    let mri = scans.join("ch2better.nii.gz");
+    if mri.exists() {
+        let loaded = warpath_volume::load::load_volume(&mri, None).expect("the MRI loads");
+        let lattice = Lattice::from_grid(&loaded.grid).expect("the MRI as a lattice");
+        let lattice = lattice.resample([128, 128, 128]).expect("resample");
+        volumes.push(("ch2better MRI 128³".to_string(), lattice, [0.2, 0.35, 0.5]));
+    } else {
+        println!("NOTICE: {} is missing (scripts/fetch-assets mri): the MRI is skipped", mri.display());
+    }
+    let frog = scans.join("frog_tissues.raw");
+    if frog.exists() {
+        let layout = RawLayout { resolution: [500, 470, 136], sample: RawSample::U8, big_endian: false };
+        let loaded = warpath_volume::load::load_volume(&frog, Some(&layout)).expect("the frog loads");
+        let lattice = Lattice::from_grid(&loaded.grid).expect("the frog");
+        volumes.push(("frog tissues 500×470×136".to_string(), lattice, [0.02, 0.1, 0.2]));
+    } else {
+        println!("NOTICE: {} is missing (scripts/fetch-assets frog): the frog is skipped", frog.display());
+    }
+    if volumes.is_empty() {
+        println!("NOTICE: no real scan under {}: nothing checked", scans.display());
+        return;
+    }
+    for (name, lattice, fractions) in volumes {
+        let one = [(name, lattice)];
+        every_pipeline_is_the_cpu(&device, &one, fractions);
+        f32_caster_is_the_cpu_within(&device, &one, fractions);
     }
 }
