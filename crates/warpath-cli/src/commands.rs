@@ -229,6 +229,9 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             "note: --restir-soa and --restir-light-sample format the GPU's reservoirs; the CPU reference ignores them"
         );
     }
+    if restir && device.is_none() && args.restir_inline_rays {
+        eprintln!("note: --restir-inline-rays schedules the GPU's shadow rays; the CPU reference ignores it");
+    }
     if let Some(frames) = args.frames {
         if !restir {
             bail!("--frames renders a ReSTIR image sequence: add --integrator restir-di");
@@ -423,6 +426,7 @@ fn restir_renderer<'d>(
             .with_context(|| format!("scene '{}'", args.scene))?;
     let (layout, sample) = reservoir_format(args);
     renderer.set_reservoir_format(layout, sample)?;
+    renderer.set_grouped_rays(!args.restir_inline_rays);
     renderer.prepare()?;
     renderer.set_kernel_timing(args.restir_kernel_times);
     Ok(renderer)

@@ -1,6 +1,9 @@
 // restir.cu — the ReSTIR DI kernels (issue 15, seed 002) over restir/restir.cuh: one thread per
 // pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass; with
-// pairwise MIS restir_spatial_pairwise), shade.
+// pairwise MIS restir_spatial_pairwise), shade. The spatial pass's shadow rays to one point
+// from several surfaces are traced by a group of lanes per pixel instead when a group fits in
+// a warp (RestirArgs.ray_group): restir_spatial_choose then restir_spatial_z (ray-traced
+// mode), restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
 // 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
 #include "restir/restir.cuh"
@@ -239,7 +242,7 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         float own_share = 0.0f;
         if (has_prev) {
             restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
-                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out, m,
+                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, out, m,
                                   chosen_target, own_share);
         }
         chosen_prev = !restir_pairwise_own(a.scene, current, own_target, 1.0f, has_prev, own_share,
@@ -293,7 +296,10 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
 }
 
 // reuse_spatially: one pass, the pixel with its similar neighbours.
-extern "C" __global__ void restir_spatial(RestirArgs a) {
+// GroupedZ (restir_spatial_choose, the ray-traced mode with grouped rays): the choice only,
+// no shadow ray; restir_spatial_z traces Z's rays and finishes the reservoir.
+template <bool GroupedZ>
+__device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
@@ -316,7 +322,13 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
         ++index;
     }
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) {
+    if (GroupedZ && out.light != RESTIR_NO_LIGHT) {
+        // Z's shadow rays are traced by restir_spatial_z, one lane each; it finishes `out`.
+        RestirPendingZ pending;
+        pending.chosen_target = chosen_target;
+        pending.chosen = chosen;
+        a.pending_z[pixel] = pending;
+    } else if (!GroupedZ && out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
         const bool seen_own = chosen >= 0 ? restir_sees(a.scene, q, y) : true;
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
@@ -335,9 +347,107 @@ extern "C" __global__ void restir_spatial(RestirArgs a) {
     restir_store(a, a.output, pixel, out);
 }
 
+extern "C" __global__ void restir_spatial(RestirArgs a) { restir_spatial_pass<false>(a); }
+extern "C" __global__ void restir_spatial_choose(RestirArgs a) { restir_spatial_pass<true>(a); }
+
+// The lanes of a pixel's ray group (restir_spatial_z, restir_spatial_pairwise_sees): `ray_group`
+// consecutive threads of one warp per pixel; lane 0 is the pixel's own input, lane 1 + k its
+// neighbour k.
+struct RestirRayLane {
+    unsigned int pixel;
+    unsigned int lane;
+    unsigned int base;  // the group's lane 0 within the warp
+};
+
+__device__ __forceinline__ RestirRayLane restir_ray_lane(const RestirArgs& a) {
+    const unsigned int thread = blockIdx.x * blockDim.x + threadIdx.x;
+    RestirRayLane l;
+    l.pixel = thread / a.ray_group;
+    l.lane = thread % a.ray_group;
+    l.base = (threadIdx.x & 31u) & ~(a.ray_group - 1u);
+    return l;
+}
+
+// reuse_spatially, ray-traced mode, the normaliser Z of restir_spatial's choice (grouped
+// rays): the shadow rays of a pixel's inputs to its chosen sample y — its own surface's (when
+// y came from a neighbour) and every other neighbour's — traced by one lane each, so the
+// rays of a warp's lanes run to a few points from nearby surfaces, instead of one thread
+// tracing its pixel's rays one after another. Lane 0 then sums Z in input order (the CPU's
+// order of additions) and finishes the reservoir as restir_spatial does inline.
+extern "C" __global__ void restir_spatial_z(RestirArgs a) {
+    const RestirRayLane l = restir_ray_lane(a);
+    bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
+    Reservoir out = empty_reservoir();
+    if (active) {
+        out = restir_load(a, a.output, l.pixel);
+        active = out.light != RESTIR_NO_LIGHT;
+    }
+    RestirPendingZ pending;
+    pending.chosen_target = 0.0f;
+    pending.chosen = -1;
+    bool sees = false;  // this lane's input counts in Z
+    float input_m = 0.0f;
+    if (active) {
+        pending = a.pending_z[l.pixel];
+        const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
+        const RestirLightPoint y = restir_sample_point(a.scene, out);
+        if (l.lane == 0u) {
+            sees = pending.chosen < 0 || restir_sees(a.scene, q, y);
+            input_m = restir_load_m(a, a.input, l.pixel);
+        } else if (l.lane - 1u < a.neighbours) {
+            const unsigned int k = l.lane - 1u;
+            const int j = restir_neighbour(a, l.pixel, q, k);
+            if (j >= 0) {
+                sees = (int)k == pending.chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j]), y);
+                input_m = restir_load_m(a, a.input, (unsigned int)j);
+            }
+        }
+    }
+    const unsigned int seen = __ballot_sync(WARPATH_FULL_WARP, sees);
+    float z = 0.0f;
+    for (unsigned int i = 0; i <= a.neighbours; ++i) {
+        const float m_i = __shfl_sync(WARPATH_FULL_WARP, input_m, l.base + i);
+        if ((seen >> (l.base + i)) & 1u) z = __fadd_rn(z, m_i);
+    }
+    if (active && l.lane == 0u) {
+        restir_combine_end(a, out, pending.chosen_target, z, sees, out.m);
+        restir_store(a, a.output, l.pixel, out);
+    }
+}
+
+// Pairwise MIS, before restir_spatial_pairwise: whether each neighbour's surface sees the
+// pixel's own sample y_own (the shadow ray of d = k·M_r·p̂_ns(y_own)), one lane per neighbour
+// (grouped as restir_spatial_z's), as bit k of `neighbour_sees`. The ray is traced wherever
+// d can be > 0 (the neighbour's reservoir has M > 0; its p̂ is tested inside restir_sees).
+extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
+    const RestirRayLane l = restir_ray_lane(a);
+    bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
+    Reservoir own = empty_reservoir();
+    if (active) {
+        own = restir_load(a, a.input, l.pixel);
+        active = own.light != RESTIR_NO_LIGHT;
+    }
+    bool sees = false;
+    if (active && l.lane >= 1u && l.lane - 1u < a.neighbours) {
+        const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
+        const int j = restir_neighbour(a, l.pixel, q, l.lane - 1u);
+        if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
+            sees = restir_sees(a.scene, restir_shading(a.gbuffer[j]), restir_sample_point(a.scene, own));
+        }
+    }
+    const unsigned int seen = __ballot_sync(WARPATH_FULL_WARP, sees);
+    const unsigned int neighbours_mask = (1u << a.neighbours) - 1u;  // neighbours < 32 when grouped
+    if (l.pixel < restir_pixel_count(a) && l.lane == 0u) {
+        a.neighbour_sees[l.pixel] = (seen >> (l.base + 1u)) & neighbours_mask;
+    }
+}
+
 // reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that
 // the other modes' spatial kernel keeps its registers (in one kernel both slowed to 8.2 ms).
-extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
+// GroupedSees (restir_spatial_pairwise_grouped): the neighbours' rays to the pixel's own
+// sample were traced by restir_spatial_pairwise_sees.
+template <bool GroupedSees>
+__device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
@@ -357,9 +467,11 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
+        // Whether neighbour k sees y_own: traced by restir_spatial_pairwise_sees (grouped rays) or here.
+        const int sees_own = GroupedSees ? (int)((a.neighbour_sees[pixel] >> k) & 1u) : -1;
         restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), restir_load(a, a.input, j), current,
-                              own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m,
-                              chosen_target, own_share);
+                              own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), sees_own,
+                              out, m, chosen_target, own_share);
         ++index;
     }
     const bool chosen_own = restir_pairwise_own(a.scene, current, own_target, kf, found > 0u, own_share,
@@ -369,6 +481,9 @@ extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) {
     if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target, chosen_own);
     restir_store(a, a.output, pixel, out);
 }
+
+extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) { restir_spatial_pairwise_pass<false>(a); }
+extern "C" __global__ void restir_spatial_pairwise_grouped(RestirArgs a) { restir_spatial_pairwise_pass<true>(a); }
 
 // shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel). V = 1
 // wherever W > 0 (restir.rs sees_chosen), so no shadow ray.

@@ -6,7 +6,9 @@
 //! A frame: `restir_initial_ris` (G-buffer + M candidates from the 16×16 block's
 //! shared-memory light pool, or from the power distribution) → `restir_visibility` →
 //! `restir_temporal` (with the previous frame's final reservoirs and G-buffer) →
-//! `restir_spatial` × passes → `restir_shade` (the film's pass buffers) → the film merge;
+//! `restir_spatial` × passes (ray-traced: + `restir_spatial_z`, which traces the normaliser's
+//! shadow rays one lane each; pairwise: `restir_spatial_pairwise_sees` +
+//! `restir_spatial_pairwise`) → `restir_shade` (the film's pass buffers) → the film merge;
 //! then the frame's G-buffer and reservoirs become the previous ones (seed 002's `set_prev`,
 //! a swap of buffers here). With [`RestirRenderer::set_kernel_timing`] every kernel is timed
 //! between CUDA events ([`RestirTimes`]).
@@ -39,8 +41,36 @@ pub const SPATIAL: &str = "restir_spatial";
 /// 70% of their spatial time, 4.8 → 8.2 ms, measured).
 pub const SPATIAL_PAIRWISE: &str = "restir_spatial_pairwise";
 pub const SHADE: &str = "restir_shade";
+/// The ray-traced spatial pass with grouped rays: `restir_spatial_choose` (the combination,
+/// no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays, one lane each in
+/// groups of [`ray_group`] lanes a pixel, which finishes the reservoirs.
+pub const SPATIAL_CHOOSE: &str = "restir_spatial_choose";
+pub const SPATIAL_Z: &str = "restir_spatial_z";
+/// Pairwise MIS with grouped rays: `restir_spatial_pairwise_sees` (whether each neighbour sees
+/// the pixel's own sample, grouped likewise), then `restir_spatial_pairwise_grouped`.
+pub const SPATIAL_PAIRWISE_SEES: &str = "restir_spatial_pairwise_sees";
+pub const SPATIAL_PAIRWISE_GROUPED: &str = "restir_spatial_pairwise_grouped";
 /// The kernels of `restir.cu`, in launch order.
-pub const KERNEL_NAMES: [&str; 6] = [INITIAL_RIS, VISIBILITY, TEMPORAL, SPATIAL, SPATIAL_PAIRWISE, SHADE];
+pub const KERNEL_NAMES: [&str; 10] = [
+    INITIAL_RIS,
+    VISIBILITY,
+    TEMPORAL,
+    SPATIAL,
+    SPATIAL_CHOOSE,
+    SPATIAL_Z,
+    SPATIAL_PAIRWISE,
+    SPATIAL_PAIRWISE_SEES,
+    SPATIAL_PAIRWISE_GROUPED,
+    SHADE,
+];
+
+/// Lanes per pixel that trace a spatial pass's shadow rays together (the pixel's own input and
+/// one per neighbour, rounded up to a power of two), or None when they do not fit in a warp:
+/// the spatial kernels then trace them inline, one after another in the pixel's thread.
+pub fn ray_group(neighbours: u32) -> Option<u32> {
+    let lanes = (neighbours + 1).next_power_of_two();
+    (lanes <= 32).then_some(lanes)
+}
 
 /// How the kernels store reservoirs (seed 002's first optimisation): an array of structs, or
 /// the same bytes as one array per 4-byte field (`restir.cu` restir_load/store).
@@ -159,6 +189,16 @@ const _: () = assert!(std::mem::offset_of!(GpuFullReservoir, source_pdf) == 64);
 /// An empty reservoir's `light`.
 pub const NO_LIGHT: u32 = u32::MAX;
 
+/// restir.cuh `RestirPendingZ`: what `restir_spatial_z` needs of `restir_spatial`'s choice.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GpuPendingZ {
+    pub chosen_target: f32,
+    /// The neighbour slot the chosen sample came from (-1: the pixel's own input).
+    pub chosen: i32,
+}
+const _: () = assert!(std::mem::size_of::<GpuPendingZ>() == 8);
+
 /// restir.cuh `RestirArgs`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -187,8 +227,15 @@ struct RestirArgs {
     prev_position: [f32; 3],
     prev_tan_half_fov: [f32; 2],
     camera_moved: u32,
+    /// The spatial pass's grouped rays ([`ray_group`]; 0: traced inline).
+    pending_z: u64,
+    neighbour_sees: u64,
+    ray_group: u32,
+    _pad: u32,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 320);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 344);
+const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
+const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);
 // SAFETY: a `#[repr(C)]` Pod struct whose layout restir.cuh asserts.
 unsafe impl cudarc::driver::DeviceRepr for RestirArgs {}
 
@@ -271,6 +318,11 @@ pub struct RestirRenderer<'d> {
     current: DeviceBuffer<u32>,
     scratch: DeviceBuffer<u32>,
     previous: DeviceBuffer<u32>,
+    /// A spatial pass's hand-over to its grouped-ray kernel (one entry a pixel).
+    pending_z: DeviceBuffer<GpuPendingZ>,
+    neighbour_sees: DeviceBuffer<u32>,
+    /// Whether the spatial pass's shadow rays are traced in groups of lanes ([`ray_group`]).
+    grouped_rays: bool,
     has_previous: bool,
     /// The camera of the next frame, and the previous frame's when it differs (a moving camera).
     camera: Camera,
@@ -317,6 +369,9 @@ impl<'d> RestirRenderer<'d> {
             current: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
             scratch: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
             previous: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
+            pending_z: DeviceBuffer::zeroed(device, pixels)?,
+            neighbour_sees: DeviceBuffer::zeroed(device, pixels)?,
+            grouped_rays: true,
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
@@ -356,6 +411,14 @@ impl<'d> RestirRenderer<'d> {
         }
         self.program = program(layout, sample);
         Ok(())
+    }
+
+    /// Traces the spatial pass's shadow rays to one point from several surfaces in groups of
+    /// lanes per pixel (the default, when [`ray_group`] fits in a warp), or inline, one after
+    /// another in the pixel's thread (`false`; the before of that optimisation). The image is
+    /// the same.
+    pub fn set_grouped_rays(&mut self, on: bool) {
+        self.grouped_rays = on;
     }
 
     /// Times every kernel between CUDA events from now on (each kernel then waits for its
@@ -442,6 +505,14 @@ impl<'d> RestirRenderer<'d> {
             prev_position: self.moved_from.map_or([0.0; 3], |r| r.position),
             prev_tan_half_fov: self.moved_from.map_or([0.0; 2], |r| r.tan_half_fov),
             camera_moved: self.moved_from.is_some() as u32,
+            pending_z: self.pending_z.address(d),
+            neighbour_sees: self.neighbour_sees.address(d),
+            // (the grouped kernels index threads in 32 bits)
+            ray_group: ray_group(self.options.neighbours)
+                .filter(|_| self.grouped_rays)
+                .filter(|lanes| self.film.pixels().checked_mul(*lanes).is_some_and(|n| n < u32::MAX - BLOCK))
+                .unwrap_or(0),
+            _pad: 0,
         }
     }
 
@@ -492,6 +563,12 @@ impl<'d> RestirRenderer<'d> {
         };
         let linear = self.linear_config();
         let mut args = self.args(frame);
+        // The grouped-ray kernels: `ray_group` threads a pixel.
+        let grouped = (args.ray_group > 0).then(|| LaunchConfig {
+            grid_dim: ((self.film.pixels() * args.ray_group).div_ceil(BLOCK), 1, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        });
         self.timed(timer, |t| &mut t.initial_ris, |r| r.launch(INITIAL_RIS, &args, ris_config))?;
         self.timed(timer, |t| &mut t.visibility, |r| r.launch(VISIBILITY, &args, linear))?;
         if self.options.temporal {
@@ -504,8 +581,18 @@ impl<'d> RestirRenderer<'d> {
             args.pass = pass;
             args.input = self.current.address(self.device);
             args.output = self.scratch.address(self.device);
-            let spatial = if self.options.bias == BiasCorrection::Pairwise { SPATIAL_PAIRWISE } else { SPATIAL };
-            self.timed(timer, |t| &mut t.spatial, |r| r.launch(spatial, &args, linear))?;
+            // (kernel, its launch) in order: the grouped rays' kernel before or after the pass.
+            let launches: &[(&'static str, LaunchConfig)] = match (self.options.bias, grouped) {
+                (BiasCorrection::RayTraced, Some(group)) => &[(SPATIAL_CHOOSE, linear), (SPATIAL_Z, group)],
+                (BiasCorrection::Pairwise, Some(group)) => {
+                    &[(SPATIAL_PAIRWISE_SEES, group), (SPATIAL_PAIRWISE_GROUPED, linear)]
+                }
+                (BiasCorrection::Pairwise, None) => &[(SPATIAL_PAIRWISE, linear)],
+                (BiasCorrection::RayTraced | BiasCorrection::Off, _) => &[(SPATIAL, linear)],
+            };
+            for &(kernel, config) in launches {
+                self.timed(timer, |t| &mut t.spatial, |r| r.launch(kernel, &args, config))?;
+            }
             std::mem::swap(&mut self.current, &mut self.scratch);
         }
         args.input = self.current.address(self.device);

@@ -6,7 +6,9 @@
 //!   ≤ 1e-3 for ≥ 99% of the values; what differs is where a float comparison flips the
 //!   other way, e.g. a reservoir's choice at a tie, and then the pixel takes another sample)
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
-//!   with the biased 1/M mode and with two spatial passes;
+//!   with the biased 1/M mode, with two spatial passes, and with 12, 31 and 40 neighbours
+//!   (the spatial pass's shadow rays grouped 16 and 32 lanes a pixel, and inline); the
+//!   reservoir formats and the inline rays give the grouped default's film bit for bit;
 //! - unbiasedness on the GPU alone: 256 independent runs of 8 frames (default pipeline, RIS
 //!   only, temporal only, spatial only with ray-traced bias correction; the default pipeline
 //!   with pairwise MIS) against the GPU path
@@ -55,7 +57,20 @@ fn gpu_restir(device: &CudaDevice, scene: &Scene, options: &RestirOptions, seed:
 
 /// [`gpu_restir`] with reservoirs stored as `layout` with light samples `sample`.
 fn gpu_restir_in(
+    format: (ReservoirLayout, LightSampleFormat),
+    device: &CudaDevice,
+    scene: &Scene,
+    options: &RestirOptions,
+    seed: u32,
+    frames: u32,
+) -> Film {
+    gpu_restir_with(format, true, device, scene, options, seed, frames)
+}
+
+/// [`gpu_restir_in`] with the spatial pass's shadow rays grouped (the default) or inline.
+fn gpu_restir_with(
     (layout, sample): (ReservoirLayout, LightSampleFormat),
+    grouped_rays: bool,
     device: &CudaDevice,
     scene: &Scene,
     options: &RestirOptions,
@@ -66,6 +81,7 @@ fn gpu_restir_in(
     let mut renderer =
         RestirRenderer::new(device, scene, &settings(scene, seed), BuildKind::Sah, &options).expect("uploads");
     renderer.set_reservoir_format(layout, sample).expect("reservoir format");
+    renderer.set_grouped_rays(grouped_rays);
     for _ in 0..frames {
         renderer.render_frame().expect("renders a frame");
     }
@@ -114,6 +130,15 @@ fn gpu_restir_is_the_cpu_reference() {
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
+        // The spatial pass's rays grouped 16 and 32 lanes a pixel (the ballot's last lane), and
+        // inline (40 neighbours: no group fits a warp).
+        ("ray-traced, 12 neighbours", RestirOptions { neighbours: 12, ..base }),
+        ("pairwise MIS, 31 neighbours", RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 31, ..base }),
+        ("ray-traced, 40 neighbours (rays inline)", RestirOptions { neighbours: 40, ..base }),
+        (
+            "pairwise MIS, 40 neighbours (rays inline)",
+            RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 40, ..base },
+        ),
     ];
     for (name, options) in configurations {
         let gpu = gpu_restir(&device, &scene, &options, 7, FRAMES);
@@ -168,6 +193,24 @@ fn gpu_restir_is_the_cpu_reference() {
             );
             assert!(equal, "{format:?} reservoirs change the image ({})", options.bias.name());
         }
+        // The spatial pass's shadow rays traced inline instead of grouped: a schedule, the
+        // same film bit for bit.
+        let inline = gpu_restir_with(
+            (ReservoirLayout::Aos, LightSampleFormat::Compact),
+            false,
+            &device,
+            &scene,
+            &options,
+            7,
+            FRAMES,
+        );
+        let equal = aos.sum == inline.sum && aos.sum_sq == inline.sum_sq && aos.count == inline.count;
+        println!(
+            "inline shadow rays, {}: film {} the grouped one",
+            options.bias.name(),
+            if equal { "equals" } else { "differs from" }
+        );
+        assert!(equal, "inline shadow rays change the image ({})", options.bias.name());
     }
 }
 

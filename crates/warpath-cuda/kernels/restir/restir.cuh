@@ -84,6 +84,15 @@ static_assert(WARPATH_OFFSETOF(Reservoir, w_sum) == 12, "Reservoir.w_sum");
 static_assert(WARPATH_OFFSETOF(Reservoir, m) == 16, "Reservoir.m");
 #define RESTIR_RESERVOIR_WORDS (sizeof(Reservoir) / 4u)
 
+// A spatial combination whose normaliser Z is still to be traced (ray-traced mode, grouped
+// rays): p̂ at the pixel of the sample chosen, and the neighbour slot it came from (-1: the
+// pixel's own input). restir.rs GpuPendingZ.
+struct RestirPendingZ {
+    float chosen_target;
+    int chosen;
+};
+static_assert(sizeof(RestirPendingZ) == 8, "RestirPendingZ size");
+
 // Every kernel's one argument (restir.rs RestirArgs).
 struct RestirArgs {
     DeviceScene scene;
@@ -111,8 +120,17 @@ struct RestirArgs {
     float prev_position[3];
     float prev_tan_half_fov[2];
     unsigned int camera_moved;
+    // The spatial pass's grouped shadow rays (restir.cu restir_spatial_z and
+    // restir_spatial_pairwise_sees): `ray_group` lanes per pixel (a power of two ≥ neighbours
+    // + 1, at most 32; 0: every ray traced inline by its pixel's thread).
+    RestirPendingZ* pending_z;           // ray-traced: what the Z kernel needs of the choice
+    unsigned int* neighbour_sees;        // pairwise: bit k — neighbour k sees the pixel's sample
+    unsigned int ray_group;
+    unsigned int _pad;
 };
-static_assert(sizeof(RestirArgs) == 320, "RestirArgs size");
+static_assert(sizeof(RestirArgs) == 344, "RestirArgs size");
+static_assert(WARPATH_OFFSETOF(RestirArgs, pending_z) == 320, "RestirArgs.pending_z");
+static_assert(WARPATH_OFFSETOF(RestirArgs, ray_group) == 336, "RestirArgs.ray_group");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_to_camera) == 248, "RestirArgs.prev_to_camera");
 static_assert(WARPATH_OFFSETOF(RestirArgs, camera_moved) == 316, "RestirArgs.camera_moved");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
@@ -378,12 +396,13 @@ __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, co
 // inputs) into `out` with its pairwise MIS weight m = a/(a + b)/k, a = k·M_r·p̂_ns(y),
 // b = M_own·p̂_q(y), and add the pixel's own sample's share c/(c + d) against it to `own_share`
 // (c = M_own·p̂_q(y_own), d = k·M_r·p̂_ns(y_own), 0 when ns does not see y_own: one shadow
-// ray). The operations are the CPU's, in its order.
+// ray, or `ns_sees_own` when that is known already: 1 sees, 0 does not, -1 unknown). The
+// operations are the CPU's, in its order.
 __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, const RestirShading& q,
                                                       const RestirShading& ns, const Reservoir& r,
                                                       const Reservoir& own, float own_target, float k, float u,
-                                                      Reservoir& out, float& m, float& chosen_target,
-                                                      float& own_share) {
+                                                      int ns_sees_own, Reservoir& out, float& m,
+                                                      float& chosen_target, float& own_share) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
@@ -399,7 +418,7 @@ __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, 
         const float c = __fmul_rn(own.m, own_target);
         float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y_own));
         // The reused input's technique cannot produce a sample its surface does not see.
-        if (d > 0.0f && !restir_sees(scene, ns, y_own)) d = 0.0f;
+        if (d > 0.0f && !(ns_sees_own < 0 ? restir_sees(scene, ns, y_own) : ns_sees_own != 0)) d = 0.0f;
         const float sum = __fadd_rn(c, d);
         own_share = __fadd_rn(own_share, sum > 0.0f ? __fdiv_rn(c, sum) : 0.0f);
     }
