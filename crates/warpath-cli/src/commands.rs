@@ -229,8 +229,8 @@ pub fn render(args: &RenderArgs) -> Result<()> {
             "note: --restir-soa and --restir-light-sample format the GPU's reservoirs; the CPU reference ignores them"
         );
     }
-    if restir && device.is_none() && args.restir_inline_rays {
-        eprintln!("note: --restir-inline-rays schedules the GPU's shadow rays; the CPU reference ignores it");
+    if restir && device.is_none() && args.restir_ray_lanes.is_some() {
+        eprintln!("note: --restir-ray-lanes schedules the GPU's shadow rays; the CPU reference ignores it");
     }
     if let Some(frames) = args.frames {
         if !restir {
@@ -426,7 +426,9 @@ fn restir_renderer<'d>(
             .with_context(|| format!("scene '{}'", args.scene))?;
     let (layout, sample) = reservoir_format(args);
     renderer.set_reservoir_format(layout, sample)?;
-    renderer.set_grouped_rays(!args.restir_inline_rays);
+    if let Some(lanes) = args.restir_ray_lanes {
+        renderer.set_ray_lanes(warpath_cuda::restir::RayLanes::from_count(lanes)?);
+    }
     renderer.prepare()?;
     renderer.set_kernel_timing(args.restir_kernel_times);
     Ok(renderer)

@@ -177,12 +177,13 @@ pub struct RenderArgs {
     /// is the same.
     #[arg(long, value_enum, default_value_t = LightSampleArg::Compact)]
     pub restir_light_sample: LightSampleArg,
-    /// restir-di on the GPU: trace the spatial pass's shadow rays to one light point from the
-    /// pixel's and its neighbours' surfaces one after another in the pixel's thread, instead of
-    /// one lane each in a group of lanes per pixel (the default; with more than 31 neighbours
-    /// they are always inline); the image is the same.
+    /// restir-di on the GPU: who traces the spatial pass's shadow rays to one light point from
+    /// the pixel's and its neighbours' surfaces: 0 — the spatial kernel's thread, one after
+    /// another; N (1 to 32) — a kernel of their own with N lanes of a warp per pixel (1: one
+    /// thread a pixel). Default 1 (the fastest measured; docs/benchmarks/restir.md). The 1/M
+    /// mode traces one ray a pixel there and always inline; the image is the same.
     #[arg(long)]
-    pub restir_inline_rays: bool,
+    pub restir_ray_lanes: Option<u32>,
     /// restir-di on the GPU: time every kernel and print the mean per frame at the end (the
     /// kernels then wait for each other, so the render is a little slower).
     #[arg(long)]

@@ -1,9 +1,9 @@
 // restir.cu — the ReSTIR DI kernels (issue 15, seed 002) over restir/restir.cuh: one thread per
 // pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass; with
-// pairwise MIS restir_spatial_pairwise), shade. The spatial pass's shadow rays to one point
-// from several surfaces are traced by a group of lanes per pixel instead when a group fits in
-// a warp (RestirArgs.ray_group): restir_spatial_choose then restir_spatial_z (ray-traced
-// mode), restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise).
+// pairwise MIS restir_spatial_pairwise), shade. With RestirArgs.ray_group > 0 the spatial
+// pass's shadow rays to one point from several surfaces are traced in a kernel of their own,
+// by `ray_group` lanes a pixel: restir_spatial_choose then restir_spatial_z (ray-traced mode),
+// restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
 // 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
 #include "restir/restir.cuh"
@@ -350,75 +350,98 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
 extern "C" __global__ void restir_spatial(RestirArgs a) { restir_spatial_pass<false>(a); }
 extern "C" __global__ void restir_spatial_choose(RestirArgs a) { restir_spatial_pass<true>(a); }
 
-// The lanes of a pixel's ray group (restir_spatial_z, restir_spatial_pairwise_sees): `ray_group`
-// consecutive threads of one warp per pixel; lane 0 is the pixel's own input, lane 1 + k its
-// neighbour k.
+// The lanes of a pixel's ray group (restir_spatial_z, restir_spatial_pairwise_sees):
+// `ray_group` = G consecutive lanes of one warp per pixel, 32 / G pixels a warp (the last
+// 32 mod G lanes idle). The group's inputs (the pixel's own, then its neighbours) are dealt out
+// in rounds of G: in round r lane l takes input r·G + l. G = 1 is one thread per pixel taking
+// its inputs one after another.
 struct RestirRayLane {
-    unsigned int pixel;
-    unsigned int lane;
-    unsigned int base;  // the group's lane 0 within the warp
+    unsigned int pixel;  // UINT_MAX for an idle lane
+    unsigned int lane;   // within the group
+    unsigned int base;   // the group's lane 0 within the warp (0 for an idle lane)
 };
 
 __device__ __forceinline__ RestirRayLane restir_ray_lane(const RestirArgs& a) {
     const unsigned int thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned int per_warp = 32u / a.ray_group;
+    const unsigned int group = (thread & 31u) / a.ray_group;
     RestirRayLane l;
-    l.pixel = thread / a.ray_group;
-    l.lane = thread % a.ray_group;
-    l.base = (threadIdx.x & 31u) & ~(a.ray_group - 1u);
+    l.lane = (thread & 31u) - group * a.ray_group;
+    l.base = group < per_warp ? group * a.ray_group : 0u;
+    l.pixel = group < per_warp ? (thread >> 5) * per_warp + group : 0xFFFFFFFFu;
     return l;
 }
 
-// reuse_spatially, ray-traced mode, the normaliser Z of restir_spatial's choice (grouped
-// rays): the shadow rays of a pixel's inputs to its chosen sample y — its own surface's (when
-// y came from a neighbour) and every other neighbour's — traced by one lane each, so the
-// rays of a warp's lanes run to a few points from nearby surfaces, instead of one thread
-// tracing its pixel's rays one after another. Lane 0 then sums Z in input order (the CPU's
-// order of additions) and finishes the reservoir as restir_spatial does inline.
+// The bits of a ballot that belong to lanes base .. base + count - 1, as bits 0 .. count - 1.
+__device__ __forceinline__ unsigned int restir_group_bits(unsigned int ballot, unsigned int base, unsigned int count) {
+    return count >= 32u ? ballot : (ballot >> base) & ((1u << count) - 1u);
+}
+
+// reuse_spatially, ray-traced mode, the normaliser Z of restir_spatial_choose's choice: the
+// shadow rays of a pixel's inputs to its chosen sample y — its own surface's (when y came
+// from a neighbour) and every other neighbour's — dealt out to its group's lanes
+// (RestirRayLane). Each round's answers are gathered by ballot and shuffles, and Z is summed
+// in input order (the CPU's order of additions, so the images stay the CPU's value for value);
+// lane 0 finishes the reservoir as restir_spatial does inline.
 extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     const RestirRayLane l = restir_ray_lane(a);
     bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
-    Reservoir out = empty_reservoir();
-    if (active) {
-        out = restir_load(a, a.output, l.pixel);
-        active = out.light != RESTIR_NO_LIGHT;
-    }
+    if (active) active = restir_load(a, a.output, l.pixel).light != RESTIR_NO_LIGHT;
     RestirPendingZ pending;
     pending.chosen_target = 0.0f;
     pending.chosen = -1;
-    bool sees = false;  // this lane's input counts in Z
-    float input_m = 0.0f;
-    if (active) {
-        pending = a.pending_z[l.pixel];
-        const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
-        const RestirLightPoint y = restir_sample_point(a.scene, out);
-        if (l.lane == 0u) {
-            sees = pending.chosen < 0 || restir_sees(a.scene, q, y);
-            input_m = restir_load_m(a, a.input, l.pixel);
-        } else if (l.lane - 1u < a.neighbours) {
-            const unsigned int k = l.lane - 1u;
-            const int j = restir_neighbour(a, l.pixel, q, k);
-            if (j >= 0) {
-                sees = (int)k == pending.chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j]), y);
-                input_m = restir_load_m(a, a.input, (unsigned int)j);
+    if (active) pending = a.pending_z[l.pixel];
+    // (the pixel's surface, reservoir and y are read again for each input and at the end, not
+    // held across the rounds: held, they cost the kernel 114 registers instead of ~60)
+    const unsigned int inputs = a.neighbours + 1u;
+    float z = 0.0f;
+    bool seen_own = false;
+#pragma unroll 1
+    for (unsigned int first = 0; first < inputs; first += a.ray_group) {
+        const unsigned int i = first + l.lane;
+        bool sees = false;  // input i counts in Z
+        float input_m = 0.0f;
+        if (active && i < inputs) {
+            // The surface whose ray input i needs (none: its answer is known).
+            unsigned int surface = l.pixel;
+            bool trace = false;
+            if (i == 0u) {
+                trace = pending.chosen >= 0;
+                sees = !trace;
+                input_m = restir_load_m(a, a.input, l.pixel);
+            } else {
+                const int j = restir_neighbour(a, l.pixel, restir_shading(a.gbuffer[l.pixel]), i - 1u);
+                if (j >= 0) {
+                    trace = (int)(i - 1u) != pending.chosen;
+                    sees = !trace;
+                    surface = (unsigned int)j;
+                    input_m = restir_load_m(a, a.input, (unsigned int)j);
+                }
+            }
+            if (trace) {
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[surface]),
+                                   restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)));
             }
         }
-    }
-    const unsigned int seen = __ballot_sync(WARPATH_FULL_WARP, sees);
-    float z = 0.0f;
-    for (unsigned int i = 0; i <= a.neighbours; ++i) {
-        const float m_i = __shfl_sync(WARPATH_FULL_WARP, input_m, l.base + i);
-        if ((seen >> (l.base + i)) & 1u) z = __fadd_rn(z, m_i);
+        const unsigned int seen = restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group);
+        if (first == 0u) seen_own = seen & 1u;
+        for (unsigned int s = 0; s < a.ray_group && first + s < inputs; ++s) {
+            const float m_s = __shfl_sync(WARPATH_FULL_WARP, input_m, l.base + s);
+            if ((seen >> s) & 1u) z = __fadd_rn(z, m_s);
+        }
     }
     if (active && l.lane == 0u) {
-        restir_combine_end(a, out, pending.chosen_target, z, sees, out.m);
+        Reservoir out = restir_load(a, a.output, l.pixel);
+        restir_combine_end(a, out, pending.chosen_target, z, seen_own, out.m);
         restir_store(a, a.output, l.pixel, out);
     }
 }
 
-// Pairwise MIS, before restir_spatial_pairwise: whether each neighbour's surface sees the
-// pixel's own sample y_own (the shadow ray of d = k·M_r·p̂_ns(y_own)), one lane per neighbour
-// (grouped as restir_spatial_z's), as bit k of `neighbour_sees`. The ray is traced wherever
-// d can be > 0 (the neighbour's reservoir has M > 0; its p̂ is tested inside restir_sees).
+// Pairwise MIS, before restir_spatial_pairwise_grouped: whether each neighbour's surface sees
+// the pixel's own sample y_own (the shadow ray of d = k·M_r·p̂_ns(y_own)), neighbour k dealt to
+// lane k mod G in round k / G (RestirRayLane), as bit k of `neighbour_sees` (neighbours ≤ 32).
+// The ray is traced wherever d can be > 0 (the neighbour's reservoir has M > 0; its p̂ is
+// tested inside restir_sees).
 extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
     const RestirRayLane l = restir_ray_lane(a);
     bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
@@ -427,19 +450,21 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
         own = restir_load(a, a.input, l.pixel);
         active = own.light != RESTIR_NO_LIGHT;
     }
-    bool sees = false;
-    if (active && l.lane >= 1u && l.lane - 1u < a.neighbours) {
-        const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
-        const int j = restir_neighbour(a, l.pixel, q, l.lane - 1u);
-        if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
-            sees = restir_sees(a.scene, restir_shading(a.gbuffer[j]), restir_sample_point(a.scene, own));
+    unsigned int mask = 0u;
+    for (unsigned int first = 0; first < a.neighbours; first += a.ray_group) {
+        const unsigned int k = first + l.lane;
+        bool sees = false;
+        if (active && k < a.neighbours) {
+            const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
+            const int j = restir_neighbour(a, l.pixel, q, k);
+            if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j]), restir_sample_point(a.scene, own));
+            }
         }
+        // (first < neighbours ≤ 32: the shift is in range; bits of k ≥ neighbours are 0)
+        mask |= restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group) << first;
     }
-    const unsigned int seen = __ballot_sync(WARPATH_FULL_WARP, sees);
-    const unsigned int neighbours_mask = (1u << a.neighbours) - 1u;  // neighbours < 32 when grouped
-    if (l.pixel < restir_pixel_count(a) && l.lane == 0u) {
-        a.neighbour_sees[l.pixel] = (seen >> (l.base + 1u)) & neighbours_mask;
-    }
+    if (l.pixel < restir_pixel_count(a) && l.lane == 0u) a.neighbour_sees[l.pixel] = mask;
 }
 
 // reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that

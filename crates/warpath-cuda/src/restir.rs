@@ -41,13 +41,14 @@ pub const SPATIAL: &str = "restir_spatial";
 /// 70% of their spatial time, 4.8 → 8.2 ms, measured).
 pub const SPATIAL_PAIRWISE: &str = "restir_spatial_pairwise";
 pub const SHADE: &str = "restir_shade";
-/// The ray-traced spatial pass with grouped rays: `restir_spatial_choose` (the combination,
-/// no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays, one lane each in
-/// groups of [`ray_group`] lanes a pixel, which finishes the reservoirs.
+/// The ray-traced spatial pass with its rays apart: `restir_spatial_choose` (the combination,
+/// no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays, dealt out to
+/// [`RayLanes`] lanes a pixel, which finishes the reservoirs.
 pub const SPATIAL_CHOOSE: &str = "restir_spatial_choose";
 pub const SPATIAL_Z: &str = "restir_spatial_z";
-/// Pairwise MIS with grouped rays: `restir_spatial_pairwise_sees` (whether each neighbour sees
-/// the pixel's own sample, grouped likewise), then `restir_spatial_pairwise_grouped`.
+/// Pairwise MIS with its neighbours' rays apart: `restir_spatial_pairwise_sees` (whether each
+/// neighbour sees the pixel's own sample, dealt out likewise), then
+/// `restir_spatial_pairwise_grouped`.
 pub const SPATIAL_PAIRWISE_SEES: &str = "restir_spatial_pairwise_sees";
 pub const SPATIAL_PAIRWISE_GROUPED: &str = "restir_spatial_pairwise_grouped";
 /// The kernels of `restir.cu`, in launch order.
@@ -64,12 +65,47 @@ pub const KERNEL_NAMES: [&str; 10] = [
     SHADE,
 ];
 
-/// Lanes per pixel that trace a spatial pass's shadow rays together (the pixel's own input and
-/// one per neighbour, rounded up to a power of two), or None when they do not fit in a warp:
-/// the spatial kernels then trace them inline, one after another in the pixel's thread.
-pub fn ray_group(neighbours: u32) -> Option<u32> {
-    let lanes = (neighbours + 1).next_power_of_two();
-    (lanes <= 32).then_some(lanes)
+/// Who traces a spatial pass's shadow rays to one light point from several surfaces (the
+/// pixel's own and its neighbours'): the spatial kernel's thread, one ray after another
+/// (`Inline`, the first schedule), or a kernel of their own in which `Lanes(g)` consecutive
+/// lanes of a warp share a pixel's rays, 32 / g pixels a warp, input i to lane i mod g (g = 1:
+/// one thread a pixel, its rays one after another, in a kernel of 61 registers instead of 89).
+/// The image is the same whichever traces them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RayLanes {
+    Inline,
+    Lanes(u32),
+}
+
+impl RayLanes {
+    /// The default schedule (docs/benchmarks/restir.md, optimisation 5).
+    pub const DEFAULT: RayLanes = RayLanes::Lanes(1);
+
+    /// From the command line's count: 0 inline, 1 to 32 lanes a pixel.
+    pub fn from_count(lanes: u32) -> CudaResult<Self> {
+        match lanes {
+            0 => Ok(RayLanes::Inline),
+            1..=32 => Ok(RayLanes::Lanes(lanes)),
+            _ => Err(CudaError::InvalidArgument(format!(
+                "restir-di: {lanes} ray lanes a pixel (0: inline, or 1 to 32, the lanes of a warp)"
+            ))),
+        }
+    }
+
+    /// The lanes a pixel the kernels get for `pixels` pixels with `bias` and `neighbours`
+    /// (RestirArgs.ray_group; 0: inline): pairwise MIS keeps one bit per neighbour (at most
+    /// 32), and the kernels number their threads in 32 bits.
+    fn ray_group(self, bias: BiasCorrection, neighbours: u32, pixels: u32) -> u32 {
+        let RayLanes::Lanes(lanes) = self else { return 0 };
+        let warps = pixels.div_ceil(32 / lanes) as u64;
+        let fits = warps * 32 < (u32::MAX - BLOCK) as u64;
+        match bias {
+            BiasCorrection::Off => 0,
+            BiasCorrection::Pairwise if neighbours > 32 => 0,
+            _ if fits => lanes,
+            _ => 0,
+        }
+    }
 }
 
 /// How the kernels store reservoirs (seed 002's first optimisation): an array of structs, or
@@ -227,7 +263,7 @@ struct RestirArgs {
     prev_position: [f32; 3],
     prev_tan_half_fov: [f32; 2],
     camera_moved: u32,
-    /// The spatial pass's grouped rays ([`ray_group`]; 0: traced inline).
+    /// Lanes a pixel of the spatial pass's ray kernels ([`RayLanes`]; 0: traced inline).
     pending_z: u64,
     neighbour_sees: u64,
     ray_group: u32,
@@ -318,11 +354,11 @@ pub struct RestirRenderer<'d> {
     current: DeviceBuffer<u32>,
     scratch: DeviceBuffer<u32>,
     previous: DeviceBuffer<u32>,
-    /// A spatial pass's hand-over to its grouped-ray kernel (one entry a pixel).
+    /// A spatial pass's hand-over to its ray kernel (one entry a pixel).
     pending_z: DeviceBuffer<GpuPendingZ>,
     neighbour_sees: DeviceBuffer<u32>,
-    /// Whether the spatial pass's shadow rays are traced in groups of lanes ([`ray_group`]).
-    grouped_rays: bool,
+    /// Who traces the spatial pass's shadow rays.
+    ray_lanes: RayLanes,
     has_previous: bool,
     /// The camera of the next frame, and the previous frame's when it differs (a moving camera).
     camera: Camera,
@@ -371,7 +407,7 @@ impl<'d> RestirRenderer<'d> {
             previous: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
             pending_z: DeviceBuffer::zeroed(device, pixels)?,
             neighbour_sees: DeviceBuffer::zeroed(device, pixels)?,
-            grouped_rays: true,
+            ray_lanes: RayLanes::DEFAULT,
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
@@ -413,12 +449,10 @@ impl<'d> RestirRenderer<'d> {
         Ok(())
     }
 
-    /// Traces the spatial pass's shadow rays to one point from several surfaces in groups of
-    /// lanes per pixel (the default, when [`ray_group`] fits in a warp), or inline, one after
-    /// another in the pixel's thread (`false`; the before of that optimisation). The image is
-    /// the same.
-    pub fn set_grouped_rays(&mut self, on: bool) {
-        self.grouped_rays = on;
+    /// Who traces the spatial pass's shadow rays from the next frame on ([`RayLanes`]; the
+    /// image is the same).
+    pub fn set_ray_lanes(&mut self, lanes: RayLanes) {
+        self.ray_lanes = lanes;
     }
 
     /// Times every kernel between CUDA events from now on (each kernel then waits for its
@@ -507,11 +541,7 @@ impl<'d> RestirRenderer<'d> {
             camera_moved: self.moved_from.is_some() as u32,
             pending_z: self.pending_z.address(d),
             neighbour_sees: self.neighbour_sees.address(d),
-            // (the grouped kernels index threads in 32 bits)
-            ray_group: ray_group(self.options.neighbours)
-                .filter(|_| self.grouped_rays)
-                .filter(|lanes| self.film.pixels().checked_mul(*lanes).is_some_and(|n| n < u32::MAX - BLOCK))
-                .unwrap_or(0),
+            ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
             _pad: 0,
         }
     }
@@ -563,9 +593,9 @@ impl<'d> RestirRenderer<'d> {
         };
         let linear = self.linear_config();
         let mut args = self.args(frame);
-        // The grouped-ray kernels: `ray_group` threads a pixel.
+        // The ray kernels: `ray_group` lanes a pixel, 32 / ray_group pixels a warp.
         let grouped = (args.ray_group > 0).then(|| LaunchConfig {
-            grid_dim: ((self.film.pixels() * args.ray_group).div_ceil(BLOCK), 1, 1),
+            grid_dim: ((self.film.pixels().div_ceil(32 / args.ray_group) * 32).div_ceil(BLOCK), 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         });

@@ -6,9 +6,10 @@
 //!   ≤ 1e-3 for ≥ 99% of the values; what differs is where a float comparison flips the
 //!   other way, e.g. a reservoir's choice at a tie, and then the pixel takes another sample)
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
-//!   with the biased 1/M mode, with two spatial passes, and with 12, 31 and 40 neighbours
-//!   (the spatial pass's shadow rays grouped 16 and 32 lanes a pixel, and inline); the
-//!   reservoir formats and the inline rays give the grouped default's film bit for bit;
+//!   with the biased 1/M mode, with two spatial passes, and with 32 and 40 neighbours
+//!   (ray-traced: its rays dealt out over several rounds of lanes); the reservoir formats
+//!   and every schedule of the spatial pass's shadow rays (inline, 1 to 32 lanes a pixel)
+//!   give the default's film bit for bit;
 //! - unbiasedness on the GPU alone: 256 independent runs of 8 frames (default pipeline, RIS
 //!   only, temporal only, spatial only with ray-traced bias correction; the default pipeline
 //!   with pairwise MIS) against the GPU path
@@ -26,7 +27,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::restir::{BiasCorrection, RestirOptions};
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::restir::{LightSampleFormat, ReservoirLayout, RestirRenderer};
+use warpath_cuda::restir::{LightSampleFormat, RayLanes, ReservoirLayout, RestirRenderer};
 use warpath_cuda::runtime::CudaDevice;
 use warpath_cuda::strategy::StrategyRenderer;
 use warpath_scene::{RenderSettings, Scene};
@@ -64,13 +65,13 @@ fn gpu_restir_in(
     seed: u32,
     frames: u32,
 ) -> Film {
-    gpu_restir_with(format, true, device, scene, options, seed, frames)
+    gpu_restir_with(format, RayLanes::DEFAULT, device, scene, options, seed, frames)
 }
 
-/// [`gpu_restir_in`] with the spatial pass's shadow rays grouped (the default) or inline.
+/// [`gpu_restir_in`] with the spatial pass's shadow rays traced by `lanes`.
 fn gpu_restir_with(
     (layout, sample): (ReservoirLayout, LightSampleFormat),
-    grouped_rays: bool,
+    lanes: RayLanes,
     device: &CudaDevice,
     scene: &Scene,
     options: &RestirOptions,
@@ -81,7 +82,7 @@ fn gpu_restir_with(
     let mut renderer =
         RestirRenderer::new(device, scene, &settings(scene, seed), BuildKind::Sah, &options).expect("uploads");
     renderer.set_reservoir_format(layout, sample).expect("reservoir format");
-    renderer.set_grouped_rays(grouped_rays);
+    renderer.set_ray_lanes(lanes);
     for _ in 0..frames {
         renderer.render_frame().expect("renders a frame");
     }
@@ -130,11 +131,10 @@ fn gpu_restir_is_the_cpu_reference() {
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
-        // The spatial pass's rays grouped 16 and 32 lanes a pixel (the ballot's last lane), and
-        // inline (40 neighbours: no group fits a warp).
-        ("ray-traced, 12 neighbours", RestirOptions { neighbours: 12, ..base }),
-        ("pairwise MIS, 31 neighbours", RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 31, ..base }),
-        ("ray-traced, 40 neighbours (rays inline)", RestirOptions { neighbours: 40, ..base }),
+        // More neighbours than a warp has lanes (ray-traced: dealt out over rounds; pairwise:
+        // the full 32-bit mask, then inline beyond it).
+        ("ray-traced, 40 neighbours", RestirOptions { neighbours: 40, ..base }),
+        ("pairwise MIS, 32 neighbours", RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 32, ..base }),
         (
             "pairwise MIS, 40 neighbours (rays inline)",
             RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 40, ..base },
@@ -193,24 +193,63 @@ fn gpu_restir_is_the_cpu_reference() {
             );
             assert!(equal, "{format:?} reservoirs change the image ({})", options.bias.name());
         }
-        // The spatial pass's shadow rays traced inline instead of grouped: a schedule, the
-        // same film bit for bit.
-        let inline = gpu_restir_with(
+        // The spatial pass's shadow rays traced inline or by 2 to 32 lanes a pixel (one
+        // round, several, idle lanes at a warp's end): schedules, the same film bit for bit.
+        let lanes = [
+            RayLanes::Inline,
+            RayLanes::Lanes(2),
+            RayLanes::Lanes(3),
+            RayLanes::Lanes(6),
+            RayLanes::Lanes(8),
+            RayLanes::Lanes(32),
+        ];
+        for lanes in lanes {
+            let other = gpu_restir_with(
+                (ReservoirLayout::Aos, LightSampleFormat::Compact),
+                lanes,
+                &device,
+                &scene,
+                &options,
+                7,
+                FRAMES,
+            );
+            let equal = aos.sum == other.sum && aos.sum_sq == other.sum_sq && aos.count == other.count;
+            println!(
+                "shadow rays {lanes:?}, {}: film {} the default's ({:?})",
+                options.bias.name(),
+                if equal { "equals" } else { "differs from" },
+                RayLanes::DEFAULT
+            );
+            assert!(equal, "shadow rays {lanes:?} change the image ({})", options.bias.name());
+        }
+    }
+    // The same with 40 neighbours (ray-traced: rounds of lanes; a group of 32 takes two).
+    let many = RestirOptions { neighbours: 40, ..base };
+    let reference = gpu_restir_with(
+        (ReservoirLayout::Aos, LightSampleFormat::Compact),
+        RayLanes::Inline,
+        &device,
+        &scene,
+        &many,
+        7,
+        FRAMES,
+    );
+    for lanes in [RayLanes::Lanes(1), RayLanes::Lanes(6), RayLanes::Lanes(32)] {
+        let other = gpu_restir_with(
             (ReservoirLayout::Aos, LightSampleFormat::Compact),
-            false,
+            lanes,
             &device,
             &scene,
-            &options,
+            &many,
             7,
             FRAMES,
         );
-        let equal = aos.sum == inline.sum && aos.sum_sq == inline.sum_sq && aos.count == inline.count;
+        let equal = reference.sum == other.sum && reference.sum_sq == other.sum_sq && reference.count == other.count;
         println!(
-            "inline shadow rays, {}: film {} the grouped one",
-            options.bias.name(),
+            "40 neighbours, shadow rays {lanes:?}: film {} the inline one",
             if equal { "equals" } else { "differs from" }
         );
-        assert!(equal, "inline shadow rays change the image ({})", options.bias.name());
+        assert!(equal, "40 neighbours: shadow rays {lanes:?} change the image");
     }
 }
 

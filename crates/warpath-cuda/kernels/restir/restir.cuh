@@ -120,9 +120,9 @@ struct RestirArgs {
     float prev_position[3];
     float prev_tan_half_fov[2];
     unsigned int camera_moved;
-    // The spatial pass's grouped shadow rays (restir.cu restir_spatial_z and
-    // restir_spatial_pairwise_sees): `ray_group` lanes per pixel (a power of two ≥ neighbours
-    // + 1, at most 32; 0: every ray traced inline by its pixel's thread).
+    // The spatial pass's shadow rays in kernels of their own (restir.cu restir_spatial_z and
+    // restir_spatial_pairwise_sees): `ray_group` lanes per pixel (1 to 32; 0: every ray traced
+    // inline by its pixel's thread in the spatial kernel).
     RestirPendingZ* pending_z;           // ray-traced: what the Z kernel needs of the choice
     unsigned int* neighbour_sees;        // pairwise: bit k — neighbour k sees the pixel's sample
     unsigned int ray_group;
