@@ -69,17 +69,20 @@ pub const KERNEL_NAMES: [&str; 10] = [
 /// pixel's own and its neighbours'): the spatial kernel's thread, one ray after another
 /// (`Inline`, the first schedule), or a kernel of their own in which `Lanes(g)` consecutive
 /// lanes of a warp share a pixel's rays, 32 / g pixels a warp, input i to lane i mod g (g = 1:
-/// one thread a pixel, its rays one after another, in a kernel of 61 registers instead of 89).
+/// one thread a pixel, its rays one after another, in a kernel of 71 registers instead of 89);
+/// `Auto`: one lane per input, g = neighbours + 1 (at most 32), the fastest measured
+/// (docs/benchmarks/restir.md, optimisation 5b: 6 lanes for 5 neighbours, spatial reuse −31%).
 /// The image is the same whichever traces them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RayLanes {
     Inline,
     Lanes(u32),
+    Auto,
 }
 
 impl RayLanes {
-    /// The default schedule (docs/benchmarks/restir.md, optimisation 5).
-    pub const DEFAULT: RayLanes = RayLanes::Lanes(1);
+    /// The default schedule.
+    pub const DEFAULT: RayLanes = RayLanes::Auto;
 
     /// From the command line's count: 0 inline, 1 to 32 lanes a pixel.
     pub fn from_count(lanes: u32) -> CudaResult<Self> {
@@ -96,7 +99,11 @@ impl RayLanes {
     /// (RestirArgs.ray_group; 0: inline): pairwise MIS keeps one bit per neighbour (at most
     /// 32), and the kernels number their threads in 32 bits.
     fn ray_group(self, bias: BiasCorrection, neighbours: u32, pixels: u32) -> u32 {
-        let RayLanes::Lanes(lanes) = self else { return 0 };
+        let lanes = match self {
+            RayLanes::Inline => return 0,
+            RayLanes::Lanes(lanes) => lanes,
+            RayLanes::Auto => (neighbours + 1).min(32),
+        };
         let warps = pixels.div_ceil(32 / lanes) as u64;
         let fits = warps * 32 < (u32::MAX - BLOCK) as u64;
         match bias {
