@@ -210,8 +210,11 @@ __device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const R
 }
 
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
-// camera) or where the previous camera saw this pixel's point (camera_moved).
-extern "C" __global__ void restir_temporal(RestirArgs a) {
+// camera) or where the previous camera saw this pixel's point (camera_moved). SplitRay
+// (restir_temporal_choose; not with pairwise MIS): the combination only, its one shadow ray
+// left to restir_temporal_visibility, which finishes the reservoir.
+template <bool SplitRay>
+__device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
@@ -234,7 +237,7 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
     bool chosen_prev = false;  // which input `out`'s sample came from (it sees the sample)
-    const bool pairwise = a.bias == RESTIR_BIAS_PAIRWISE;
+    const bool pairwise = !SplitRay && a.bias == RESTIR_BIAS_PAIRWISE;  // (SplitRay: never pairwise)
     if (pairwise) {
         // The reused input first, the pixel's own last (restir.rs combine_pairwise).
         const float own_target =
@@ -258,7 +261,16 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         }
     }
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT && pairwise) {
+    if (SplitRay && out.light != RESTIR_NO_LIGHT) {
+        RestirPendingTemporal pending;
+        pending.chosen_target = chosen_target;
+        pending.current_m = current.m;
+        pending.prev_m = has_prev ? prev.m : 0.0f;
+        pending.prev_pixel = prev_pixel;
+        pending.has_prev = has_prev ? 1u : 0u;
+        pending.chosen_prev = chosen_prev ? 1u : 0u;
+        a.pending_temporal[pixel] = pending;
+    } else if (out.light != RESTIR_NO_LIGHT && pairwise) {
         restir_pairwise_end(a, q, out, chosen_target, !chosen_prev);
     } else if (out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
@@ -269,6 +281,34 @@ extern "C" __global__ void restir_temporal(RestirArgs a) {
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
+    restir_store(a, a.output, pixel, out);
+}
+
+extern "C" __global__ void restir_temporal(RestirArgs a) { restir_temporal_pass<false>(a); }
+extern "C" __global__ void restir_temporal_choose(RestirArgs a) { restir_temporal_pass<true>(a); }
+
+// The end of restir_temporal_choose's combination: its one shadow ray — from the pixel's surface
+// when the history's sample was chosen (whether the pixel sees it), else, in the ray-traced
+// mode, from the history's surface (whether it counts in Z) — then Z and W as restir_temporal
+// computes them inline, in its order.
+extern "C" __global__ void restir_temporal_visibility(RestirArgs a) {
+    const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pixel >= restir_pixel_count(a) || a.gbuffer[pixel].lit == 0u) return;
+    Reservoir out = restir_load(a, a.output, pixel);
+    if (out.light == RESTIR_NO_LIGHT) return;
+    const RestirPendingTemporal p = a.pending_temporal[pixel];
+    const bool trace_own = p.chosen_prev != 0u;
+    const bool trace_prev = !trace_own && a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u;
+    bool sees = false;
+    if (trace_own || trace_prev) {
+        // (one traversal inlined: the surface chosen first)
+        const RestirShading s = restir_shading(trace_own ? a.gbuffer[pixel] : a.prev_gbuffer[p.prev_pixel]);
+        sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out));
+    }
+    const bool seen_own = !trace_own || sees;
+    float z = seen_own ? __fadd_rn(0.0f, p.current_m) : 0.0f;
+    if (a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u && (trace_own || sees)) z = __fadd_rn(z, p.prev_m);
+    restir_combine_end(a, out, p.chosen_target, z, seen_own, out.m);
     restir_store(a, a.output, pixel, out);
 }
 

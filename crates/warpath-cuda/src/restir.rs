@@ -36,6 +36,11 @@ use warpath_scene::{RenderSettings, Scene};
 pub const INITIAL_RIS: &str = "restir_initial_ris";
 pub const VISIBILITY: &str = "restir_visibility";
 pub const TEMPORAL: &str = "restir_temporal";
+/// The temporal pass with its one shadow ray apart (ray-traced and 1/M modes, unless the rays
+/// are [`RayLanes::Inline`]): `restir_temporal_choose` (the combination), then
+/// `restir_temporal_visibility` (the ray, Z and W).
+pub const TEMPORAL_CHOOSE: &str = "restir_temporal_choose";
+pub const TEMPORAL_VISIBILITY: &str = "restir_temporal_visibility";
 pub const SPATIAL: &str = "restir_spatial";
 /// The spatial pass with pairwise MIS (a kernel of its own: sharing one cost the other modes
 /// 70% of their spatial time, 4.8 → 8.2 ms, measured).
@@ -52,10 +57,12 @@ pub const SPATIAL_Z: &str = "restir_spatial_z";
 pub const SPATIAL_PAIRWISE_SEES: &str = "restir_spatial_pairwise_sees";
 pub const SPATIAL_PAIRWISE_GROUPED: &str = "restir_spatial_pairwise_grouped";
 /// The kernels of `restir.cu`, in launch order.
-pub const KERNEL_NAMES: [&str; 10] = [
+pub const KERNEL_NAMES: [&str; 12] = [
     INITIAL_RIS,
     VISIBILITY,
     TEMPORAL,
+    TEMPORAL_CHOOSE,
+    TEMPORAL_VISIBILITY,
     SPATIAL,
     SPATIAL_CHOOSE,
     SPATIAL_Z,
@@ -72,6 +79,8 @@ pub const KERNEL_NAMES: [&str; 10] = [
 /// one thread a pixel, its rays one after another, in a kernel of 71 registers instead of 89);
 /// `Auto`: one lane per input, g = neighbours + 1 (at most 32), the fastest measured
 /// (docs/benchmarks/restir.md, optimisation 5b: 6 lanes for 5 neighbours, spatial reuse −31%).
+/// Any schedule but `Inline` also traces the temporal pass's one shadow ray in a kernel of its
+/// own (`restir_temporal_visibility`; ray-traced and 1/M modes).
 /// The image is the same whichever traces them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RayLanes {
@@ -242,6 +251,21 @@ pub struct GpuPendingZ {
 }
 const _: () = assert!(std::mem::size_of::<GpuPendingZ>() == 8);
 
+/// restir.cuh `RestirPendingTemporal`: what `restir_temporal_visibility` needs of
+/// `restir_temporal_choose`'s combination.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GpuPendingTemporal {
+    pub chosen_target: f32,
+    pub current_m: f32,
+    /// The history's M, capped.
+    pub prev_m: f32,
+    pub prev_pixel: u32,
+    pub has_prev: u32,
+    pub chosen_prev: u32,
+}
+const _: () = assert!(std::mem::size_of::<GpuPendingTemporal>() == 24);
+
 /// restir.cuh `RestirArgs`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -275,8 +299,11 @@ struct RestirArgs {
     neighbour_sees: u64,
     ray_group: u32,
     _pad: u32,
+    /// The temporal pass's hand-over to its ray kernel.
+    pending_temporal: u64,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 344);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 352);
+const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);
 // SAFETY: a `#[repr(C)]` Pod struct whose layout restir.cuh asserts.
@@ -364,6 +391,7 @@ pub struct RestirRenderer<'d> {
     /// A spatial pass's hand-over to its ray kernel (one entry a pixel).
     pending_z: DeviceBuffer<GpuPendingZ>,
     neighbour_sees: DeviceBuffer<u32>,
+    pending_temporal: DeviceBuffer<GpuPendingTemporal>,
     /// Who traces the spatial pass's shadow rays.
     ray_lanes: RayLanes,
     has_previous: bool,
@@ -414,6 +442,7 @@ impl<'d> RestirRenderer<'d> {
             previous: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
             pending_z: DeviceBuffer::zeroed(device, pixels)?,
             neighbour_sees: DeviceBuffer::zeroed(device, pixels)?,
+            pending_temporal: DeviceBuffer::zeroed(device, pixels)?,
             ray_lanes: RayLanes::DEFAULT,
             has_previous: false,
             camera: scene.camera,
@@ -456,8 +485,8 @@ impl<'d> RestirRenderer<'d> {
         Ok(())
     }
 
-    /// Who traces the spatial pass's shadow rays from the next frame on ([`RayLanes`]; the
-    /// image is the same).
+    /// Who traces the reuse passes' shadow rays from the next frame on ([`RayLanes`]; `Inline`
+    /// also keeps the temporal pass's ray in its combining kernel; the image is the same).
     pub fn set_ray_lanes(&mut self, lanes: RayLanes) {
         self.ray_lanes = lanes;
     }
@@ -550,6 +579,7 @@ impl<'d> RestirRenderer<'d> {
             neighbour_sees: self.neighbour_sees.address(d),
             ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
             _pad: 0,
+            pending_temporal: self.pending_temporal.address(d),
         }
     }
 
@@ -611,7 +641,13 @@ impl<'d> RestirRenderer<'d> {
         if self.options.temporal {
             args.input = self.current.address(self.device);
             args.output = self.scratch.address(self.device);
-            self.timed(timer, |t| &mut t.temporal, |r| r.launch(TEMPORAL, &args, linear))?;
+            // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
+            // keeps its two rays inline).
+            let split = self.ray_lanes != RayLanes::Inline && self.options.bias != BiasCorrection::Pairwise;
+            let launches: &[&'static str] = if split { &[TEMPORAL_CHOOSE, TEMPORAL_VISIBILITY] } else { &[TEMPORAL] };
+            for &kernel in launches {
+                self.timed(timer, |t| &mut t.temporal, |r| r.launch(kernel, &args, linear))?;
+            }
             std::mem::swap(&mut self.current, &mut self.scratch);
         }
         for pass in 0..self.options.spatial_passes {

@@ -93,6 +93,20 @@ struct RestirPendingZ {
 };
 static_assert(sizeof(RestirPendingZ) == 8, "RestirPendingZ size");
 
+// A temporal combination whose shadow ray is still to be traced (restir_temporal_choose →
+// restir_temporal_visibility): p̂ of the chosen sample, the two inputs' M (the history's
+// capped), the history's pixel, and whether there was a history and whether it was chosen.
+// restir.rs GpuPendingTemporal.
+struct RestirPendingTemporal {
+    float chosen_target;
+    float current_m;
+    float prev_m;
+    unsigned int prev_pixel;
+    unsigned int has_prev;
+    unsigned int chosen_prev;
+};
+static_assert(sizeof(RestirPendingTemporal) == 24, "RestirPendingTemporal size");
+
 // Every kernel's one argument (restir.rs RestirArgs).
 struct RestirArgs {
     DeviceScene scene;
@@ -127,8 +141,12 @@ struct RestirArgs {
     unsigned int* neighbour_sees;        // pairwise: bit k — neighbour k sees the pixel's sample
     unsigned int ray_group;
     unsigned int _pad;
+    // The temporal pass's ray in a kernel of its own (restir_temporal_choose, then
+    // restir_temporal_visibility; ray-traced and 1/M modes, whenever ray_group != 0).
+    RestirPendingTemporal* pending_temporal;
 };
-static_assert(sizeof(RestirArgs) == 344, "RestirArgs size");
+static_assert(sizeof(RestirArgs) == 352, "RestirArgs size");
+static_assert(WARPATH_OFFSETOF(RestirArgs, pending_temporal) == 344, "RestirArgs.pending_temporal");
 static_assert(WARPATH_OFFSETOF(RestirArgs, pending_z) == 320, "RestirArgs.pending_z");
 static_assert(WARPATH_OFFSETOF(RestirArgs, ray_group) == 336, "RestirArgs.ray_group");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_to_camera) == 248, "RestirArgs.prev_to_camera");
