@@ -181,8 +181,9 @@ pub struct RenderArgs {
     /// the pixel's and its neighbours' surfaces: 0 — the spatial kernel's thread, one after
     /// another; N (1 to 32) — a kernel of their own with N lanes of a warp per pixel (1: one
     /// thread a pixel). Default: one lane per ray, neighbours + 1 (at most 32; the fastest
-    /// measured, docs/benchmarks/restir.md). The 1/M mode traces one ray a pixel there and
-    /// always inline; the image is the same.
+    /// measured, docs/benchmarks/restir.md); the 1/M mode's one ray a pixel takes one lane.
+    /// Any value but 0 also moves the temporal pass's ray to a kernel of its own (ray-traced
+    /// and 1/M). The image is the same.
     #[arg(long)]
     pub restir_ray_lanes: Option<u32>,
     /// restir-di on the GPU: time every kernel and print the mean per frame at the end (the

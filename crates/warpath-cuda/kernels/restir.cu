@@ -417,12 +417,13 @@ __device__ __forceinline__ unsigned int restir_group_bits(unsigned int ballot, u
     return count >= 32u ? ballot : (ballot >> base) & ((1u << count) - 1u);
 }
 
-// reuse_spatially, ray-traced mode, the normaliser Z of restir_spatial_choose's choice: the
-// shadow rays of a pixel's inputs to its chosen sample y — its own surface's (when y came
-// from a neighbour) and every other neighbour's — dealt out to its group's lanes
-// (RestirRayLane). Each round's answers are gathered by ballot and shuffles, and Z is summed
-// in input order (the CPU's order of additions, so the images stay the CPU's value for value);
-// lane 0 finishes the reservoir as restir_spatial does inline.
+// reuse_spatially, the end of restir_spatial_choose's choice. Ray-traced mode: the normaliser
+// Z, whose shadow rays to the chosen sample y — from the pixel's own surface (when y came from
+// a neighbour) and from every other neighbour's — are dealt out to the group's lanes
+// (RestirRayLane); 1/M (one lane a pixel): only the pixel's own ray. Each round's answers are
+// gathered by ballot and shuffles, and Z is summed in input order (the CPU's order of
+// additions, so the images stay the CPU's value for value); lane 0 finishes the reservoir as
+// restir_spatial does inline.
 extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     const RestirRayLane l = restir_ray_lane(a);
     bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
@@ -433,7 +434,8 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     if (active) pending = a.pending_z[l.pixel];
     // (the pixel's surface, reservoir and y are read again for each input and at the end, not
     // held across the rounds: held, they cost the kernel 114 registers instead of ~60)
-    const unsigned int inputs = a.neighbours + 1u;
+    // 1/M: no Z, only whether the pixel sees a neighbour's sample (input 0).
+    const unsigned int inputs = a.bias == RESTIR_BIAS_OFF ? 1u : a.neighbours + 1u;
     float z = 0.0f;
     bool seen_own = false;
 #pragma unroll 1

@@ -46,9 +46,9 @@ pub const SPATIAL: &str = "restir_spatial";
 /// 70% of their spatial time, 4.8 → 8.2 ms, measured).
 pub const SPATIAL_PAIRWISE: &str = "restir_spatial_pairwise";
 pub const SHADE: &str = "restir_shade";
-/// The ray-traced spatial pass with its rays apart: `restir_spatial_choose` (the combination,
-/// no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays, dealt out to
-/// [`RayLanes`] lanes a pixel, which finishes the reservoirs.
+/// The spatial pass with its rays apart (ray-traced and 1/M): `restir_spatial_choose` (the
+/// combination, no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays (1/M:
+/// the pixel's own only), dealt out to [`RayLanes`] lanes a pixel, which finishes the reservoirs.
 pub const SPATIAL_CHOOSE: &str = "restir_spatial_choose";
 pub const SPATIAL_Z: &str = "restir_spatial_z";
 /// Pairwise MIS with its neighbours' rays apart: `restir_spatial_pairwise_sees` (whether each
@@ -80,7 +80,8 @@ pub const KERNEL_NAMES: [&str; 12] = [
 /// `Auto`: one lane per input, g = neighbours + 1 (at most 32), the fastest measured
 /// (docs/benchmarks/restir.md, optimisation 5b: 6 lanes for 5 neighbours, spatial reuse −31%).
 /// Any schedule but `Inline` also traces the temporal pass's one shadow ray in a kernel of its
-/// own (`restir_temporal_visibility`; ray-traced and 1/M modes).
+/// own (`restir_temporal_visibility`; ray-traced and 1/M modes), and the 1/M mode's one spatial
+/// ray (whether the pixel sees a neighbour's sample) by `restir_spatial_z` at one lane a pixel.
 /// The image is the same whichever traces them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RayLanes {
@@ -108,19 +109,18 @@ impl RayLanes {
     /// (RestirArgs.ray_group; 0: inline): pairwise MIS keeps one bit per neighbour (at most
     /// 32), and the kernels number their threads in 32 bits.
     fn ray_group(self, bias: BiasCorrection, neighbours: u32, pixels: u32) -> u32 {
-        let lanes = match self {
-            RayLanes::Inline => return 0,
-            RayLanes::Lanes(lanes) => lanes,
-            RayLanes::Auto => (neighbours + 1).min(32),
+        let lanes = match (self, bias) {
+            (RayLanes::Inline, _) => return 0,
+            // 1/M traces only the pixel's own ray: one lane a pixel.
+            (_, BiasCorrection::Off) => 1,
+            (RayLanes::Lanes(lanes), _) => lanes,
+            (RayLanes::Auto, _) => (neighbours + 1).min(32),
         };
-        let warps = pixels.div_ceil(32 / lanes) as u64;
-        let fits = warps * 32 < (u32::MAX - BLOCK) as u64;
-        match bias {
-            BiasCorrection::Off => 0,
-            BiasCorrection::Pairwise if neighbours > 32 => 0,
-            _ if fits => lanes,
-            _ => 0,
+        if bias == BiasCorrection::Pairwise && neighbours > 32 {
+            return 0;
         }
+        let warps = pixels.div_ceil(32 / lanes) as u64;
+        if warps * 32 < (u32::MAX - BLOCK) as u64 { lanes } else { 0 }
     }
 }
 
@@ -656,7 +656,9 @@ impl<'d> RestirRenderer<'d> {
             args.output = self.scratch.address(self.device);
             // (kernel, its launch) in order: the grouped rays' kernel before or after the pass.
             let launches: &[(&'static str, LaunchConfig)] = match (self.options.bias, grouped) {
-                (BiasCorrection::RayTraced, Some(group)) => &[(SPATIAL_CHOOSE, linear), (SPATIAL_Z, group)],
+                (BiasCorrection::RayTraced | BiasCorrection::Off, Some(group)) => {
+                    &[(SPATIAL_CHOOSE, linear), (SPATIAL_Z, group)]
+                }
                 (BiasCorrection::Pairwise, Some(group)) => {
                     &[(SPATIAL_PAIRWISE_SEES, group), (SPATIAL_PAIRWISE_GROUPED, linear)]
                 }
@@ -686,5 +688,29 @@ impl<'d> RestirRenderer<'d> {
     /// The accumulated film (waits for the stream).
     pub fn download_film(&self) -> CudaResult<Film> {
         self.film.download(self.device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ray_lanes_per_mode() {
+        let px = 1920 * 1080;
+        // One lane per ray by default: the pixel's own and its k neighbours', at most 32.
+        assert_eq!(RayLanes::Auto.ray_group(BiasCorrection::RayTraced, 5, px), 6);
+        assert_eq!(RayLanes::Auto.ray_group(BiasCorrection::RayTraced, 40, px), 32);
+        assert_eq!(RayLanes::Auto.ray_group(BiasCorrection::Pairwise, 5, px), 6);
+        // 1/M traces one ray a pixel; pairwise's bits hold 32 neighbours; inline is inline.
+        assert_eq!(RayLanes::Lanes(8).ray_group(BiasCorrection::Off, 5, px), 1);
+        assert_eq!(RayLanes::Auto.ray_group(BiasCorrection::Pairwise, 33, px), 0);
+        assert_eq!(RayLanes::Inline.ray_group(BiasCorrection::RayTraced, 5, px), 0);
+        assert_eq!(RayLanes::Lanes(3).ray_group(BiasCorrection::RayTraced, 5, px), 3);
+        // Threads are numbered in 32 bits: an image too large for 32 lanes a pixel is inline.
+        assert_eq!(RayLanes::Lanes(32).ray_group(BiasCorrection::RayTraced, 5, u32::MAX / 8), 0);
+        assert_eq!(RayLanes::from_count(0).unwrap(), RayLanes::Inline);
+        assert_eq!(RayLanes::from_count(32).unwrap(), RayLanes::Lanes(32));
+        assert!(RayLanes::from_count(33).is_err());
     }
 }
