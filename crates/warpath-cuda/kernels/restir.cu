@@ -1,9 +1,10 @@
 // restir.cu — the ReSTIR DI kernels (issue 15, seed 002) over restir/restir.cuh: one thread per
 // pixel each, in launch order initial RIS, visibility, temporal, spatial (per pass; with
 // pairwise MIS restir_spatial_pairwise), shade. With RestirArgs.ray_group > 0 the spatial
-// pass's shadow rays to one point from several surfaces are traced in a kernel of their own,
-// by `ray_group` lanes a pixel: restir_spatial_choose then restir_spatial_z (ray-traced mode),
-// restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise).
+// pass's shadow rays are traced in a kernel of their own, by `ray_group` lanes a pixel:
+// restir_spatial_choose then restir_spatial_z (ray-traced and 1/M modes),
+// restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise); the temporal
+// pass's one ray likewise (restir_temporal_choose then restir_temporal_visibility).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
 // 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
 #include "restir/restir.cuh"
@@ -336,8 +337,8 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
 }
 
 // reuse_spatially: one pass, the pixel with its similar neighbours.
-// GroupedZ (restir_spatial_choose, the ray-traced mode with grouped rays): the choice only,
-// no shadow ray; restir_spatial_z traces Z's rays and finishes the reservoir.
+// GroupedZ (restir_spatial_choose; ray-traced and 1/M modes): the choice only, no shadow ray;
+// restir_spatial_z traces its rays and finishes the reservoir.
 template <bool GroupedZ>
 __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
@@ -363,7 +364,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     }
     out.m = m;
     if (GroupedZ && out.light != RESTIR_NO_LIGHT) {
-        // Z's shadow rays are traced by restir_spatial_z, one lane each; it finishes `out`.
+        // The shadow rays are traced by restir_spatial_z; it finishes `out`.
         RestirPendingZ pending;
         pending.chosen_target = chosen_target;
         pending.chosen = chosen;

@@ -6,9 +6,11 @@
 //! A frame: `restir_initial_ris` (G-buffer + M candidates from the 16×16 block's
 //! shared-memory light pool, or from the power distribution) → `restir_visibility` →
 //! `restir_temporal` (with the previous frame's final reservoirs and G-buffer) →
-//! `restir_spatial` × passes (ray-traced: + `restir_spatial_z`, which traces the normaliser's
-//! shadow rays one lane each; pairwise: `restir_spatial_pairwise_sees` +
-//! `restir_spatial_pairwise`) → `restir_shade` (the film's pass buffers) → the film merge;
+//! `restir_spatial` × passes → `restir_shade` (the film's pass buffers) → the film merge;
+//! unless [`RayLanes::Inline`], the reuse passes' shadow rays run in kernels of their own
+//! (`restir_temporal_choose` + `restir_temporal_visibility`, `restir_spatial_choose` +
+//! `restir_spatial_z`, pairwise `restir_spatial_pairwise_sees` +
+//! `restir_spatial_pairwise_grouped`);
 //! then the frame's G-buffer and reservoirs become the previous ones (seed 002's `set_prev`,
 //! a swap of buffers here). With [`RestirRenderer::set_kernel_timing`] every kernel is timed
 //! between CUDA events ([`RestirTimes`]).

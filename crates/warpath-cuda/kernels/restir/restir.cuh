@@ -11,6 +11,10 @@
 //   restir_visibility    one shadow ray to the reservoir's sample; occluded → W = 0.
 //   restir_temporal      with the previous frame's reservoir (static camera), M capped.
 //   restir_spatial       with k similar neighbours within a radius (one pass per launch).
+// Unless the rays are inline (restir.rs RayLanes::Inline), the reuse passes' shadow rays run in
+// kernels of their own: restir_temporal_choose → restir_temporal_visibility (ray-traced, 1/M),
+// restir_spatial_choose → restir_spatial_z (ray-traced, 1/M), restir_spatial_pairwise_sees →
+// restir_spatial_pairwise_grouped (pairwise).
 //   restir_shade         f·Le·G·V·W plus emission seen, written as this frame's film pass.
 // A shadow ray whose answer is known is not traced (restir.rs sees_chosen): a reservoir has
 // W > 0 only if its own surface sees its sample, so the input a combination takes its sample
@@ -137,12 +141,12 @@ struct RestirArgs {
     // The spatial pass's shadow rays in kernels of their own (restir.cu restir_spatial_z and
     // restir_spatial_pairwise_sees): `ray_group` lanes per pixel (1 to 32; 0: every ray traced
     // inline by its pixel's thread in the spatial kernel).
-    RestirPendingZ* pending_z;           // ray-traced: what the Z kernel needs of the choice
+    RestirPendingZ* pending_z;           // ray-traced and 1/M: what the Z kernel needs of the choice
     unsigned int* neighbour_sees;        // pairwise: bit k — neighbour k sees the pixel's sample
     unsigned int ray_group;
     unsigned int _pad;
     // The temporal pass's ray in a kernel of its own (restir_temporal_choose, then
-    // restir_temporal_visibility; ray-traced and 1/M modes, whenever ray_group != 0).
+    // restir_temporal_visibility; ray-traced and 1/M modes, unless the rays are inline).
     RestirPendingTemporal* pending_temporal;
 };
 static_assert(sizeof(RestirArgs) == 352, "RestirArgs size");
