@@ -53,25 +53,27 @@ fn settings(scene: &Scene, seed: u32) -> RenderSettings {
 }
 
 fn gpu_restir(device: &CudaDevice, scene: &Scene, options: &RestirOptions, seed: u32, frames: u32) -> Film {
-    gpu_restir_in((ReservoirLayout::Aos, LightSampleFormat::Compact), device, scene, options, seed, frames)
+    gpu_restir_in(Schedule::default(), device, scene, options, seed, frames)
 }
 
-/// [`gpu_restir`] with reservoirs stored as `layout` with light samples `sample`.
-fn gpu_restir_in(
-    format: (ReservoirLayout, LightSampleFormat),
-    device: &CudaDevice,
-    scene: &Scene,
-    options: &RestirOptions,
-    seed: u32,
-    frames: u32,
-) -> Film {
-    gpu_restir_with(format, RayLanes::DEFAULT, device, scene, options, seed, frames)
-}
-
-/// [`gpu_restir_in`] with the spatial pass's shadow rays traced by `lanes`.
-fn gpu_restir_with(
-    (layout, sample): (ReservoirLayout, LightSampleFormat),
+/// How the GPU stores reservoirs and traces the reuse passes' shadow rays: formats and
+/// schedules, none of which may change the image.
+#[derive(Clone, Copy, Debug)]
+struct Schedule {
+    layout: ReservoirLayout,
+    sample: LightSampleFormat,
     lanes: RayLanes,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule { layout: ReservoirLayout::Aos, sample: LightSampleFormat::Compact, lanes: RayLanes::DEFAULT }
+    }
+}
+
+/// [`gpu_restir`] with reservoirs and rays as `schedule` says.
+fn gpu_restir_in(
+    schedule: Schedule,
     device: &CudaDevice,
     scene: &Scene,
     options: &RestirOptions,
@@ -81,12 +83,17 @@ fn gpu_restir_with(
     let options = RestirOptions { seed, ..*options };
     let mut renderer =
         RestirRenderer::new(device, scene, &settings(scene, seed), BuildKind::Sah, &options).expect("uploads");
-    renderer.set_reservoir_format(layout, sample).expect("reservoir format");
-    renderer.set_ray_lanes(lanes);
+    renderer.set_reservoir_format(schedule.layout, schedule.sample).expect("reservoir format");
+    renderer.set_ray_lanes(schedule.lanes);
     for _ in 0..frames {
         renderer.render_frame().expect("renders a frame");
     }
     renderer.download_film().expect("downloads")
+}
+
+/// Whether two films hold the same sums and counts, bit for bit.
+fn same_film(a: &Film, b: &Film) -> bool {
+    a.sum == b.sum && a.sum_sq == b.sum_sq && a.count == b.count
 }
 
 fn cpu_restir(scene: &Scene, options: &RestirOptions, seed: u32, frames: u32) -> Film {
@@ -177,24 +184,24 @@ fn gpu_restir_is_the_cpu_reference() {
         RestirOptions { bias: BiasCorrection::Off, ..base },
     ];
     for options in bias_modes {
-        let film = |format| gpu_restir_in(format, &device, &scene, &options, 7, FRAMES);
-        let aos = film((ReservoirLayout::Aos, LightSampleFormat::Compact));
-        for format in [
+        let film = |schedule| gpu_restir_in(schedule, &device, &scene, &options, 7, FRAMES);
+        let default = film(Schedule::default());
+        for (layout, sample) in [
             (ReservoirLayout::Soa, LightSampleFormat::Compact),
             (ReservoirLayout::Aos, LightSampleFormat::Full),
             (ReservoirLayout::Soa, LightSampleFormat::Full),
         ] {
-            let other = film(format);
-            let equal = aos.sum == other.sum && aos.sum_sq == other.sum_sq && aos.count == other.count;
+            let equal = same_film(&default, &film(Schedule { layout, sample, ..Schedule::default() }));
             println!(
-                "{format:?} reservoirs, {}: film {} the AoS compact one",
+                "{:?} reservoirs, {}: film {} the AoS compact one",
+                (layout, sample),
                 options.bias.name(),
                 if equal { "equals" } else { "differs from" }
             );
-            assert!(equal, "{format:?} reservoirs change the image ({})", options.bias.name());
+            assert!(equal, "{:?} reservoirs change the image ({})", (layout, sample), options.bias.name());
         }
-        // The spatial pass's shadow rays traced inline or by 2 to 32 lanes a pixel (one
-        // round, several, idle lanes at a warp's end): schedules, the same film bit for bit.
+        // The reuse passes' shadow rays traced inline or by 2 to 32 lanes a pixel (one round,
+        // several, idle lanes at a warp's end): schedules, the same film bit for bit.
         let lanes = [
             RayLanes::Inline,
             RayLanes::Lanes(2),
@@ -204,16 +211,7 @@ fn gpu_restir_is_the_cpu_reference() {
             RayLanes::Lanes(32),
         ];
         for lanes in lanes {
-            let other = gpu_restir_with(
-                (ReservoirLayout::Aos, LightSampleFormat::Compact),
-                lanes,
-                &device,
-                &scene,
-                &options,
-                7,
-                FRAMES,
-            );
-            let equal = aos.sum == other.sum && aos.sum_sq == other.sum_sq && aos.count == other.count;
+            let equal = same_film(&default, &film(Schedule { lanes, ..Schedule::default() }));
             println!(
                 "shadow rays {lanes:?}, {}: film {} the default's ({:?})",
                 options.bias.name(),
@@ -225,26 +223,10 @@ fn gpu_restir_is_the_cpu_reference() {
     }
     // The same with 40 neighbours (ray-traced: rounds of lanes; a group of 32 takes two).
     let many = RestirOptions { neighbours: 40, ..base };
-    let reference = gpu_restir_with(
-        (ReservoirLayout::Aos, LightSampleFormat::Compact),
-        RayLanes::Inline,
-        &device,
-        &scene,
-        &many,
-        7,
-        FRAMES,
-    );
+    let film = |lanes| gpu_restir_in(Schedule { lanes, ..Schedule::default() }, &device, &scene, &many, 7, FRAMES);
+    let inline = film(RayLanes::Inline);
     for lanes in [RayLanes::Lanes(1), RayLanes::Lanes(6), RayLanes::Lanes(32)] {
-        let other = gpu_restir_with(
-            (ReservoirLayout::Aos, LightSampleFormat::Compact),
-            lanes,
-            &device,
-            &scene,
-            &many,
-            7,
-            FRAMES,
-        );
-        let equal = reference.sum == other.sum && reference.sum_sq == other.sum_sq && reference.count == other.count;
+        let equal = same_film(&inline, &film(lanes));
         println!(
             "40 neighbours, shadow rays {lanes:?}: film {} the inline one",
             if equal { "equals" } else { "differs from" }
