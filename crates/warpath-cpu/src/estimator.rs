@@ -1,8 +1,9 @@
-//! The estimator interface of the CPU renderers (DESIGN.md "Estimators × schedules"): an
-//! estimator says what a path is and how it takes one step; a renderer (here the progressive
-//! [`crate::render::CpuRenderer`]; on the GPU every schedule kernel) decides which path runs
-//! when. The surface path tracer ([`crate::integrator::SceneView`]) implements it; the
-//! volumetric path tracer does too, and any later estimator plugs into the same renderer.
+//! The estimator interface of the CPU renderers (docs/architecture.md, "Two independent axes:
+//! estimators × schedules"): an estimator says what a path is and how it takes one step; a
+//! renderer (here the progressive [`crate::render::CpuRenderer`]; on the GPU every schedule
+//! kernel) decides which path runs when. The surface path tracer
+//! ([`crate::integrator::SceneView`]) implements it; the volumetric path tracer does too, and
+//! any later estimator plugs into the same renderer.
 //!
 //! The stage names are the GPU's (`generate`, `extend`, `accumulate`), so the CPU and CUDA
 //! versions of an estimator read side by side.

@@ -8,8 +8,9 @@
 //! trilinearly, and beyond the outermost centres the edge value holds (clamp to edge). The
 //! scene places the cube in the world with the medium's `to_world`.
 //!
-//! The interpolation is written operation for operation like `kernels/volume/grid.cuh`
-//! (no fused multiply-adds), so the CPU reference and the GPU read the same values.
+//! The interpolation is written operation for operation like `grid_lookup` in
+//! `crates/warpath-cuda/kernels/volume/medium.cuh` (no fused multiply-adds), so the CPU
+//! reference and the GPU read the same values.
 
 use glam::Vec3;
 

@@ -1,5 +1,6 @@
 //! warpath-volume: volume data, a domain of its own beside `warpath-bvh`, read by both
-//! backends (DESIGN.md "Volumes").
+//! backends (docs/architecture.md, the data-flow diagram; formats and loaders in
+//! docs/volumes.md).
 //!
 //! - [`grid`]: dense grids of `f32` (1 channel: density; 3: RGB albedo) on the unit cube,
 //!   values at cell centres, trilinear interpolation with clamp-to-edge (the convention of

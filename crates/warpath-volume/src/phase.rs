@@ -6,7 +6,8 @@
 //!   p(cos θ) = (1 − g²) / (4π (1 + g² − 2g cos θ)^{3/2}).
 //!
 //! Sampling inverts its CDF in cos θ; the azimuth is uniform. Written operation for operation
-//! like `kernels/volume/phase.cuh`, with warpath's deterministic sine and cosine.
+//! like `hg_eval`/`hg_sample` in `crates/warpath-cuda/kernels/volume/medium.cuh`, with
+//! warpath's deterministic sine and cosine.
 
 use glam::{Vec2, Vec3};
 use warpath_core::detmath::det_sin_cos;

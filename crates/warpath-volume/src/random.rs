@@ -2,7 +2,8 @@
 //! draw an unbounded number of uniforms between two path vertices, so they cannot come from
 //! the sampler's fixed dimensions; instead each draw is a hash of (seed, pixel, sample,
 //! bounce, stream, counter), a pure function like the sampler, so a path's tracking decisions
-//! are the same on any thread and in `kernels/volume/random.cuh`.
+//! are the same on any thread and in `tracking_rng` of
+//! `crates/warpath-cuda/kernels/volume/medium.cuh`.
 //!
 //! Stream 0 is the path's own tracking (free flights between vertex `bounce` and the next),
 //! stream 1 the transmittance of vertex `bounce`'s shadow ray: the two never shift each other.
