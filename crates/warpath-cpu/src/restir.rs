@@ -562,24 +562,22 @@ pub fn check_scene(view: &SceneView) -> Result<(), String> {
 }
 
 /// ReSTIR frames one after another, each with its own camera: the reservoirs and G-buffer
-/// of a frame are the next frame's temporal history (reprojected when the camera moved).
-pub struct RestirFrames<'v, 'a> {
-    view: &'v SceneView<'a>,
+/// of a frame are the next frame's temporal history (reprojected when the camera moved). It
+/// holds only that history, not the scene: each frame is rendered with the view passed to
+/// [`RestirFrames::render`] (the same one every frame), so a renderer can own both.
+pub struct RestirFrames {
     options: RestirOptions,
-    sampler: LightSampler<'v>,
     previous: Vec<(Reservoir, Option<Surface>)>,
     previous_camera: Option<Camera>,
     frame: u32,
 }
 
-impl<'v, 'a> RestirFrames<'v, 'a> {
+impl RestirFrames {
     /// Frames of `view` with `options`; the error says why the scene cannot be rendered so.
-    pub fn new(view: &'v SceneView<'a>, options: &RestirOptions) -> Result<Self, String> {
+    pub fn new(view: &SceneView, options: &RestirOptions) -> Result<Self, String> {
         check_scene(view)?;
         Ok(RestirFrames {
-            view,
             options: *options,
-            sampler: LightSampler::new(view),
             previous: vec![(Reservoir::default(), None); (view.width * view.height) as usize],
             previous_camera: None,
             frame: 0,
@@ -591,16 +589,18 @@ impl<'v, 'a> RestirFrames<'v, 'a> {
         self.frame
     }
 
-    /// The next frame seen by `camera`: each pixel's radiance (one sample).
-    pub fn render(&mut self, camera: &Camera) -> Vec<Vec3> {
-        let (view, options, frame) = (self.view, &self.options, self.frame);
+    /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
+    pub fn render(&mut self, view: &SceneView, camera: &Camera) -> Vec<Vec3> {
+        let (options, frame) = (&self.options, self.frame);
+        assert_eq!(self.previous.len(), (view.width * view.height) as usize, "the view of RestirFrames::new");
         let g = gbuffer(view, camera, frame);
         self.frame += 1;
         if view.lights.triangles.is_empty() {
             // No emitter: only what the camera sees (black), as the path tracer.
             return g.iter().map(|p| p.emitted).collect();
         }
-        let mut reservoirs = initial_ris(view, options, &self.sampler, &g, frame);
+        let sampler = LightSampler::new(view);
+        let mut reservoirs = initial_ris(view, options, &sampler, &g, frame);
         if options.temporal {
             let moved = match self.previous_camera {
                 Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
@@ -635,7 +635,7 @@ pub fn render(
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        for (i, l) in sequence.render(&view.scene.camera).into_iter().enumerate() {
+        for (i, l) in sequence.render(view, &view.scene.camera).into_iter().enumerate() {
             film.add_sample(i, l);
         }
         progress(frame + 1);

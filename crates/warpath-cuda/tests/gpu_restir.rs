@@ -346,7 +346,7 @@ fn gpu_restir_follows_a_moving_camera() {
         let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
         let mut last = Vec::new();
         for k in 0..frames {
-            last = sequence.render(&scene_small.camera.orbited(step * k as f32));
+            last = sequence.render(&view, &scene_small.camera.orbited(step * k as f32));
         }
         last
     };

@@ -1,0 +1,131 @@
+//! The CPU renderers behind the [`Renderer`] API: the reference path tracer (surface or
+//! volumetric, rows in parallel with rayon) and ReSTIR DI's reference frames.
+
+use crate::error::{Error, Result};
+use crate::renderer::Renderer;
+use crate::settings::Settings;
+use std::ops::Range;
+use warpath_core::camera::Camera;
+use warpath_core::film::Film;
+use warpath_cpu::CpuRenderer;
+use warpath_cpu::integrator::PathCounters;
+use warpath_cpu::restir::RestirFrames;
+use warpath_scene::Scene;
+
+/// A film of the settings' size, or an error naming the size it could not allocate.
+pub(crate) fn new_film(settings: &Settings) -> Result<Film> {
+    Ok(Film::try_new(settings.width(), settings.height())?)
+}
+
+/// The CPU reference path tracer.
+pub struct CpuPath<'a> {
+    cpu: CpuRenderer<'a>,
+    settings: Settings,
+    film: Film,
+    counters: PathCounters,
+}
+
+impl<'a> CpuPath<'a> {
+    pub fn new(scene: &'a Scene, settings: &Settings) -> Result<Self> {
+        let film = new_film(settings)?;
+        let cpu = CpuRenderer::new(scene, settings.bvh);
+        Ok(CpuPath { cpu, settings: settings.clone(), film, counters: PathCounters::default() })
+    }
+}
+
+impl Renderer for CpuPath<'_> {
+    fn describe(&self) -> String {
+        format!("{}; bvh: {}", self.cpu.estimator_name(), self.cpu.bvh_stats)
+    }
+
+    fn pass_size(&self) -> u32 {
+        self.settings.pass_size.unwrap_or(1)
+    }
+
+    fn render_pass(&mut self, samples: Range<u32>) -> Result<()> {
+        let options = self.settings.cpu_options(samples.len() as u32);
+        let counters = self.cpu.render_pass(&options, &mut self.film, samples.start, samples.len() as u32);
+        self.counters.merge(&counters);
+        Ok(())
+    }
+
+    fn film(&self) -> Result<Film> {
+        Ok(self.film.clone())
+    }
+
+    fn clear_film(&mut self) -> Result<()> {
+        self.film = new_film(&self.settings)?;
+        self.counters = PathCounters::default();
+        Ok(())
+    }
+
+    fn rays(&self) -> Result<Option<u64>> {
+        Ok(Some(self.counters.extension_rays + self.counters.shadow_rays))
+    }
+}
+
+/// ReSTIR DI's CPU reference: one frame a pass (each one sample per pixel), the reservoirs
+/// carried from frame to frame.
+pub struct CpuRestir<'a> {
+    cpu: CpuRenderer<'a>,
+    settings: Settings,
+    frames: RestirFrames,
+    camera: Camera,
+    film: Film,
+}
+
+impl<'a> CpuRestir<'a> {
+    pub fn new(scene: &'a Scene, settings: &Settings) -> Result<Self> {
+        let film = new_film(settings)?;
+        let cpu = CpuRenderer::new(scene, settings.bvh);
+        let view = cpu.view(&settings.cpu_options(1));
+        let frames = RestirFrames::new(&view, &settings.restir)
+            .map_err(|e| Error::invalid(format!("scene '{}': {e}", scene.name)))?;
+        Ok(CpuRestir { cpu, settings: settings.clone(), frames, camera: scene.camera, film })
+    }
+}
+
+impl Renderer for CpuRestir<'_> {
+    fn describe(&self) -> String {
+        format!("ReSTIR DI ({})", crate::restir_summary(&self.settings))
+    }
+
+    fn pass_size(&self) -> u32 {
+        self.settings.pass_size.unwrap_or(1)
+    }
+
+    fn render_pass(&mut self, frames: Range<u32>) -> Result<()> {
+        if frames.start != self.frames.frames() {
+            return Err(Error::invalid(format!(
+                "ReSTIR frames follow each other: frame {} asked after {} frames",
+                frames.start,
+                self.frames.frames()
+            )));
+        }
+        let view = self.cpu.view(&self.settings.cpu_options(1));
+        for _ in frames {
+            for (i, radiance) in self.frames.render(&view, &self.camera).into_iter().enumerate() {
+                self.film.add_sample(i, radiance);
+            }
+        }
+        Ok(())
+    }
+
+    fn film(&self) -> Result<Film> {
+        Ok(self.film.clone())
+    }
+
+    fn clear_film(&mut self) -> Result<()> {
+        self.film = new_film(&self.settings)?;
+        Ok(())
+    }
+
+    fn rays(&self) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
+    fn set_camera(&mut self, camera: &Camera) -> Result<()> {
+        self.camera = *camera;
+        Ok(())
+    }
+}

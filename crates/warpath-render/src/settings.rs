@@ -1,0 +1,260 @@
+//! One settings type for every renderer: the scene file's `[settings]` first, then whatever
+//! the caller overrides (the CLI's flags, a Python keyword argument), checked once against
+//! the scene format's limits. Every front end fills [`Overrides`] and calls
+//! [`Settings::resolve`]; nothing else merges flags into scene settings.
+
+use crate::error::{Error, Result};
+use warpath_bvh::BuildKind;
+use warpath_core::restir::RestirOptions;
+use warpath_core::sampler::SamplerKind;
+use warpath_cuda::Strategy;
+use warpath_cuda::restir::{LightSampleFormat, RayLanes, ReservoirLayout};
+use warpath_scene::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP};
+use warpath_scene::{RenderSettings, Scene, UNLIMITED_DEPTH};
+
+/// Which estimator renders the image.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Integrator {
+    /// The path tracer (the volumetric one for scenes with media); renders samples per pixel.
+    #[default]
+    Path,
+    /// ReSTIR direct lighting from emissive triangles; renders frames of a static camera,
+    /// one sample per pixel each, accumulated.
+    RestirDi,
+}
+
+impl Integrator {
+    /// What one unit of [`Settings::count`] is: samples per pixel or frames.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Integrator::Path => "spp",
+            Integrator::RestirDi => "frames",
+        }
+    }
+
+    /// Whether the renderer's passes are frames that must follow one another (temporal reuse),
+    /// rather than independent ranges of sample indices.
+    pub fn is_frame_based(self) -> bool {
+        self == Integrator::RestirDi
+    }
+}
+
+/// How the GPU stores and schedules ReSTIR's work; the image is the same for every choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestirGpu {
+    pub layout: ReservoirLayout,
+    pub light_sample: LightSampleFormat,
+    /// `None`: the renderer's default (one lane per ray).
+    pub ray_lanes: Option<u32>,
+    /// Time every kernel (the kernels then wait for each other).
+    pub kernel_times: bool,
+}
+
+impl Default for RestirGpu {
+    fn default() -> Self {
+        RestirGpu {
+            layout: ReservoirLayout::Aos,
+            light_sample: LightSampleFormat::Compact,
+            ray_lanes: None,
+            kernel_times: false,
+        }
+    }
+}
+
+/// What the caller sets; `None` keeps the scene's value (or the renderer's default).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// Samples per pixel (the path tracer).
+    pub spp: Option<u32>,
+    /// Frames (ReSTIR DI).
+    pub frames: Option<u32>,
+    pub max_depth: Option<u32>,
+    pub resolution: Option<(u32, u32)>,
+    pub seed: Option<u32>,
+    pub sampler: Option<SamplerKind>,
+    /// Samples (or frames) per progressive pass.
+    pub pass_size: Option<u32>,
+    pub bvh: Option<BuildKind>,
+    pub integrator: Integrator,
+    /// The GPU schedule of the path tracer.
+    pub strategy: Option<Strategy>,
+    /// Count the GPU's rays (about 10% slower there; the CPU always counts).
+    pub count_rays: bool,
+    /// ReSTIR's knobs; its seed is the render's seed.
+    pub restir: RestirOptions,
+    pub restir_gpu: RestirGpu,
+}
+
+/// Everything a renderer needs to know, resolved: the scene's settings with the overrides
+/// applied and checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Image size, seed, sampler, depth and Russian roulette, as the scene format has them;
+    /// `scene.spp` is [`Settings::count`].
+    pub scene: RenderSettings,
+    /// Samples per pixel (path tracer) or frames (ReSTIR) to render.
+    pub count: u32,
+    /// Samples (or frames) per progressive pass; `None`: the renderer's default (1 on the
+    /// CPU, 16 on the GPU).
+    pub pass_size: Option<u32>,
+    pub bvh: BuildKind,
+    pub integrator: Integrator,
+    /// `None`: the scene's default schedule ([`default_strategy`]).
+    pub strategy: Option<Strategy>,
+    pub count_rays: bool,
+    pub restir: RestirOptions,
+    pub restir_gpu: RestirGpu,
+}
+
+/// Checks that a width and a height are in the scene format's range.
+pub fn check_resolution(width: u32, height: u32) -> Result<()> {
+    if width == 0 || height == 0 || width > MAX_RESOLUTION || height > MAX_RESOLUTION {
+        return Err(Error::invalid(format!(
+            "resolution {width}x{height} is out of range: each side must be 1..={MAX_RESOLUTION}"
+        )));
+    }
+    Ok(())
+}
+
+/// The GPU schedule a scene renders with when none is asked for: the multi-stage wavefront
+/// for surfaces; for the volumetric path tracer (no multi-stage stage list) the Morton-sorted
+/// single kernel `sorting-sk`, the fastest measured on the volume scenes
+/// (docs/benchmarks/volume-schedules.md).
+pub fn default_strategy(scene: &Scene) -> Strategy {
+    if scene.needs_volume_estimator() { Strategy::SortingSk } else { Strategy::MultiStage }
+}
+
+impl Settings {
+    /// The scene's settings with `overrides` applied, checked against the scene format's limits.
+    pub fn resolve(scene: &Scene, overrides: &Overrides) -> Result<Settings> {
+        let mut s = scene.settings.clone();
+        let frame_based = overrides.integrator.is_frame_based();
+        match (frame_based, overrides.spp, overrides.frames) {
+            (true, Some(_), _) => {
+                return Err(Error::invalid(
+                    "ReSTIR DI renders frames, not samples per pixel: give the frame count with --frames (frames=)",
+                ));
+            }
+            (false, _, Some(_)) => {
+                return Err(Error::invalid(
+                    "--frames (frames=) counts the frames of ReSTIR DI: add --integrator restir-di, or give --spp",
+                ));
+            }
+            _ => {}
+        }
+        let count = overrides.spp.or(overrides.frames).unwrap_or(s.spp);
+        if !(1..=MAX_SPP).contains(&count) {
+            return Err(Error::invalid(format!(
+                "{count} {} is out of range: 1..={MAX_SPP}",
+                overrides.integrator.unit()
+            )));
+        }
+        s.spp = count;
+        if let Some(d) = overrides.max_depth {
+            if d > MAX_DEPTH && d != UNLIMITED_DEPTH {
+                return Err(Error::invalid(format!("max depth {d} is out of range: 0..={MAX_DEPTH}, or no limit")));
+            }
+            s.max_depth = d;
+        }
+        if let Some((w, h)) = overrides.resolution {
+            s.width = w;
+            s.height = h;
+        }
+        check_resolution(s.width, s.height)?;
+        if let Some(seed) = overrides.seed {
+            s.seed = seed;
+        }
+        if let Some(sampler) = overrides.sampler {
+            s.sampler = sampler;
+        }
+        if let Some(p) = overrides.pass_size
+            && !(1..=MAX_SPP).contains(&p)
+        {
+            return Err(Error::invalid(format!(
+                "a pass of {p} {} is out of range: 1..={MAX_SPP}",
+                overrides.integrator.unit()
+            )));
+        }
+        if let Some(lanes) = overrides.restir_gpu.ray_lanes {
+            RayLanes::from_count(lanes)?;
+        }
+        let restir = RestirOptions { seed: s.seed, ..overrides.restir };
+        Ok(Settings {
+            count,
+            scene: s,
+            pass_size: overrides.pass_size,
+            bvh: overrides.bvh.unwrap_or(BuildKind::Sbvh),
+            integrator: overrides.integrator,
+            strategy: overrides.strategy,
+            count_rays: overrides.count_rays,
+            restir,
+            restir_gpu: overrides.restir_gpu,
+        })
+    }
+
+    pub fn width(&self) -> u32 {
+        self.scene.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.scene.height
+    }
+
+    pub fn pixels(&self) -> u64 {
+        self.scene.width as u64 * self.scene.height as u64
+    }
+
+    /// The CPU renderer's options for these settings (`pass` samples per pixel a pass).
+    pub fn cpu_options(&self, pass: u32) -> warpath_cpu::RenderOptions {
+        warpath_cpu::RenderOptions { spp_per_pass: pass, ..warpath_cpu::RenderOptions::from_settings(&self.scene) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cornell() -> Scene {
+        warpath_scene::load("cornell").expect("built-in")
+    }
+
+    #[test]
+    fn overrides_replace_scene_settings_and_the_rest_is_kept() {
+        let scene = cornell();
+        let o = Overrides { spp: Some(3), resolution: Some((32, 16)), seed: Some(9), ..Default::default() };
+        let s = Settings::resolve(&scene, &o).unwrap();
+        assert_eq!((s.count, s.scene.spp, s.width(), s.height(), s.scene.seed), (3, 3, 32, 16, 9));
+        assert_eq!(s.scene.max_depth, scene.settings.max_depth);
+        assert_eq!(s.scene.sampler, scene.settings.sampler);
+        assert_eq!(s.restir.seed, 9, "ReSTIR resamples with the render's seed");
+        let plain = Settings::resolve(&scene, &Overrides::default()).unwrap();
+        assert_eq!(plain.scene, scene.settings);
+    }
+
+    #[test]
+    fn samples_and_frames_belong_to_their_integrators() {
+        let scene = cornell();
+        let frames = Overrides { frames: Some(4), ..Default::default() };
+        assert!(Settings::resolve(&scene, &frames).unwrap_err().to_string().contains("--frames"));
+        let spp = Overrides { spp: Some(4), integrator: Integrator::RestirDi, ..Default::default() };
+        assert!(Settings::resolve(&scene, &spp).unwrap_err().to_string().contains("--frames"));
+        let restir = Overrides { frames: Some(4), integrator: Integrator::RestirDi, ..Default::default() };
+        assert_eq!(Settings::resolve(&scene, &restir).unwrap().count, 4);
+    }
+
+    #[test]
+    fn out_of_range_values_are_errors() {
+        let scene = cornell();
+        for o in [
+            Overrides { spp: Some(0), ..Default::default() },
+            Overrides { resolution: Some((0, 4)), ..Default::default() },
+            Overrides { max_depth: Some(MAX_DEPTH + 1), ..Default::default() },
+            Overrides { pass_size: Some(0), ..Default::default() },
+            Overrides { restir_gpu: RestirGpu { ray_lanes: Some(33), ..Default::default() }, ..Default::default() },
+        ] {
+            assert!(Settings::resolve(&scene, &o).is_err(), "{o:?}");
+        }
+        let unlimited = Overrides { max_depth: Some(UNLIMITED_DEPTH), ..Default::default() };
+        assert_eq!(Settings::resolve(&scene, &unlimited).unwrap().scene.max_depth, UNLIMITED_DEPTH);
+    }
+}
