@@ -11,7 +11,6 @@
 
 pub mod bsdf;
 pub mod camera;
-pub mod chi2;
 pub mod color;
 pub mod detmath;
 pub mod distribution;

@@ -6,8 +6,8 @@
 
 use glam::{Vec2, Vec3};
 use warpath_core::bsdf::{self, fresnel_dielectric, schlick_fresnel};
-use warpath_core::chi2::{Chi2Config, Rng, chi2_test};
 use warpath_core::material::Material;
+use warpath_testkit::chi2::{Chi2Config, Rng, chi2_test};
 
 /// Number of χ² tests in this file (3 + 16 + 8 + 15 + 32 + 4), for the Šidák correction.
 const CHI2_TEST_COUNT: usize = 78;

@@ -5,9 +5,9 @@
 
 use glam::{Vec2, Vec3};
 use warpath_core::bsdf::{self, fresnel_dielectric};
-use warpath_core::chi2::Rng;
 use warpath_core::material::Material;
 use warpath_core::sampler::ONE_MINUS_EPSILON;
+use warpath_testkit::chi2::Rng;
 
 /// A unit direction at polar angle `theta_degrees` (φ = 30°).
 fn direction(theta_degrees: f32) -> Vec3 {

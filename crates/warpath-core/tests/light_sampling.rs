@@ -6,10 +6,10 @@
 
 use glam::{Mat3, Vec2, Vec3};
 use std::f64::consts::PI;
-use warpath_core::chi2::{Rng, chi2_survival, pooled_chi2};
 use warpath_core::color::luminance;
 use warpath_core::distribution::Distribution2D;
 use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight, sample_linear};
+use warpath_testkit::chi2::{Rng, chi2_survival, pooled_chi2};
 
 /// Pearson χ² test of observed counts against expected counts. Bins expected to hold
 /// fewer than 5 samples are pooled into one (as Mitsuba's harness does). Returns the

@@ -448,7 +448,7 @@ pub fn regularized_gamma_q(a: f64, x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::warp;
+    use warpath_core::warp;
 
     #[test]
     fn gamma_and_chi2_match_known_values() {

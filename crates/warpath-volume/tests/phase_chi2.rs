@@ -1,8 +1,8 @@
 //! χ² goodness-of-fit of Henyey–Greenstein sampling against its pdf, isotropic to strongly
-//! forward and backward, through warpath-core's χ² harness (as every BSDF is tested).
+//! forward and backward, through warpath-testkit's χ² harness (as every BSDF is tested).
 
 use glam::Vec3;
-use warpath_core::chi2::{Chi2Config, chi2_test};
+use warpath_testkit::chi2::{Chi2Config, chi2_test};
 use warpath_volume::phase::{hg_eval, hg_sample};
 
 const G_VALUES: [f32; 6] = [0.0, 0.3, -0.5, 0.877, -0.9, 0.95];
@@ -35,7 +35,7 @@ fn sampling_follows_any_incoming_direction() {
     let d = Vec3::new(0.3, -0.8, 0.52).normalize();
     let n = 200_000;
     let mut sum = Vec3::ZERO;
-    let mut rng = warpath_core::chi2::Rng::new(9);
+    let mut rng = warpath_testkit::chi2::Rng::new(9);
     for _ in 0..n {
         sum += hg_sample(g, d, rng.next_vec2()).0;
     }

@@ -1,0 +1,8 @@
+//! warpath-testkit: support code for warpath's tests, kept out of the product crates.
+//! Only `[dev-dependencies]` name it; nothing that ships depends on it.
+//!
+//! - [`chi2`]: the χ² goodness-of-fit harness for direction samplers (BSDFs, lights,
+//!   environment maps, phase functions) and the small PCG32 generator [`chi2::Rng`] the
+//!   sampling tests draw from.
+
+pub mod chi2;
