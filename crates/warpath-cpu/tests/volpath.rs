@@ -9,6 +9,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_scene::Scene;
+use warpath_testkit::scene_text;
 
 fn scene(text: &str) -> Scene {
     warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("test.toml")).expect("a valid scene")
@@ -40,44 +41,16 @@ fn assert_pixels(label: &str, film: &Film, expected: impl Fn(usize) -> [f64; 3],
     mean_z2
 }
 
-const SKY_THROUGH_SLAB: &str = r#"
-[render]
-width = 8
-height = 8
-spp = 256
-max_depth = 64
-seed = 3
-
-[camera]
-look_at = { origin = [0, 0, 10], target = [0, 0, 0] }
-fov = 2
-
-[[material]]
-name = "boundary"
-type = "null"
-
-[[medium]]
-name = "slab"
-type = "homogeneous"
-sigma_t = [0.5, 1.0, 1.5]
-albedo = 0.0
-
-[[shape]]
-type = "cube"
-scale = [20, 20, 0.5]
-material = "boundary"
-interior = "slab"
-
-[environment]
-type = "constant"
-radiance = 1
-"#;
+/// An absorbing slab between the camera and a uniform sky (the shared test scene).
+fn sky_through_slab() -> String {
+    scene_text("volume-slab.toml")
+}
 
 #[test]
 fn homogeneous_slab_transmittance_is_exponential() {
     // Absorbing only: what reaches the camera is the sky times exp(−σ_t · length), the
     // length through the slab of thickness 1 along each (nearly axial) camera ray.
-    let scene = scene(SKY_THROUGH_SLAB);
+    let scene = scene(&sky_through_slab());
     let film = render(&scene);
     let width = scene.settings.width;
     let camera = &scene.camera;
@@ -90,37 +63,10 @@ fn homogeneous_slab_transmittance_is_exponential() {
     assert_pixels("slab", &film, expected, 5.0);
 }
 
+/// The white furnace around a null sphere whose interior is `medium` (a `[[medium]]` table
+/// named "fog", completed by `g`).
 fn volume_furnace(medium: &str, g: f32) -> String {
-    format!(
-        r#"
-[render]
-width = 6
-height = 6
-spp = 512
-max_depth = -1
-seed = 5
-
-[camera]
-look_at = {{ origin = [0, 0, 4], target = [0, 0, 0] }}
-fov = 30
-
-[[material]]
-name = "boundary"
-type = "null"
-
-{medium}
-g = {g}
-
-[[shape]]
-type = "sphere"
-material = "boundary"
-interior = "fog"
-
-[environment]
-type = "constant"
-radiance = 1
-"#
-    )
+    format!("{}\n{medium}\ng = {g}\n", scene_text("volume-furnace.toml"))
 }
 
 #[test]
@@ -149,7 +95,7 @@ fn lossless_grid_medium_in_a_white_furnace_is_invisible() {
 fn max_depth_zero_keeps_only_unscattered_light() {
     // A scattering (albedo 1) slab with max_depth 0: no vertex may scatter, so the image is
     // the transmittance alone, as for an absorbing slab.
-    let text = SKY_THROUGH_SLAB.replace("albedo = 0.0", "albedo = 1.0").replace("max_depth = 64", "max_depth = 0");
+    let text = sky_through_slab().replace("albedo = 0.0", "albedo = 1.0").replace("max_depth = 64", "max_depth = 0");
     let scene = scene(&text);
     let film = render(&scene);
     let width = scene.settings.width;
@@ -190,43 +136,7 @@ scale = [3, 0.1, 3]
     } else {
         ""
     };
-    format!(
-        r#"
-[render]
-width = 8
-height = 8
-spp = 256
-max_depth = 1
-seed = 7
-
-[camera]
-look_at = {{ origin = [0, 0.3, 2.5], target = [0, 0, 0] }}
-fov = 30
-
-[[material]]
-name = "floor"
-type = "diffuse"
-base_color = 0.8
-
-[[material]]
-name = "light"
-type = "black"
-emission = 4
-
-[[shape]]
-type = "rectangle"
-material = "floor"
-rotate = {{ axis = [1, 0, 0], angle = -90 }}
-scale = 4
-
-[[shape]]
-type = "rectangle"
-material = "light"
-translate = [0, 1.0, 0]
-rotate = {{ axis = [1, 0, 0], angle = 90 }}
-scale = 0.5
-{slab}"#
-    )
+    format!("{}{slab}", scene_text("floor-under-a-light.toml"))
 }
 
 #[test]

@@ -6,6 +6,7 @@ use glam::Vec3;
 use std::path::{Path, PathBuf};
 use warpath_scene::toml_scene::parse_toml_scene;
 use warpath_scene::{Scene, SceneError};
+use warpath_testkit::scene_text;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -26,30 +27,14 @@ fn assert_error_at(text: &str, line: usize, needle: &str) {
     }
 }
 
-const CLOUD: &str = r#"
-[[material]]
-name = "glass"
-type = "glass"
-ior = 1.5
-
-[[shape]]
-type = "isosurface"
-name = "puff"
-volume = { procedural = "cloud", resolution = [24, 20, 16] }
-isovalue = 0.3
-material = "glass"
-brick_cells = 4
-translate = [-1, 0, -1]
-scale = 2
-
-[environment]
-type = "constant"
-radiance = 1
-"#;
+/// A glass isosurface of a procedural cloud (the shared test scene; its lines are asserted).
+fn cloud() -> String {
+    scene_text("isosurface-cloud.toml")
+}
 
 #[test]
 fn an_isosurface_loads_placed_in_the_unit_cube() {
-    let scene = parse(CLOUD).expect("loads");
+    let scene = parse(&cloud()).expect("loads");
     assert_eq!(scene.isosurfaces.len(), 1);
     let iso = &scene.isosurfaces[0];
     assert_eq!(iso.name, "puff");
@@ -75,32 +60,32 @@ fn an_isosurface_loads_placed_in_the_unit_cube() {
 
 #[test]
 fn an_isovalue_outside_the_range_warns_and_leaves_an_empty_shape() {
-    let scene = parse(&CLOUD.replace("isovalue = 0.3", "isovalue = 7")).expect("loads");
+    let scene = parse(&cloud().replace("isovalue = 0.3", "isovalue = 7")).expect("loads");
     assert!(scene.isosurfaces[0].surface.tree.root.is_none());
     assert!(scene.warnings.iter().any(|w| w.contains("outside the volume's range")), "{:?}", scene.warnings);
 }
 
 #[test]
 fn misuse_is_an_error_at_its_line() {
-    // Lines: the [[shape]] table starts at line 7 of CLOUD; `type` is line 8, `volume` 10,
+    // Lines: the [[shape]] table starts at line 7 of the scene; `type` is line 8, `volume` 10,
     // `isovalue` 11.
-    assert_error_at(&CLOUD.replace("isovalue = 0.3\n", ""), 8, "needs an 'isovalue'");
+    assert_error_at(&cloud().replace("isovalue = 0.3\n", ""), 8, "needs an 'isovalue'");
     assert_error_at(
-        &CLOUD.replace("volume = { procedural = \"cloud\", resolution = [24, 20, 16] }\n", ""),
+        &cloud().replace("volume = { procedural = \"cloud\", resolution = [24, 20, 16] }\n", ""),
         8,
         "needs a 'volume'",
     );
-    assert_error_at(&CLOUD.replace("isovalue = 0.3", "isovalue = nan"), 11, "must be finite");
-    assert_error_at(&CLOUD.replace("brick_cells = 4", "brick_cells = 0"), 13, "brick_cells must be between");
-    assert_error_at(&CLOUD.replace("brick_cells = 4", "emission = 3"), 13, "does not apply to isosurfaces");
-    assert_error_at(&CLOUD.replace("resolution = [24, 20, 16]", "resolution = [1, 20, 16]"), 10, "no cell");
-    assert_error_at(&CLOUD.replace("type = \"isosurface\"", "type = \"cube\""), 10, "applies to isosurfaces");
-    assert_error_at(&CLOUD.replace("type = \"glass\"\nior = 1.5", "type = \"diffuse\"\nemission = 2"), 8, "emits");
+    assert_error_at(&cloud().replace("isovalue = 0.3", "isovalue = nan"), 11, "must be finite");
+    assert_error_at(&cloud().replace("brick_cells = 4", "brick_cells = 0"), 13, "brick_cells must be between");
+    assert_error_at(&cloud().replace("brick_cells = 4", "emission = 3"), 13, "does not apply to isosurfaces");
+    assert_error_at(&cloud().replace("resolution = [24, 20, 16]", "resolution = [1, 20, 16]"), 10, "no cell");
+    assert_error_at(&cloud().replace("type = \"isosurface\"", "type = \"cube\""), 10, "applies to isosurfaces");
+    assert_error_at(&cloud().replace("type = \"glass\"\nior = 1.5", "type = \"diffuse\"\nemission = 2"), 8, "emits");
     assert_error_at(
-        &CLOUD.replace("volume = { procedural", "volume = { file = \"missing.nii\", procedural"),
+        &cloud().replace("volume = { procedural", "volume = { file = \"missing.nii\", procedural"),
         10,
         "exactly one of",
     );
-    let with_medium = format!("{CLOUD}\n[[medium]]\nname = \"fog\"\ntype = \"homogeneous\"\nsigma_t = 1\n");
+    let with_medium = format!("{}\n[[medium]]\nname = \"fog\"\ntype = \"homogeneous\"\nsigma_t = 1\n", cloud());
     assert_error_at(&with_medium, 7, "surface path tracer");
 }

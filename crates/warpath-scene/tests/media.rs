@@ -8,6 +8,7 @@ use glam::Vec3;
 use std::path::Path;
 use warpath_scene::Scene;
 use warpath_scene::toml_scene::parse_toml_scene;
+use warpath_testkit::scene_text;
 use warpath_volume::medium::interface;
 use warpath_volume::{MediumAlbedo, MediumDensity, VolumeGrid};
 
@@ -19,60 +20,18 @@ fn parse(text: &str) -> Result<Scene, String> {
     parse_in(Path::new("/nonexistent"), text)
 }
 
-const BOUNDED: &str = r#"
-[[material]]
-name = "boundary"
-type = "null"
-
-[[shape]]
-type = "cube"
-material = "boundary"
-interior = "fog"
-"#;
+/// A null cube whose interior is "fog" (the shared test scene; its lines are asserted).
+fn bounded() -> String {
+    scene_text("null-cube-of-fog.toml")
+}
 
 fn with_medium(medium: &str) -> String {
-    format!("{medium}\n{BOUNDED}")
+    format!("{medium}\n{}", bounded())
 }
 
 #[test]
 fn interfaces_camera_medium_and_unused_media() {
-    let scene = parse(
-        r#"
-[camera]
-look_at = { origin = [0, 0, 5], target = [0, 0, 0] }
-medium = "air"
-
-[[medium]]
-name = "fog"
-type = "homogeneous"
-sigma_a = [0.1, 0.2, 0.3]
-sigma_s = 1
-
-[[medium]]
-name = "air"
-type = "homogeneous"
-sigma_t = 0.01
-
-[[medium]]
-name = "spare"
-type = "homogeneous"
-sigma_t = 1
-
-[[material]]
-name = "boundary"
-type = "null"
-
-[[shape]]
-type = "rectangle"
-
-[[shape]]
-type = "cube"
-material = "boundary"
-interior = "fog"
-exterior = "air"
-"#,
-    )
-    .unwrap();
+    let scene = parse(&scene_text("media-interfaces.toml")).unwrap();
     assert!(scene.needs_volume_estimator());
     assert_eq!(scene.camera_medium, Some(1));
     // The rectangle's 2 triangles declare nothing; the cube's 12 separate fog | air.
@@ -94,23 +53,7 @@ fn grid_media_load_from_vol_files_with_transfer_functions_and_placement() {
     let dir = tempfile::tempdir().unwrap();
     let scan = VolumeGrid::from_fn([4, 3, 2], |i, j, k| (i + 4 * j + 12 * k) as f32);
     warpath_volume::vol::write_vol(&dir.path().join("scan.vol"), &scan).unwrap();
-    let scene = parse_in(
-        dir.path(),
-        &with_medium(
-            r#"
-[[medium]]
-name = "fog"
-type = "grid"
-density = "scan.vol"
-transfer = { points = [[0, 0, 1, 1, 1], [23, 46, 0.5, 0.25, 0]] }
-scale = 2
-g = -0.4
-majorant_cell = 2
-bounds = [[-1, -1, -1], [1, 1, 1]]
-"#,
-        ),
-    )
-    .unwrap();
+    let scene = parse_in(dir.path(), &with_medium(&scene_text("grid-medium-from-vol.toml"))).unwrap();
     let m = &scene.media[0];
     let MediumDensity::Grid { density, scale } = &m.density else { panic!("a grid medium") };
     assert_eq!((density.resolution, *scale, m.g), ([4, 3, 2], 2.0, -0.4));
@@ -179,7 +122,7 @@ fn bad_parameters_and_names_are_errors_at_their_line() {
     }
     let twice = "[[medium]]\nname = \"fog\"\ntype = \"homogeneous\"\nsigma_t = 1\n";
     assert!(parse(&with_medium(&format!("{twice}{twice}"))).unwrap_err().contains("defined twice"));
-    let unknown = parse(&BOUNDED.replace("interior = \"fog\"", "interior = \"smog\"")).unwrap_err();
+    let unknown = parse(&bounded().replace("interior = \"fog\"", "interior = \"smog\"")).unwrap_err();
     assert!(unknown.contains("unknown medium 'smog'") && unknown.contains(":9:"), "{unknown}");
     let emitting = "[[material]]\nname = \"b\"\ntype = \"null\"\nemission = 1\n";
     assert!(parse(emitting).unwrap_err().contains("null (index-matched) boundary cannot emit"));

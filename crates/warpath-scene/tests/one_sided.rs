@@ -4,6 +4,7 @@
 use std::path::Path;
 use warpath_scene::toml_scene::parse_toml_scene;
 use warpath_scene::{Scene, SceneError};
+use warpath_testkit::scene_text;
 
 fn parse(text: &str) -> Result<Scene, SceneError> {
     parse_toml_scene(text, Path::new("inline.toml"))
@@ -15,31 +16,7 @@ fn material(scene: &Scene, name: &str) -> warpath_core::material::Material {
 
 #[test]
 fn one_sided_key_sets_the_flag() {
-    let scene = parse(
-        r#"
-[[material]]
-name = "front_only"
-type = "diffuse"
-one_sided = true
-[[material]]
-name = "explicitly_two_sided"
-type = "rough-conductor"
-one_sided = false
-[[material]]
-name = "default"
-type = "blinn"
-[[shape]]
-type = "rectangle"
-material = "front_only"
-[[shape]]
-type = "cube"
-material = "explicitly_two_sided"
-[[shape]]
-type = "sphere"
-material = "default"
-"#,
-    )
-    .expect("valid scene");
+    let scene = parse(&scene_text("one-sided-materials.toml")).expect("valid scene");
     assert!(material(&scene, "front_only").one_sided());
     assert!(!material(&scene, "explicitly_two_sided").one_sided());
     assert!(!material(&scene, "default").one_sided());

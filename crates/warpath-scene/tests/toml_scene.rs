@@ -10,6 +10,7 @@ use warpath_core::material::MaterialKind;
 use warpath_core::sampler::SamplerKind;
 use warpath_scene::toml_scene::{load_any, parse_toml_scene};
 use warpath_scene::{Scene, SceneError};
+use warpath_testkit::scene_text;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -90,20 +91,7 @@ fn docs_contain_the_example_verbatim() {
 
 #[test]
 fn mirrored_transforms_keep_normals_consistent() {
-    let scene = parse(
-        r#"
-[[shape]]
-type = "cube"
-name = "mirrored"
-scale = [-1, 2, 1]
-[[shape]]
-type = "sphere"
-name = "flipped-sphere"
-subdivisions = 1
-to_world = [[1,0,0,0],[0,1,0,0],[0,0,-3,0],[0,0,0,1]]
-"#,
-    )
-    .unwrap();
+    let scene = parse(&scene_text("mirrored-shapes.toml")).unwrap();
     for t in 0..scene.triangle_count() {
         let [a, b, c] = scene.triangle_vertices(t);
         let geometric = (b - a).cross(c - a).normalize();
@@ -116,16 +104,7 @@ to_world = [[1,0,0,0],[0,1,0,0],[0,0,-3,0],[0,0,0,1]]
 
 #[test]
 fn rotate_translate_scale_compose_as_trs() {
-    let scene = parse(
-        r#"
-[[shape]]
-type = "rectangle"
-translate = [5, 0, 0]
-rotate = { axis = [0, 0, 1], angle = 90 }
-scale = [2, 1, 1]
-"#,
-    )
-    .unwrap();
+    let scene = parse(&scene_text("trs-rectangle.toml")).unwrap();
     // Corner (1,1,0) → S (2,1,0) → R(z,90°) (-1,2,0) → T (4,2,0).
     assert!(scene.positions.iter().any(|p| (*p - Vec3::new(4.0, 2.0, 0.0)).length() < 1e-5), "{:?}", scene.positions);
     // No material given: the default diffuse gray.
@@ -135,37 +114,7 @@ scale = [2, 1, 1]
 
 #[test]
 fn shape_emission_and_every_material_type() {
-    let scene = parse(
-        r#"
-[[material]]
-name = "a"
-type = "car-paint"
-base_color = [0.5, 0.1, 0.1]
-specular = 0.2
-exponent = 300
-ior = 1.6
-[[material]]
-name = "b"
-type = "rough-dielectric"
-ior = 1.33
-roughness = 0.1
-[[material]]
-name = "c"
-type = "mirror"
-specular = 0.9
-[[material]]
-name = "d"
-type = "chrome"
-[[shape]]
-type = "sphere"
-name = "s"
-subdivisions = 0
-material = "a"
-emission = 2
-two_sided_emission = true
-"#,
-    )
-    .unwrap();
+    let scene = parse(&scene_text("every-material-type.toml")).unwrap();
     let m = material_of(&scene, "s");
     assert_eq!(m.kind(), MaterialKind::CarPaint);
     assert_eq!(m.emission, Vec3::splat(2.0));

@@ -8,6 +8,7 @@ use warpath_core::material::Material;
 use warpath_core::sampler::SamplerKind;
 use warpath_cuda::runtime::{CudaDevice, test_device};
 use warpath_scene::{RenderSettings, Scene, Texture};
+use warpath_testkit::scene_text;
 
 pub fn device() -> Option<CudaDevice> {
     test_device().unwrap_or_else(|error| panic!("WARPATH_REQUIRE_GPU=1 or a broken device: {error}"))
@@ -220,76 +221,8 @@ pub fn isosurface_scene() -> Scene {
 pub fn volume_scene() -> Scene {
     use std::sync::Arc;
     use warpath_volume::{Medium, MediumAlbedo, VolumeGrid};
-    let text = r#"
-[camera]
-look_at = { origin = [0, 1.0, 5.5], target = [0, 0, 0] }
-fov = 40
-
-[[material]]
-name = "boundary"
-type = "null"
-
-[[material]]
-name = "glass"
-type = "glass"
-ior = 1.33
-
-[[material]]
-name = "floor"
-type = "diffuse"
-base_color = [0.7, 0.6, 0.5]
-
-[[material]]
-name = "light"
-type = "black"
-emission = [12, 10, 8]
-
-[[medium]]
-name = "cloud"
-type = "grid"
-density = { constant = 1.0, resolution = [2, 2, 2] }
-bounds = [[-1.8, -0.9, -0.9], [0.2, 1.1, 0.9]]
-
-[[medium]]
-name = "ink"
-type = "homogeneous"
-sigma_t = [1.5, 2.5, 4.0]
-albedo = [0.9, 0.8, 0.6]
-g = -0.3
-
-[[shape]]
-type = "cube"
-material = "boundary"
-interior = "cloud"
-translate = [-0.8, 0.1, 0]
-scale = [1.0, 1.0, 0.9]
-
-[[shape]]
-type = "sphere"
-material = "glass"
-interior = "ink"
-translate = [1.1, -0.2, 0.3]
-scale = 0.7
-
-[[shape]]
-type = "rectangle"
-material = "floor"
-translate = [0, -0.9, 0]
-rotate = { axis = [1, 0, 0], angle = -90 }
-scale = 4
-
-[[shape]]
-type = "rectangle"
-material = "light"
-translate = [0.5, 2.8, 0.5]
-rotate = { axis = [1, 0, 0], angle = 90 }
-scale = 0.5
-
-[environment]
-type = "constant"
-radiance = [0.3, 0.35, 0.45]
-"#;
-    let mut scene = warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("gpu-volume.toml"))
+    let text = scene_text("gpu-volume.toml");
+    let mut scene = warpath_scene::toml_scene::parse_toml_scene(&text, std::path::Path::new("gpu-volume.toml"))
         .expect("the volume test scene parses");
     scene.name = "gpu-volume".into();
     // Replace the constant grid by a lumpy one with an RGB albedo grid.
@@ -316,38 +249,8 @@ radiance = [0.3, 0.35, 0.45]
 /// a rough dielectric boundary (GGX α 0.1, interior 1.05 over exterior 1.01), a constant sky
 /// of radiance 1, no other light, no Russian roulette.
 pub fn dense_volume_scene() -> Scene {
-    let text = r#"
-[render]
-rr_threshold = 0
-
-[camera]
-look_at = { origin = [2.2, 1.6, 3.0], target = [0, 0, 0] }
-fov = 35
-
-[[material]]
-name = "coating"
-type = "rough-dielectric"
-ior = 1.0396
-roughness = 0.3162
-
-[[medium]]
-name = "print"
-type = "grid"
-density = { constant = 100.0, resolution = [10, 10, 10] }
-albedo = 0.9
-bounds = [[-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]]
-
-[[shape]]
-type = "cube"
-material = "coating"
-interior = "print"
-scale = 0.5
-
-[environment]
-type = "constant"
-radiance = 1
-"#;
-    let mut scene = warpath_scene::toml_scene::parse_toml_scene(text, std::path::Path::new("gpu-dense.toml"))
+    let text = scene_text("gpu-dense-volume.toml");
+    let mut scene = warpath_scene::toml_scene::parse_toml_scene(&text, std::path::Path::new("gpu-dense.toml"))
         .expect("the dense volume test scene parses");
     scene.name = "gpu-dense-volume".into();
     scene
