@@ -7,10 +7,14 @@ mod bench_strategies;
 mod bench_traversal;
 mod bench_volumes;
 mod commands;
+mod compare;
 mod export_mitsuba;
+mod info;
 mod isosurface;
 mod output;
 mod precompile;
+mod progress;
+mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -33,13 +37,31 @@ pub enum Backend {
     Cuda,
 }
 
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
+        }
+    }
+
+    pub fn choice(self) -> warpath_render::BackendChoice {
+        match self {
+            Backend::Auto => warpath_render::BackendChoice::Auto,
+            Backend::Cpu => warpath_render::BackendChoice::Cpu,
+            Backend::Cuda => warpath_render::BackendChoice::Cuda(0),
+        }
+    }
+}
+
 /// Which estimator renders the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Integrator {
     /// The path tracer (the volumetric one for scenes with media).
     Path,
-    /// ReSTIR direct lighting (issue 15): emissive triangles resampled with temporal and
-    /// spatial reuse; each sample per pixel is one frame of a static camera (GPU or CPU).
+    /// ReSTIR direct lighting: emissive triangles resampled with temporal and spatial reuse;
+    /// renders --frames frames of a static camera, accumulated (GPU or CPU).
     RestirDi,
 }
 
@@ -61,15 +83,6 @@ pub enum BvhKind {
     Sbvh,
 }
 
-/// The GPU strategy a render uses when --strategy is not given: the multi-stage wavefront
-/// for surfaces (docs/benchmarks/strategies.md); for the volumetric path tracer (which has
-/// no multi-stage stage list) the single-kernel streaming schedule with block compaction,
-/// the fastest measured on the MRI scan and the cloud and within 12% of the fastest on the
-/// prints (docs/benchmarks/volume-schedules.md: 2.7–3.2× the naive megakernel).
-pub fn default_strategy(scene: &warpath_scene::Scene) -> warpath_cuda::Strategy {
-    if scene.needs_volume_estimator() { warpath_cuda::Strategy::SortingSk } else { warpath_cuda::Strategy::MultiStage }
-}
-
 impl BvhKind {
     pub fn build_kind(self) -> warpath_bvh::BuildKind {
         match self {
@@ -84,7 +97,7 @@ pub struct RenderArgs {
     /// A built-in scene name (cornell, furnace, ...; see `warpath info --list`) or a
     /// path to a .toml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
     pub scene: String,
-    /// Samples per pixel, 1 to 16777216 [default: the scene's, else 64].
+    /// Samples per pixel of the path tracer, 1 to 16777216 [default: the scene's, else 64].
     #[arg(long, value_parser = parse_spp)]
     pub spp: Option<u32>,
     /// Maximum number of bounces, 0 to 100000, or -1 for no limit (8 = Mitsuba's max_depth 9)
@@ -126,8 +139,8 @@ pub struct RenderArgs {
     /// directory instead.
     #[arg(short, long, default_value = "warpath.exr")]
     pub output: PathBuf,
-    /// Samples per pixel per progressive pass, 1 to 16777216 (the image can be saved between
-    /// passes) [default: 1 on the CPU, 16 on the GPU].
+    /// Samples per pixel (or ReSTIR frames) per progressive pass, 1 to 16777216 (the image
+    /// can be saved between passes) [default: 1 on the CPU, 16 on the GPU].
     #[arg(long, value_parser = parse_spp)]
     pub spp_per_pass: Option<u32>,
     /// Also write each pixel's variance of the mean (a linear .exr), for `warpath compare`.
@@ -140,7 +153,7 @@ pub struct RenderArgs {
     /// terminal shows a progress bar instead.
     #[arg(long, default_value_t = 5.0, value_parser = parse_interval)]
     pub progress_interval: f64,
-    /// The estimator: path (the path tracer) or restir-di (ReSTIR direct lighting; --spp
+    /// The estimator: path (the path tracer) or restir-di (ReSTIR direct lighting; --frames
     /// frames of a static camera, accumulated; on the GPU or the CPU; no environment light).
     #[arg(long, value_enum, default_value_t = Integrator::Path)]
     pub integrator: Integrator,
@@ -190,23 +203,26 @@ pub struct RenderArgs {
     /// kernels then wait for each other, so the render is a little slower).
     #[arg(long)]
     pub restir_kernel_times: bool,
-    /// restir-di: render N frames as an image sequence, OUTPUT-0000.EXT to OUTPUT-(N-1).EXT,
-    /// each one ReSTIR frame (one sample per pixel, not accumulated), the reservoirs carried
-    /// from frame to frame (temporal reuse; reprojected when the camera moves, see --orbit).
-    /// --spp is then ignored.
+    /// restir-di: frames to render, 1 to 16777216, each one sample per pixel, the reservoirs
+    /// carried from frame to frame (temporal reuse); accumulated into one image, or written
+    /// one image a frame with --sequence [default: the scene's spp].
     #[arg(long, value_parser = parse_frames)]
     pub frames: Option<u32>,
-    /// restir-di with --frames: move the camera DEGREES in all (DEGREES/N a frame) about the
+    /// restir-di: write each frame as its own image, OUTPUT-0000.EXT to OUTPUT-(N-1).EXT (one
+    /// sample per pixel, not accumulated; reprojected temporal reuse when the camera moves,
+    /// see --orbit).
+    #[arg(long)]
+    pub sequence: bool,
+    /// restir-di with --sequence: move the camera DEGREES in all (DEGREES/N a frame) about the
     /// vertical (y) axis through the point it looks at (its focus distance ahead; a
     /// `look_at` target).
-    #[arg(long, requires = "frames", allow_negative_numbers = true, value_parser = parse_orbit)]
+    #[arg(long, requires = "sequence", allow_negative_numbers = true, value_parser = parse_orbit)]
     pub orbit: Option<f32>,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
 }
-
 fn parse_candidates(s: &str) -> Result<u32, String> {
     parse_in_range(s, 1, 4096)
 }
@@ -214,7 +230,7 @@ fn parse_candidates(s: &str) -> Result<u32, String> {
 fn parse_frames(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u64>() {
         Ok(0) => Err("--frames 0 renders nothing: give at least 1 frame".into()),
-        _ => parse_in_range(s, 1, 100_000),
+        _ => parse_in_range(s, 1, warpath_scene::scene::MAX_SPP),
     }
 }
 
@@ -242,7 +258,7 @@ fn parse_radius(s: &str) -> Result<f32, String> {
 
 fn parse_bias(s: &str) -> Result<warpath_cpu::restir::BiasCorrection, String> {
     warpath_cpu::restir::BiasCorrection::from_name(s)
-        .ok_or_else(|| format!("unknown bias correction '{s}' (one of ray-traced, off)"))
+        .ok_or_else(|| format!("unknown bias correction '{s}' (one of ray-traced, pairwise, off)"))
 }
 
 /// `--spp` and `--spp-per-pass`: the limits of the scene format's `spp`.
@@ -311,7 +327,7 @@ enum Command {
     },
     /// Test whether two renders of the same scene agree within Monte Carlo noise, from
     /// their means and per-pixel variances (`render --variance-output`).
-    Compare(commands::CompareArgs),
+    Compare(compare::CompareArgs),
     /// Write the scene as warpath loaded it as a Mitsuba 3 scene (DIR/scene.json with PLY
     /// meshes and .vol grids) for scripts/mitsuba-render.py (docs/mitsuba.md).
     ExportMitsuba(export_mitsuba::ExportMitsubaArgs),
@@ -330,9 +346,9 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Render(args) => commands::render(&args),
-        Command::Info { scene, list, bvh } => commands::info(scene.as_deref(), list, bvh),
-        Command::Compare(args) => commands::compare(&args),
+        Command::Render(args) => render::render(&args),
+        Command::Info { scene, list, bvh } => info::info(scene.as_deref(), list, bvh),
+        Command::Compare(args) => compare::compare(&args),
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
         Command::Precompile(args) => precompile::run(&args),
@@ -359,20 +375,4 @@ fn error_chain(error: &anyhow::Error) -> String {
         message.push_str(&text);
     }
     message
-}
-
-#[cfg(test)]
-mod default_strategy_tests {
-    use super::default_strategy;
-    use warpath_cuda::Strategy;
-
-    #[test]
-    fn surfaces_get_the_multistage_wavefront_and_media_the_streaming_schedule() {
-        let cornell = warpath_scene::load("cornell").expect("the built-in Cornell box");
-        assert_eq!(default_strategy(&cornell), Strategy::MultiStage);
-        let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/compare-volume-hg.toml");
-        let media = warpath_scene::load(scene).expect("scenes/compare-volume-hg.toml");
-        assert!(media.needs_volume_estimator());
-        assert_eq!(default_strategy(&media), Strategy::SortingSk);
-    }
 }

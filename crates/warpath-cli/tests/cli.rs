@@ -173,7 +173,7 @@ fn quiet_render_prints_only_the_summary() {
 fn restir_renders_on_the_cpu_and_fails_cleanly_elsewhere() {
     let dir = temp_dir();
     let out = dir.path().join("r.png");
-    let common = ["--integrator", "restir-di", "--spp", "2", "--resolution", "24x16", "-q", "-o"];
+    let common = ["--integrator", "restir-di", "--frames", "2", "--resolution", "24x16", "-q", "-o"];
     let mut args = vec!["render", "many-lights:64", "--backend", "cpu", "--restir-kernel-times"];
     args.extend(common);
     args.push(out.to_str().unwrap());
@@ -202,9 +202,10 @@ fn restir_renders_on_the_cpu_and_fails_cleanly_elsewhere() {
     assert_clean_error(&o, "environment");
 }
 
-/// `--frames N --orbit DEG`: N images OUTPUT-0000 ... written, each a ReSTIR frame of a camera
-/// turned DEG/N more (the images differ); `--frames 0`, `--orbit` without `--frames` and
-/// `--frames` with the path tracer are clean errors that write nothing.
+/// `--frames N --sequence --orbit DEG`: N images OUTPUT-0000 ... written, each a ReSTIR frame of
+/// a camera turned DEG/N more (the images differ); `--frames 0`, `--orbit` without
+/// `--sequence`, `--frames` or `--sequence` with the path tracer and `--spp` with ReSTIR are
+/// clean errors that write nothing.
 #[test]
 fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
     let dir = temp_dir();
@@ -220,6 +221,7 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
         "24x16",
         "--frames",
         "3",
+        "--sequence",
         "--orbit",
         "30",
         "-o",
@@ -233,12 +235,14 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
     assert!(!dir.path().join("seq-0003.exr").exists() && !out.exists());
     assert_ne!(images[0], images[2], "the camera moved: frames differ");
 
-    let bad: [&[&str]; 3] = [
-        &["--integrator", "restir-di", "--frames", "0"],
-        &["--integrator", "restir-di", "--orbit", "10"],
-        &["--frames", "2"],
+    let bad: [(&[&str], &str); 5] = [
+        (&["--integrator", "restir-di", "--frames", "0"], "--frames"),
+        (&["--integrator", "restir-di", "--orbit", "10"], "--sequence"),
+        (&["--frames", "2"], "--frames"),
+        (&["--sequence"], "--integrator restir-di"),
+        (&["--integrator", "restir-di", "--spp", "2"], "--frames"),
     ];
-    for extra in bad {
+    for (extra, named) in bad {
         let mut args = vec!["render", "many-lights:64", "--backend", "cpu", "--resolution", "8x8", "-o"];
         let target = dir.path().join("bad.exr");
         args.push(target.to_str().unwrap());
@@ -246,7 +250,7 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
         let o = warpath(&args);
         assert!(!o.status.success(), "{extra:?} should fail");
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("--frames"), "{extra:?}: {err}");
+        assert!(err.contains(named), "{extra:?}: {err}");
         assert!(!err.contains("panicked"), "{extra:?}: {err}");
         assert!(
             std::fs::read_dir(dir.path()).unwrap().all(|e| !e

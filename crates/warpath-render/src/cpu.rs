@@ -35,7 +35,7 @@ impl<'a> CpuPath<'a> {
 
 impl Renderer for CpuPath<'_> {
     fn describe(&self) -> String {
-        format!("{}; bvh: {}", self.cpu.estimator_name(), self.cpu.bvh_stats)
+        format!("{}\nbvh: {}", self.cpu.estimator_name(), self.cpu.bvh_stats)
     }
 
     fn pass_size(&self) -> u32 {

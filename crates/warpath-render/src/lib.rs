@@ -52,13 +52,18 @@ pub fn prepare<'a>(scene: &'a Scene, settings: &Settings, backend: &'a Backend) 
     })
 }
 
-/// Opens the backend `choice` names for rendering `scene` with `settings`, with the notes a
-/// caller should show: why `auto` fell back to the CPU (no GPU, or a scene the GPU's ReSTIR
-/// cannot render yet), and which settings the chosen backend ignores. Asking for CUDA by name
-/// for what it cannot render is an error.
-pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -> Result<(Backend, Vec<String>)> {
-    let (mut backend, fallback) = Backend::open(choice)?;
-    let mut notes: Vec<String> = fallback.into_iter().collect();
+/// Fits an opened `backend` (what `choice` asked for) to rendering `scene` with `settings`:
+/// `auto` moves ReSTIR DI to the CPU where the GPU's kernels cannot render the scene yet (an
+/// error when CUDA was asked for by name). Returns the backend and the warnings a caller
+/// should show: that move, and the settings the chosen backend ignores.
+pub fn fit_backend(
+    backend: Backend,
+    choice: BackendChoice,
+    scene: &Scene,
+    settings: &Settings,
+) -> Result<(Backend, Vec<String>)> {
+    let mut backend = backend;
+    let mut warnings = Vec::new();
     let restir = settings.integrator == Integrator::RestirDi;
     if restir
         && backend.is_gpu()
@@ -67,30 +72,37 @@ pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -
         if let BackendChoice::Cuda(_) = choice {
             return Err(Error::invalid(format!("--backend cuda: scene '{}': {why}", scene.name)));
         }
-        notes.push(format!("{why}; ReSTIR DI runs on the CPU"));
+        warnings.push(format!("{why}; ReSTIR DI runs on the CPU"));
         backend = Backend::Cpu;
     }
     if !backend.is_gpu() {
         let gpu = &settings.restir_gpu;
         if restir && gpu.kernel_times {
-            notes.push("--restir-kernel-times times the GPU kernels; the CPU reference has none to time".into());
+            warnings.push("--restir-kernel-times times the GPU kernels; the CPU reference has none to time".into());
         }
         if restir
             && (gpu.layout != RestirGpu::default().layout || gpu.light_sample != RestirGpu::default().light_sample)
         {
-            notes.push(
+            warnings.push(
                 "--restir-soa and --restir-light-sample format the GPU's reservoirs; the CPU reference ignores them"
                     .into(),
             );
         }
         if restir && gpu.ray_lanes.is_some() {
-            notes.push("--restir-ray-lanes schedules the GPU's shadow rays; the CPU reference ignores it".into());
+            warnings.push("--restir-ray-lanes schedules the GPU's shadow rays; the CPU reference ignores it".into());
         }
         if !restir && let Some(strategy) = settings.strategy {
-            notes.push(format!("--strategy {strategy} schedules GPU paths; the CPU renderer ignores it"));
+            warnings.push(format!("--strategy {strategy} schedules GPU paths; the CPU renderer ignores it"));
         }
     }
-    Ok((backend, notes))
+    Ok((backend, warnings))
+}
+
+/// [`Backend::open`] and [`fit_backend`] in one: the backend and every note and warning.
+pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -> Result<(Backend, Vec<String>)> {
+    let (backend, fallback) = Backend::open(choice)?;
+    let (backend, warnings) = fit_backend(backend, choice, scene, settings)?;
+    Ok((backend, fallback.into_iter().chain(warnings).collect()))
 }
 
 /// ReSTIR DI's settings in words (for progress notes).

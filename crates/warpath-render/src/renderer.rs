@@ -19,7 +19,8 @@ use warpath_core::film::Film;
 
 /// A scene prepared for rendering on one backend with fixed [`crate::Settings`].
 pub trait Renderer {
-    /// What renders: backend, estimator, schedule (one line, for a progress note).
+    /// What renders: the estimator and schedule on the first line, details (the BVH) on
+    /// further lines, for progress notes.
     fn describe(&self) -> String;
 
     /// Samples (or frames) per pass the loop asks for: the settings' pass size, else the

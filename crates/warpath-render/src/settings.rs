@@ -243,6 +243,15 @@ mod tests {
     }
 
     #[test]
+    fn surfaces_get_the_multistage_wavefront_and_media_the_sorted_single_kernel() {
+        assert_eq!(default_strategy(&cornell()), Strategy::MultiStage);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/compare-volume-hg.toml");
+        let media = warpath_scene::load(path).expect("scenes/compare-volume-hg.toml");
+        assert!(media.needs_volume_estimator());
+        assert_eq!(default_strategy(&media), Strategy::SortingSk);
+    }
+
+    #[test]
     fn out_of_range_values_are_errors() {
         let scene = cornell();
         for o in [
