@@ -46,7 +46,13 @@ fn print_media(scene: &Scene) {
 
 pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()> {
     if list || scene.is_none() {
-        println!("built-in scenes: {}", warpath_scene::builtin::NAMES.join(", "));
+        println!("built-in scenes:");
+        for form in warpath_scene::builtin::FORMS {
+            println!("  {form}");
+        }
+        println!(
+            "scene files: a .toml scene (docs/scene-format.md, examples in scenes/) or a mesh (.obj, .ply, .ply.gz, .gltf, .glb)"
+        );
         return Ok(());
     }
     let scene = load_scene(scene.unwrap_or_default())?;

@@ -420,9 +420,22 @@ pub fn suffixed(output: &Path, suffix: &str) -> PathBuf {
 }
 
 pub fn run(args: &IsosurfaceArgs) -> Result<()> {
+    crate::progress::install_interrupt_handler()?;
     let (width, height) = args.image.resolution;
+    // Everything the command line can get wrong fails before the volume loads.
     crate::commands::check_resolution(width, height)?;
-    let lattice = load_lattice(&args.volume, &args.image.source)?;
+    crate::output::check_outputs(&args.output, None)?;
+    if args.image.source.brick == 0 {
+        bail!("--brick must be at least 1");
+    }
+    if args.orbit == Some(0) {
+        bail!("--orbit needs at least one view");
+    }
+    if let Some(sweep) = &args.isovalues {
+        parse_sweep(sweep)?;
+    }
+    let lattice =
+        crate::progress::stage(&format!("loading {}", args.volume), || load_lattice(&args.volume, &args.image.source))?;
     let (lo, hi) = lattice.range();
     let isovalues = match (&args.isovalues, args.isovalue) {
         (Some(sweep), _) => parse_sweep(sweep)?,
@@ -433,9 +446,6 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         bail!("isovalue {v} is not a finite number");
     }
     let start = Instant::now();
-    if args.image.source.brick == 0 {
-        bail!("--brick must be at least 1");
-    }
     let bvh = BrickBvh::build(&lattice, args.image.source.brick);
     eprintln!(
         "{}: {}x{}x{} samples, values {lo} to {hi}; {} bricks of {}³ cells built in {:.1} ms",
@@ -450,17 +460,24 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
     let mut renderer = Renderer::new(&args.image, &lattice, &bvh, args.pipeline.needs_cub())?;
     let shading = args.image.shading();
     let views: Vec<(f64, f64)> = match args.orbit {
-        Some(0) => bail!("--orbit needs at least one view"),
+        Some(0) => unreachable!("refused above"),
         Some(n) => (0..n).map(|k| (args.azimuth + 360.0 * k as f64 / n as f64, args.elevation)).collect(),
         None => vec![(args.azimuth, args.elevation)],
     };
+    let cancel = crate::progress::rendering("finishing the current image");
     for &isovalue in &isovalues {
+        if crate::progress::interrupted() {
+            break;
+        }
         if isovalue < lo || isovalue > hi {
             eprintln!(
                 "isovalue {isovalue} lies outside the volume's values [{lo}, {hi}]: nothing to hit, an empty image"
             );
         }
         for (k, &(azimuth, elevation)) in views.iter().enumerate() {
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
             let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
             let (image, times) = renderer.frame(
                 &lattice,
@@ -494,6 +511,9 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
                 path.display()
             );
         }
+    }
+    if crate::progress::interrupted() {
+        std::process::exit(130);
     }
     Ok(())
 }

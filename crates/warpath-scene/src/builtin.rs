@@ -25,6 +25,15 @@ use warpath_core::material::Material;
 /// Names [`by_name`] knows.
 pub const NAMES: &[&str] = &["cornell", "cornell-glass", "furnace", "terrain", "many-lights"];
 
+/// The built-in scenes as `warpath info --list` shows them, with their parameters.
+pub const FORMS: &[&str] = &[
+    "cornell",
+    "cornell-glass",
+    "furnace[:ALBEDO] (0..1, default 0.8)",
+    "terrain",
+    "many-lights[:COUNT] (1..4000000 emitters, default 10240)",
+];
+
 /// Emissive triangles of the `many-lights` scene by default.
 pub const MANY_LIGHTS: u32 = 10_240;
 

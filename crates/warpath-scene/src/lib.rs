@@ -29,16 +29,22 @@ use std::path::Path;
 
 /// Resolves a scene argument: a built-in name (see [`builtin::NAMES`]) or a path to a
 /// `.toml` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
+///
+/// Errors carry help where it applies: the closest valid name for a mistyped scene, field or
+/// type name, and the `scripts/fetch-assets` command for a missing asset.
 pub fn load(name_or_path: &str) -> Result<Scene, SceneError> {
     if let Some(scene) = builtin::by_name(name_or_path) {
         return Ok(scene);
     }
     let path = Path::new(name_or_path);
     if !path.exists() {
+        let guess = error::closest(name_or_path, builtin::NAMES.iter().copied())
+            .map(|name| format!("did you mean '{name}'? "))
+            .unwrap_or_default();
         return Err(SceneError::NotFound {
             path: path.to_path_buf(),
-            hint: format!("not a file, and not a built-in scene ({})", builtin::NAMES.join(", ")),
+            hint: format!("not a file, and not a built-in scene; {guess}(built-in: {})", builtin::FORMS.join(", ")),
         });
     }
-    toml_scene::load_any(path)
+    toml_scene::load_any(path).map_err(SceneError::with_help)
 }
