@@ -222,11 +222,22 @@ fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
 /// [`sees`] for the input a combination chose its sample from: known without a ray. Every
 /// reservoir is handed on with W = 0 unless its own surface sees its sample, and a reservoir
 /// with W = 0 has resampling weight 0, so it can never be the chosen input: the input whose
-/// sample won sees it. The same holds for a final reservoir's W > 0 in [`shade`]. (Debug
-/// builds, which the tests run, trace the ray anyway and assert it.)
+/// sample won sees it. The same holds for a final reservoir's W > 0 in [`shade`]. With
+/// [`verify_chosen_visibility`] on (the tests turn it on), the ray is traced anyway and a
+/// surface that does not see its sample panics.
 fn sees_chosen(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
-    debug_assert!(sees(view, s, y), "a reservoir with W > 0 whose surface does not see its sample");
+    if VERIFY_CHOSEN.load(std::sync::atomic::Ordering::Relaxed) {
+        assert!(sees(view, s, y), "a reservoir with W > 0 whose surface does not see its sample");
+    }
     true
+}
+
+static VERIFY_CHOSEN: AtomicBool = AtomicBool::new(false);
+
+/// Traces the ray [`sees_chosen`] knows the answer of, and panics where the answer is wrong
+/// (for tests: the invariant every reuse pass relies on). Off by default: it costs a ray.
+pub fn verify_chosen_visibility(on: bool) {
+    VERIFY_CHOSEN.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The G-buffer of one frame: `camera`'s ray of (pixel, sample = frame) (the path tracer's

@@ -35,6 +35,9 @@ struct Setup {
 }
 
 fn setup() -> Setup {
+    // Every test here also checks the invariant the reuse passes rely on: a chosen sample is
+    // seen by its reservoir's surface (a ray traced for each; a panic where it is not).
+    warpath_cpu::restir::verify_chosen_visibility(true);
     if std::env::var("WARPATH_RESTIR_LARGE").is_ok_and(|v| v == "1") {
         Setup { runs: 8, lights: warpath_scene::builtin::MANY_LIGHTS, width: 320, height: 180, radius: 30.0 }
     } else {
