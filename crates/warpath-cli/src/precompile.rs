@@ -53,9 +53,9 @@ fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
 }
 
 pub fn run(args: &PrecompileArgs) -> Result<()> {
-    let mut programs = warpath_cuda::kernels::programs();
+    let mut programs = warpath_cuda::programs::programs();
     if args.variants {
-        programs.extend(warpath_cuda::kernels::variant_programs());
+        programs.extend(warpath_cuda::programs::variant_programs());
     }
     let sources: Vec<_> = programs
         .into_iter()

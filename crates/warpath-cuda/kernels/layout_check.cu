@@ -1,6 +1,6 @@
 // layout_check.cu — writes the device compiler's sizeof/offsetof of every GPU-shared
 // struct into `out`, in the order of warpath_cuda::layout::layout_entries(); the GPU test
-// `layout_matches` compares them with Rust's size_of/offset_of! (DESIGN.md rule 1).
+// `layout_matches` compares them with Rust's size_of/offset_of! (Rust owns the layouts: docs/architecture.md).
 #include "common/layout.cuh"
 
 // Writes one value if it fits; `count` always advances so the host sees the full count.

@@ -6,7 +6,7 @@
 // restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise); the temporal
 // pass's one ray likewise (restir_temporal_choose then restir_temporal_visibility).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
-// 1D grid. Every kernel takes the one RestirArgs (src/restir.rs).
+// 1D grid. Every kernel takes the one RestirArgs (src/restir/args.rs).
 #include "restir/restir.cuh"
 
 __device__ __forceinline__ EstimatorContext restir_context(const RestirArgs& a) {

@@ -10,15 +10,13 @@
 //! same samples on the CPU; the sums of squares differ by the f32 rounding of the squares.
 
 use crate::buffer::DeviceBuffer;
+use crate::catalog::FILM_MERGE_PASS;
 use crate::error::CudaResult;
-use crate::kernels::FILM;
 use crate::runtime::CudaDevice;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use glam::DVec3;
 use warpath_core::film::Film;
 
-/// The merge kernel of `kernels/film.cu`.
-pub const MERGE_KERNEL: &str = "film_merge_pass";
 const MERGE_BLOCK: u32 = 256;
 
 /// A film of `width × height` pixels in device memory.
@@ -72,26 +70,23 @@ impl DeviceFilm {
         if pixels == 0 {
             return Ok(());
         }
-        let function = device.function(&FILM, MERGE_KERNEL)?;
-        let mut launch = device.stream().launch_builder(&function);
-        launch
-            .arg(self.pass_sum.raw_mut())
-            .arg(self.pass_sum_sq.raw_mut())
-            .arg(self.pass_count.raw_mut())
-            .arg(self.sum.raw_mut())
-            .arg(self.sum_sq.raw_mut())
-            .arg(self.count.raw_mut())
-            .arg(&pixels);
         let config = LaunchConfig {
             grid_dim: (pixels.div_ceil(MERGE_BLOCK), 1, 1),
             block_dim: (MERGE_BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: film_merge_pass(float*, float*, unsigned*, double*, double*, unsigned*, unsigned)
-        // receives the six buffers of `pixels` pixels each (3 values per pixel for the sums) in
-        // that order, and bounds-checks its thread index against `pixels`.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(MERGE_KERNEL, launched)
+        // The six buffers of `pixels` pixels each (3 values per pixel for the sums), in the
+        // kernel's order; it bounds its thread index by `pixels`.
+        let args = (
+            self.pass_sum.raw_mut().into(),
+            self.pass_sum_sq.raw_mut().into(),
+            self.pass_count.raw_mut().into(),
+            self.sum.raw_mut().into(),
+            self.sum_sq.raw_mut().into(),
+            self.count.raw_mut().into(),
+            pixels,
+        );
+        device.launch(FILM_MERGE_PASS, config, args)
     }
 
     /// The merged passes as a host film (waits for the stream).

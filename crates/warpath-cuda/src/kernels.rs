@@ -1,5 +1,6 @@
-//! The CUDA sources embedded in the binary (DESIGN.md rule 5) and the kernels each one
-//! defines. Headers are handed to NVRTC in memory under the names the sources include.
+//! The CUDA sources embedded in the binary (docs/architecture.md) and the [`Program`]s made
+//! of them. Headers are handed to NVRTC in memory under the names the sources include. The
+//! kernels each program defines, with their argument types, are in [`crate::catalog`].
 
 use crate::compiler::KernelSource;
 
@@ -116,52 +117,133 @@ pub const RESTIR: KernelSource = program!("restir", "restir.cu");
 pub const FILM: KernelSource =
     KernelSource { name: "film", file_name: "film.cu", source: include_str!("../kernels/film.cu"), headers: HEADERS };
 
-/// Every program with the kernels (`extern "C"` names) the Rust side launches from it.
-pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    [
-        (LAYOUT_CHECK, vec!["layout_report"]),
-        (
-            TRAVERSE,
-            vec![
-                "traverse_while_while_closest",
-                "traverse_while_while_any",
-                "traverse_speculative_closest",
-                "traverse_speculative_any",
-                "traverse_persistent_closest",
-                "traverse_persistent_any",
-                "traverse_postponed_closest",
-                "traverse_postponed_any",
-            ],
-        ),
-        (SURFACE_MEGAKERNEL, vec![crate::strategy::SURFACE.kernels.naive, "megakernel_layout_report"]),
-        (COMPACTION, crate::compaction::KERNEL_NAMES.to_vec()),
-        (SURFACE_STAGES, crate::strategy::surface_stage_kernel_names()),
-        (VOLUME_MEGAKERNEL, vec![crate::strategy::VOLUME.kernels.naive, "volume_layout_report"]),
-        (FILM, vec![crate::film::MERGE_KERNEL]),
-        (ISOSURFACE, crate::isosurface::KERNEL_NAMES.clone()),
-        (RESTIR, crate::restir::KERNEL_NAMES.to_vec()),
-    ]
-    .into_iter()
-    .chain(crate::strategy::SURFACE.family_programs())
-    .chain(crate::strategy::VOLUME.family_programs())
-    .collect()
+/// An estimator of the schedule programs (`kernels/<estimator>_<family>.cu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Estimator {
+    Surface,
+    Volume,
 }
 
-/// The programs of the volumetric estimator's benchmark variants
-/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), of the
-/// surface estimator with isosurface shapes and ReSTIR's reservoir formats (`restir_soa`,
-/// `restir_full`, `restir_soa_full`), each with its kernels: what `warpath precompile --variants` adds to [`programs`].
-pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    crate::strategy::benchmark_variants()
-        .into_iter()
-        .flat_map(|variant| crate::strategy::VOLUME.variant(variant).all_programs())
-        .chain(isosurface_shape_programs())
-        .chain(crate::restir::variant_programs().into_iter().map(|p| (p, crate::restir::KERNEL_NAMES.to_vec())))
-        .collect()
+impl Estimator {
+    pub const ALL: [Estimator; 2] = [Estimator::Surface, Estimator::Volume];
+
+    /// The suffix of its kernels' names (`surface`, `volume`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Estimator::Surface => "surface",
+            Estimator::Volume => "volume",
+        }
+    }
 }
 
-/// The surface estimator's programs with isosurface shapes (what scenes with isosurfaces
-/// render with: [`crate::strategy::KernelVariant::ISOSURFACE_SHAPES`]).
-pub fn isosurface_shape_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    crate::strategy::SURFACE.variant(crate::strategy::KernelVariant::ISOSURFACE_SHAPES).all_programs()
+/// A schedule family: one program per (estimator, family), so a render compiles only the
+/// family its strategy uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// The naive megakernel (and the estimator's layout report).
+    Megakernel,
+    /// The naive schedule's wave forms: naive_wave, naiveMK.
+    NaiveWaves,
+    Wavefront,
+    Regeneration,
+    Tiled,
+    Streaming,
+}
+
+impl Family {
+    pub const ALL: [Family; 6] = [
+        Family::Megakernel,
+        Family::NaiveWaves,
+        Family::Wavefront,
+        Family::Regeneration,
+        Family::Tiled,
+        Family::Streaming,
+    ];
+}
+
+/// A program: one embedded `.cu` file, compiled as a module of its own. Variants of a
+/// program (register caps, texture fetches, reservoir formats) are its source with
+/// `#define`s in front ([`KernelSource::with_prelude`]); they define the same kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Program {
+    /// `layout_check.cu`.
+    LayoutCheck,
+    /// `traverse.cu`.
+    Traverse,
+    /// `compaction.cu`.
+    Compaction,
+    /// `film.cu`.
+    Film,
+    /// `isosurface.cu`.
+    Isosurface,
+    /// `restir.cu`.
+    Restir,
+    /// `surface_stages.cu`: the surface estimator's stage list and the schedules' layout report.
+    SurfaceStages,
+    /// `<estimator>_megakernel.cu`, `<estimator>_<family>.cu`.
+    Schedule(Estimator, Family),
+}
+
+impl Program {
+    /// Every program.
+    pub fn all() -> Vec<Program> {
+        let mut programs = vec![
+            Program::LayoutCheck,
+            Program::Traverse,
+            Program::Compaction,
+            Program::Film,
+            Program::Isosurface,
+            Program::Restir,
+            Program::SurfaceStages,
+        ];
+        for estimator in Estimator::ALL {
+            programs.extend(Family::ALL.map(|family| Program::Schedule(estimator, family)));
+        }
+        programs
+    }
+
+    /// The program's embedded source (its default build).
+    pub const fn source(self) -> KernelSource {
+        use {Estimator::*, Family::*};
+        match self {
+            Program::LayoutCheck => LAYOUT_CHECK,
+            Program::Traverse => TRAVERSE,
+            Program::Compaction => COMPACTION,
+            Program::Film => FILM,
+            Program::Isosurface => ISOSURFACE,
+            Program::Restir => RESTIR,
+            Program::SurfaceStages => SURFACE_STAGES,
+            Program::Schedule(Surface, Megakernel) => SURFACE_MEGAKERNEL,
+            Program::Schedule(Surface, NaiveWaves) => SURFACE_NAIVE_WAVES,
+            Program::Schedule(Surface, Wavefront) => SURFACE_WAVEFRONT,
+            Program::Schedule(Surface, Regeneration) => SURFACE_REGENERATION,
+            Program::Schedule(Surface, Tiled) => SURFACE_TILED,
+            Program::Schedule(Surface, Streaming) => SURFACE_STREAMING,
+            Program::Schedule(Volume, Megakernel) => VOLUME_MEGAKERNEL,
+            Program::Schedule(Volume, NaiveWaves) => VOLUME_NAIVE_WAVES,
+            Program::Schedule(Volume, Wavefront) => VOLUME_WAVEFRONT,
+            Program::Schedule(Volume, Regeneration) => VOLUME_REGENERATION,
+            Program::Schedule(Volume, Tiled) => VOLUME_TILED,
+            Program::Schedule(Volume, Streaming) => VOLUME_STREAMING,
+        }
+    }
+
+    /// Whether `source` is this program or one of its variants (the same file).
+    pub fn builds(self, source: &KernelSource) -> bool {
+        source.file_name == self.source().file_name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_program_is_its_own_file() {
+        let mut files: Vec<_> = Program::all().iter().map(|p| p.source().file_name).collect();
+        let count = files.len();
+        files.sort_unstable();
+        files.dedup();
+        assert_eq!(files.len(), count);
+    }
 }

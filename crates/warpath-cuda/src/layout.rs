@@ -8,13 +8,7 @@
 //! [`GpuHit`]) this lists warpath-core's [`Material`] and [`TriangleLight`], which the
 //! megakernel reads as they are.
 
-use crate::buffer::DeviceBuffer;
-use crate::compiler::KernelSource;
-use crate::error::{CudaError, CudaResult};
-use crate::kernels::LAYOUT_CHECK;
-use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
 use glam::Vec3;
 use std::mem::size_of;
 use warpath_core::light::TriangleLight;
@@ -138,39 +132,6 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         Material { kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, _pad }
         TriangleLight { p0, area, e1, two_sided, e2, triangle, emission, _pad }
     }
-}
-
-/// Runs `layout_report` (kernels/layout_check.cu): the device compiler's size and field
-/// offsets of every GPU-shared struct, in the order of [`layout_entries`].
-pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    run_layout_report(device, &LAYOUT_CHECK, "layout_report", 256)
-}
-
-/// Launches a layout-report kernel `name(unsigned long long* values, unsigned int capacity,
-/// unsigned int* written)` of `source` and returns the values it wrote.
-pub(crate) fn run_layout_report(
-    device: &CudaDevice,
-    source: &KernelSource,
-    name: &'static str,
-    capacity: u32,
-) -> CudaResult<Vec<u64>> {
-    let function = device.function(source, name)?;
-    let mut values = DeviceBuffer::<u64>::zeroed(device, capacity as usize)?;
-    let mut written = DeviceBuffer::<u32>::zeroed(device, 1)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(values.raw_mut()).arg(&capacity).arg(written.raw_mut());
-    // SAFETY: matches `name(unsigned long long*, unsigned int, unsigned int*)`; `values`
-    // holds `capacity` entries and the kernel writes no more.
-    let launched =
-        unsafe { launch.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 }) };
-    device.check_launch(name, launched)?;
-    let count = written.download(device)?[0];
-    if count > capacity {
-        return Err(CudaError::InvalidArgument(format!("{name} wrote {count} entries, more than {capacity}")));
-    }
-    let mut report = values.download(device)?;
-    report.truncate(count as usize);
-    Ok(report)
 }
 
 /// The `static_assert` lines a `.cuh` header must state for `entries` (sizes and

@@ -1,12 +1,16 @@
 //! warpath-cuda: the CUDA backend of warpath.
 //!
 //! * [`runtime`]: opening a device ([`CudaDevice::open`] is an error, never a crash, without
-//!   a driver or GPU), device facts, lazily compiled modules, checked launches.
+//!   a driver or GPU), device facts, lazily compiled modules, and the one kernel launch
+//!   ([`CudaDevice::launch`]), checked and, when asked, timed per kernel ([`timing`]).
+//! * [`kernels`]: the embedded CUDA sources and their [`kernels::Program`]s; [`catalog`]: every
+//!   kernel as a typed constant (program, entry point, argument types), checked against the
+//!   sources' signatures by a test that needs no GPU; [`programs`]: what `precompile` compiles.
 //! * [`compiler`]: NVRTC compilation of the embedded kernel sources for the device's own
 //!   architecture, with an on-disk cache; usable without a device (CI's kernel check).
 //! * [`buffer`]: typed device buffers of `Pod` values.
 //! * [`layout`]: every struct shared with the GPU, mirrored and asserted in
-//!   `kernels/layout.cuh`.
+//!   `kernels/layout.cuh`; [`layout_reports`]: the device compiler's view of them (GPU tests).
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
 //! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
 //!   device buffers the estimator kernels (`kernels/common/ and kernels/surface/`) read.
@@ -33,6 +37,7 @@
 
 pub mod buffer;
 pub mod bvh_layout;
+pub mod catalog;
 pub mod compaction;
 pub mod compiler;
 pub mod cub_library;
@@ -41,11 +46,14 @@ pub mod film;
 pub mod isosurface;
 pub mod kernels;
 pub mod layout;
+pub mod layout_reports;
 pub mod megakernel;
+pub mod programs;
 pub mod restir;
 pub mod runtime;
 pub mod scene_upload;
 pub mod strategy;
+pub mod timing;
 pub mod traverse;
 pub mod volume_upload;
 
@@ -57,4 +65,5 @@ pub use layout::{AilaLaineNode, GpuHit, GpuRay, GpuTriangle};
 pub use megakernel::MegakernelRenderer;
 pub use runtime::{CudaDevice, DeviceInfo};
 pub use strategy::{Strategy, StrategyRenderer, WavefrontCompaction};
+pub use timing::KernelTimes;
 pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};

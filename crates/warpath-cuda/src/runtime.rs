@@ -1,6 +1,8 @@
 //! The CUDA device: opening it (an error, never a crash, on a machine without a driver or a
 //! GPU), what it is (name, capability, SMs, memory, driver), its stream, its lazily
-//! compiled and cached kernel modules, and checked kernel launches.
+//! compiled and cached kernel modules, and the one kernel launch ([`CudaDevice::launch`]:
+//! a catalogued kernel with exactly its declared arguments, checked, and timed per kernel
+//! into [`KernelTimes`] while [`CudaDevice::timing`] runs).
 //!
 //! Launch checking: every launch's own result is checked; in debug builds (tests) or with
 //! `WARPATH_SYNC_LAUNCHES=1` the stream is also synchronized after each launch so that a
@@ -8,14 +10,19 @@
 //! found later, at a copy or an explicit [`CudaDevice::synchronize`], names the last kernel
 //! launched.
 
+use crate::catalog::{Kernel, KernelArgs, KernelEntry};
 use crate::compiler::{CacheUse, CompileTarget, KernelCompiler, KernelSource, ModuleImage, panic_text};
 use crate::error::{CudaError, CudaResult, describe_driver_error, is_out_of_memory, mib};
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
+};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+pub use crate::timing::KernelTimes;
 
 /// What a device is.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +81,14 @@ pub struct CudaDevice {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     sync_after_launch: AtomicBool,
     last_kernel: Mutex<Option<&'static str>>,
+    /// Where launches are timed into while [`CudaDevice::timing`] runs.
+    recorder: Mutex<Option<Recorder>>,
+}
+
+/// The times being recorded and the current step.
+struct Recorder {
+    times: KernelTimes,
+    step: usize,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -190,6 +205,7 @@ impl CudaDevice {
             modules: Mutex::new(HashMap::new()),
             sync_after_launch: AtomicBool::new(sync_after_launch),
             last_kernel: Mutex::new(None),
+            recorder: Mutex::new(None),
         })
     }
 
@@ -320,12 +336,114 @@ impl CudaDevice {
         })
     }
 
-    /// Checks a launch's result and, when launches are synchronized, the kernel's run.
-    pub(crate) fn check_launch<T>(&self, kernel: &'static str, launched: Result<T, DriverError>) -> CudaResult<()> {
-        launched.map_err(|e| CudaError::Kernel {
-            kernel: kernel.to_string(),
-            message: format!("launch failed: {}", describe_driver_error(&e)),
+    /// Kernel `kernel` of its program's default build, launched on this device's stream with
+    /// `config` and `args` (exactly the values of the kernel's declared parameters).
+    pub fn launch<A: KernelArgs>(
+        &self,
+        kernel: Kernel<A>,
+        config: LaunchConfig,
+        args: A::Values<'_>,
+    ) -> CudaResult<()> {
+        self.launch_in(kernel, &kernel.program().source(), config, args)
+    }
+
+    /// Kernel `kernel` of `program` — its program or a variant build of it (register caps,
+    /// texture fetches, reservoir formats: the same file with `#define`s in front) — launched
+    /// with `config` and `args`. Every kernel launch of the crate goes through here: the
+    /// launch is checked (and waited for when launches are synchronized, see the module docs)
+    /// and, while [`CudaDevice::timing`] runs, timed between CUDA events.
+    pub fn launch_in<A: KernelArgs>(
+        &self,
+        kernel: Kernel<A>,
+        program: &KernelSource,
+        config: LaunchConfig,
+        mut args: A::Values<'_>,
+    ) -> CudaResult<()> {
+        if !kernel.program().builds(program) {
+            return Err(CudaError::Kernel {
+                kernel: kernel.name().to_string(),
+                message: format!(
+                    "launched from program `{}`, but it is a kernel of {:?} ({})",
+                    program.name,
+                    kernel.program(),
+                    kernel.program().source().file_name
+                ),
+            });
+        }
+        let function = self.function(program, kernel.name())?;
+        let name = kernel.name();
+        // Timed from before the launch to its end event, which goes before any wait of the host.
+        self.timed(name, || {
+            let mut launch = self.stream.launch_builder(&function);
+            A::push_all(&mut args, &mut launch);
+            // SAFETY: the pushed values are exactly the kernel's parameters as the catalog
+            // declares them (`A`), and the `signatures` test checks each declaration against the
+            // kernel's CUDA signature (count, order, pointer or scalar type, struct name; the
+            // structs' layouts are asserted by the headers). Each caller sizes the buffers behind
+            // the pointers for the grid it launches (the kernels bound their thread index by the
+            // counts they are given), and the values live until the launch has been enqueued.
+            let launched = unsafe { launch.launch(config) };
+            launched.map(|_| ()).map_err(|e| CudaError::Kernel {
+                kernel: name.to_string(),
+                message: format!("launch failed: {}", describe_driver_error(&e)),
+            })
         })?;
+        self.launched(name)
+    }
+
+    /// The function of a catalogued kernel in `program` (its program or a variant of it), for
+    /// occupancy and attribute queries.
+    pub(crate) fn entry_function(&self, entry: KernelEntry, program: &KernelSource) -> CudaResult<CudaFunction> {
+        if !entry.program.builds(program) {
+            return Err(CudaError::Kernel {
+                kernel: entry.name.to_string(),
+                message: format!("asked of program `{}`, but it is a kernel of {:?}", program.name, entry.program),
+            });
+        }
+        self.function(program, entry.name)
+    }
+
+    /// Runs `work` and, while [`CudaDevice::timing`] runs, adds its GPU time under `name` (a
+    /// launch, or a span of work that is not one of the catalog's kernels, such as a library
+    /// call on the stream).
+    pub fn timed<T>(&self, name: &'static str, work: impl FnOnce() -> CudaResult<T>) -> CudaResult<T> {
+        let recording = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+        if !recording {
+            return work();
+        }
+        let timer = self.timer()?;
+        timer.start()?;
+        let result = work()?;
+        let ms = timer.stop_ms()? as f64;
+        if let Some(recorder) = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            recorder.times.add(name, recorder.step, ms);
+        }
+        Ok(result)
+    }
+
+    /// Runs `work` with every launch in it timed into `times` (None: untimed). Timing
+    /// waits for each launch's end, so the work runs a little slower.
+    pub fn timing<T>(&self, times: Option<&mut KernelTimes>, work: impl FnOnce() -> T) -> T {
+        let Some(times) = times else { return work() };
+        let recorder = Recorder { times: std::mem::take(times), step: 0 };
+        let outer = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).replace(recorder);
+        let result = work();
+        let recorded = std::mem::replace(&mut *self.recorder.lock().unwrap_or_else(|p| p.into_inner()), outer);
+        *times = recorded.map(|r| r.times).unwrap_or_default();
+        result
+    }
+
+    /// The step the next timed launches count in ([`KernelTimes`]' per-step times, e.g. the
+    /// wavefront's bounces); no effect unless [`CudaDevice::timing`] runs.
+    pub fn set_timing_step(&self, step: usize) {
+        if let Some(recorder) = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            recorder.step = step;
+        }
+    }
+
+    /// After a launch of `kernel`: remembers it (faults found later name it) and, when launches
+    /// are synchronized, waits for its run.
+    fn launched(&self, kernel: &'static str) -> CudaResult<()> {
         *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = Some(kernel);
         if self.sync_after_launch.load(Ordering::Relaxed) {
             self.stream.synchronize().map_err(|e| CudaError::Kernel {

@@ -8,7 +8,7 @@
 //! Rust owns the layouts: [`GpuCamera`], [`GpuTexture`] and [`GpuSceneParams`] are
 //! `#[repr(C)]` Pod structs mirrored in `scene.cuh`, whose `static_assert`s pin each size
 //! and field offset; [`layout_entries`] lists them (checked against the header text here
-//! and against the device compiler by the GPU test through [`device_layout_report`]).
+//! and against the device compiler by the GPU test through [`crate::layout_reports::megakernel_layout_report`]).
 //!
 //! Data flows one way: Scene + LightSet + Bvh → [`GpuSceneParams::new`] (host, validates)
 //! → [`DeviceScene::upload`] (device).
@@ -17,7 +17,6 @@ use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
 use crate::isosurface::shapes::DeviceIsoShapes;
-use crate::kernels::SURFACE_MEGAKERNEL;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
@@ -446,12 +445,6 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
             light_count, selection_count, has_normals, has_uvs, texture_count, iso_shape_count, iso_shapes
         }
     }
-}
-
-/// Runs `megakernel_layout_report`: the device compiler's sizes and offsets of the
-/// estimator's structs, in the order of [`layout_entries`].
-pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &SURFACE_MEGAKERNEL, "megakernel_layout_report", 128)
 }
 
 #[cfg(test)]

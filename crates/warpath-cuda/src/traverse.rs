@@ -15,11 +15,15 @@
 
 use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
+use crate::catalog::{
+    Kernel, PersistentTraversalArgs, TRAVERSE_PERSISTENT_ANY, TRAVERSE_PERSISTENT_CLOSEST, TRAVERSE_POSTPONED_ANY,
+    TRAVERSE_POSTPONED_CLOSEST, TRAVERSE_SPECULATIVE_ANY, TRAVERSE_SPECULATIVE_CLOSEST, TRAVERSE_WHILE_WHILE_ANY,
+    TRAVERSE_WHILE_WHILE_CLOSEST, TraversalArgs,
+};
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::TRAVERSE;
 use crate::layout::{GpuHit, GpuRay};
 use crate::runtime::CudaDevice;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use glam::Vec3;
 use std::fmt;
 use warpath_bvh::Bvh;
@@ -67,19 +71,38 @@ impl TraversalKernel {
         matches!(self, TraversalKernel::PersistentDynamicFetch | TraversalKernel::PostponedLeaves)
     }
 
-    /// The `extern "C"` name of the kernel for `mode`.
-    pub fn function_name(&self, mode: HitMode) -> &'static str {
+    /// The one-ray-per-thread kernel for `mode` (None for the persistent schedules).
+    fn one_ray_kernel(&self, mode: HitMode) -> Option<Kernel<TraversalArgs>> {
         use HitMode::*;
         use TraversalKernel::*;
         match (self, mode) {
-            (WhileWhile, Closest) => "traverse_while_while_closest",
-            (WhileWhile, Any) => "traverse_while_while_any",
-            (SpeculativeWhileWhile, Closest) => "traverse_speculative_closest",
-            (SpeculativeWhileWhile, Any) => "traverse_speculative_any",
-            (PersistentDynamicFetch, Closest) => "traverse_persistent_closest",
-            (PersistentDynamicFetch, Any) => "traverse_persistent_any",
-            (PostponedLeaves, Closest) => "traverse_postponed_closest",
-            (PostponedLeaves, Any) => "traverse_postponed_any",
+            (WhileWhile, Closest) => Some(TRAVERSE_WHILE_WHILE_CLOSEST),
+            (WhileWhile, Any) => Some(TRAVERSE_WHILE_WHILE_ANY),
+            (SpeculativeWhileWhile, Closest) => Some(TRAVERSE_SPECULATIVE_CLOSEST),
+            (SpeculativeWhileWhile, Any) => Some(TRAVERSE_SPECULATIVE_ANY),
+            (PersistentDynamicFetch | PostponedLeaves, _) => None,
+        }
+    }
+
+    /// The persistent kernel for `mode` (None for the one-ray-per-thread schedules).
+    fn persistent_kernel(&self, mode: HitMode) -> Option<Kernel<PersistentTraversalArgs>> {
+        use HitMode::*;
+        use TraversalKernel::*;
+        match (self, mode) {
+            (PersistentDynamicFetch, Closest) => Some(TRAVERSE_PERSISTENT_CLOSEST),
+            (PersistentDynamicFetch, Any) => Some(TRAVERSE_PERSISTENT_ANY),
+            (PostponedLeaves, Closest) => Some(TRAVERSE_POSTPONED_CLOSEST),
+            (PostponedLeaves, Any) => Some(TRAVERSE_POSTPONED_ANY),
+            (WhileWhile | SpeculativeWhileWhile, _) => None,
+        }
+    }
+
+    /// The `extern "C"` name of the kernel for `mode`.
+    pub fn function_name(&self, mode: HitMode) -> &'static str {
+        match (self.one_ray_kernel(mode), self.persistent_kernel(mode)) {
+            (Some(kernel), _) => kernel.name(),
+            (None, Some(kernel)) => kernel.name(),
+            (None, None) => unreachable!("every schedule has a kernel per mode"),
         }
     }
 }
@@ -165,10 +188,7 @@ pub fn trace(
         return Ok(());
     }
     let ray_count = rays.len() as i32;
-    let name = kernel.function_name(mode);
-    let function = device.function(&TRAVERSE, name)?;
-    let stream = device.stream();
-    if kernel.is_persistent() {
+    if let Some(persistent) = kernel.persistent_kernel(mode) {
         if ray_counter.is_empty() {
             return Err(CudaError::InvalidArgument("the persistent kernels need a one-element ray counter".into()));
         }
@@ -178,6 +198,7 @@ pub fn trace(
                 settings.fetch_threshold
             )));
         }
+        let function = device.entry_function(persistent.entry(), &persistent.program().source())?;
         ray_counter.clear(device)?;
         let per_sm = match settings.blocks_per_multiprocessor {
             Some(blocks) => blocks.max(1),
@@ -188,36 +209,33 @@ pub fn trace(
         let config =
             LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
         let fetch_threshold = settings.fetch_threshold as i32;
-        let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(bvh.nodes.raw())
-            .arg(bvh.triangles.raw())
-            .arg(bvh.triangle_ids.raw())
-            .arg(rays.raw())
-            .arg(hits.raw_mut())
-            .arg(&ray_count)
-            .arg(ray_counter.raw_mut())
-            .arg(&fetch_threshold);
-        // SAFETY: the argument list matches WARPATH_PERSISTENT_KERNEL's signature; every
-        // buffer holds at least what the kernel reads or writes (checked above).
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(name, launched)
+        // Every buffer holds at least what the kernel reads or writes (checked above).
+        let args = (
+            bvh.nodes.raw().into(),
+            bvh.triangles.raw().into(),
+            bvh.triangle_ids.raw().into(),
+            rays.raw().into(),
+            hits.raw_mut().into(),
+            ray_count,
+            ray_counter.raw_mut().into(),
+            fetch_threshold,
+        );
+        device.launch(persistent, config, args)
     } else {
+        let one_ray = kernel.one_ray_kernel(mode).expect("a schedule is persistent or one ray per thread");
         let blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
         let config =
             LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
-        let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(bvh.nodes.raw())
-            .arg(bvh.triangles.raw())
-            .arg(bvh.triangle_ids.raw())
-            .arg(rays.raw())
-            .arg(hits.raw_mut())
-            .arg(&ray_count);
-        // SAFETY: the argument list matches WARPATH_ONE_RAY_PER_THREAD_KERNEL's signature;
         // `hits` holds at least `ray_count` results (checked above).
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(name, launched)
+        let args = (
+            bvh.nodes.raw().into(),
+            bvh.triangles.raw().into(),
+            bvh.triangle_ids.raw().into(),
+            rays.raw().into(),
+            hits.raw_mut().into(),
+            ray_count,
+        );
+        device.launch(one_ray, config, args)
     }
 }
 

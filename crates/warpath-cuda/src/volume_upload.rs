@@ -6,7 +6,7 @@
 //!
 //! Rust owns the layouts ([`GpuMedium`], [`DeviceVolumeSceneArgs`], `#[repr(C)]` Pod,
 //! pinned by `static_assert` in the headers and read back from the device by the GPU test
-//! through [`device_layout_report`]).
+//! through [`crate::layout_reports::volume_layout_report`]).
 //!
 //! Grids go to plain device buffers read through the read-only cache (`__ldg`). For the
 //! comparison of docs/benchmarks/volumes.md ("Grids: buffers or 3D textures") the density and
@@ -15,7 +15,6 @@
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::VOLUME_MEGAKERNEL;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
@@ -494,11 +493,6 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
         }
         DeviceVolumeSceneArgs { surface, media, grid_data, triangle_media, medium_count, camera_medium, counter_slots, _pad }
     }
-}
-
-/// The device compiler's view of [`layout_entries`] (GPU test).
-pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &VOLUME_MEGAKERNEL, "volume_layout_report", 64)
 }
 
 const _: () = assert!(std::mem::size_of::<GpuMedium>() == 160);

@@ -1,5 +1,5 @@
 //! The naive megakernel against the CPU reference estimator (warpath-cpu), same scene,
-//! seed and spp (DESIGN.md, "CPU vs CUDA"). The GPU repeats the CPU's arithmetic with the same
+//! seed and spp (docs/architecture.md). The GPU repeats the CPU's arithmetic with the same
 //! random numbers, so the two trace the same paths; the checks are as tight as that allows:
 //!
 //! - per-bounce active path counts (paths entering `extend`), extension and shadow rays are
@@ -25,9 +25,10 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
 use warpath_cpu::{CpuRenderer, RenderOptions};
+use warpath_cuda::layout_reports::megakernel_layout_report as device_layout_report;
 use warpath_cuda::megakernel::{MegakernelRenderer, PathCounters};
 use warpath_cuda::runtime::CudaDevice;
-use warpath_cuda::scene_upload::{device_layout_report, layout_entries};
+use warpath_cuda::scene_upload::layout_entries;
 use warpath_scene::{RenderSettings, Scene};
 
 mod common;

@@ -5,7 +5,8 @@
 //! notice when there is no device, and fails instead with `WARPATH_REQUIRE_GPU=1`.
 
 use warpath_cuda::error::CudaError;
-use warpath_cuda::layout::{device_layout_report, layout_entries};
+use warpath_cuda::layout::layout_entries;
+use warpath_cuda::layout_reports::device_layout_report;
 use warpath_cuda::runtime::{CudaDevice, test_device};
 use warpath_cuda::{DeviceBuffer, GpuHit};
 

@@ -22,8 +22,9 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
 use warpath_cpu::{CpuRenderer, RenderOptions};
+use warpath_cuda::layout_reports::volume_layout_report as device_layout_report;
 use warpath_cuda::strategy::{GridFetch, KernelVariant, PathCounters, Strategy, StrategyRenderer};
-use warpath_cuda::volume_upload::{device_layout_report, layout_entries};
+use warpath_cuda::volume_upload::layout_entries;
 use warpath_scene::{RenderSettings, Scene};
 
 fn small() -> bool {

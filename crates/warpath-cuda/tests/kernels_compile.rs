@@ -4,7 +4,7 @@
 //! `WARPATH_REQUIRE_NVRTC=1` (CI's `.ci/nvrtc-check` sets it), where that is a failure.
 
 use warpath_cuda::compiler::{CacheUse, CompileTarget, KernelCompiler, ModuleImage};
-use warpath_cuda::kernels::programs;
+use warpath_cuda::programs::programs;
 
 fn compiler() -> Option<KernelCompiler> {
     match KernelCompiler::new() {
@@ -40,18 +40,18 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     // fetches, register caps), so that each #if branch of the kernels compiles here too.
     let mut programs = programs();
     programs.extend(
-        warpath_cuda::kernels::variant_programs().into_iter().filter(|(p, _)| p.name.starts_with("volume_megakernel")),
+        warpath_cuda::programs::variant_programs().into_iter().filter(|(p, _)| p.name.starts_with("volume_megakernel")),
     );
     // And the surface estimator with isosurface shapes (its megakernel and stage kernels
     // cover every WARPATH_ISOSURFACE_SHAPES branch).
     programs.extend(
-        warpath_cuda::kernels::isosurface_shape_programs()
+        warpath_cuda::programs::isosurface_shape_programs()
             .into_iter()
             .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
     );
     // And ReSTIR's reservoir formats (every RESTIR_SOA and RESTIR_FULL_SAMPLE branch).
     for program in warpath_cuda::restir::variant_programs() {
-        programs.push((program, warpath_cuda::restir::KERNEL_NAMES.to_vec()));
+        programs.push((program, warpath_cuda::catalog::kernels_of(warpath_cuda::kernels::Program::Restir)));
     }
     let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

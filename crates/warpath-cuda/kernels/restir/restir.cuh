@@ -3,7 +3,7 @@
 // random numbers and the same rounding of every operation, so one seed gives the same
 // reservoirs on both (gpu_restir: the images equal value for value on the H100).
 //
-// Per pixel and frame (kernels in restir.cu, launched by src/restir.rs):
+// Per pixel and frame (kernels in restir.cu, launched by src/restir/mod.rs):
 //   restir_initial_ris   camera ray → G-buffer (RestirSurface); M candidates resampled into a
 //                        Reservoir, drawn from the block's shared-memory light pool (one
 //                        16×16 block = one pool tile of 256 light points drawn by power) or
@@ -22,7 +22,7 @@
 // Bias correction: RESTIR_BIAS_OFF (1/M), RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced) or
 // RESTIR_BIAS_PAIRWISE (pairwise MIS, restir.rs combine_pairwise).
 //
-// Layouts are Rust's (src/restir.rs, DESIGN rule 1); the sizes and offsets are pinned below.
+// Layouts are Rust's (src/restir/args.rs; docs/architecture.md); the sizes and offsets are pinned below.
 #pragma once
 #include "surface/estimator.cuh"
 
@@ -111,7 +111,7 @@ struct RestirPendingTemporal {
 };
 static_assert(sizeof(RestirPendingTemporal) == 24, "RestirPendingTemporal size");
 
-// Every kernel's one argument (restir.rs RestirArgs).
+// Every kernel's one argument (src/restir/args.rs RestirArgs).
 struct RestirArgs {
     DeviceScene scene;
     RestirSurface* gbuffer;             // this frame's

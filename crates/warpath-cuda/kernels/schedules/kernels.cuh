@@ -1,6 +1,6 @@
 // schedules/kernels.cuh — the instantiation lists: every schedule kernel for one estimator
 // E, as extern "C" entry points named <kernel>_<NAME> (the Rust side's typed launches name
-// them through ScheduleKernelNames in crates/warpath-cuda/src/strategy/launch.rs). A new
+// them through the catalog, ScheduleKernels in crates/warpath-cuda/src/catalog/list.rs). A new
 // estimator gets every schedule with one line per family program:
 //   WARPATH_NAIVE_KERNEL(SurfaceEstimator, surface)         (surface_megakernel.cu)
 //   WARPATH_NAIVE_WAVE_KERNELS(SurfaceEstimator, surface)   (surface_naive_waves.cu)

@@ -3,7 +3,7 @@
 // (pixel, sample), the atomic film update of a finished path, and the block-level Morton sort
 // of the sorted variants.
 //
-// Estimators × schedules (DESIGN.md): every schedule is a template over an estimator type E
+// Estimators × schedules (docs/architecture.md): every schedule is a template over an estimator type E
 // and only decides which thread runs which path when. E provides (see surface/estimator.cuh's
 // SurfaceEstimator, the first one):
 //   E::Scene     what the host passes for the scene, by value inside ScheduleArgs<E>

@@ -1,62 +1,25 @@
-//! Typed launches of `kernels/compaction.cu` (DESIGN.md rule 4): one Rust function per kernel
-//! signature, taking the kernel's arguments as typed buffers, counts and the per-launch
+//! Typed launches of `kernels/compaction.cu` (docs/architecture.md): one Rust function per
+//! kernel signature, taking the kernel's arguments as typed buffers, counts and the per-launch
 //! [`CompactionState`](super::CompactionState) by value. Which instantiation runs is a typed
-//! choice: the element type `T` picks the suffix (`_u32`, `_elem16`, `_path64`), and
+//! choice: the element type `T` picks the catalog's kernel (`_u32`, `_elem16`, `_path64`), and
 //! [`CollateKernel`], [`SectionsKernel`] and [`LookbackKernel`] pick the variant of one
-//! signature. This module is the only place the compaction code calls `launch_builder`.
+//! signature.
 
 use super::elements::{CompactionElement, ElementKind};
-use super::workspace::{CompactionWorkspace, too_many};
+use super::workspace::{COMPACTION_BLOCK, CompactionWorkspace, too_many};
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{self, CollateArgs, CountArgs, FillArgs, FlagsArgs, Kernel, LookbackArgs, OutOfKernelArgs};
+use crate::catalog::{ScatterArgs, SectionsArgs};
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::COMPACTION;
 use crate::runtime::CudaDevice;
-use cudarc::driver::{LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 
-/// Threads per block of every compaction kernel (`COMPACTION_BLOCK`).
-pub const COMPACTION_BLOCK: u32 = 256;
-
-/// Every kernel of `compaction.cu` the Rust side launches (checked by `kernels_compile`, and
-/// against the names the launches below use by a unit test).
-pub const KERNEL_NAMES: &[&str] = &[
-    "compaction_collate_u32",
-    "compaction_collate_elem16",
-    "compaction_collate_path64",
-    "compaction_collate_x1_u32",
-    "compaction_lookback_u32",
-    "compaction_lookback_elem16",
-    "compaction_lookback_path64",
-    "compaction_lookback_x1_u32",
-    "compaction_lookback_deep_ahead_u32",
-    "compaction_sections_u32",
-    "compaction_sections_elem16",
-    "compaction_sections_path64",
-    "compaction_sections_x1_u32",
-    "compaction_fill_u32",
-    "compaction_fill_elem16",
-    "compaction_fill_path64",
-    "compaction_flags_u32",
-    "compaction_flags_elem16",
-    "compaction_flags_path64",
-    "compaction_ofk_u32",
-    "compaction_ofk_elem16",
-    "compaction_ofk_path64",
-    "compaction_count_u32",
-    "compaction_count_elem16",
-    "compaction_count_path64",
-    "compaction_scatter_u32",
-    "compaction_scatter_elem16",
-    "compaction_scatter_path64",
-    "compaction_scan_counts",
-    "compaction_layout_report",
-];
-
-/// `name` for each element kind: [u32, elem16, path64].
-fn per_kind(kind: ElementKind, names: [&'static str; 3]) -> &'static str {
+/// The kernel for each element kind: [u32, elem16, path64].
+fn per_kind<A>(kind: ElementKind, kernels: [Kernel<A>; 3]) -> Kernel<A> {
     match kind {
-        ElementKind::U32 => names[0],
-        ElementKind::Elem16 => names[1],
-        ElementKind::PathState => names[2],
+        ElementKind::U32 => kernels[0],
+        ElementKind::Elem16 => kernels[1],
+        ElementKind::PathState => kernels[2],
     }
 }
 
@@ -72,14 +35,19 @@ pub enum CollateKernel {
 
 impl CollateKernel {
     /// The kernel for `kind`, or `None` where it is not instantiated.
-    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+    pub fn kernel(self, kind: ElementKind) -> Option<Kernel<CollateArgs>> {
+        use catalog::{COMPACTION_COLLATE_ELEM16, COMPACTION_COLLATE_PATH64, COMPACTION_COLLATE_U32};
         match self {
-            CollateKernel::Tiled => Some(per_kind(
-                kind,
-                ["compaction_collate_u32", "compaction_collate_elem16", "compaction_collate_path64"],
-            )),
-            CollateKernel::X1 => (kind == ElementKind::U32).then_some("compaction_collate_x1_u32"),
+            CollateKernel::Tiled => {
+                Some(per_kind(kind, [COMPACTION_COLLATE_U32, COMPACTION_COLLATE_ELEM16, COMPACTION_COLLATE_PATH64]))
+            }
+            CollateKernel::X1 => (kind == ElementKind::U32).then_some(catalog::COMPACTION_COLLATE_X1_U32),
         }
+    }
+
+    /// The kernel's name for `kind`, or `None` where it is not instantiated.
+    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+        self.kernel(kind).map(|k| k.name())
     }
 
     /// Elements per block.
@@ -102,14 +70,18 @@ pub enum SectionsKernel {
 }
 
 impl SectionsKernel {
-    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+    pub fn kernel(self, kind: ElementKind) -> Option<Kernel<SectionsArgs>> {
+        use catalog::{COMPACTION_SECTIONS_ELEM16, COMPACTION_SECTIONS_PATH64, COMPACTION_SECTIONS_U32};
         match self {
-            SectionsKernel::Tiled => Some(per_kind(
-                kind,
-                ["compaction_sections_u32", "compaction_sections_elem16", "compaction_sections_path64"],
-            )),
-            SectionsKernel::X1 => (kind == ElementKind::U32).then_some("compaction_sections_x1_u32"),
+            SectionsKernel::Tiled => {
+                Some(per_kind(kind, [COMPACTION_SECTIONS_U32, COMPACTION_SECTIONS_ELEM16, COMPACTION_SECTIONS_PATH64]))
+            }
+            SectionsKernel::X1 => (kind == ElementKind::U32).then_some(catalog::COMPACTION_SECTIONS_X1_U32),
         }
+    }
+
+    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+        self.kernel(kind).map(|k| k.name())
     }
 
     pub fn tile_size(self, kind: ElementKind) -> u32 {
@@ -135,15 +107,20 @@ pub enum LookbackKernel {
 }
 
 impl LookbackKernel {
-    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+    pub fn kernel(self, kind: ElementKind) -> Option<Kernel<LookbackArgs>> {
+        use catalog::{COMPACTION_LOOKBACK_ELEM16, COMPACTION_LOOKBACK_PATH64, COMPACTION_LOOKBACK_U32};
+        let u32_only = kind == ElementKind::U32;
         match self {
-            LookbackKernel::Tiled => Some(per_kind(
-                kind,
-                ["compaction_lookback_u32", "compaction_lookback_elem16", "compaction_lookback_path64"],
-            )),
-            LookbackKernel::X1 => (kind == ElementKind::U32).then_some("compaction_lookback_x1_u32"),
-            LookbackKernel::DeepAhead => (kind == ElementKind::U32).then_some("compaction_lookback_deep_ahead_u32"),
+            LookbackKernel::Tiled => {
+                Some(per_kind(kind, [COMPACTION_LOOKBACK_U32, COMPACTION_LOOKBACK_ELEM16, COMPACTION_LOOKBACK_PATH64]))
+            }
+            LookbackKernel::X1 => u32_only.then_some(catalog::COMPACTION_LOOKBACK_X1_U32),
+            LookbackKernel::DeepAhead => u32_only.then_some(catalog::COMPACTION_LOOKBACK_DEEP_AHEAD_U32),
         }
+    }
+
+    pub fn name(self, kind: ElementKind) -> Option<&'static str> {
+        self.kernel(kind).map(|k| k.name())
     }
 
     pub fn tile_size(self, kind: ElementKind) -> u32 {
@@ -161,56 +138,32 @@ impl LookbackKernel {
 
 /// The kernels every element type has beside the methods: the benchmark's input, OfK's flag
 /// producer and pass, and the three-pass baseline's count and scatter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BaselineKernel {
-    Fill,
-    Flags,
-    OutOfKernel,
-    Count,
-    Scatter,
+fn fill_kernel(kind: ElementKind) -> Kernel<FillArgs> {
+    per_kind(kind, [catalog::COMPACTION_FILL_U32, catalog::COMPACTION_FILL_ELEM16, catalog::COMPACTION_FILL_PATH64])
 }
 
-impl BaselineKernel {
-    #[cfg(test)]
-    const ALL: [BaselineKernel; 5] = [
-        BaselineKernel::Fill,
-        BaselineKernel::Flags,
-        BaselineKernel::OutOfKernel,
-        BaselineKernel::Count,
-        BaselineKernel::Scatter,
-    ];
-
-    fn name(self, kind: ElementKind) -> &'static str {
-        let names = match self {
-            BaselineKernel::Fill => ["compaction_fill_u32", "compaction_fill_elem16", "compaction_fill_path64"],
-            BaselineKernel::Flags => ["compaction_flags_u32", "compaction_flags_elem16", "compaction_flags_path64"],
-            BaselineKernel::OutOfKernel => ["compaction_ofk_u32", "compaction_ofk_elem16", "compaction_ofk_path64"],
-            BaselineKernel::Count => ["compaction_count_u32", "compaction_count_elem16", "compaction_count_path64"],
-            BaselineKernel::Scatter => {
-                ["compaction_scatter_u32", "compaction_scatter_elem16", "compaction_scatter_path64"]
-            }
-        };
-        per_kind(kind, names)
-    }
+fn flags_kernel(kind: ElementKind) -> Kernel<FlagsArgs> {
+    per_kind(kind, [catalog::COMPACTION_FLAGS_U32, catalog::COMPACTION_FLAGS_ELEM16, catalog::COMPACTION_FLAGS_PATH64])
 }
 
-const SCAN_COUNTS: &str = "compaction_scan_counts";
-const LAYOUT_REPORT: &str = "compaction_layout_report";
+fn out_of_kernel_kernel(kind: ElementKind) -> Kernel<OutOfKernelArgs> {
+    per_kind(kind, [catalog::COMPACTION_OFK_U32, catalog::COMPACTION_OFK_ELEM16, catalog::COMPACTION_OFK_PATH64])
+}
+
+fn count_kernel(kind: ElementKind) -> Kernel<CountArgs> {
+    per_kind(kind, [catalog::COMPACTION_COUNT_U32, catalog::COMPACTION_COUNT_ELEM16, catalog::COMPACTION_COUNT_PATH64])
+}
+
+fn scatter_kernel(kind: ElementKind) -> Kernel<ScatterArgs> {
+    per_kind(
+        kind,
+        [catalog::COMPACTION_SCATTER_U32, catalog::COMPACTION_SCATTER_ELEM16, catalog::COMPACTION_SCATTER_PATH64],
+    )
+}
 
 /// `what` has no kernel for `T`'s element type.
 fn not_instantiated(what: &str, kind: ElementKind) -> CudaError {
     CudaError::InvalidArgument(format!("{what} exists for u32 elements only, not {}", kind.name()))
-}
-
-/// Launches `launch` (which holds exactly the parameters of `name`'s signature in
-/// compaction.cu) with `config`.
-fn finish(device: &CudaDevice, name: &'static str, mut launch: LaunchArgs<'_>, config: LaunchConfig) -> CudaResult<()> {
-    // SAFETY: every caller below pushed exactly the parameters of `name`'s signature in
-    // kernels/compaction.cu; the buffers hold the counts it is given (checked by the caller),
-    // and the state's addresses lie in a workspace prepared for the launch's tiles (a
-    // persistent grid covers them by ticket).
-    let launched = unsafe { launch.launch(config) };
-    device.check_launch(name, launched)
 }
 
 fn linear(blocks: u32, block: u32) -> LaunchConfig {
@@ -243,11 +196,8 @@ pub fn fill<T: CompactionElement>(device: &CudaDevice, buffer: &mut DeviceBuffer
     if n == 0 {
         return Ok(());
     }
-    let name = BaselineKernel::Fill.name(T::KIND);
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(buffer.raw_mut()).arg(&n).arg(&seed);
-    finish(device, name, launch, linear(n.div_ceil(COMPACTION_BLOCK), COMPACTION_BLOCK))
+    let config = linear(n.div_ceil(COMPACTION_BLOCK), COMPACTION_BLOCK);
+    device.launch(fill_kernel(T::KIND), config, (buffer.raw_mut().into(), n, seed))
 }
 
 /// `compaction_collate_*(const T* in, T* out, unsigned* counter, n, threshold)`: the kept
@@ -261,17 +211,15 @@ pub fn collate<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel.name(T::KIND).ok_or_else(|| not_instantiated("one-per-thread InK-Collate", T::KIND))?;
+    let compaction = kernel.kernel(T::KIND).ok_or_else(|| not_instantiated("one-per-thread InK-Collate", T::KIND))?;
     let n = whole_input(input, output)?;
     let tiles = n.div_ceil(kernel.tile_size(T::KIND));
     let state = workspace.prepare(device, tiles)?;
     if n == 0 {
         return Ok(());
     }
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(output.raw_mut()).arg(&state.count).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(tiles, COMPACTION_BLOCK))
+    let args = (input.raw().into(), output.raw_mut().into(), state.count.into(), n, threshold);
+    device.launch(compaction, linear(tiles, COMPACTION_BLOCK), args)
 }
 
 /// `compaction_sections_*(const T* in, T* out, T* intermediate, CompactionState, n,
@@ -285,7 +233,7 @@ pub fn sections<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel.name(T::KIND).ok_or_else(|| not_instantiated("one-per-thread InK-Compact", T::KIND))?;
+    let compaction = kernel.kernel(T::KIND).ok_or_else(|| not_instantiated("one-per-thread InK-Compact", T::KIND))?;
     let n = whole_input(input, output)?;
     let tile = kernel.tile_size(T::KIND);
     let tiles = n.div_ceil(tile);
@@ -300,10 +248,8 @@ pub fn sections<T: CompactionElement>(
     if n == 0 {
         return Ok(());
     }
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(output.raw_mut()).arg(intermediate.raw_mut()).arg(&state).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(tiles, COMPACTION_BLOCK))
+    let args = (input.raw().into(), output.raw_mut().into(), intermediate.raw_mut().into(), state, n, threshold);
+    device.launch(compaction, linear(tiles, COMPACTION_BLOCK), args)
 }
 
 /// Elements the intermediate buffer of [`sections`] needs for `n` elements (whole tiles).
@@ -323,23 +269,23 @@ pub fn lookback<T: CompactionElement>(
     workspace: &mut CompactionWorkspace,
     threshold: u64,
 ) -> CudaResult<()> {
-    let name = kernel.name(T::KIND).ok_or_else(|| not_instantiated(&format!("{kernel:?} look-back"), T::KIND))?;
+    let compaction =
+        kernel.kernel(T::KIND).ok_or_else(|| not_instantiated(&format!("{kernel:?} look-back"), T::KIND))?;
     let n = whole_input(input, output)?;
     let tiles = n.div_ceil(kernel.tile_size(T::KIND));
     let state = workspace.prepare(device, tiles)?;
     if n == 0 {
         return Ok(());
     }
-    let function = device.function(&COMPACTION, name)?;
     let blocks = if kernel.persistent() {
+        let function = device.entry_function(compaction.entry(), &compaction.program().source())?;
         let per_multiprocessor = device.blocks_per_multiprocessor(&function, COMPACTION_BLOCK)?;
         tiles.min((per_multiprocessor * device.info().multiprocessors).max(1))
     } else {
         tiles
     };
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(output.raw_mut()).arg(&state).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(blocks, COMPACTION_BLOCK))
+    let args = (input.raw().into(), output.raw_mut().into(), state, n, threshold);
+    device.launch(compaction, linear(blocks, COMPACTION_BLOCK), args)
 }
 
 /// `compaction_flags_*(const T* in, unsigned char* flags, n, threshold)`: `flags[i] =
@@ -357,11 +303,8 @@ pub fn write_flags<T: CompactionElement>(
     if n == 0 {
         return Ok(());
     }
-    let name = BaselineKernel::Flags.name(T::KIND);
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(flags.raw_mut()).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(n.div_ceil(COMPACTION_BLOCK), COMPACTION_BLOCK))
+    let config = linear(n.div_ceil(COMPACTION_BLOCK), COMPACTION_BLOCK);
+    device.launch(flags_kernel(T::KIND), config, (input.raw().into(), flags.raw_mut().into(), n, threshold))
 }
 
 /// [`out_of_kernel_prefix`] over all of `input`.
@@ -401,11 +344,8 @@ pub fn out_of_kernel_prefix<T: CompactionElement>(
     if n == 0 {
         return Ok(());
     }
-    let name = BaselineKernel::OutOfKernel.name(T::KIND);
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(flags.raw()).arg(output.raw_mut()).arg(&state).arg(&n);
-    finish(device, name, launch, linear(tiles, COMPACTION_BLOCK))
+    let args = (input.raw().into(), flags.raw().into(), output.raw_mut().into(), state, n);
+    device.launch(out_of_kernel_kernel(T::KIND), linear(tiles, COMPACTION_BLOCK), args)
 }
 
 /// Three-pass scan-then-scatter, as Thrust's `copy_if` did: [`count_tiles`] (kept per tile),
@@ -438,20 +378,14 @@ fn count_tiles<T: CompactionElement>(
     threshold: u64,
     tiles: u32,
 ) -> CudaResult<()> {
-    let name = BaselineKernel::Count.name(T::KIND);
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(&block_counts).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(tiles, COMPACTION_BLOCK))
+    let args = (input.raw().into(), block_counts.into(), n, threshold);
+    device.launch(count_kernel(T::KIND), linear(tiles, COMPACTION_BLOCK), args)
 }
 
 /// `compaction_scan_counts(unsigned* counts, tiles, unsigned* count)`: one block of 1024
 /// threads scans the tile counts in place to exclusive offsets and writes the total.
 fn scan_counts(device: &CudaDevice, block_counts: u64, tiles: u32, count: u64) -> CudaResult<()> {
-    let function = device.function(&COMPACTION, SCAN_COUNTS)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(&block_counts).arg(&tiles).arg(&count);
-    finish(device, SCAN_COUNTS, launch, linear(1, 1024))
+    device.launch(catalog::COMPACTION_SCAN_COUNTS, linear(1, 1024), (block_counts.into(), tiles, count.into()))
 }
 
 /// `compaction_scatter_*(const T* in, T* out, const unsigned* block_offsets, n, threshold)`:
@@ -465,21 +399,15 @@ fn scatter_tiles<T: CompactionElement>(
     threshold: u64,
     tiles: u32,
 ) -> CudaResult<()> {
-    let name = BaselineKernel::Scatter.name(T::KIND);
-    let function = device.function(&COMPACTION, name)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(input.raw()).arg(output.raw_mut()).arg(&block_offsets).arg(&n).arg(&threshold);
-    finish(device, name, launch, linear(tiles, COMPACTION_BLOCK))
+    let args = (input.raw().into(), output.raw_mut().into(), block_offsets.into(), n, threshold);
+    device.launch(scatter_kernel(T::KIND), linear(tiles, COMPACTION_BLOCK), args)
 }
 
 /// `compaction_layout_report(unsigned* out)`: the device's sizes, offsets and tile shapes, in
 /// the order of [`super::host_layout`].
 pub fn layout_report(device: &CudaDevice) -> CudaResult<Vec<u32>> {
     let mut out = DeviceBuffer::<u32>::zeroed(device, super::layout::LAYOUT_REPORT_LEN)?;
-    let function = device.function(&COMPACTION, LAYOUT_REPORT)?;
-    let mut launch = device.stream().launch_builder(&function);
-    launch.arg(out.raw_mut());
-    finish(device, LAYOUT_REPORT, launch, linear(1, 32))?;
+    device.launch(catalog::COMPACTION_LAYOUT_REPORT, linear(1, 32), (out.raw_mut().into(),))?;
     out.download(device)
 }
 
@@ -487,13 +415,18 @@ pub fn layout_report(device: &CudaDevice) -> CudaResult<Vec<u32>> {
 mod tests {
     use super::*;
 
-    /// KERNEL_NAMES (what the compile test checks) is exactly the set of names the launches
-    /// above can use.
+    /// Every compaction kernel of the catalog is one the launches above can use.
     #[test]
-    fn kernel_names_are_exactly_the_launched_kernels() {
-        let mut launched = vec![SCAN_COUNTS, LAYOUT_REPORT];
+    fn the_launches_reach_every_catalogued_compaction_kernel() {
+        let mut launched = vec![catalog::COMPACTION_SCAN_COUNTS.name(), catalog::COMPACTION_LAYOUT_REPORT.name()];
         for kind in ElementKind::ALL {
-            launched.extend(BaselineKernel::ALL.map(|k| k.name(kind)));
+            launched.extend([
+                fill_kernel(kind).name(),
+                flags_kernel(kind).name(),
+                out_of_kernel_kernel(kind).name(),
+                count_kernel(kind).name(),
+                scatter_kernel(kind).name(),
+            ]);
             launched.extend([CollateKernel::Tiled, CollateKernel::X1].iter().filter_map(|k| k.name(kind)));
             launched.extend([SectionsKernel::Tiled, SectionsKernel::X1].iter().filter_map(|k| k.name(kind)));
             launched.extend(
@@ -503,7 +436,7 @@ mod tests {
             );
         }
         launched.sort_unstable();
-        let mut listed = KERNEL_NAMES.to_vec();
+        let mut listed = catalog::kernels_of(crate::kernels::Program::Compaction);
         listed.sort_unstable();
         assert_eq!(launched, listed);
     }

@@ -4,7 +4,7 @@
 //! ([`layout_entries`], checked without a GPU).
 
 use super::elements::{CompactElem16, CompactPathState, ElementKind};
-use super::launch::COMPACTION_BLOCK;
+use super::workspace::COMPACTION_BLOCK;
 use super::workspace::{CompactionState, SECTION_BLOCKS};
 use crate::layout::{LayoutEntry, layout_list};
 use std::mem::{offset_of, size_of};

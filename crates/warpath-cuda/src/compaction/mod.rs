@@ -21,7 +21,7 @@
 //! * `predicate`: the keep predicate and the CPU reference filter;
 //! * `methods`: the method table ([`CompactionMethod`] → kernels, order, element types);
 //! * `workspace`: the per-launch state ([`CompactionWorkspace`], [`CompactionState`]);
-//! * `launch`: one typed function per kernel signature;
+//! * `launch`: one typed function per kernel signature (the kernels: [`crate::catalog`]);
 //! * `buffers`: the buffers of one compaction, running any method ([`CompactionBuffers`]);
 //! * `timing`: GPU time of a method or of a memcpy, for the benchmark;
 //! * `layout`: the layouts shared with the kernels, host side.
@@ -33,16 +33,16 @@ mod layout;
 mod methods;
 mod predicate;
 mod timing;
-mod workspace;
+pub(crate) mod workspace;
 
 pub use buffers::CompactionBuffers;
 pub use elements::{CompactElem16, CompactPathState, CompactionElement, ElementKind};
 pub use launch::{
-    COMPACTION_BLOCK, CollateKernel, KERNEL_NAMES, LookbackKernel, SectionsKernel, collate, fill, intermediate_len,
-    layout_report, lookback, out_of_kernel, out_of_kernel_prefix, sections, three_pass, write_flags,
+    CollateKernel, LookbackKernel, SectionsKernel, collate, fill, intermediate_len, layout_report, lookback,
+    out_of_kernel, out_of_kernel_prefix, sections, three_pass, write_flags,
 };
 pub use layout::{LAYOUT_REPORT_LEN, host_layout, layout_entries};
 pub use methods::{CompactionMethod, MethodKernels};
 pub use predicate::{compaction_hash, cpu_filter, keeps, threshold_for};
 pub use timing::{median_ms, time_input_copy, time_method};
-pub use workspace::{CompactionState, CompactionWorkspace, SECTION_BLOCKS};
+pub use workspace::{COMPACTION_BLOCK, CompactionState, CompactionWorkspace, SECTION_BLOCKS};

@@ -5,11 +5,13 @@
 //! [`CompactionState`], the addresses of one launch's state as the kernels take it by value
 //! (`CompactionState` in `kernels/compaction/compaction.cuh`, Rust owns the layout).
 
-use super::launch::COMPACTION_BLOCK;
 use crate::error::{CudaError, CudaResult};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
+
+/// Threads per block of every compaction kernel (`COMPACTION_BLOCK`).
+pub const COMPACTION_BLOCK: u32 = 256;
 
 /// Blocks per InK-Compact section (`COMPACTION_SECTION_BLOCKS`, seed 001 §2.3).
 pub const SECTION_BLOCKS: u32 = 32;

@@ -12,51 +12,30 @@
 //! Rust owns the layouts ([`IsoNode`], [`IsoRay`], [`IsoHit`], [`IsoArgs`],
 //! [`IsoRenderArgs`]), pinned by `static_assert`s in `kernels/isosurface/`.
 
+pub mod args;
 mod pipeline;
 pub mod shapes;
 mod update;
 
-pub use pipeline::{IsoCompaction, IsoPipeline, IsoPipelineArgs, IsoStageOut, PipelineBuffers, StageTimes};
+pub use args::{IsoArgs, IsoClimbArgs, IsoPipelineArgs, IsoRenderArgs, IsoStageOut, IsoUpdateArgs};
+pub use pipeline::{IsoCompaction, IsoPipeline, PipelineBuffers, StageTimes};
 pub use shapes::{DeviceIsoShapes, GpuIsoShape};
-pub use update::{
-    IsoClimbArgs, IsoTreeNode, IsoUpdateArgs, TreeUpdateMethod, UPDATE_CLIMB, UPDATE_LEVEL, UPDATE_TREE,
-    WIDE_LEVEL_NODES, full_tree, ranges_chain,
-};
+pub use update::{IsoTreeNode, TreeUpdateMethod, WIDE_LEVEL_NODES, full_tree, ranges_chain};
 
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{
+    ISO_CAST_SINGLE, ISO_RENDER_SINGLE, ISO_RENDER_SINGLE_F32, ISO_RENDER_SINGLE_F32_R64, ISO_RENDER_SINGLE_F32_R80,
+    Kernel,
+};
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::ISOSURFACE;
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use warpath_isosurface::bricks::{BrickBvh, CondensedNode, CondensedTree};
 use warpath_isosurface::render::{IsoView, Shading};
 use warpath_isosurface::{IsoHit as CpuHit, Lattice};
 
-/// The kernels' names.
-pub const CAST_SINGLE: &str = "iso_cast_single";
-pub const RENDER_SINGLE: &str = "iso_render_single";
-/// The same caster in f32 (`IsoPipeline::CasterF32`).
-pub const RENDER_SINGLE_F32: &str = "iso_render_single_f32";
-/// The f32 caster under register caps of 80 and 64 (`IsoPipeline::CasterF32R80`, `R64`).
-pub const RENDER_SINGLE_F32_R80: &str = "iso_render_single_f32_r80";
-pub const RENDER_SINGLE_F32_R64: &str = "iso_render_single_f32_r64";
-/// Every kernel of `isosurface.cu` the Rust side launches.
-pub static KERNEL_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let mut names = vec![
-        CAST_SINGLE,
-        RENDER_SINGLE,
-        RENDER_SINGLE_F32,
-        RENDER_SINGLE_F32_R80,
-        RENDER_SINGLE_F32_R64,
-        UPDATE_TREE,
-        UPDATE_LEVEL,
-        UPDATE_CLIMB,
-    ];
-    names.extend(pipeline::kernel_names());
-    names
-});
 /// Pixels per block side of the render kernel.
 const RENDER_TILE: u32 = 16;
 const NO_NODE: u32 = u32::MAX;
@@ -100,57 +79,6 @@ impl IsoHit {
     }
 }
 
-/// The kernel's argument, by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoArgs {
-    pub values: u64,
-    pub nodes: u64,
-    pub rays: u64,
-    pub hits: u64,
-    pub samples: [u32; 3],
-    pub root: u32,
-    pub ray_count: u32,
-    pub isovalue: f32,
-    /// Non-zero: the address of the root's index (a tree updated on the device).
-    pub root_slot: u64,
-}
-
-// SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout caster.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for IsoArgs {}
-
-/// The render kernel's argument, by value: the tree, the outputs, the camera
-/// ([`IsoView`]'s fields) and the shading ([`Shading`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoRenderArgs {
-    pub values: u64,
-    pub nodes: u64,
-    pub pixels: u64,
-    pub hits: u64,
-    pub eye: [f64; 3],
-    pub corner: [f64; 3],
-    pub right: [f64; 3],
-    pub down: [f64; 3],
-    pub samples: [u32; 3],
-    pub root: u32,
-    pub width: u32,
-    pub height: u32,
-    pub isovalue: f32,
-    pub color: [f32; 3],
-    pub ambient: f32,
-    pub diffuse: f32,
-    pub specular: f32,
-    pub shininess: f32,
-    pub background: [f32; 3],
-    /// [`LIGHT_HEAD`], [`LIGHT_KEY`] or [`LIGHT_SHADOWS`].
-    pub light_mode: u32,
-    /// Non-zero: the address of the root's index (a tree updated on the device).
-    pub root_slot: u64,
-    /// The key light's unit direction in lattice space ([`IsoView::world_direction`]).
-    pub light: [f64; 3],
-}
-
 /// [`IsoRenderArgs::light_mode`]: the head light (seed 001's).
 pub const LIGHT_HEAD: u32 = 0;
 /// A key light without shadow rays.
@@ -166,14 +94,9 @@ pub fn light_args(view: &IsoView, shading: &Shading) -> (u32, [f64; 3]) {
     }
 }
 
-// SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout render.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for IsoRenderArgs {}
-
 const _: () = assert!(std::mem::size_of::<IsoNode>() == 32);
 const _: () = assert!(std::mem::size_of::<IsoRay>() == 48);
 const _: () = assert!(std::mem::size_of::<IsoHit>() == 24);
-const _: () = assert!(std::mem::size_of::<IsoArgs>() == 64);
-const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 232);
 
 /// The condensed tree as device nodes (the same indices), each with its lattice box.
 pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
@@ -364,18 +287,14 @@ impl DeviceIsosurface {
             isovalue: self.isovalue,
             root_slot: tree.root_slot,
         };
-        let function = device.function(&ISOSURFACE, CAST_SINGLE)?;
         let config = LaunchConfig {
             grid_dim: ((rays.len() as u32).div_ceil(BLOCK), 1, 1),
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(&args);
-        // SAFETY: the argument is the kernel's IsoArgs; every buffer it names holds what the
-        // kernel reads (ray_count rays, hits) and the tree's nodes.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(CAST_SINGLE, launched)?;
+        // Every buffer the arguments name holds what the kernel reads (ray_count rays, hits)
+        // and the tree's nodes.
+        device.launch(ISO_CAST_SINGLE, config, (args,))?;
         hits.download(device)
     }
 }
@@ -438,7 +357,7 @@ impl DeviceIsosurface {
         shading: &Shading,
         target: &RenderTarget,
     ) -> CudaResult<()> {
-        self.render_caster(device, view, shading, target, RENDER_SINGLE)
+        self.render_caster(device, view, shading, target, ISO_RENDER_SINGLE)
     }
 
     /// The image of `view` by a caster pipeline — `caster`, `caster-f32` or one of its
@@ -453,10 +372,10 @@ impl DeviceIsosurface {
         target: &RenderTarget,
     ) -> CudaResult<()> {
         let kernel = match pipeline {
-            IsoPipeline::Caster => RENDER_SINGLE,
-            IsoPipeline::CasterF32 => RENDER_SINGLE_F32,
-            IsoPipeline::CasterF32R80 => RENDER_SINGLE_F32_R80,
-            IsoPipeline::CasterF32R64 => RENDER_SINGLE_F32_R64,
+            IsoPipeline::Caster => ISO_RENDER_SINGLE,
+            IsoPipeline::CasterF32 => ISO_RENDER_SINGLE_F32,
+            IsoPipeline::CasterF32R80 => ISO_RENDER_SINGLE_F32_R80,
+            IsoPipeline::CasterF32R64 => ISO_RENDER_SINGLE_F32_R64,
             other => return Err(CudaError::InvalidArgument(format!("{other} is not a caster"))),
         };
         self.render_caster(device, view, shading, target, kernel)
@@ -469,7 +388,7 @@ impl DeviceIsosurface {
         view: &IsoView,
         shading: &Shading,
         target: &RenderTarget,
-        kernel: &'static str,
+        kernel: Kernel<(IsoRenderArgs,)>,
     ) -> CudaResult<()> {
         if (view.width, view.height) != (target.width, target.height) {
             return Err(CudaError::InvalidArgument(format!(
@@ -478,19 +397,14 @@ impl DeviceIsosurface {
             )));
         }
         let args = self.frame_args(device, view, shading, target);
-        let function = device.function(&ISOSURFACE, kernel)?;
         let config = LaunchConfig {
             grid_dim: (view.width.div_ceil(RENDER_TILE), view.height.div_ceil(RENDER_TILE), 1),
             block_dim: (RENDER_TILE * RENDER_TILE, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(&args);
-        // SAFETY: the argument is the kernel's IsoRenderArgs; `pixels` holds 3 floats and
-        // `hits` (when non-null) one IsoHit per pixel of the view, the tree's nodes and
-        // the lattice's samples are uploaded.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(kernel, launched)
+        // `pixels` holds 3 floats and `hits` (when non-null) one IsoHit per pixel of the view,
+        // the tree's nodes and the lattice's samples are uploaded.
+        device.launch(kernel, config, (args,))
     }
 
     /// The frame's arguments (the view must have the target's size).

@@ -8,24 +8,28 @@
 //! within a frame), and each kernel reads its queue's true length from device memory.
 //!
 //! [`PipelineBuffers`] holds what a frame of one size needs (the per-ray stacks, the queues,
-//! their compaction state); [`StageTimes`] the GPU time of each stage when asked for.
+//! their compaction state); [`StageTimes`] the GPU time of each stage when asked for (a view
+//! of the frame's [`KernelTimes`]).
 
-use super::{DeviceIsosurface, IsoRenderArgs, RenderTarget};
+use super::args::{IsoPipelineArgs, IsoStageOut};
+use super::{DeviceIsosurface, RenderTarget};
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{
+    ISO_GENERATE_COLLATE, ISO_GENERATE_COMPACT, ISO_GENERATE_FLAGS, ISO_GENERATE_LOOKBACK, ISO_INTERSECT_COLLATE,
+    ISO_INTERSECT_COMPACT, ISO_INTERSECT_FLAGS, ISO_INTERSECT_LOOKBACK, ISO_PIPELINE_SINGLE, ISO_SHADE,
+    ISO_SHADE_SHADOWS, ISO_TRAVERSE_COLLATE, ISO_TRAVERSE_COMPACT, ISO_TRAVERSE_FLAGS, ISO_TRAVERSE_LOOKBACK,
+    IsoIntersectArgs, IsoTraverseArgs, Kernel,
+};
 use crate::compaction::{CompactionState, CompactionWorkspace, out_of_kernel_prefix};
 use crate::cub_library::CubLibrary;
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::ISOSURFACE;
-use crate::runtime::CudaDevice;
-use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use crate::runtime::{CudaDevice, KernelTimes};
+use cudarc::driver::LaunchConfig;
 use std::sync::Arc;
 use warpath_isosurface::render::{IsoView, Shading};
 
-pub const PIPELINE_SINGLE: &str = "iso_pipeline_single";
-pub const SHADE: &str = "iso_shade";
-/// The multi-kernel pipeline's shadow rays, after its last round.
-pub const SHADOWS: &str = "iso_shade_shadows";
+/// The name CUB's selection is timed under (not a kernel of the catalog).
+const CUB_SELECT: &str = "cub_select_flagged";
 const BLOCK: u32 = 256;
 /// Pixels per side of the tiles rays are made in (`ISO_TILE`; BLOCK = RAY_TILE²).
 const RAY_TILE: u32 = 16;
@@ -150,53 +154,17 @@ impl std::fmt::Display for IsoPipeline {
     }
 }
 
-const GENERATE: [&str; 4] =
-    ["iso_generate_collate", "iso_generate_compact", "iso_generate_lookback", "iso_generate_flags"];
-const TRAVERSE: [&str; 4] =
-    ["iso_traverse_collate", "iso_traverse_compact", "iso_traverse_lookback", "iso_traverse_flags"];
-const INTERSECT: [&str; 4] =
-    ["iso_intersect_collate", "iso_intersect_compact", "iso_intersect_lookback", "iso_intersect_flags"];
+/// The stage kernels per compaction suffix ([`IsoCompaction::suffix`]): collate, compact,
+/// lookback, flags.
+const GENERATE: [Kernel<(IsoPipelineArgs, IsoStageOut)>; 4] =
+    [ISO_GENERATE_COLLATE, ISO_GENERATE_COMPACT, ISO_GENERATE_LOOKBACK, ISO_GENERATE_FLAGS];
+const TRAVERSE: [Kernel<IsoTraverseArgs>; 4] =
+    [ISO_TRAVERSE_COLLATE, ISO_TRAVERSE_COMPACT, ISO_TRAVERSE_LOOKBACK, ISO_TRAVERSE_FLAGS];
+const INTERSECT: [Kernel<IsoIntersectArgs>; 4] =
+    [ISO_INTERSECT_COLLATE, ISO_INTERSECT_COMPACT, ISO_INTERSECT_LOOKBACK, ISO_INTERSECT_FLAGS];
 
-/// Every pipeline kernel's name.
-pub fn kernel_names() -> Vec<&'static str> {
-    let mut names = vec![PIPELINE_SINGLE, SHADE, SHADOWS];
-    for set in [GENERATE, TRAVERSE, INTERSECT] {
-        names.extend(set);
-    }
-    names
-}
-
-/// The pipeline's argument, by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoPipelineArgs {
-    pub frame: IsoRenderArgs,
-    pub stack_node: u64,
-    pub stack_entry: u64,
-    pub stack_top: u64,
-    pub normals: u64,
-    pub stack_capacity: u32,
-    pub pixel_count: u32,
-}
-
-/// Where a stage puts the rays it passes on.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoStageOut {
-    pub items: u64,
-    pub flags: u64,
-    pub intermediate: u64,
-    pub state: CompactionState,
-}
-
-// SAFETY: `#[repr(C)]` Pods of addresses and scalars whose layouts pipeline.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for IsoPipelineArgs {}
-unsafe impl cudarc::driver::DeviceRepr for IsoStageOut {}
-
-const _: () = assert!(std::mem::size_of::<IsoPipelineArgs>() == 272);
-const _: () = assert!(std::mem::size_of::<IsoStageOut>() == 88);
-
-/// GPU milliseconds per stage of the frames timed so far, and the rounds they took.
+/// GPU milliseconds per stage of the frames timed so far, and the rounds they took: the
+/// frames' [`KernelTimes`] summed by stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StageTimes {
     pub generate_ms: f64,
@@ -208,6 +176,23 @@ pub struct StageTimes {
     pub rounds: u32,
     /// Rays entering traversal, summed over rounds.
     pub traversal_rays: u64,
+}
+
+impl StageTimes {
+    /// Adds a frame's kernel times: each stage's kernels to it, the rest (the OfK passes'
+    /// compaction kernels, CUB's selection) to compaction.
+    fn add(&mut self, times: &KernelTimes) {
+        let ms = |kernels: &[&str]| kernels.iter().map(|k| times.ms(k)).sum::<f64>();
+        let generate = ms(&GENERATE.map(|k| k.name()));
+        let traverse = ms(&TRAVERSE.map(|k| k.name()));
+        let intersect = ms(&INTERSECT.map(|k| k.name()));
+        let shade = ms(&[ISO_SHADE.name(), ISO_SHADE_SHADOWS.name()]);
+        self.generate_ms += generate;
+        self.traverse_ms += traverse;
+        self.intersect_ms += intersect;
+        self.shade_ms += shade;
+        self.compaction_ms += times.total_ms() - (generate + traverse + intersect + shade);
+    }
 }
 
 /// One queue of pixel indices and the compaction state that fills it (its count lands in
@@ -272,7 +257,9 @@ fn compact_flags(
     match cub {
         Some(cub) => {
             let count = target.count_address(device);
-            cub.library.select_flagged(device, &cub.temp, source, &target.flags, &target.items, count, n)
+            device.timed(CUB_SELECT, || {
+                cub.library.select_flagged(device, &cub.temp, source, &target.flags, &target.items, count, n)
+            })
         }
         None => {
             let Queue { items, workspace, flags, .. } = target;
@@ -388,27 +375,6 @@ fn linear(tiles: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (tiles.max(1), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// A GPU timer over stage launches, when times are asked for.
-struct Stopwatch<'a> {
-    timer: Option<crate::runtime::StreamTimer<'a>>,
-}
-
-impl Stopwatch<'_> {
-    fn start(&self) -> CudaResult<()> {
-        if let Some(t) = &self.timer {
-            t.start()?;
-        }
-        Ok(())
-    }
-
-    fn add(&self, into: &mut f64) -> CudaResult<()> {
-        if let Some(t) = &self.timer {
-            *into += t.stop_ms()? as f64;
-        }
-        Ok(())
-    }
-}
-
 impl DeviceIsosurface {
     /// The pipeline's argument for `view` into `target` with `buffers`.
     fn pipeline_args(
@@ -470,21 +436,19 @@ impl DeviceIsosurface {
                 self.render_with_caster(device, pipeline, view, shading, target)
             }
             IsoPipeline::Single => {
+                // The buffers hold `pixel_count` pixels (checked against the view and target).
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
-                let function = device.function(&ISOSURFACE, PIPELINE_SINGLE)?;
-                let mut launch = device.stream().launch_builder(&function);
-                launch.arg(&args);
-                // SAFETY: the argument is the kernel's IsoPipelineArgs over buffers of
-                // `pixel_count` pixels (checked against the view and target above).
-                let launched = unsafe { launch.launch(linear(buffers.slots / BLOCK)) };
-                device.check_launch(PIPELINE_SINGLE, launched)
+                device.launch(ISO_PIPELINE_SINGLE, linear(buffers.slots / BLOCK), (args,))
             }
             IsoPipeline::Multi(method) => {
                 let args = self.pipeline_args(device, view, shading, target, buffers)?;
-                let timing = times.is_some();
-                let stopwatch = Stopwatch { timer: if timing { Some(device.timer()?) } else { None } };
+                let mut kernels = times.is_some().then(KernelTimes::default);
                 let mut untimed = StageTimes::default();
-                run_multi(device, &args, method, buffers, &stopwatch, times.unwrap_or(&mut untimed))?;
+                let times = times.unwrap_or(&mut untimed);
+                device.timing(kernels.as_mut(), || run_multi(device, &args, method, buffers, times))?;
+                if let Some(kernels) = &kernels {
+                    times.add(kernels);
+                }
                 Ok(())
             }
         }
@@ -497,7 +461,6 @@ fn run_multi(
     args: &IsoPipelineArgs,
     method: IsoCompaction,
     buffers: &mut PipelineBuffers,
-    stopwatch: &Stopwatch<'_>,
     times: &mut StageTimes,
 ) -> CudaResult<()> {
     let n = buffers.slots;
@@ -510,23 +473,12 @@ fn run_multi(
     // Generation over every ray slot into traversal queue A.
     let tiles = n / BLOCK;
     let out = buffers.queues[TRAVERSE_A].output(device, method, tiles)?;
-    stopwatch.start()?;
-    {
-        let function = device.function(&ISOSURFACE, GENERATE[suffix])?;
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(args).arg(&out);
-        // SAFETY: IsoPipelineArgs and IsoStageOut as the kernel declares them; the queue's
-        // items, flags and intermediate buffer hold a slot per pixel (whole tiles).
-        let launched = unsafe { launch.launch(linear(tiles)) };
-        device.check_launch(GENERATE[suffix], launched)?;
-    }
-    stopwatch.add(&mut times.generate_ms)?;
+    // The queue's items, flags and intermediate buffer hold a slot per pixel (whole tiles).
+    device.launch(GENERATE[suffix], linear(tiles), (*args, out))?;
     if method.writes_flags() {
-        stopwatch.start()?;
         let PipelineBuffers { identity, queues, cub, .. } = buffers;
         let cub = cub_for(method, cub);
         compact_flags(device, cub, identity, &mut queues[TRAVERSE_A], n)?;
-        stopwatch.add(&mut times.compaction_ms)?;
     }
     let shadows = args.frame.light_mode == super::LIGHT_SHADOWS;
     if shadows {
@@ -548,76 +500,45 @@ fn run_multi(
         let in_items = buffers.queues[current].items.address(device);
         let in_count = buffers.queues[current].count_address(device);
         let out = buffers.queues[INTERSECT_Q].output(device, method, tiles)?;
-        stopwatch.start()?;
-        {
-            let function = device.function(&ISOSURFACE, TRAVERSE[suffix])?;
-            let mut launch = device.stream().launch_builder(&function);
-            launch.arg(args).arg(&in_items).arg(&in_count).arg(&bound).arg(&out);
-            // SAFETY: the input queue holds `*in_count` ≤ bound pixels; the output's buffers
-            // hold a slot per pixel.
-            let launched = unsafe { launch.launch(linear(tiles)) };
-            device.check_launch(TRAVERSE[suffix], launched)?;
-        }
-        stopwatch.add(&mut times.traverse_ms)?;
+        // The input queue holds `*in_count` ≤ bound pixels; the output's buffers hold a slot
+        // per pixel.
+        device.launch(TRAVERSE[suffix], linear(tiles), (*args, in_items.into(), in_count.into(), bound, out))?;
         if method.writes_flags() {
-            stopwatch.start()?;
             let cub = cub_for(method, &buffers.cub);
             let (source, target) = pair(&mut buffers.queues, current, INTERSECT_Q);
             compact_flags(device, cub, &source.items, target, bound)?;
-            stopwatch.add(&mut times.compaction_ms)?;
         }
         // Intersection: the intersection queue → traversal queue `other` and the shading queue.
         let in_items = buffers.queues[INTERSECT_Q].items.address(device);
         let in_count = buffers.queues[INTERSECT_Q].count_address(device);
         let to_traverse = buffers.queues[other].output(device, method, tiles)?;
         let to_shade = buffers.queues[SHADE_Q].output(device, method, tiles)?;
-        stopwatch.start()?;
-        {
-            let function = device.function(&ISOSURFACE, INTERSECT[suffix])?;
-            let mut launch = device.stream().launch_builder(&function);
-            launch.arg(args).arg(&in_items).arg(&in_count).arg(&bound).arg(&to_traverse).arg(&to_shade);
-            // SAFETY: as for traversal; two outputs, each with a slot per pixel.
-            let launched = unsafe { launch.launch(linear(tiles)) };
-            device.check_launch(INTERSECT[suffix], launched)?;
-        }
-        stopwatch.add(&mut times.intersect_ms)?;
+        // As for traversal; two outputs, each with a slot per pixel.
+        let intersect_args = (*args, in_items.into(), in_count.into(), bound, to_traverse, to_shade);
+        device.launch(INTERSECT[suffix], linear(tiles), intersect_args)?;
         if method.writes_flags() {
-            stopwatch.start()?;
             let cub = cub_for(method, &buffers.cub);
             let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, other);
             compact_flags(device, cub, &source.items, target, bound)?;
             let (source, target) = pair(&mut buffers.queues, INTERSECT_Q, SHADE_Q);
             compact_flags(device, cub, &source.items, target, bound)?;
-            stopwatch.add(&mut times.compaction_ms)?;
         }
         // Shading of this round's hits.
         let shade_items = buffers.queues[SHADE_Q].items.address(device);
         let shade_count = buffers.queues[SHADE_Q].count_address(device);
-        stopwatch.start()?;
-        {
-            let function = device.function(&ISOSURFACE, SHADE)?;
-            let mut launch = device.stream().launch_builder(&function);
-            launch.arg(args).arg(&shade_items).arg(&shade_count).arg(&shadow_items).arg(&shadow_count);
-            // SAFETY: the shading queue holds `*shade_count` ≤ bound pixels with their normals;
-            // the shadow queue a slot per pixel (each pixel is shaded once a frame).
-            let launched = unsafe { launch.launch(linear(tiles)) };
-            device.check_launch(SHADE, launched)?;
-        }
-        stopwatch.add(&mut times.shade_ms)?;
+        // The shading queue holds `*shade_count` ≤ bound pixels with their normals; the shadow
+        // queue a slot per pixel (each pixel is shaded once a frame).
+        let shade_args = (*args, shade_items.into(), shade_count.into(), shadow_items.into(), shadow_count.into());
+        device.launch(ISO_SHADE, linear(tiles), shade_args)?;
         current = other;
     }
     // Every shadow ray of the frame in one launch (timed as shading).
     if shadows {
         let count = buffers.shadow_count.download(device)?[0];
         if count > 0 {
-            stopwatch.start()?;
-            let function = device.function(&ISOSURFACE, SHADOWS)?;
-            let mut launch = device.stream().launch_builder(&function);
-            launch.arg(args).arg(&shadow_items).arg(&shadow_count);
-            // SAFETY: the shadow queue holds `count` pixels whose normals and t are stored.
-            let launched = unsafe { launch.launch(linear(count.div_ceil(BLOCK))) };
-            device.check_launch(SHADOWS, launched)?;
-            stopwatch.add(&mut times.shade_ms)?;
+            // The shadow queue holds `count` pixels whose normals and t are stored.
+            let shadow_args = (*args, shadow_items.into(), shadow_count.into());
+            device.launch(ISO_SHADE_SHADOWS, linear(count.div_ceil(BLOCK)), shadow_args)?;
         }
     }
     Ok(())

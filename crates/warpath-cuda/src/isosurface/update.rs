@@ -7,18 +7,16 @@
 //! wide levels (more than [`WIDE_LEVEL_NODES`] nodes) by a launch each over the whole GPU, the
 //! rest by one block (`iso_update_level`, `iso_update_tree`).
 
+use super::args::{IsoClimbArgs, IsoUpdateArgs};
 use super::{IsoNode, NO_NODE};
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{ISO_UPDATE_CLIMB, ISO_UPDATE_LEVEL, ISO_UPDATE_TREE};
 use crate::error::{CudaError, CudaResult};
-use crate::kernels::ISOSURFACE;
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use warpath_isosurface::bricks::BrickBvh;
 
-pub const UPDATE_TREE: &str = "iso_update_tree";
-pub const UPDATE_LEVEL: &str = "iso_update_level";
-pub const UPDATE_CLIMB: &str = "iso_update_climb";
 const CLIMB_BLOCK: u32 = 256;
 const UPDATE_BLOCK: u32 = 1024;
 const LEVEL_BLOCK: u32 = 256;
@@ -38,40 +36,6 @@ pub struct IsoTreeNode {
     pub min: f32,
     pub max: f32,
 }
-
-/// The update kernel's argument, by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoUpdateArgs {
-    pub tree: u64,
-    pub level_nodes: u64,
-    pub level_offsets: u64,
-    pub nodes: u64,
-    pub refs: u64,
-    pub levels: u32,
-    pub isovalue: f32,
-}
-
-// SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout update.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for IsoUpdateArgs {}
-
-/// The one-launch update's argument, by value.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct IsoClimbArgs {
-    pub tree: u64,
-    pub parents: u64,
-    pub leaves: u64,
-    pub leaf_ranges: u64,
-    pub arrivals: u64,
-    pub nodes: u64,
-    pub refs: u64,
-    pub leaf_count: u32,
-    pub isovalue: f32,
-}
-
-// SAFETY: `#[repr(C)]` Pod of addresses and scalars whose layout update.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for IsoClimbArgs {}
 
 /// How the device condenses the brick tree for an isovalue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,8 +64,6 @@ pub fn ranges_chain(bvh: &BrickBvh) -> bool {
 }
 
 const _: () = assert!(std::mem::size_of::<IsoTreeNode>() == 40);
-const _: () = assert!(std::mem::size_of::<IsoUpdateArgs>() == 48);
-const _: () = assert!(std::mem::size_of::<IsoClimbArgs>() == 64);
 
 /// The full tree in device form and its nodes level by level from the root's:
 /// (nodes, level_nodes, level_offsets).
@@ -212,19 +174,14 @@ impl DeviceBrickTree {
             leaf_count,
             isovalue,
         };
-        let function = device.function(&ISOSURFACE, UPDATE_CLIMB)?;
         let config = LaunchConfig {
             grid_dim: (leaf_count.div_ceil(CLIMB_BLOCK).max(1), 1, 1),
             block_dim: (CLIMB_BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(&args);
-        // SAFETY: the argument is the kernel's IsoClimbArgs; the grid covers the bricks;
-        // `parents`, `arrivals`, `nodes` and `refs` hold one entry per tree node, `leaves`
-        // one per brick and `leaf_ranges` two.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(UPDATE_CLIMB, launched)
+        // The grid covers the bricks; `parents`, `arrivals`, `nodes` and `refs` hold one entry
+        // per tree node, `leaves` one per brick and `leaf_ranges` two.
+        device.launch(ISO_UPDATE_CLIMB, config, (args,))
     }
 
     /// The levels of more than `wide_level_nodes` nodes, and every one below the first, by a
@@ -243,32 +200,22 @@ impl DeviceBrickTree {
             isovalue,
         };
         if block_levels < levels {
-            let level_function = device.function(&ISOSURFACE, UPDATE_LEVEL)?;
             for level in (block_levels..levels).rev() {
                 let config = LaunchConfig {
                     grid_dim: (width(level).div_ceil(LEVEL_BLOCK).max(1), 1, 1),
                     block_dim: (LEVEL_BLOCK, 1, 1),
                     shared_mem_bytes: 0,
                 };
-                let level = level as u32;
-                let mut launch = device.stream().launch_builder(&level_function);
-                launch.arg(&args);
-                launch.arg(&level);
-                // SAFETY: the arguments are the kernel's (IsoUpdateArgs, level); the grid
-                // covers the level's nodes, `nodes` and `refs` hold one entry per tree node.
-                let launched = unsafe { launch.launch(config) };
-                device.check_launch(UPDATE_LEVEL, launched)?;
+                // The grid covers the level's nodes, `nodes` and `refs` hold one entry per
+                // tree node.
+                device.launch(ISO_UPDATE_LEVEL, config, (args, level as u32))?;
             }
         }
         args.levels = block_levels as u32;
-        let function = device.function(&ISOSURFACE, UPDATE_TREE)?;
         let config = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (UPDATE_BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let mut launch = device.stream().launch_builder(&function);
-        launch.arg(&args);
-        // SAFETY: the argument is the kernel's IsoUpdateArgs; `nodes` and `refs` hold one
-        // entry per node of `tree`, and the level lists name every node once.
-        let launched = unsafe { launch.launch(config) };
-        device.check_launch(UPDATE_TREE, launched)
+        // `nodes` and `refs` hold one entry per node of `tree`, and the level lists name every
+        // node once.
+        device.launch(ISO_UPDATE_TREE, config, (args,))
     }
 
     /// Fills the condensed tree and the references with a value no update writes, so that a

@@ -1,18 +1,16 @@
-//! The arguments of the schedule kernels, whose layout Rust owns (DESIGN.md rule 1): the
+//! The arguments of the schedule kernels, whose layout Rust owns (docs/architecture.md): the
 //! [`ScheduleArgs`] every schedule kernel takes by value (the schedule's fields, then the
-//! estimator's scene), the [`StoredPath`] the surface estimator keeps between bounces, and the
-//! [`WavefrontBuffers`] of an extend launch. `surface/stages.cuh`, `common/scene.cuh` and
+//! estimator's scene), the [`StoredPath`] the surface estimator keeps between bounces, the
+//! [`WavefrontBuffers`] of an extend launch and the multi-stage wavefront's
+//! [`MultiStageQueues`]. `surface/stages.cuh`, `common/scene.cuh` and
 //! `schedules/wavefront.cuh` pin each size and offset with `static_assert`; the GPU test reads
 //! them back from `strategies_layout_report`.
 
 use crate::layout::{LayoutEntry, layout_list};
-use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceSceneArgs, TraversalSceneArgs};
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::DeviceRepr;
 use std::mem::size_of;
-
-pub use super::multistage::MultiStageQueues;
 
 /// The arguments of every schedule kernel (`ScheduleArgs<E>` in `schedules/schedule.cuh`):
 /// the film, the counters, the wave being run, then the estimator's scene `S` last, so the
@@ -64,7 +62,7 @@ pub struct StoredPath {
 }
 
 /// The compaction state of an in-kernel compacting launch: the compaction library's.
-pub use crate::compaction::CompactionState;
+pub use crate::compaction::workspace::CompactionState;
 
 /// The buffers of one wavefront extend launch (`WavefrontBuffers` in schedules/wavefront.cuh).
 #[repr(C)]
@@ -119,10 +117,32 @@ pub fn layout_entries() -> Vec<LayoutEntry> {
     }
 }
 
-/// The device compiler's view of [`layout_entries`] (GPU test).
-pub fn device_layout_report(device: &CudaDevice) -> crate::error::CudaResult<Vec<u64>> {
-    crate::layout::run_layout_report(device, &crate::kernels::SURFACE_STAGES, "strategies_layout_report", 96)
+/// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
+/// surface/stages.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MultiStageQueues {
+    pub origin_pixel: u64,
+    pub direction_sample: u64,
+    pub throughput_pdf: u64,
+    pub radiance_bounce: u64,
+    pub hits: u64,
+    pub extend_in: u64,
+    pub extend_out: u64,
+    pub material_ids: u64,
+    pub shadow_ids: u64,
+    pub shadow_origin_tmax: u64,
+    pub shadow_direction: u64,
+    pub shadow_contribution: u64,
+    pub finished_ids: u64,
+    pub counts: u64,
+    pub capacity: u32,
+    pub _pad: u32,
 }
+
+// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
+unsafe impl DeviceRepr for MultiStageQueues {}
+const _: () = assert!(size_of::<MultiStageQueues>() == 120);
 
 #[cfg(test)]
 mod tests {

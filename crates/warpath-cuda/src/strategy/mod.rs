@@ -29,14 +29,14 @@
 //! - `catalog`: the [`Strategy`] list, names and descriptions;
 //! - `args`: the kernels' `#[repr(C)]` arguments ([`ScheduleArgs`], [`StoredPath`],
 //!   [`WavefrontBuffers`]) and their layout entries;
-//! - `launch`: one typed Rust function per kernel signature ([`EstimatorKernels`] names an
-//!   estimator's instantiations);
+//! - `launch`: one typed Rust function per kernel signature (the kernels are the catalog's,
+//!   [`crate::catalog::ScheduleKernels`]);
 //! - `renderer`: [`StrategyRenderer`], passes and waves;
-//! - `variant`: compilation variants of the volumetric estimator's programs ([`GridFetch`]:
-//!   buffers or 3D textures; register caps) for the benchmarks;
+//! - `variant`: an estimator's programs ([`EstimatorKernels`]) and their compilation variants
+//!   ([`GridFetch`]: buffers or 3D textures; register caps; isosurface shapes);
 //! - `wavefront`, `pools`, `multistage`: the host loops with a launch per bounce or step.
 
-mod args;
+pub(crate) mod args;
 mod catalog;
 mod launch;
 mod multistage;
@@ -46,24 +46,19 @@ mod variant;
 mod wavefront;
 
 pub use args::{
-    CompactionState, STORED_PATH_BYTES, ScheduleArgs, StoredPath, SurfaceScheduleArgs, WavefrontBuffers,
-    device_layout_report, layout_entries,
+    CompactionState, MultiStageQueues, STORED_PATH_BYTES, ScheduleArgs, StoredPath, SurfaceScheduleArgs,
+    WavefrontBuffers, layout_entries,
 };
 pub use catalog::{Strategy, WavefrontCompaction};
-pub use launch::{EstimatorKernels, SURFACE, ScheduleKernelNames, VOLUME};
-pub use multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageQueues};
+pub use launch::{SurfaceStage, device_layout_report};
+pub use multistage::MULTISTAGE_BYTES_PER_PATH;
 pub use renderer::{
     DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
     StrategyRenderer,
 };
-pub use variant::{GridFetch, KernelVariant, REGISTER_CAP_RANGE, benchmark_variants};
-
-/// The kernels of `surface_stages.cu` the Rust side launches (checked by `kernels_compile`).
-pub fn surface_stage_kernel_names() -> Vec<&'static str> {
-    let mut names = SURFACE.stages.to_vec();
-    names.push("strategies_layout_report");
-    names
-}
+pub use variant::{
+    EstimatorKernels, GridFetch, KernelVariant, REGISTER_CAP_RANGE, SURFACE, VOLUME, benchmark_variants,
+};
 
 #[cfg(test)]
 mod tests {

@@ -2,42 +2,13 @@
 //! bounce intersect, shade once per material kind, trace shadow rays, finish ended paths,
 //! with queue lengths read back between stages (kernels: `kernels/surface/stages.cuh`).
 
+pub use super::args::MultiStageQueues;
 use super::args::SurfaceScheduleArgs;
 use super::launch::SurfaceStage;
 use super::renderer::{BLOCK, StrategyRenderer};
 use crate::buffer::DeviceBuffer;
 use crate::error::CudaResult;
 use crate::runtime::CudaDevice;
-use bytemuck::{Pod, Zeroable};
-use cudarc::driver::DeviceRepr;
-use std::mem::size_of;
-
-/// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
-/// surface/stages.cuh).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct MultiStageQueues {
-    pub origin_pixel: u64,
-    pub direction_sample: u64,
-    pub throughput_pdf: u64,
-    pub radiance_bounce: u64,
-    pub hits: u64,
-    pub extend_in: u64,
-    pub extend_out: u64,
-    pub material_ids: u64,
-    pub shadow_ids: u64,
-    pub shadow_origin_tmax: u64,
-    pub shadow_direction: u64,
-    pub shadow_contribution: u64,
-    pub finished_ids: u64,
-    pub counts: u64,
-    pub capacity: u32,
-    pub _pad: u32,
-}
-
-// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
-unsafe impl DeviceRepr for MultiStageQueues {}
-const _: () = assert!(size_of::<MultiStageQueues>() == 120);
 
 /// Material kinds, each with its own shade queue (`MULTISTAGE_KINDS`).
 const MULTISTAGE_KINDS: usize = 8;
@@ -144,8 +115,7 @@ impl StrategyRenderer<'_> {
         Ok(())
     }
 
-    /// Launches `stage` over `count` queue entries (the wave for Generate), timed per stage
-    /// when launch timing is on.
+    /// Launches `stage` over `count` queue entries (the wave for Generate).
     fn launch_stage(
         &mut self,
         stage: SurfaceStage,
@@ -157,15 +127,6 @@ impl StrategyRenderer<'_> {
         if count == 0 {
             return Ok(());
         }
-        let device = self.device;
-        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
-        if let Some(timer) = &timer {
-            timer.start()?;
-        }
-        self.launcher(args).surface_stage(stage, BLOCK, queues, kind, count)?;
-        if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
-            times.add_stage(stage.name(), timer.stop_ms()? as f64);
-        }
-        Ok(())
+        self.launcher(args).surface_stage(stage, BLOCK, queues, kind, count)
     }
 }

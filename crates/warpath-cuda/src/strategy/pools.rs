@@ -12,7 +12,7 @@ use crate::error::CudaResult;
 impl StrategyRenderer<'_> {
     /// Device regeneration: fill dead pool slots, extend live ones, until the wave is done.
     pub(super) fn run_regen_device<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
-        let grid = self.resident_grid(self.estimator.kernels.regen_device_extend, BLOCK)? * self.pool_factor;
+        let grid = self.resident_grid(S::SCHEDULES.regen_device_extend.entry(), BLOCK)? * self.pool_factor;
         let pool_size = grid * BLOCK;
         // Every slot starts dead (zero): another strategy may have left paths in the buffer.
         let pool = self.path_buffer(0, pool_size as usize)?;
@@ -34,7 +34,7 @@ impl StrategyRenderer<'_> {
     /// Device compaction plus regeneration: regenerate after the survivors, extend, collate.
     pub(super) fn run_streaming_mk<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
         let device = self.device;
-        let capacity = self.resident_grid(self.estimator.kernels.wavefront_collate, BLOCK)? * BLOCK * self.pool_factor;
+        let capacity = self.resident_grid(S::SCHEDULES.wavefront_collate.entry(), BLOCK)? * BLOCK * self.pool_factor;
         let buffers = [self.path_buffer(0, capacity as usize)?, self.path_buffer(1, capacity as usize)?];
         if self.compaction.is_none() {
             self.compaction = Some(CompactionWorkspace::new(device, capacity.div_ceil(BLOCK))?);

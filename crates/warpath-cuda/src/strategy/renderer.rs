@@ -8,18 +8,22 @@
 
 use super::args::{ScheduleArgs, SurfaceScheduleArgs};
 use super::catalog::Strategy;
-use super::launch::{EstimatorKernels, PersistentKernel, PoolKernel, SURFACE, ScheduleLaunch, VOLUME};
+use super::catalog::WavefrontCompaction;
+use super::launch::{PersistentKernel, PoolKernel, ScheduleLaunch, SurfaceStage, wavefront_kernel};
 use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
-use super::variant::KernelVariant;
+use super::variant::{EstimatorKernels, KernelVariant, SURFACE, VOLUME};
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{
+    COMPACTION_OFK_PATH64, KernelEntry, SURFACE_SCHEDULES, ScheduleKernels, ScheduleScene, VOLUME_SCHEDULES,
+};
 use crate::compaction::{CompactPathState, CompactionWorkspace};
 use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
+use crate::kernels::Estimator;
 use crate::megakernel::DEFAULT_BLOCK;
-use crate::runtime::CudaDevice;
+use crate::runtime::{CudaDevice, KernelTimes};
 use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
 use crate::volume_upload::{DeviceMedia, DeviceVolumeSceneArgs, counter_slots};
-use cudarc::driver::DeviceRepr;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_scene::{RenderSettings, Scene};
@@ -64,7 +68,7 @@ pub struct PathCounters {
 
 /// The scene arguments of an estimator's schedule kernels (`E::Scene`): the surface
 /// estimator's [`DeviceSceneArgs`] or the volumetric one's [`DeviceVolumeSceneArgs`].
-pub(crate) trait EstimatorScene: DeviceRepr + Copy {
+pub(crate) trait EstimatorScene: ScheduleScene {
     /// The surface estimator's arguments, for the strategies only it has (multi-stage).
     fn surface_args(args: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs>;
 }
@@ -82,7 +86,9 @@ impl EstimatorScene for DeviceVolumeSceneArgs {
 }
 
 /// Kernel times of a strategy with per-bounce launches (wavefront): milliseconds per bounce
-/// of the extend kernel, and of the separate compaction pass where there is one.
+/// of the extend kernel, and of the separate compaction pass where there is one; of the
+/// multi-stage wavefront: milliseconds per stage. A view of the renderer's [`KernelTimes`]
+/// ([`StrategyRenderer::launch_times`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LaunchTimes {
     pub extend_ms_per_bounce: Vec<f64>,
@@ -92,11 +98,28 @@ pub struct LaunchTimes {
 }
 
 impl LaunchTimes {
-    pub(super) fn add_stage(&mut self, stage: &'static str, ms: f64) {
-        match self.stage_ms.iter_mut().find(|(name, _)| *name == stage) {
-            Some((_, total)) => *total += ms,
-            None => self.stage_ms.push((stage, ms)),
+    /// The view of `times` (kernels timed with the wavefront's bounces as steps) for `strategy`.
+    fn of(times: &KernelTimes, strategy: Strategy, estimator: Estimator) -> LaunchTimes {
+        let mut view = LaunchTimes::default();
+        if let Strategy::Wavefront(method) = strategy {
+            let extend = match estimator {
+                Estimator::Surface => wavefront_kernel(&SURFACE_SCHEDULES, method).name(),
+                Estimator::Volume => wavefront_kernel(&VOLUME_SCHEDULES, method).name(),
+            };
+            view.extend_ms_per_bounce = times.get(extend).map(|k| k.ms_per_step.clone()).unwrap_or_default();
+            if method == WavefrontCompaction::Separate {
+                view.compaction_ms_per_bounce =
+                    times.get(COMPACTION_OFK_PATH64.name()).map(|k| k.ms_per_step.clone()).unwrap_or_default();
+            }
         }
+        if strategy == Strategy::MultiStage {
+            for kernel in times.iter() {
+                if let Some(stage) = SurfaceStage::ALL.into_iter().find(|s| s.kernel() == kernel.kernel) {
+                    view.stage_ms.push((stage.name(), kernel.ms));
+                }
+            }
+        }
+        view
     }
 }
 
@@ -121,7 +144,8 @@ pub struct StrategyRenderer<'d> {
     pub(super) flags: Option<DeviceBuffer<u8>>,
     pub(super) compaction: Option<CompactionWorkspace>,
     pub(super) separate_compaction: Option<CompactionWorkspace>,
-    pub(super) times: Option<LaunchTimes>,
+    /// Every launch's GPU time, while launch timing is on.
+    pub(super) times: Option<KernelTimes>,
     pub(super) multistage: Option<MultiStageBuffers>,
     /// Naive in waves of `max_wave_paths`, one thread per path (`naive_wave`), instead of
     /// one launch over the image: seed 003's image tiles.
@@ -292,15 +316,24 @@ impl<'d> StrategyRenderer<'d> {
         Ok(())
     }
 
-    /// Turns kernel timing (CUDA events; per bounce for the wavefronts, per stage for
-    /// multistage) on or off.
+    /// Turns kernel timing (CUDA events around every launch of a pass; the wavefront's per
+    /// bounce) on or off.
     pub fn set_launch_timing(&mut self, enabled: bool) {
-        self.times = enabled.then(LaunchTimes::default);
+        self.times = enabled.then(KernelTimes::default);
     }
 
-    /// Kernel times so far (empty unless timing is on and a wavefront or multistage ran).
+    /// Every kernel's time so far (None unless timing is on).
+    pub fn kernel_times(&self) -> Option<&KernelTimes> {
+        self.times.as_ref()
+    }
+
+    /// The per-bounce (wavefront) and per-stage (multistage) view of the kernel times so far,
+    /// for the current strategy (empty unless timing is on and a wavefront or multistage ran).
     pub fn launch_times(&self) -> LaunchTimes {
-        self.times.clone().unwrap_or_default()
+        match &self.times {
+            Some(times) => LaunchTimes::of(times, self.strategy, self.estimator.estimator),
+            None => LaunchTimes::default(),
+        }
     }
 
     /// Zeroes the film, the counters and the launch times.
@@ -310,7 +343,7 @@ impl<'d> StrategyRenderer<'d> {
             counters.clear(self.device)?;
         }
         if let Some(times) = &mut self.times {
-            *times = LaunchTimes::default();
+            times.clear();
         }
         Ok(())
     }
@@ -319,7 +352,11 @@ impl<'d> StrategyRenderer<'d> {
     /// strategy's kernels write the film's per-pass f32 sums, then the pass is merged into its
     /// f64 accumulation on the GPU ([`DeviceFilm::merge_pass`]).
     pub fn render_pass(&mut self, first_sample: u32, count: u32) -> CudaResult<()> {
-        self.render_pass_unmerged(first_sample, count)?;
+        let device = self.device;
+        let mut times = self.times.take();
+        let rendered = device.timing(times.as_mut(), || self.render_pass_unmerged(first_sample, count));
+        self.times = times;
+        rendered?;
         self.film.merge_pass(self.device)
     }
 
@@ -425,8 +462,8 @@ impl<'d> StrategyRenderer<'d> {
         Ok(slot.as_ref().map(|b| b.address(device)).unwrap_or(0))
     }
 
-    pub(super) fn resident_grid(&self, kernel: &'static str, block: u32) -> CudaResult<u32> {
-        let function = self.device.function(self.estimator.program_for(kernel), kernel)?;
+    pub(super) fn resident_grid(&self, kernel: KernelEntry, block: u32) -> CudaResult<u32> {
+        let function = self.device.entry_function(kernel, self.estimator.source(kernel.program)?)?;
         let per_sm = self.device.blocks_per_multiprocessor(&function, block)?;
         Ok(per_sm * self.device.info().multiprocessors)
     }
@@ -443,7 +480,7 @@ impl<'d> StrategyRenderer<'d> {
     fn run_wave<S: EstimatorScene>(&mut self, args: &ScheduleArgs<S>) -> CudaResult<()> {
         self.reset_work(0, 0)?;
         let wave = args.wave_paths;
-        let names = &self.estimator.kernels;
+        let kernels = &S::SCHEDULES;
         match self.strategy {
             Strategy::Naive => self.launcher(args).naive_wave(BLOCK),
             Strategy::NaiveMk => {
@@ -467,7 +504,7 @@ impl<'d> StrategyRenderer<'d> {
                     Strategy::RegenWarp => PersistentKernel::RegenWarp,
                     _ => PersistentKernel::RegenBlock,
                 };
-                let grid = self.resident_grid(names.persistent(kernel), BLOCK)?;
+                let grid = self.resident_grid(kernel.kernel(kernels).entry(), BLOCK)?;
                 self.launcher(args).persistent(kernel, grid, BLOCK)
             }
             Strategy::RegenDevice => self.run_regen_device(args),
@@ -477,7 +514,7 @@ impl<'d> StrategyRenderer<'d> {
                     Strategy::SortingSk => PoolKernel::StreamingSkSorting,
                     _ => PoolKernel::StreamingSkScan,
                 };
-                let grid = self.resident_grid(names.with_pool(kernel), BLOCK)?;
+                let grid = self.resident_grid(kernel.kernel(kernels).entry(), BLOCK)?;
                 let pool = self.path_buffer(0, grid as usize * BLOCK as usize)?;
                 self.launcher(args).with_pool(kernel, grid, BLOCK, pool)
             }
@@ -508,36 +545,25 @@ impl<'d> StrategyRenderer<'d> {
     /// Registers, local memory, static shared memory and resident blocks per SM of the
     /// kernels a strategy launches.
     pub fn kernel_resources(&self, strategy: Strategy) -> CudaResult<Vec<KernelResources>> {
-        let k = &self.estimator.kernels;
-        let stages = || self.estimator.stages.iter().map(|&name| (name, BLOCK)).collect::<Vec<_>>();
-        let names: Vec<(&'static str, u32)> = match strategy {
-            Strategy::Naive if self.naive_waves => vec![(k.naive_wave, BLOCK)],
-            Strategy::Naive => vec![(k.naive, 64)],
-            Strategy::NaiveMk => vec![(k.naive_mk_first, BLOCK), (k.naive_mk_rest, BLOCK)],
-            Strategy::Wavefront(method) => vec![(k.wavefront(method), BLOCK)],
-            Strategy::Tiled => vec![(k.tiled_global, TILED_THREADS)],
-            Strategy::TiledShared => vec![(k.tiled_shared, TILED_THREADS)],
-            Strategy::RegenThread => vec![(k.regen_thread, BLOCK)],
-            Strategy::RegenWarp => vec![(k.regen_warp, BLOCK)],
-            Strategy::RegenBlock => vec![(k.regen_block, BLOCK)],
-            Strategy::RegenDevice => vec![(k.regen_device_fill, BLOCK), (k.regen_device_extend, BLOCK)],
-            Strategy::StreamingSk => vec![(k.streaming_sk_scan, BLOCK)],
-            Strategy::SortedSk => vec![(k.streaming_sk_sorted, BLOCK)],
-            Strategy::SortingSk => vec![(k.streaming_sk_sorting, BLOCK)],
-            Strategy::StreamingMk => vec![(k.streaming_mk_regen, BLOCK), (k.wavefront_collate, BLOCK)],
-            Strategy::MultiStage => stages(),
+        let kernels = match self.estimator.estimator {
+            Estimator::Surface => strategy_kernels(&SURFACE_SCHEDULES, strategy, self.naive_waves),
+            Estimator::Volume => strategy_kernels(&VOLUME_SCHEDULES, strategy, self.naive_waves),
         };
-        names
+        let stages = self.estimator.stages_program.is_some();
+        let kernels: Vec<(KernelEntry, u32)> = match strategy {
+            Strategy::MultiStage if stages => SurfaceStage::ALL.map(|stage| (stage.entry(), BLOCK)).to_vec(),
+            _ => kernels,
+        };
+        kernels
             .iter()
-            .map(|&(name, block)| {
-                let source = self.estimator.program_for(name);
-                let function = self.device.function(source, name)?;
+            .map(|&(entry, block)| {
+                let function = self.device.entry_function(entry, self.estimator.source(entry.program)?)?;
                 let attribute = |attribute| {
                     function.get_attribute(attribute).map_err(|e| CudaError::driver("cuFuncGetAttribute", e))
                 };
                 use cudarc::driver::sys::CUfunction_attribute as A;
                 Ok(KernelResources {
-                    kernel: name,
+                    kernel: entry.name,
                     block,
                     registers: attribute(A::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32,
                     local_bytes: attribute(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u32,
@@ -546,6 +572,32 @@ impl<'d> StrategyRenderer<'d> {
                 })
             })
             .collect()
+    }
+}
+
+/// The schedule kernels `strategy` launches (and their threads per block); the multi-stage
+/// wavefront's are the stages, none here.
+fn strategy_kernels<S: ScheduleScene>(
+    k: &ScheduleKernels<S>,
+    strategy: Strategy,
+    naive_waves: bool,
+) -> Vec<(KernelEntry, u32)> {
+    match strategy {
+        Strategy::Naive if naive_waves => vec![(k.naive_wave.entry(), BLOCK)],
+        Strategy::Naive => vec![(k.naive.entry(), 64)],
+        Strategy::NaiveMk => vec![(k.naive_mk_first.entry(), BLOCK), (k.naive_mk_rest.entry(), BLOCK)],
+        Strategy::Wavefront(method) => vec![(wavefront_kernel(k, method).entry(), BLOCK)],
+        Strategy::Tiled => vec![(k.tiled_global.entry(), TILED_THREADS)],
+        Strategy::TiledShared => vec![(k.tiled_shared.entry(), TILED_THREADS)],
+        Strategy::RegenThread => vec![(k.regen_thread.entry(), BLOCK)],
+        Strategy::RegenWarp => vec![(k.regen_warp.entry(), BLOCK)],
+        Strategy::RegenBlock => vec![(k.regen_block.entry(), BLOCK)],
+        Strategy::RegenDevice => vec![(k.regen_device_fill.entry(), BLOCK), (k.regen_device_extend.entry(), BLOCK)],
+        Strategy::StreamingSk => vec![(k.streaming_sk_scan.entry(), BLOCK)],
+        Strategy::SortedSk => vec![(k.streaming_sk_sorted.entry(), BLOCK)],
+        Strategy::SortingSk => vec![(k.streaming_sk_sorting.entry(), BLOCK)],
+        Strategy::StreamingMk => vec![(k.streaming_mk_regen.entry(), BLOCK), (k.wavefront_collate.entry(), BLOCK)],
+        Strategy::MultiStage => vec![],
     }
 }
 
@@ -577,13 +629,6 @@ fn default_wave_paths(device: &CudaDevice) -> u32 {
     let fitting = (free / 4 / MULTISTAGE_BYTES_PER_PATH) as u64;
     let paths = fitting.min(DEFAULT_WAVE_PATHS as u64) as u32;
     (paths / TILED_PATHS * TILED_PATHS).max(TILED_PATHS)
-}
-
-pub(super) fn add_at(values: &mut Vec<f64>, index: usize, value: f64) {
-    if values.len() <= index {
-        values.resize(index + 1, 0.0);
-    }
-    values[index] += value;
 }
 
 /// Splits the counter slots (`[ext, shadow, paths × S, warps × S, cycles × S]`).

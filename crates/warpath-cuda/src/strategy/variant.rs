@@ -6,12 +6,100 @@
 //! that the triangle-only programs keep their code and registers.
 //! A variant is the same sources compiled with `#define`s in front
 //! ([`KernelSource::with_prelude`]), so each is its own module and kernel-cache entry and the
-//! default variant is exactly the programs every render uses.
+//! default variant is exactly the programs every render uses. [`EstimatorKernels`] holds an
+//! estimator's programs as one variant compiles them.
 
-use super::launch::EstimatorKernels;
 use crate::compiler::KernelSource;
+use crate::error::{CudaError, CudaResult};
+use crate::kernels::{Estimator, Family, Program};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
+
+/// An estimator's programs on the GPU as a render compiles them: the naive megakernel, one
+/// per schedule family (so a render compiles only the family its strategy uses) and its own
+/// stage list, each the [`Program`]'s default build or a [`KernelVariant`] of it. The kernels
+/// themselves are the catalog's ([`crate::catalog::ScheduleKernels`]).
+#[derive(Clone, Copy, Debug)]
+pub struct EstimatorKernels {
+    /// The estimator's name, the suffix of its kernels (`surface`).
+    pub name: &'static str,
+    pub estimator: Estimator,
+    pub megakernel: KernelSource,
+    /// The naive schedule's wave forms: naive_wave, naiveMK.
+    pub naive_waves: KernelSource,
+    pub wavefront: KernelSource,
+    pub regeneration: KernelSource,
+    pub tiled: KernelSource,
+    pub streaming: KernelSource,
+    /// The program of the estimator's stage list (multi-stage wavefront) and of the schedule
+    /// structs' layout report, if it has one.
+    pub stages_program: Option<KernelSource>,
+}
+
+impl EstimatorKernels {
+    /// The build of `program` these kernels run (an error for a program of another
+    /// estimator, or a stage list the estimator does not have).
+    pub fn source(&self, program: Program) -> CudaResult<&KernelSource> {
+        let source = match program {
+            Program::Schedule(estimator, family) if estimator == self.estimator => match family {
+                Family::Megakernel => Some(&self.megakernel),
+                Family::NaiveWaves => Some(&self.naive_waves),
+                Family::Wavefront => Some(&self.wavefront),
+                Family::Regeneration => Some(&self.regeneration),
+                Family::Tiled => Some(&self.tiled),
+                Family::Streaming => Some(&self.streaming),
+            },
+            Program::SurfaceStages => self.stages_program.as_ref(),
+            _ => None,
+        };
+        source.ok_or_else(|| {
+            CudaError::InvalidArgument(format!("the {} estimator's kernels have no program {program:?}", self.name))
+        })
+    }
+
+    /// Every program of these kernels (megakernel, families, stages) with its build.
+    pub fn programs(&self) -> Vec<(Program, KernelSource)> {
+        let mut programs: Vec<_> = Family::ALL
+            .into_iter()
+            .map(|family| {
+                let program = Program::Schedule(self.estimator, family);
+                (program, *self.source(program).expect("every family"))
+            })
+            .collect();
+        if let Some(stages) = self.stages_program {
+            programs.push((Program::SurfaceStages, stages));
+        }
+        programs
+    }
+}
+
+/// The surface path tracer's programs (`surface_megakernel.cu`, `surface_<family>.cu`,
+/// `surface_stages.cu`).
+pub const SURFACE: EstimatorKernels = EstimatorKernels {
+    name: Estimator::Surface.name(),
+    estimator: Estimator::Surface,
+    megakernel: Program::Schedule(Estimator::Surface, Family::Megakernel).source(),
+    naive_waves: Program::Schedule(Estimator::Surface, Family::NaiveWaves).source(),
+    wavefront: Program::Schedule(Estimator::Surface, Family::Wavefront).source(),
+    regeneration: Program::Schedule(Estimator::Surface, Family::Regeneration).source(),
+    tiled: Program::Schedule(Estimator::Surface, Family::Tiled).source(),
+    streaming: Program::Schedule(Estimator::Surface, Family::Streaming).source(),
+    stages_program: Some(Program::SurfaceStages.source()),
+};
+
+/// The volumetric path tracer's programs (`volume_megakernel.cu`, `volume_<family>.cu`): every
+/// schedule but the multi-stage wavefront, whose stages are the surface estimator's.
+pub const VOLUME: EstimatorKernels = EstimatorKernels {
+    name: Estimator::Volume.name(),
+    estimator: Estimator::Volume,
+    megakernel: Program::Schedule(Estimator::Volume, Family::Megakernel).source(),
+    naive_waves: Program::Schedule(Estimator::Volume, Family::NaiveWaves).source(),
+    wavefront: Program::Schedule(Estimator::Volume, Family::Wavefront).source(),
+    regeneration: Program::Schedule(Estimator::Volume, Family::Regeneration).source(),
+    tiled: Program::Schedule(Estimator::Volume, Family::Tiled).source(),
+    streaming: Program::Schedule(Estimator::Volume, Family::Streaming).source(),
+    stages_program: None,
+};
 
 /// How the volumetric estimator reads density and albedo grids (`WARPATH_GRID_FETCH` in
 /// kernels/volume/medium.cuh).
@@ -151,16 +239,6 @@ impl EstimatorKernels {
             }))
         })
     }
-
-    /// Every program of these kernels (megakernel, families, stages) with its kernel names.
-    pub fn all_programs(&self) -> Vec<(KernelSource, Vec<&'static str>)> {
-        let mut programs = vec![(self.megakernel, vec![self.kernels.naive])];
-        programs.extend(self.family_programs());
-        if let Some(stages) = self.stages_program {
-            programs.push((stages, self.stages.to_vec()));
-        }
-        programs
-    }
 }
 
 /// The variants `warpath precompile --variants` compiles and the benchmarks use: both
@@ -179,7 +257,6 @@ pub fn benchmark_variants() -> Vec<KernelVariant> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::VOLUME;
 
     #[test]
     fn the_default_variant_is_the_render_programs() {
@@ -197,10 +274,9 @@ mod tests {
             kernels.streaming.source.starts_with("#define WARPATH_GRID_FETCH 1\n#define WARPATH_MAX_REGISTERS 128\n")
         );
         assert!(kernels.streaming.source.ends_with(VOLUME.streaming.source));
-        assert_eq!(kernels.kernels.streaming_sk_scan, VOLUME.kernels.streaming_sk_scan);
         // Asking again gives the same programs (one module each).
         assert!(std::ptr::eq(kernels, VOLUME.variant(variant)));
-        let names: Vec<_> = VOLUME.variant(variant).all_programs().iter().map(|(p, _)| p.name).collect();
+        let names: Vec<_> = VOLUME.variant(variant).programs().iter().map(|(_, p)| p.name).collect();
         assert!(names.iter().all(|n| n.ends_with("-texture-r128")), "{names:?}");
     }
 

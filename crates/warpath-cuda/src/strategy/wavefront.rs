@@ -4,14 +4,28 @@
 
 use super::args::{CompactionState, ScheduleArgs, WavefrontBuffers};
 use super::catalog::WavefrontCompaction;
-use super::renderer::{BLOCK, EstimatorScene, StrategyRenderer, add_at};
+use super::renderer::{BLOCK, EstimatorScene, StrategyRenderer};
 use crate::buffer::DeviceBuffer;
 use crate::compaction::{CompactionWorkspace, out_of_kernel_prefix};
 use crate::error::CudaResult;
 
 impl StrategyRenderer<'_> {
-    /// Whole-frame wavefront: one launch per bounce until no path is left.
+    /// Whole-frame wavefront: one launch per bounce until no path is left. With launch
+    /// timing on, each bounce's launches are timed as that step ([`KernelTimes`]'s per-step
+    /// times: the per-bounce times of [`super::LaunchTimes`]).
+    ///
+    /// [`KernelTimes`]: crate::runtime::KernelTimes
     pub(super) fn run_wavefront<S: EstimatorScene>(
+        &mut self,
+        args: &ScheduleArgs<S>,
+        method: WavefrontCompaction,
+    ) -> CudaResult<()> {
+        let result = self.run_wavefront_bounces(args, method);
+        self.device.set_timing_step(0);
+        result
+    }
+
+    fn run_wavefront_bounces<S: EstimatorScene>(
         &mut self,
         args: &ScheduleArgs<S>,
         method: WavefrontCompaction,
@@ -39,7 +53,6 @@ impl StrategyRenderer<'_> {
             }
         }
         let flags = self.flags.as_ref().map_or(0, |f| f.address(device));
-        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
 
         let mut current = 0usize;
         let mut in_count = wave;
@@ -53,30 +66,18 @@ impl StrategyRenderer<'_> {
             workspace.ensure(device, grid.max(1))?;
             workspace.reset(device, grid.max(1))?;
             let state = workspace.pointers(device, grid.max(1));
-            if let Some(timer) = &timer {
-                timer.start()?;
-            }
             let buffers =
                 WavefrontBuffers { input, output, flags, intermediate, state: CompactionState::new(state, grid) };
+            device.set_timing_step(bounce);
             self.launcher(args).wavefront_extend(method, grid, BLOCK, &buffers, in_count, first)?;
-            // The end event goes before the survivor count's read-back, which it would time too.
-            if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
-                add_at(&mut times.extend_ms_per_bounce, bounce, timer.stop_ms()? as f64);
-            }
             let mut survivors = self.compaction.as_ref().expect("allocated above").count(device)?;
             if method == WavefrontCompaction::Separate && survivors > 0 {
-                if let Some(timer) = &timer {
-                    timer.start()?;
-                }
                 let [a, b, _] = &mut self.paths;
                 let (source, target) = if current == 0 { (a, b) } else { (b, a) };
                 let (source, target) = (source.as_ref().expect("allocated"), target.as_mut().expect("allocated"));
                 let flag_buffer = self.flags.as_ref().expect("allocated above");
                 let workspace = self.separate_compaction.as_mut().expect("allocated above");
                 out_of_kernel_prefix(device, source, flag_buffer, target, workspace, in_count)?;
-                if let (Some(timer), Some(times)) = (&timer, self.times.as_mut()) {
-                    add_at(&mut times.compaction_ms_per_bounce, bounce, timer.stop_ms()? as f64);
-                }
                 survivors = workspace.count(device)?;
             }
             bounce += 1;

@@ -13,21 +13,29 @@
 //! `restir_spatial_pairwise_grouped`);
 //! then the frame's G-buffer and reservoirs become the previous ones (seed 002's `set_prev`,
 //! a swap of buffers here). With [`RestirRenderer::set_kernel_timing`] every kernel is timed
-//! between CUDA events ([`RestirTimes`]).
+//! between CUDA events ([`KernelTimes`]; [`RestirTimes`] is the per-frame view of them).
 //!
 //! Scope as the CPU reference: emissive triangles only (an environment is refused), no media;
 //! isosurface shapes are not compiled into these kernels yet (refused with a message).
 
+pub mod args;
+
 use crate::buffer::DeviceBuffer;
+use crate::catalog::{
+    Kernel, RESTIR_INITIAL_RIS, RESTIR_SHADE, RESTIR_SPATIAL, RESTIR_SPATIAL_CHOOSE, RESTIR_SPATIAL_PAIRWISE,
+    RESTIR_SPATIAL_PAIRWISE_GROUPED, RESTIR_SPATIAL_PAIRWISE_SEES, RESTIR_SPATIAL_Z, RESTIR_TEMPORAL,
+    RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_VISIBILITY, RestirKernelArgs,
+};
 use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
-use crate::kernels::RESTIR;
-use crate::runtime::{CudaDevice, StreamTimer};
-use crate::scene_upload::{DeviceScene, DeviceSceneArgs, GpuCamera};
+use crate::kernels::{Program, RESTIR};
+use crate::runtime::{CudaDevice, KernelTimes};
+use crate::scene_upload::{DeviceScene, GpuCamera};
 use crate::strategy::StrategyRenderer;
+use args::RestirArgs;
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
@@ -35,44 +43,18 @@ use warpath_core::light::Environment;
 use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
 use warpath_scene::{RenderSettings, Scene};
 
-pub const INITIAL_RIS: &str = "restir_initial_ris";
-pub const VISIBILITY: &str = "restir_visibility";
-pub const TEMPORAL: &str = "restir_temporal";
-/// The temporal pass with its one shadow ray apart (ray-traced and 1/M modes, unless the rays
-/// are [`RayLanes::Inline`]): `restir_temporal_choose` (the combination), then
-/// `restir_temporal_visibility` (the ray, Z and W).
-pub const TEMPORAL_CHOOSE: &str = "restir_temporal_choose";
-pub const TEMPORAL_VISIBILITY: &str = "restir_temporal_visibility";
-pub const SPATIAL: &str = "restir_spatial";
-/// The spatial pass with pairwise MIS (a kernel of its own: sharing one cost the other modes
-/// 70% of their spatial time, 4.8 → 8.2 ms, measured).
-pub const SPATIAL_PAIRWISE: &str = "restir_spatial_pairwise";
-pub const SHADE: &str = "restir_shade";
-/// The spatial pass with its rays apart (ray-traced and 1/M): `restir_spatial_choose` (the
-/// combination, no shadow ray), then `restir_spatial_z`: the normaliser Z's shadow rays (1/M:
-/// the pixel's own only), dealt out to [`RayLanes`] lanes a pixel, which finishes the reservoirs.
-pub const SPATIAL_CHOOSE: &str = "restir_spatial_choose";
-pub const SPATIAL_Z: &str = "restir_spatial_z";
-/// Pairwise MIS with its neighbours' rays apart: `restir_spatial_pairwise_sees` (whether each
-/// neighbour sees the pixel's own sample, dealt out likewise), then
-/// `restir_spatial_pairwise_grouped`.
-pub const SPATIAL_PAIRWISE_SEES: &str = "restir_spatial_pairwise_sees";
-pub const SPATIAL_PAIRWISE_GROUPED: &str = "restir_spatial_pairwise_grouped";
-/// The kernels of `restir.cu`, in launch order.
-pub const KERNEL_NAMES: [&str; 12] = [
-    INITIAL_RIS,
-    VISIBILITY,
-    TEMPORAL,
-    TEMPORAL_CHOOSE,
-    TEMPORAL_VISIBILITY,
-    SPATIAL,
-    SPATIAL_CHOOSE,
-    SPATIAL_Z,
-    SPATIAL_PAIRWISE,
-    SPATIAL_PAIRWISE_SEES,
-    SPATIAL_PAIRWISE_GROUPED,
-    SHADE,
-];
+// The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
+// (`restir_temporal`, or with its one shadow ray apart — ray-traced and 1/M modes, unless the
+// rays are [`RayLanes::Inline`] — `restir_temporal_choose` (the combination), then
+// `restir_temporal_visibility` (the ray, Z and W)), the spatial passes (`restir_spatial`;
+// with pairwise MIS `restir_spatial_pairwise`, a kernel of its own: sharing one cost the other
+// modes 70% of their spatial time, 4.8 → 8.2 ms, measured; with the rays apart
+// `restir_spatial_choose` (the combination, no shadow ray), then `restir_spatial_z`: the
+// normaliser Z's shadow rays (1/M: the pixel's own only), dealt out to [`RayLanes`] lanes a
+// pixel, which finishes the reservoirs; pairwise MIS with its neighbours' rays apart:
+// `restir_spatial_pairwise_sees` (whether each neighbour sees the pixel's own sample, dealt out
+// likewise), then `restir_spatial_pairwise_grouped`), and `restir_shade`. Each is a catalog
+// constant (`crate::catalog::RESTIR_*`) taking the one [`RestirArgs`].
 
 /// Who traces a spatial pass's shadow rays to one light point from several surfaces (the
 /// pixel's own and its neighbours'): the spatial kernel's thread, one ray after another
@@ -161,7 +143,7 @@ impl LightSampleFormat {
 /// `restir` with the suffixes `_soa` (RESTIR_SOA) and `_full` (RESTIR_FULL_SAMPLE).
 pub fn program(layout: ReservoirLayout, sample: LightSampleFormat) -> KernelSource {
     match (layout, sample) {
-        (ReservoirLayout::Aos, LightSampleFormat::Compact) => RESTIR,
+        (ReservoirLayout::Aos, LightSampleFormat::Compact) => Program::Restir.source(),
         (ReservoirLayout::Soa, LightSampleFormat::Compact) => RESTIR.with_prelude("_soa", "#define RESTIR_SOA 1"),
         (ReservoirLayout::Aos, LightSampleFormat::Full) => RESTIR.with_prelude("_full", "#define RESTIR_FULL_SAMPLE 1"),
         (ReservoirLayout::Soa, LightSampleFormat::Full) => {
@@ -268,76 +250,63 @@ pub struct GpuPendingTemporal {
 }
 const _: () = assert!(std::mem::size_of::<GpuPendingTemporal>() == 24);
 
-/// restir.cuh `RestirArgs`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-struct RestirArgs {
-    scene: DeviceSceneArgs,
-    gbuffer: u64,
-    prev_gbuffer: u64,
-    input: u64,
-    output: u64,
-    previous: u64,
-    film_sum: u64,
-    film_sum_sq: u64,
-    film_count: u64,
-    frame: u32,
-    seed: u32,
-    candidates: u32,
-    light_pool: u32,
-    bias: u32,
-    neighbours: u32,
-    pass: u32,
-    has_previous: u32,
-    radius: f32,
-    temporal_cap: f32,
-    /// [`Reprojection`] of the previous frame's camera (read when `camera_moved` != 0).
-    prev_to_camera: [f32; 12],
-    prev_position: [f32; 3],
-    prev_tan_half_fov: [f32; 2],
-    camera_moved: u32,
-    /// Lanes a pixel of the spatial pass's ray kernels ([`RayLanes`]; 0: traced inline).
-    pending_z: u64,
-    neighbour_sees: u64,
-    ray_group: u32,
-    _pad: u32,
-    /// The temporal pass's hand-over to its ray kernel.
-    pending_temporal: u64,
-}
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 352);
-const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);
-const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
-const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);
-// SAFETY: a `#[repr(C)]` Pod struct whose layout restir.cuh asserts.
-unsafe impl cudarc::driver::DeviceRepr for RestirArgs {}
+/// Every kernel of a frame, in launch order.
+const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 12] = [
+    RESTIR_INITIAL_RIS,
+    RESTIR_VISIBILITY,
+    RESTIR_TEMPORAL,
+    RESTIR_TEMPORAL_CHOOSE,
+    RESTIR_TEMPORAL_VISIBILITY,
+    RESTIR_SPATIAL,
+    RESTIR_SPATIAL_CHOOSE,
+    RESTIR_SPATIAL_Z,
+    RESTIR_SPATIAL_PAIRWISE,
+    RESTIR_SPATIAL_PAIRWISE_SEES,
+    RESTIR_SPATIAL_PAIRWISE_GROUPED,
+    RESTIR_SHADE,
+];
 
-/// Milliseconds per kernel summed over the frames timed (the spatial passes together; the
-/// film merge after `shade`, a few microseconds, is not timed).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// The kernel times of the frames timed (the film merge after `shade`, a few microseconds,
+/// is not timed), and their per-frame view: milliseconds per pass, the temporal pass's
+/// kernels together, the spatial passes' together.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RestirTimes {
     pub frames: u32,
-    pub initial_ris: f64,
-    pub visibility: f64,
-    pub temporal: f64,
-    pub spatial: f64,
-    pub shade: f64,
+    pub kernels: KernelTimes,
 }
 
 impl RestirTimes {
+    /// The passes of the per-frame table and the kernels each sums.
+    const PASSES: [(&'static str, &'static [Kernel<RestirKernelArgs>]); 5] = [
+        ("restir_initial_ris", &[RESTIR_INITIAL_RIS]),
+        ("restir_visibility", &[RESTIR_VISIBILITY]),
+        ("restir_temporal", &[RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY]),
+        (
+            "restir_spatial",
+            &[
+                RESTIR_SPATIAL,
+                RESTIR_SPATIAL_CHOOSE,
+                RESTIR_SPATIAL_Z,
+                RESTIR_SPATIAL_PAIRWISE,
+                RESTIR_SPATIAL_PAIRWISE_SEES,
+                RESTIR_SPATIAL_PAIRWISE_GROUPED,
+            ],
+        ),
+        ("restir_shade", &[RESTIR_SHADE]),
+    ];
+
+    /// Milliseconds of every kernel over the frames.
     pub fn total(&self) -> f64 {
-        self.initial_ris + self.visibility + self.temporal + self.spatial + self.shade
+        self.kernels.total_ms()
     }
 
-    /// (kernel, mean milliseconds per frame).
+    /// (pass, mean milliseconds per frame): initial RIS, visibility, temporal, spatial, shade.
     pub fn per_frame(&self) -> Vec<(&'static str, f64)> {
         let n = self.frames.max(1) as f64;
-        vec![
-            (INITIAL_RIS, self.initial_ris / n),
-            (VISIBILITY, self.visibility / n),
-            (TEMPORAL, self.temporal / n),
-            (SPATIAL, self.spatial / n),
-            (SHADE, self.shade / n),
-        ]
+        Self::PASSES
+            .iter()
+            .map(|(pass, kernels)| (*pass, kernels.iter().map(|k| self.kernels.ms(k.name())).sum::<f64>() / n))
+            .collect()
     }
 }
 
@@ -403,6 +372,7 @@ pub struct RestirRenderer<'d> {
     /// The program of the reservoir layout and light sample ([`RestirRenderer::set_reservoir_format`]).
     program: KernelSource,
     next_frame: u32,
+    /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
 }
 
@@ -457,8 +427,8 @@ impl<'d> RestirRenderer<'d> {
 
     /// Compiles (or loads from the cache) the ReSTIR kernels now rather than in the first frame.
     pub fn prepare(&self) -> CudaResult<()> {
-        for kernel in KERNEL_NAMES {
-            self.device.function(&self.program, kernel)?;
+        for kernel in FRAME_KERNELS {
+            self.device.entry_function(kernel.entry(), &self.program)?;
         }
         Ok(())
     }
@@ -501,7 +471,7 @@ impl<'d> RestirRenderer<'d> {
 
     /// The kernel times so far (None when timing is off).
     pub fn kernel_times(&self) -> Option<RestirTimes> {
-        self.times
+        self.times.clone()
     }
 
     /// Starts again from an empty film and no history, with `seed` for both the camera's
@@ -585,15 +555,11 @@ impl<'d> RestirRenderer<'d> {
         }
     }
 
-    fn launch(&self, kernel: &'static str, args: &RestirArgs, config: LaunchConfig) -> CudaResult<()> {
-        let function = self.device.function(&self.program, kernel)?;
-        let mut launch = self.device.stream().launch_builder(&function);
-        launch.arg(args);
-        // SAFETY: every restir.cu kernel takes one RestirArgs; its buffers hold width × height
-        // entries (G-buffers, reservoirs, the film's pass buffers) and the kernels bound their
-        // pixel index by the scene's width × height.
-        let launched = unsafe { launch.launch(config) };
-        self.device.check_launch(kernel, launched)
+    /// Launches `kernel` of the renderer's program (its reservoir format) with `args`: the
+    /// buffers of width × height entries (G-buffers, reservoirs, the film's pass buffers) that
+    /// the kernels index by pixel, bounded by the scene's width × height.
+    fn launch(&self, kernel: Kernel<RestirKernelArgs>, args: &RestirArgs, config: LaunchConfig) -> CudaResult<()> {
+        self.device.launch_in(kernel, &self.program, config, (*args,))
     }
 
     fn linear_config(&self) -> LaunchConfig {
@@ -601,29 +567,31 @@ impl<'d> RestirRenderer<'d> {
         LaunchConfig { grid_dim: (pixels.div_ceil(BLOCK), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
-    /// Runs `launch` and, with timing on, adds its milliseconds to the slot `slot` picks.
-    fn timed(
-        &mut self,
-        timer: Option<&StreamTimer<'_>>,
-        slot: fn(&mut RestirTimes) -> &mut f64,
-        launch: impl FnOnce(&Self) -> CudaResult<()>,
-    ) -> CudaResult<()> {
-        if let Some(timer) = timer {
-            timer.start()?;
+    /// One ReSTIR frame, accumulated into the film.
+    pub fn render_frame(&mut self) -> CudaResult<()> {
+        let device = self.device;
+        let mut times = self.times.take();
+        let launched = device.timing(times.as_mut().map(|t| &mut t.kernels), || self.launch_frame());
+        if let Some(times) = times.as_mut()
+            && launched.is_ok()
+        {
+            times.frames += 1;
         }
-        launch(self)?;
-        if let (Some(timer), Some(times)) = (timer, self.times.as_mut()) {
-            *slot(times) += timer.stop_ms()? as f64;
-        }
+        self.times = times;
+        launched?;
+        self.film.merge_pass(self.device)?;
+        // set_prev: this frame's G-buffer and reservoirs are the next frame's previous ones.
+        std::mem::swap(&mut self.gbuffer, &mut self.prev_gbuffer);
+        std::mem::swap(&mut self.current, &mut self.previous);
+        self.has_previous = true;
+        self.moved_from = None;
+        self.next_frame += 1;
         Ok(())
     }
 
-    /// One ReSTIR frame, accumulated into the film.
-    pub fn render_frame(&mut self) -> CudaResult<()> {
+    /// The kernels of a frame, up to the film's pass buffers.
+    fn launch_frame(&mut self) -> CudaResult<()> {
         let frame = self.next_frame;
-        let device = self.device;
-        let timer = if self.times.is_some() { Some(device.timer()?) } else { None };
-        let timer = timer.as_ref();
         let (w, h) = (self.scene.params.width, self.scene.params.height);
         let ris_config = LaunchConfig {
             grid_dim: (w.div_ceil(POOL_TILE), h.div_ceil(POOL_TILE), 1),
@@ -638,17 +606,18 @@ impl<'d> RestirRenderer<'d> {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         });
-        self.timed(timer, |t| &mut t.initial_ris, |r| r.launch(INITIAL_RIS, &args, ris_config))?;
-        self.timed(timer, |t| &mut t.visibility, |r| r.launch(VISIBILITY, &args, linear))?;
+        self.launch(RESTIR_INITIAL_RIS, &args, ris_config)?;
+        self.launch(RESTIR_VISIBILITY, &args, linear)?;
         if self.options.temporal {
             args.input = self.current.address(self.device);
             args.output = self.scratch.address(self.device);
             // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
             // keeps its two rays inline).
             let split = self.ray_lanes != RayLanes::Inline && self.options.bias != BiasCorrection::Pairwise;
-            let launches: &[&'static str] = if split { &[TEMPORAL_CHOOSE, TEMPORAL_VISIBILITY] } else { &[TEMPORAL] };
+            let launches: &[Kernel<RestirKernelArgs>] =
+                if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
             for &kernel in launches {
-                self.timed(timer, |t| &mut t.temporal, |r| r.launch(kernel, &args, linear))?;
+                self.launch(kernel, &args, linear)?;
             }
             std::mem::swap(&mut self.current, &mut self.scratch);
         }
@@ -657,34 +626,23 @@ impl<'d> RestirRenderer<'d> {
             args.input = self.current.address(self.device);
             args.output = self.scratch.address(self.device);
             // (kernel, its launch) in order: the grouped rays' kernel before or after the pass.
-            let launches: &[(&'static str, LaunchConfig)] = match (self.options.bias, grouped) {
+            let launches: &[(Kernel<RestirKernelArgs>, LaunchConfig)] = match (self.options.bias, grouped) {
                 (BiasCorrection::RayTraced | BiasCorrection::Off, Some(group)) => {
-                    &[(SPATIAL_CHOOSE, linear), (SPATIAL_Z, group)]
+                    &[(RESTIR_SPATIAL_CHOOSE, linear), (RESTIR_SPATIAL_Z, group)]
                 }
                 (BiasCorrection::Pairwise, Some(group)) => {
-                    &[(SPATIAL_PAIRWISE_SEES, group), (SPATIAL_PAIRWISE_GROUPED, linear)]
+                    &[(RESTIR_SPATIAL_PAIRWISE_SEES, group), (RESTIR_SPATIAL_PAIRWISE_GROUPED, linear)]
                 }
-                (BiasCorrection::Pairwise, None) => &[(SPATIAL_PAIRWISE, linear)],
-                (BiasCorrection::RayTraced | BiasCorrection::Off, _) => &[(SPATIAL, linear)],
+                (BiasCorrection::Pairwise, None) => &[(RESTIR_SPATIAL_PAIRWISE, linear)],
+                (BiasCorrection::RayTraced | BiasCorrection::Off, _) => &[(RESTIR_SPATIAL, linear)],
             };
             for &(kernel, config) in launches {
-                self.timed(timer, |t| &mut t.spatial, |r| r.launch(kernel, &args, config))?;
+                self.launch(kernel, &args, config)?;
             }
             std::mem::swap(&mut self.current, &mut self.scratch);
         }
         args.input = self.current.address(self.device);
-        self.timed(timer, |t| &mut t.shade, |r| r.launch(SHADE, &args, linear))?;
-        self.film.merge_pass(self.device)?;
-        // set_prev: this frame's G-buffer and reservoirs are the next frame's previous ones.
-        std::mem::swap(&mut self.gbuffer, &mut self.prev_gbuffer);
-        std::mem::swap(&mut self.current, &mut self.previous);
-        self.has_previous = true;
-        self.moved_from = None;
-        self.next_frame += 1;
-        if let Some(times) = self.times.as_mut() {
-            times.frames += 1;
-        }
-        Ok(())
+        self.launch(RESTIR_SHADE, &args, linear)
     }
 
     /// The accumulated film (waits for the stream).
