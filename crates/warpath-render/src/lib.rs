@@ -28,6 +28,8 @@ mod backend;
 mod cpu;
 mod cuda;
 mod error;
+pub mod film_file;
+pub mod multi;
 mod renderer;
 mod settings;
 
@@ -35,6 +37,8 @@ pub use backend::{Backend, BackendChoice};
 pub use cpu::{CpuPath, CpuRestir};
 pub use cuda::{CudaPath, CudaRestir};
 pub use error::{Error, Result};
+pub use film_file::{FilmPart, fingerprint, merge};
+pub use multi::{DeviceReport, MultiOutcome, render_on_devices};
 pub use renderer::{Outcome, Renderer, render};
 pub use settings::{Integrator, Overrides, RestirGpu, Settings, check_resolution, default_strategy};
 pub use warpath_core::film::Film;
