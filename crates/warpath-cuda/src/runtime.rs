@@ -89,6 +89,8 @@ pub struct CudaDevice {
 struct Recorder {
     times: KernelTimes,
     step: usize,
+    /// Whether each launch is timed (else only the spans of [`CudaDevice::timed`]).
+    launches: bool,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -373,7 +375,7 @@ impl CudaDevice {
         let function = self.function(program, kernel.name())?;
         let name = kernel.name();
         // Timed from before the launch to its end event, which goes before any wait of the host.
-        self.timed(name, || {
+        self.record(name, true, || {
             let mut launch = self.stream.launch_builder(&function);
             A::push_all(&mut args, &mut launch);
             // SAFETY: the pushed values are exactly the kernel's parameters as the catalog
@@ -403,11 +405,17 @@ impl CudaDevice {
         self.function(program, entry.name)
     }
 
-    /// Runs `work` and, while [`CudaDevice::timing`] runs, adds its GPU time under `name` (a
-    /// launch, or a span of work that is not one of the catalog's kernels, such as a library
-    /// call on the stream).
+    /// Runs `work` and, while [`CudaDevice::timing`] runs, adds its GPU time under `name`: a
+    /// span of work that is not one launch of the catalog's, such as a library call on the
+    /// stream (CUB's selection) or a benchmark's whole run.
     pub fn timed<T>(&self, name: &'static str, work: impl FnOnce() -> CudaResult<T>) -> CudaResult<T> {
-        let recording = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+        self.record(name, false, work)
+    }
+
+    /// [`CudaDevice::timed`]; a launch (`launch`) only while launches are timed.
+    fn record<T>(&self, name: &'static str, launch: bool, work: impl FnOnce() -> CudaResult<T>) -> CudaResult<T> {
+        let recording =
+            self.recorder.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|r| r.launches || !launch);
         if !recording {
             return work();
         }
@@ -424,8 +432,14 @@ impl CudaDevice {
     /// Runs `work` with every launch in it timed into `times` (None: untimed). Timing
     /// waits for each launch's end, so the work runs a little slower.
     pub fn timing<T>(&self, times: Option<&mut KernelTimes>, work: impl FnOnce() -> T) -> T {
+        self.record_into(times, true, work)
+    }
+
+    /// Runs `work` recording into `times`: every launch (`launches`) and every span, or only
+    /// the spans.
+    fn record_into<T>(&self, times: Option<&mut KernelTimes>, launches: bool, work: impl FnOnce() -> T) -> T {
         let Some(times) = times else { return work() };
-        let recorder = Recorder { times: std::mem::take(times), step: 0 };
+        let recorder = Recorder { times: std::mem::take(times), step: 0, launches };
         let outer = self.recorder.lock().unwrap_or_else(|p| p.into_inner()).replace(recorder);
         let result = work();
         let recorded = std::mem::replace(&mut *self.recorder.lock().unwrap_or_else(|p| p.into_inner()), outer);
@@ -468,33 +482,36 @@ impl CudaDevice {
         Ok(StreamTimer { device: self, start: event()?, end: event()? })
     }
 
-    /// Runs `run` `warmup_runs` times untimed, then `timed_runs` times between CUDA events,
-    /// without waiting on the host after each launch (a fault still shows when an event is
-    /// read); returns the milliseconds of each timed run.
+    /// Runs `run` `warmup_runs` times untimed, then `timed_runs` times, each a span of
+    /// [`KernelTimes`] (CUDA events around the run; the run's step is its index), without
+    /// waiting on the host after each launch (a fault still shows when an event is read);
+    /// returns the milliseconds of each timed run.
     pub(crate) fn time_runs(
         &self,
         warmup_runs: usize,
         timed_runs: usize,
         mut run: impl FnMut() -> CudaResult<()>,
     ) -> CudaResult<Vec<f32>> {
+        const RUN: &str = "run";
         for _ in 0..warmup_runs {
             run()?;
         }
         self.synchronize()?;
-        let timer = self.timer()?;
         let was_synchronizing = self.set_sync_after_launch(false);
-        let mut run_ms = Vec::with_capacity(timed_runs);
-        let mut timed = || -> CudaResult<()> {
-            for _ in 0..timed_runs {
-                timer.start()?;
-                run()?;
-                run_ms.push(timer.stop_ms()?);
+        let mut times = KernelTimes::default();
+        let result = self.record_into(Some(&mut times), false, || {
+            for index in 0..timed_runs {
+                self.set_timing_step(index);
+                self.timed(RUN, &mut run)?;
             }
             Ok(())
-        };
-        let result = timed();
+        });
         self.set_sync_after_launch(was_synchronizing);
-        result.map(|()| run_ms)
+        result?;
+        let mut run_ms: Vec<f32> =
+            times.get(RUN).map_or(Vec::new(), |t| t.ms_per_step.iter().map(|&ms| ms as f32).collect());
+        run_ms.resize(timed_runs, 0.0);
+        Ok(run_ms)
     }
 
     /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).
