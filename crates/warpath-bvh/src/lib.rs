@@ -26,6 +26,7 @@ mod build_sbvh;
 mod clip;
 pub mod cpu_layout;
 mod traverse;
+pub mod wide;
 
 pub use bench::{BuildReport, build_benchmark, markdown_table};
 pub use traverse::brute_force_intersect;

@@ -1,0 +1,125 @@
+//! Unit tests of the collapse and the compression on their intermediate forms.
+
+use super::collapse::{self, CKind};
+use super::compress;
+use super::*;
+use crate::{BuildKind, BuildOptions};
+
+fn soup(seed: u64, count: usize) -> Vec<[Vec3; 3]> {
+    // A small xorshift generator: the unit tests need no dev-dependency.
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    (0..count)
+        .map(|_| {
+            let a = Vec3::new(next(), next(), next()) * 4.0;
+            let size = if next() > 0.0 { 0.05 } else { 0.6 };
+            [a, a + Vec3::new(next(), next(), next()) * size, a + Vec3::new(next(), next(), next()) * size]
+        })
+        .collect()
+}
+
+fn trees(tris: &[[Vec3; 3]]) -> Vec<(String, Bvh)> {
+    let mut out = Vec::new();
+    for kind in [BuildKind::Sah, BuildKind::Sbvh] {
+        for leaf in [1, 4, 16] {
+            let (bvh, _) = Bvh::build(tris, &BuildOptions { kind, max_leaf_size: leaf, ..Default::default() });
+            out.push((format!("{kind} leaf {leaf}"), bvh));
+        }
+    }
+    out
+}
+
+#[test]
+fn dynamic_programme_cost_is_the_collapsed_trees_cost_and_beats_greedy() {
+    for seed in 0..6 {
+        let tris = soup(seed, 50 + 300 * seed as usize);
+        for (label, bvh) in trees(&tris) {
+            let optimal = collapse::collapse(&bvh, &tris, Collapse::Optimal, 1.0, 0.3);
+            let greedy = collapse::collapse(&bvh, &tris, Collapse::Greedy, 1.0, 0.3);
+            let dp = optimal.optimal_cost.unwrap();
+            let recomputed = collapsed_sah_cost(&optimal, 1.0, 0.3);
+            assert!((dp - recomputed).abs() <= 1e-6 * dp.abs().max(1.0), "{label}: dp {dp} vs tree {recomputed}");
+            let greedy_cost = collapsed_sah_cost(&greedy, 1.0, 0.3);
+            assert!(dp <= greedy_cost * (1.0 + 1e-6), "{label}: optimal {dp} above greedy {greedy_cost}");
+            for c in [&optimal, &greedy] {
+                for node in &c.nodes {
+                    assert!((1..=WIDTH).contains(&node.children.len()), "{label}");
+                    for child in &node.children {
+                        if let CKind::Leaf { count, .. } = child.kind {
+                            assert!((1..=MAX_LEAF_TRIS as u32).contains(&count), "{label}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn quantized_boxes_contain_exact_boxes() {
+    for seed in 10..14 {
+        let mut tris = soup(seed, 400);
+        // Far from the origin and tiny: planes that absorb small steps, and flat axes.
+        tris.extend(soup(seed + 100, 50).iter().map(|t| t.map(|v| v * 1e-3 + Vec3::new(1000.0, -3e4, 0.5))));
+        tris.push([Vec3::new(5.0, 1.0, 1.0), Vec3::new(5.0, 2.0, 1.0), Vec3::new(5.0, 1.0, 2.0)]);
+        for (label, bvh) in trees(&tris) {
+            for kind in [Collapse::Optimal, Collapse::Greedy] {
+                let collapsed = collapse::collapse(&bvh, &tris, kind, 1.0, 0.3);
+                let compressed = compress::compress(&collapsed);
+                assert_eq!(compressed.nodes.len(), collapsed.nodes.len());
+                for (node, boxes) in compressed.nodes.iter().zip(&compressed.exact_boxes) {
+                    for slot in 0..WIDTH {
+                        match boxes[slot] {
+                            None => assert_eq!(node.meta[slot], 0),
+                            Some(exact) => {
+                                let q = node.child_bounds(slot);
+                                assert!(
+                                    q.min.cmple(exact.min).all() && q.max.cmpge(exact.max).all(),
+                                    "{label} {kind}: slot {slot}: {q:?} does not contain {exact:?}"
+                                );
+                                // Tight: one quantum (or one ulp of absorption) each side at most.
+                                for axis in 0..3 {
+                                    let step = node.scale(axis);
+                                    let slack = step + (node.origin[axis].abs() + exact.max[axis].abs()) * 1e-6;
+                                    assert!(exact.min[axis] - q.min[axis] <= slack, "{label}: loose lo");
+                                    assert!(q.max[axis] - exact.max[axis] <= slack, "{label}: loose hi");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn slot_assignment_puts_children_in_their_octants() {
+    let center = Vec3::ZERO;
+    let centers: Vec<Vec3> = (0..8)
+        .map(|s| {
+            let d = Vec3::new(
+                if s & 1 != 0 { 1.0 } else { -1.0 },
+                if s & 2 != 0 { 1.0 } else { -1.0 },
+                if s & 4 != 0 { 1.0 } else { -1.0 },
+            );
+            d * (1.0 + s as f32 * 0.1)
+        })
+        .collect();
+    // Children given in a scrambled order land in the slot of their octant.
+    let order = [5usize, 2, 7, 0, 3, 6, 1, 4];
+    let scrambled: Vec<Vec3> = order.iter().map(|&i| centers[i]).collect();
+    let slots = compress::assign_slots(center, &scrambled);
+    for (c, &i) in order.iter().enumerate() {
+        assert_eq!(slots[c], i);
+    }
+    // Two children along x: the one at -x gets a slot with bit 0 clear.
+    let slots = compress::assign_slots(center, &[Vec3::new(1.0, 0.0, 0.0), Vec3::new(-1.0, 0.0, 0.0)]);
+    assert_eq!(slots[0] & 1, 1);
+    assert_eq!(slots[1] & 1, 0);
+}

@@ -1,0 +1,236 @@
+//! The reference traversal of the compressed 8-wide BVH: the specification of the GPU kernel.
+//!
+//! After Ylitie, Karras and Laine's algorithm 1. The state is two *groups*, each a pair of 32-bit
+//! words `(base, bits)`:
+//! - a node group: `base` is a node's `child_base`, `bits` has bit `24 + (s ^ oct_inv)` set for
+//!   each hit, not yet visited internal child in slot `s`, and that node's `imask` in bits 0..8;
+//! - a triangle group: `base` is a node's `tri_base`, bit `i < 24` set for each triangle
+//!   `prim_indices[base + i]` still to test.
+//!
+//! `oct_inv = 7 - oct`, `oct` the ray's octant (bit `a` set when the direction's component `a` is
+//! negative: `1 / d[a] < 0`, so `-0.0` counts as negative). Children are assigned to slots so that
+//! slot `s` lies toward `+` on axis `a` when bit `a` of `s` is set; visiting the highest set bit
+//! first visits `s ^ oct = 0, 1, ..., 7` in turn: near children (in the ray's direction) first.
+//!
+//! A loop iteration: if the node group has children left, take the highest one, remove it,
+//! push the group if children remain, fetch the child node and intersect its 8 quantized boxes;
+//! the hit internal children become the new node group, the hit leaves' triangles the triangle
+//! group. (Otherwise the node group is a triangle group taken from the stack.) Then test the
+//! triangle group's triangles (lowest bit first), and if the node group has no children left,
+//! pop the stack (or stop). The start is the node group `(0, 0x8000_0000)`: a pretend parent
+//! whose only hit child, slot `oct` at bit 31 with `imask = 0`, is node 0.
+//!
+//! The box test decodes every plane as `origin + q * 2^e` in `f32` (exact product, so `fma` gives
+//! the same float), then runs the binary traversal's robust slab test: entry and exit planes by
+//! the direction's sign, `(plane - o) * (1 / d)`, NaN slabs dropped by `max`/`min` taking the
+//! other operand, exit widened by `1 + 2γ₃`, and a box entered when `max(entries, t_min) <=
+//! min(exits * widening, cull)`, where `cull` is the best hit's `t` plus a relative `1e-5`
+//! slack (`t_max` plus slack before any hit). Triangles are `intersect_triangle`'s Möller–Trumbore
+//! and the closest hit keeps the least `(t, prim)`, so the result is brute force's.
+
+use super::{WIDTH, WideBvh, WideNode, compress};
+use crate::Hit;
+use glam::Vec3;
+use warpath_core::math::{Ray, intersect_triangle};
+
+/// Stack entries the traversal needs: at most one per level (the node group of the siblings
+/// still to visit), and the builders keep the depth far below this.
+pub const WIDE_STACK_SIZE: usize = 128;
+
+/// `1 + 2γ₃` with `γₙ = nε / (1 - nε)`, `ε = 2⁻²⁴` (as in `traverse.rs`).
+const EXIT_WIDENING: f32 = 1.0 + 2.0 * (3.0 * f32::EPSILON * 0.5) / (1.0 - 3.0 * f32::EPSILON * 0.5);
+/// Boxes that start within this relative distance beyond the best hit are still entered.
+const CULL_SLACK: f32 = 1e-5;
+/// Node-group bits (hit internal children).
+const NODE_BITS: u32 = 0xff00_0000;
+/// Triangle-group bits.
+const TRI_BITS: u32 = 0x00ff_ffff;
+
+struct WideRay {
+    origin: Vec3,
+    direction: Vec3,
+    inv_direction: Vec3,
+    negative: [bool; 3],
+    oct_inv: u32,
+    t_min: f32,
+    t_max: f32,
+}
+
+impl WideRay {
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        let inv_direction = Vec3::ONE / ray.d;
+        let negative = [inv_direction.x < 0.0, inv_direction.y < 0.0, inv_direction.z < 0.0];
+        let oct = negative[0] as u32 | (negative[1] as u32) << 1 | (negative[2] as u32) << 2;
+        WideRay {
+            origin: ray.o,
+            direction: ray.d,
+            inv_direction,
+            negative,
+            oct_inv: 7 - oct,
+            t_min: ray.t_min,
+            t_max: ray.t_max,
+        }
+    }
+
+    /// The hit mask of `node`'s children within `[t_min, cull]`: internal children at bit
+    /// `24 + (s ^ oct_inv)`, leaf triangles at bits `offset .. offset + count`.
+    #[inline(always)]
+    fn intersect_node(&self, node: &WideNode, cull: f32) -> u32 {
+        let scale = [node.scale(0), node.scale(1), node.scale(2)];
+        let mut hits = 0u32;
+        for slot in 0..WIDTH {
+            let meta = node.meta[slot] as u32;
+            // An empty slot has no bits (`meta >> 5 == 0`); the GPU may test it anyway.
+            if meta == 0 {
+                continue;
+            }
+            let mut near = self.t_min;
+            let mut far = cull;
+            for axis in 0..3 {
+                let (q_near, q_far) = if self.negative[axis] {
+                    (node.q_hi[axis][slot], node.q_lo[axis][slot])
+                } else {
+                    (node.q_lo[axis][slot], node.q_hi[axis][slot])
+                };
+                let near_plane = compress::decode(node.origin[axis], q_near, scale[axis]);
+                let far_plane = compress::decode(node.origin[axis], q_far, scale[axis]);
+                let t_near = (near_plane - self.origin[axis]) * self.inv_direction[axis];
+                let t_far = (far_plane - self.origin[axis]) * self.inv_direction[axis] * EXIT_WIDENING;
+                // `f32::max`/`min` return the non-NaN operand: a NaN slab is dropped.
+                near = t_near.max(near);
+                far = t_far.min(far);
+            }
+            if near <= far {
+                let child_bits = meta >> 5;
+                let mut bit_index = meta & 0x1f;
+                // Internal children (bit index 24 + slot) are reordered by the ray's octant.
+                if bit_index >= 24 {
+                    bit_index ^= self.oct_inv;
+                }
+                hits |= child_bits << bit_index;
+            }
+        }
+        hits
+    }
+
+    #[inline(always)]
+    fn hit_triangle(&self, tri: &[Vec3; 3]) -> Option<(f32, f32, f32)> {
+        intersect_triangle(self.origin, self.direction, tri[0], tri[1], tri[2], self.t_min, self.t_max)
+    }
+}
+
+#[inline(always)]
+fn cull_distance(t: f32) -> f32 {
+    t + t.abs() * CULL_SLACK
+}
+
+impl WideBvh {
+    /// The node a node group's highest child bit names; clears that bit.
+    #[inline(always)]
+    fn take_child(&self, group: &mut (u32, u32), oct_inv: u32) -> usize {
+        let bit = 31 - group.1.leading_zeros();
+        group.1 &= !(1 << bit);
+        let slot = (bit - 24) ^ oct_inv;
+        let imask = group.1 & 0xff;
+        (group.0 + (imask & ((1 << slot) - 1)).count_ones()) as usize
+    }
+
+    /// Closest hit with `t` in `(ray.t_min, ray.t_max)`: exactly what
+    /// [`crate::brute_force_intersect`] returns (the same exception for wild hits on nearly
+    /// degenerate triangles as [`crate::Bvh::intersect`]). `tris` must be the triangles the
+    /// binary tree was built over.
+    pub fn intersect(&self, tris: &[[Vec3; 3]], ray: &Ray) -> Option<Hit> {
+        if self.is_empty() {
+            return None;
+        }
+        let ray = WideRay::new(ray);
+        let mut best = Hit { t: ray.t_max, u: 0.0, v: 0.0, prim: u32::MAX };
+        let mut found = false;
+        let mut cull = cull_distance(ray.t_max);
+
+        let mut stack = [(0u32, 0u32); WIDE_STACK_SIZE];
+        let mut stack_len = 0usize;
+        let mut node_group = (0u32, 0x8000_0000u32);
+        loop {
+            let mut tri_group = (0u32, 0u32);
+            if node_group.1 & NODE_BITS != 0 {
+                let child = self.take_child(&mut node_group, ray.oct_inv);
+                if node_group.1 & NODE_BITS != 0 {
+                    stack[stack_len] = node_group;
+                    stack_len += 1;
+                }
+                let node = &self.nodes[child];
+                let hits = ray.intersect_node(node, cull);
+                node_group = (node.child_base, (hits & NODE_BITS) | node.imask as u32);
+                tri_group = (node.tri_base, hits & TRI_BITS);
+            } else {
+                // A triangle group from the stack (the GPU kernel postpones some this way).
+                std::mem::swap(&mut tri_group, &mut node_group);
+            }
+            while tri_group.1 != 0 {
+                let bit = tri_group.1.trailing_zeros();
+                tri_group.1 &= tri_group.1 - 1;
+                let prim = self.prim_indices[(tri_group.0 + bit) as usize];
+                if let Some((t, u, v)) = ray.hit_triangle(&tris[prim as usize])
+                    && (t < best.t || (t == best.t && prim < best.prim))
+                {
+                    best = Hit { t, u, v, prim };
+                    found = true;
+                    cull = cull_distance(t);
+                }
+            }
+            if node_group.1 & NODE_BITS == 0 {
+                if stack_len == 0 {
+                    return found.then_some(best);
+                }
+                stack_len -= 1;
+                node_group = stack[stack_len];
+            }
+        }
+    }
+
+    /// Whether any triangle is hit with `t` in `(ray.t_min, ray.t_max)` (shadow rays): the same
+    /// traversal, returning at the first hit.
+    pub fn occluded(&self, tris: &[[Vec3; 3]], ray: &Ray) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        let ray = WideRay::new(ray);
+        let cull = cull_distance(ray.t_max);
+        let mut stack = [(0u32, 0u32); WIDE_STACK_SIZE];
+        let mut stack_len = 0usize;
+        let mut node_group = (0u32, 0x8000_0000u32);
+        loop {
+            let mut tri_group = (0u32, 0u32);
+            if node_group.1 & NODE_BITS != 0 {
+                let child = self.take_child(&mut node_group, ray.oct_inv);
+                if node_group.1 & NODE_BITS != 0 {
+                    stack[stack_len] = node_group;
+                    stack_len += 1;
+                }
+                let node = &self.nodes[child];
+                let hits = ray.intersect_node(node, cull);
+                node_group = (node.child_base, (hits & NODE_BITS) | node.imask as u32);
+                tri_group = (node.tri_base, hits & TRI_BITS);
+            } else {
+                std::mem::swap(&mut tri_group, &mut node_group);
+            }
+            while tri_group.1 != 0 {
+                let bit = tri_group.1.trailing_zeros();
+                tri_group.1 &= tri_group.1 - 1;
+                let prim = self.prim_indices[(tri_group.0 + bit) as usize];
+                if ray.hit_triangle(&tris[prim as usize]).is_some() {
+                    return true;
+                }
+            }
+            if node_group.1 & NODE_BITS == 0 {
+                if stack_len == 0 {
+                    return false;
+                }
+                stack_len -= 1;
+                node_group = stack[stack_len];
+            }
+        }
+    }
+}
