@@ -11,6 +11,7 @@ mod compare;
 mod export_mitsuba;
 mod info;
 mod isosurface;
+mod merge;
 mod output;
 mod precompile;
 mod progress;
@@ -137,8 +138,9 @@ pub struct RenderArgs {
     /// tone-mapped (clamped) sRGB. Checked to be writable before the render starts; if writing
     /// still fails at the end, the image is saved to a warpath-rescued-*.exr in the working
     /// directory instead.
-    #[arg(short, long, default_value = "warpath.exr")]
-    pub output: PathBuf,
+    /// [default: warpath.exr; none when only --film is given]
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Samples per pixel (or ReSTIR frames) per progressive pass, 1 to 16777216 (the image
     /// can be saved between passes) [default: 1 on the CPU, 16 on the GPU].
     #[arg(long, value_parser = parse_spp)]
@@ -218,10 +220,62 @@ pub struct RenderArgs {
     /// `look_at` target).
     #[arg(long, requires = "sequence", allow_negative_numbers = true, value_parser = parse_orbit)]
     pub orbit: Option<f32>,
+    /// Render only the sample indices A..B of every pixel (e.g. 0..512), a part of a larger
+    /// render: parts of disjoint ranges, written with --film, merge into the render of their
+    /// union (`warpath merge`). Replaces --spp (B - A samples per pixel) [default: 0..spp].
+    #[arg(long, value_parser = parse_sample_range)]
+    pub samples: Option<std::ops::Range<u32>>,
+    /// Also write the film — per-pixel sums, squared sums and counts, the sample range, and a
+    /// fingerprint of the scene and settings — to this .wfilm file, for `warpath merge`.
+    /// Without -o, only the film is written.
+    #[arg(long)]
+    pub film: Option<PathBuf>,
+    /// CUDA devices to render on: `all` or a list such as 0,2 [default: all found]. Several
+    /// devices share the samples in batches (a faster device takes more); the image is the
+    /// one-device image (the same samples, sums equal to float round-off). ReSTIR DI renders
+    /// on one device.
+    #[arg(long, value_parser = parse_devices)]
+    pub devices: Option<Devices>,
     /// No progress bar and no progress notes (scene, backend, BVH, files written); warnings,
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// `--devices`: which CUDA devices render.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Devices {
+    All,
+    List(Vec<usize>),
+}
+
+fn parse_devices(s: &str) -> Result<Devices, String> {
+    if s.trim() == "all" {
+        return Ok(Devices::All);
+    }
+    let mut list = Vec::new();
+    for part in s.split(',') {
+        let d: usize =
+            part.trim().parse().map_err(|_| format!("'{s}' is not `all` or a list of device numbers (0,2)"))?;
+        if list.contains(&d) {
+            return Err(format!("device {d} is listed twice in '{s}'"));
+        }
+        list.push(d);
+    }
+    Ok(Devices::List(list))
+}
+
+/// `--samples A..B`: a non-empty range of sample indices within the scene format's limits.
+fn parse_sample_range(s: &str) -> Result<std::ops::Range<u32>, String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}' is not a range A..B (e.g. 0..512)"))?;
+    let max = warpath_scene::scene::MAX_SPP as u64;
+    let parse = |t: &str| t.trim().parse::<u64>().ok().filter(|&v| v <= u32::MAX as u64);
+    match (parse(a), parse(b)) {
+        (Some(a), Some(b)) if a < b && b - a <= max => Ok(a as u32..b as u32),
+        (Some(a), Some(b)) if a >= b => Err(format!("'{s}' is empty: A must be below B")),
+        (Some(_), Some(_)) => Err(format!("'{s}' holds more than {max} samples per pixel")),
+        _ => Err(format!("'{s}' is not a range A..B of whole numbers (e.g. 0..512)")),
+    }
 }
 fn parse_candidates(s: &str) -> Result<u32, String> {
     parse_in_range(s, 1, 4096)
@@ -325,6 +379,9 @@ enum Command {
         #[arg(long, value_enum)]
         bvh: Option<BvhKind>,
     },
+    /// Merge partial renders (`render --samples A..B --film part.wfilm`) of disjoint sample
+    /// ranges of one scene into one image (and film).
+    Merge(merge::MergeArgs),
     /// Test whether two renders of the same scene agree within Monte Carlo noise, from
     /// their means and per-pixel variances (`render --variance-output`).
     Compare(compare::CompareArgs),
@@ -349,6 +406,7 @@ fn main() {
         Command::Render(args) => render::render(&args),
         Command::Info { scene, list, bvh } => info::info(scene.as_deref(), list, bvh),
         Command::Compare(args) => compare::compare(&args),
+        Command::Merge(args) => merge::run(&args),
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
         Command::Bench(b) => bench::run(b),
         Command::Precompile(args) => precompile::run(&args),

@@ -9,11 +9,13 @@ use crate::output::{OutputPaths, RenderMetadata, check_outputs, save_render};
 use crate::progress::{Progress, note, stage};
 use crate::{LightSampleArg, RenderArgs};
 use anyhow::{Context, Result, bail};
+use std::ops::Range;
+use std::path::PathBuf;
 use std::time::Instant;
 use warpath_core::film::Film;
 use warpath_core::limits;
 use warpath_cuda::restir::{LightSampleFormat, ReservoirLayout};
-use warpath_render::{Backend, Integrator, Overrides, RestirGpu, Settings};
+use warpath_render::{Backend, FilmPart, Integrator, Overrides, RestirGpu, Settings};
 use warpath_scene::Scene;
 
 /// The command line's settings for the renderer: its flags as [`Overrides`].
@@ -67,9 +69,54 @@ fn check_film_memory(width: u32, height: u32) -> Result<()> {
         .with_context(|| format!("cannot render {width}x{height}"))
 }
 
+/// The image `render` writes: `-o`, else `warpath.exr` — or none when only a `--film` is asked for.
+fn image_path(args: &RenderArgs) -> Option<PathBuf> {
+    match (&args.output, &args.film) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(_)) => None,
+        (None, None) => Some(PathBuf::from("warpath.exr")),
+    }
+}
+
 /// The images of a `--sequence`: OUTPUT-0000.EXT, OUTPUT-0001.EXT, ...
-fn sequence_path(args: &RenderArgs, frame: u32) -> std::path::PathBuf {
-    crate::isosurface::suffixed(&args.output, &format!("{frame:04}"))
+fn sequence_path(args: &RenderArgs, frame: u32) -> PathBuf {
+    let output = args.output.clone().unwrap_or_else(|| PathBuf::from("warpath.exr"));
+    crate::isosurface::suffixed(&output, &format!("{frame:04}"))
+}
+
+/// The backends `--backend` and `--devices` ask for, opened: one CPU, or one or more CUDA
+/// devices (by default every device found), and the note of a fallback to the CPU.
+fn open_backends(args: &RenderArgs) -> Result<(Vec<Backend>, Option<String>)> {
+    let context = || format!("--backend {}", args.backend.name());
+    if args.backend == crate::Backend::Cpu {
+        if args.devices.is_some() {
+            eprintln!("note: --devices chooses CUDA devices; the CPU renderer uses every core");
+        }
+        return Ok((vec![Backend::Cpu], None));
+    }
+    let count = match warpath_cuda::CudaDevice::count() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            let (backend, fallback) = Backend::open(args.backend.choice()).with_context(context)?;
+            return Ok((vec![backend], fallback));
+        }
+    };
+    let ordinals: Vec<usize> = match &args.devices {
+        None | Some(crate::Devices::All) => (0..count).collect(),
+        Some(crate::Devices::List(list)) => {
+            if let Some(bad) = list.iter().find(|&&d| d >= count) {
+                bail!("--devices: there is no CUDA device {bad} (this machine has {count}: 0..{})", count - 1);
+            }
+            list.clone()
+        }
+    };
+    let mut backends = Vec::new();
+    for ordinal in ordinals {
+        let (backend, _) = Backend::open(warpath_render::BackendChoice::Cuda(ordinal))
+            .with_context(|| format!("--devices: CUDA device {ordinal}"))?;
+        backends.push(backend);
+    }
+    Ok((backends, None))
 }
 
 pub fn render(args: &RenderArgs) -> Result<()> {
@@ -79,18 +126,41 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     if args.sequence && args.integrator != crate::Integrator::RestirDi {
         bail!("--sequence writes ReSTIR frames as images: add --integrator restir-di");
     }
-    let outputs: Option<OutputPaths> = if args.sequence {
-        check_outputs(&sequence_path(args, 0), None)?;
-        None
-    } else {
-        Some(check_outputs(&args.output, args.variance_output.as_deref())?)
+    if args.sequence && (args.film.is_some() || args.samples.is_some()) {
+        bail!("--sequence writes one image a frame; --film and --samples make one partial render");
+    }
+    if args.samples.is_some() && (args.spp.is_some() || args.frames.is_some()) {
+        bail!("--samples A..B renders B - A samples per pixel: give it without --spp or --frames");
+    }
+    if let Some(samples) = &args.samples
+        && samples.start > 0
+        && args.integrator == crate::Integrator::RestirDi
+    {
+        bail!("--samples: ReSTIR's frames follow each other from frame 0 (temporal reuse): give 0..N");
+    }
+    let outputs: Option<OutputPaths> = match image_path(args) {
+        _ if args.sequence => {
+            check_outputs(&sequence_path(args, 0), None)?;
+            None
+        }
+        Some(image) => Some(check_outputs(&image, args.variance_output.as_deref())?),
+        None => None,
     };
-    let overrides = overrides(args);
+    if let Some(film) = &args.film {
+        check_film_output(film)?;
+    }
+    let mut overrides = overrides(args);
+    if let Some(samples) = &args.samples {
+        let count = samples.end - samples.start;
+        match args.integrator {
+            crate::Integrator::Path => overrides.spp = Some(count),
+            crate::Integrator::RestirDi => overrides.frames = Some(count),
+        }
+    }
     if let Some((w, h)) = args.resolution {
         check_film_memory(w, h)?;
     }
-    let choice = args.backend.choice();
-    let (backend, fallback) = Backend::open(choice).with_context(|| format!("--backend {}", args.backend.name()))?;
+    let (backends, fallback) = open_backends(args)?;
     if let Some(why) = fallback {
         note!("note: {why}");
     }
@@ -98,7 +168,17 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     let scene = stage(&format!("loading scene '{}'", args.scene), || crate::commands::load_scene(&args.scene))?;
     let settings = Settings::resolve(&scene, &overrides).with_context(|| format!("scene '{}'", args.scene))?;
     check_film_memory(settings.width(), settings.height())?;
-    let (backend, warnings) = warpath_render::fit_backend(backend, choice, &scene, &settings)?;
+    let samples = args.samples.clone().unwrap_or(0..settings.count);
+    let mut backends = backends;
+    if backends.len() > 1 && (settings.integrator.is_frame_based() || args.sequence) {
+        note!("note: ReSTIR DI renders on one device (CUDA device 0): each frame reuses the whole previous frame");
+        backends.truncate(1);
+    }
+    if backends.len() > 1 {
+        return render_multi(args, &scene, &settings, &backends, samples, outputs);
+    }
+    let backend = backends.pop().expect("one backend");
+    let (backend, warnings) = warpath_render::fit_backend(backend, args.backend.choice(), &scene, &settings)?;
     for w in warnings {
         eprintln!("note: {w}");
     }
@@ -118,40 +198,111 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     if args.sequence {
         return render_sequence(args, &scene, &settings, &backend, renderer.as_mut());
     }
-    let outputs = outputs.expect("checked above");
 
     let cancel = crate::progress::rendering("finishing the current pass and saving the image so far");
     let unit = settings.integrator.unit();
-    let mut progress = Progress::new(settings.count, unit, args.progress_interval);
+    let total = samples.len() as u32;
+    let mut progress = Progress::new(total, unit, args.progress_interval);
     let started = Instant::now();
     let pixels = settings.pixels() as f64;
-    let outcome = warpath_render::render(renderer.as_mut(), 0..settings.count, cancel, |done| {
+    let outcome = warpath_render::render(renderer.as_mut(), samples.clone(), cancel, |done| {
         let rate = done as f64 * pixels / started.elapsed().as_secs_f64().max(1e-9);
-        progress.update(done, settings.count, unit, rate);
+        progress.update(done, total, unit, rate);
     });
     progress.finish();
     let outcome = outcome.with_context(|| format!("scene '{}'", args.scene))?;
     if let Some(report) = renderer.report() {
         eprintln!("{report}");
     }
+    let finished = Finished {
+        film: outcome.film,
+        samples: samples.start..samples.start + outcome.done,
+        asked: samples,
+        seconds: outcome.seconds,
+        rays: outcome.rays,
+        backend: backend.name().to_string(),
+        provenance: format!("{}, {}", backend.describe(), description.lines().next().unwrap_or_default()),
+        failed: outcome.failed.map(|e| e.to_string()),
+        exact: true,
+    };
+    save(args, &scene, &settings, outputs, finished)
+}
 
-    let done = outcome.done;
+/// A render's result, whichever way it was made.
+struct Finished {
+    film: Film,
+    /// The sample indices the film holds.
+    samples: Range<u32>,
+    asked: Range<u32>,
+    seconds: f64,
+    rays: Option<u64>,
+    backend: String,
+    provenance: String,
+    failed: Option<String>,
+    /// Whether the film holds exactly `samples` (several devices stopped by Ctrl-C leave gaps).
+    exact: bool,
+}
+
+/// Checks that a `--film` path is a `.wfilm` file that can be created.
+fn check_film_output(path: &std::path::Path) -> Result<()> {
+    if path.extension().and_then(|e| e.to_str()) != Some("wfilm") {
+        bail!("{}: --film writes a .wfilm file", path.display());
+    }
+    // The image checks create and remove a temporary file beside the target: reuse them.
+    check_outputs(&path.with_extension("exr"), None).map(|_| ()).with_context(|| format!("--film {}", path.display()))
+}
+
+/// Writes the film (`--film`) and the image, and prints the closing summary; the exit status
+/// says whether the render was interrupted (130) or failed after some passes (1).
+fn save(
+    args: &RenderArgs,
+    scene: &Scene,
+    settings: &Settings,
+    outputs: Option<OutputPaths>,
+    r: Finished,
+) -> Result<()> {
+    let unit = settings.integrator.unit();
+    let done = r.samples.len() as u32;
     if done == 0 {
         bail!("interrupted before the first pass finished: no image written");
     }
-    let metadata = RenderMetadata {
-        spp_done: done,
-        spp_requested: settings.count,
-        interrupted: done < settings.count,
-        seed: settings.scene.seed,
-        max_depth: settings.scene.max_depth,
-        sampler: settings.scene.sampler.to_string(),
-        backend: backend.name().into(),
-        scene: args.scene.clone(),
-    };
-    let report = save_render(&outputs, &outcome.film, args.exposure, &metadata)?;
-    let secs = outcome.seconds.max(1e-9);
-    let rays = match outcome.rays {
+    let asked = r.asked.len() as u32;
+    if let Some(path) = args.film.as_ref().filter(|_| !r.exact) {
+        eprintln!("note: {} not written: the interrupted devices left gaps in the sample range", path.display());
+    }
+    if let Some(path) = args.film.as_ref().filter(|_| r.exact) {
+        let part = FilmPart {
+            film: r.film.clone(),
+            samples: r.samples.clone(),
+            fingerprint: warpath_render::fingerprint(scene, settings),
+            provenance: r.provenance.clone(),
+        };
+        part.write(path)?;
+        note!("wrote {} (samples {}..{})", path.display(), r.samples.start, r.samples.end);
+    }
+    let mut rescued = false;
+    if let Some(outputs) = &outputs {
+        let metadata = RenderMetadata {
+            spp_done: done,
+            spp_requested: asked,
+            interrupted: done < asked,
+            seed: settings.scene.seed,
+            max_depth: settings.scene.max_depth,
+            sampler: settings.scene.sampler.to_string(),
+            backend: r.backend.clone(),
+            scene: args.scene.clone(),
+        };
+        let report = save_render(outputs, &r.film, args.exposure, &metadata)?;
+        for path in &report.written {
+            note!("wrote {}", path.display());
+        }
+        for (path, reason, rescue) in &report.rescued {
+            eprintln!("error: {reason}; the render was saved to {} instead of {}", rescue.display(), path.display());
+        }
+        rescued = !report.rescued.is_empty();
+    }
+    let secs = r.seconds.max(1e-9);
+    let rays = match r.rays {
         Some(rays) => format!("{:.2} Mrays/s ({rays} rays)", rays as f64 / secs / 1e6),
         None if settings.integrator == Integrator::Path => "rays not counted (--count-rays)".to_string(),
         None => "rays not counted".to_string(),
@@ -160,27 +311,70 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         "rendered {}x{} at {done} {unit}{} in {:.2} s: {:.3} Msamples/s, {rays}",
         settings.width(),
         settings.height(),
-        if done < settings.count { format!(" (interrupted; {} asked)", settings.count) } else { String::new() },
-        outcome.seconds,
-        outcome.samples() as f64 / secs / 1e6,
+        if done < asked { format!(" (interrupted; {asked} asked)") } else { String::new() },
+        r.seconds,
+        r.film.total_samples() as f64 / secs / 1e6,
     );
-    for path in &report.written {
-        note!("wrote {}", path.display());
-    }
-    for (path, reason, rescue) in &report.rescued {
-        eprintln!("error: {reason}; the render was saved to {} instead of {}", rescue.display(), path.display());
-    }
-    if let Some(error) = outcome.failed {
+    if let Some(error) = r.failed {
         eprintln!("error: the render stopped after {done} {unit}: {error}");
         std::process::exit(1);
     }
-    if outcome.cancelled {
+    if done < asked {
         std::process::exit(130);
     }
-    if !report.rescued.is_empty() {
+    if rescued {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// The path tracer on several CUDA devices: batches of samples handed out as devices finish,
+/// one film merged on the host; a line per device after the render.
+fn render_multi(
+    args: &RenderArgs,
+    scene: &Scene,
+    settings: &Settings,
+    backends: &[Backend],
+    samples: Range<u32>,
+    outputs: Option<OutputPaths>,
+) -> Result<()> {
+    let names: Vec<String> = backends.iter().map(|b| b.describe()).collect();
+    note!("backend: {} devices ({}), {}", backends.len(), names.join("; "), warpath_render::estimator_name(scene));
+    let cancel = crate::progress::rendering("finishing the current batches and saving the image so far");
+    let unit = settings.integrator.unit();
+    let total = samples.len() as u32;
+    let progress = std::sync::Mutex::new(Progress::new(total, unit, args.progress_interval));
+    let started = Instant::now();
+    let pixels = settings.pixels() as f64;
+    // A batch: enough passes to keep a device busy, and enough batches to balance the devices.
+    let batch = settings.pass_size.unwrap_or(16).max(total / (8 * backends.len() as u32)).max(1);
+    let outcome = stage("building the BVH, uploading the scene, compiling kernels on every device", || {
+        warpath_render::render_on_devices(scene, settings, backends, samples.clone(), batch, cancel, |done| {
+            let rate = done as f64 * pixels / started.elapsed().as_secs_f64().max(1e-9);
+            progress.lock().unwrap_or_else(|e| e.into_inner()).update(done, total, unit, rate);
+        })
+    });
+    progress.into_inner().unwrap_or_else(|e| e.into_inner()).finish();
+    let outcome = outcome.with_context(|| format!("scene '{}'", args.scene))?;
+    for d in &outcome.devices {
+        let state = match &d.error {
+            Some(e) => format!("failed ({e}); its batches went to the others"),
+            None => "ok".into(),
+        };
+        note!("  {}: {} {unit} in {} batches, {:.2} s, {state}", d.device, d.samples, d.batches, d.seconds);
+    }
+    let finished = Finished {
+        film: outcome.film,
+        samples: samples.start..samples.start + outcome.done,
+        asked: samples,
+        seconds: outcome.seconds,
+        rays: None,
+        backend: "cuda".into(),
+        provenance: format!("{} devices: {}", backends.len(), names.join("; ")),
+        failed: None,
+        exact: outcome.done == total,
+    };
+    save(args, scene, settings, outputs, finished)
 }
 
 /// `--sequence`: ReSTIR frames each written as its own image (one sample per pixel), the

@@ -261,3 +261,48 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
         );
     }
 }
+
+/// `render --samples A..B --film` parts merged by `warpath merge` give the image of one render
+/// of the union (the same samples; float round-off in the sums at most); a part of another
+/// seed or an overlapping range is refused naming the file; `--samples` with `--spp` is an
+/// error before any work.
+#[test]
+fn partial_renders_merge_into_the_whole_and_mismatches_are_refused() {
+    let dir = temp_dir();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let render_seed = |seed: &str, extra: &[&str]| {
+        let mut args = vec!["render", "cornell", "--backend", "cpu", "--resolution", "16x12", "--seed", seed, "-q"];
+        args.extend(extra);
+        warpath(&args)
+    };
+    let render = |extra: &[&str]| render_seed("3", extra);
+    for (range, name) in [("0..3", "a.wfilm"), ("3..8", "b.wfilm")] {
+        let o = render(&["--samples", range, "--film", &path(name)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!dir.path().join("warpath.exr").exists(), "--film alone writes no image");
+    }
+    let o = render(&["--spp", "8", "-o", &path("whole.exr")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o =
+        warpath(&["merge", &path("b.wfilm"), &path("a.wfilm"), "-o", &path("merged.exr"), "--film", &path("m.wfilm")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("8 samples per pixel"), "{}", stderr(&o));
+    let read = |name: &str| warpath_scene::image_io::load_image(&dir.path().join(name)).expect("an EXR").pixels;
+    let (merged, whole) = (read("merged.exr"), read("whole.exr"));
+    assert_eq!(merged.len(), whole.len());
+    for (m, w) in merged.iter().zip(&whole) {
+        assert!((*m - *w).abs().max_element() <= 1e-6 * w.abs().max_element().max(1e-3), "{m} vs {w}");
+    }
+
+    let o = render_seed("4", &["--samples", "8..10", "--film", &path("seed4.wfilm")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = warpath(&["merge", &path("a.wfilm"), &path("seed4.wfilm"), "-o", &path("x.exr")]);
+    assert_clean_error(&o, "seed4.wfilm");
+    let o = render(&["--samples", "2..5", "--film", &path("overlap.wfilm")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = warpath(&["merge", &path("a.wfilm"), &path("overlap.wfilm"), "-o", &path("x.exr")]);
+    assert_clean_error(&o, "overlaps");
+    assert!(!dir.path().join("x.exr").exists());
+    let o = render(&["--samples", "0..4", "--spp", "4", "-o", &path("y.exr")]);
+    assert_clean_error(&o, "--samples");
+}
