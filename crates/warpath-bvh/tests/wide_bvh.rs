@@ -478,6 +478,20 @@ fn cornell_box_many_random_rays() {
     }
 }
 
+/// Builds the wide trees of a 500k-triangle sphere repeatedly (for profiling the collapse).
+#[test]
+#[ignore]
+fn build_time() {
+    let tris = uv_sphere(Vec3::ZERO, 1.0, 500, 500);
+    let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+    for _ in 0..3 {
+        for collapse in COLLAPSES {
+            let (_, stats) = WideBvh::from_binary(&bvh, &tris, collapse);
+            println!("{stats}");
+        }
+    }
+}
+
 /// Prints the statistics and a CPU timing of both traversals (`--ignored --nocapture`).
 #[test]
 #[ignore]

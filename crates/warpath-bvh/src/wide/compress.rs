@@ -4,6 +4,7 @@
 use super::collapse::{CKind, Collapsed};
 use super::{WIDTH, WideNode};
 use glam::Vec3;
+use rayon::prelude::*;
 use warpath_core::math::Aabb;
 
 /// The smallest and largest exponent a node stores: `2^e` is a normal `f32` (its bits are
@@ -44,7 +45,8 @@ fn exponent(lo: f32, hi: f32) -> i8 {
 
 /// The largest `q` whose decoded plane is `<= lo` (`q = 0` decodes to `p <= lo`).
 fn quantize_lo(p: f32, scale: f32, lo: f32) -> u8 {
-    let estimate = ((lo as f64 - p as f64) / scale as f64).floor().clamp(0.0, 255.0) as i32;
+    // An estimate (`1 / scale` is exact), corrected by the exact decode below.
+    let estimate = ((lo - p) * (1.0 / scale)).floor().clamp(0.0, 255.0) as i32;
     let mut q = estimate;
     while q > 0 && decode(p, q as u8, scale) > lo {
         q -= 1;
@@ -57,7 +59,7 @@ fn quantize_lo(p: f32, scale: f32, lo: f32) -> u8 {
 
 /// The smallest `q` whose decoded plane is `>= hi`.
 fn quantize_hi(p: f32, scale: f32, hi: f32) -> u8 {
-    let estimate = ((hi as f64 - p as f64) / scale as f64).ceil().clamp(0.0, 255.0) as i32;
+    let estimate = ((hi - p) * (1.0 / scale)).ceil().clamp(0.0, 255.0) as i32;
     let mut q = estimate;
     while q < 255 && decode(p, q as u8, scale) < hi {
         q += 1;
@@ -77,6 +79,15 @@ fn slot_direction(s: usize) -> Vec3 {
         if s & 4 != 0 { 1.0 } else { -1.0 },
     )
 }
+
+/// The 8-bit masks grouped by popcount (0 to 8), ascending.
+static MASKS_BY_POPCOUNT: std::sync::LazyLock<[Vec<u32>; WIDTH + 1]> = std::sync::LazyLock::new(|| {
+    let mut groups: [Vec<u32>; WIDTH + 1] = Default::default();
+    for mask in 0u32..(1 << WIDTH) {
+        groups[mask.count_ones() as usize].push(mask);
+    }
+    groups
+});
 
 /// Assigns children (by their centres) to the 8 slots minimizing the summed cost
 /// `-dot(child centre - node centre, slot direction)`: an exact assignment by dynamic programming
@@ -98,15 +109,15 @@ pub(crate) fn assign_slots(node_center: Vec3, centers: &[Vec3]) -> [usize; WIDTH
     let mut best = [f32::INFINITY; 1 << WIDTH];
     let mut last = [0u8; 1 << WIDTH];
     best[0] = 0.0;
-    for mask in 0usize..(1 << WIDTH) {
-        let c = mask.count_ones() as usize;
-        if c >= k || best[mask] == f32::INFINITY {
-            continue;
-        }
-        for s in 0..WIDTH {
-            if mask & (1 << s) == 0 {
-                let next = mask | (1 << s);
-                let total = best[mask] + cost[c][s];
+    for c in 0..k {
+        for &mask in &MASKS_BY_POPCOUNT[c] {
+            let base = best[mask as usize];
+            let mut free = !mask & 0xff;
+            while free != 0 {
+                let s = free.trailing_zeros() as usize;
+                free &= free - 1;
+                let next = mask as usize | (1 << s);
+                let total = base + cost[c][s];
                 if total < best[next] {
                     best[next] = total;
                     last[next] = s as u8;
@@ -114,10 +125,11 @@ pub(crate) fn assign_slots(node_center: Vec3, centers: &[Vec3]) -> [usize; WIDTH
             }
         }
     }
-    let full = (0usize..(1 << WIDTH))
-        .filter(|m| m.count_ones() as usize == k)
-        .min_by(|&a, &b| best[a].total_cmp(&best[b]).then(a.cmp(&b)))
-        .unwrap_or(0);
+    let full = MASKS_BY_POPCOUNT[k]
+        .iter()
+        .copied()
+        .min_by(|&a, &b| best[a as usize].total_cmp(&best[b as usize]))
+        .unwrap_or(0) as usize;
     let mut slot_of = [usize::MAX; WIDTH];
     let mut mask = full;
     for c in (0..k).rev() {
@@ -137,37 +149,48 @@ pub(crate) struct Compressed {
 }
 
 /// Lays out `collapsed`: node 0 is the root; a node's internal children are contiguous from
-/// `child_base` in slot order, its leaves' triangles contiguous from `tri_base` in slot order.
+/// `child_base` in slot order, its leaves' triangles contiguous from `tri_base` in slot order,
+/// children blocks allocated depth first. Slot assignment and quantization run in parallel.
 pub(crate) fn compress(collapsed: &Collapsed) -> Compressed {
+    // Per collapsed node: the child (index into its `children`) in each slot.
+    let slots: Vec<[Option<u8>; WIDTH]> = collapsed
+        .nodes
+        .par_iter()
+        .map(|cnode| {
+            let bounds = cnode.children.iter().fold(Aabb::EMPTY, |b, ch| b.union(ch.bounds));
+            let mut centers = [Vec3::ZERO; WIDTH];
+            for (c, child) in cnode.children.iter().enumerate() {
+                centers[c] = child.bounds.center();
+            }
+            let slot_of = assign_slots(bounds.center(), &centers[..cnode.children.len()]);
+            let mut by_slot = [None; WIDTH];
+            for c in 0..cnode.children.len() {
+                by_slot[slot_of[c]] = Some(c as u8);
+            }
+            by_slot
+        })
+        .collect();
+
+    // Layout (sequential): each output node's collapsed node, child base, triangle base, meta, imask.
     let mut nodes: Vec<WideNode> = vec![bytemuck::Zeroable::zeroed()];
-    let mut exact_boxes = vec![[None; WIDTH]];
+    let mut source = vec![0u32];
     let mut prim_indices: Vec<u32> = Vec::with_capacity(collapsed.vtree.refs.len());
     let mut work = vec![(0usize, 0usize)];
     while let Some((c, out)) = work.pop() {
         let cnode = &collapsed.nodes[c];
-        let bounds = cnode.children.iter().fold(Aabb::EMPTY, |b, ch| b.union(ch.bounds));
-        let centers: Vec<Vec3> = cnode.children.iter().map(|ch| ch.bounds.center()).collect();
-        let slot_of = assign_slots(bounds.center(), &centers);
-        let mut by_slot = [None; WIDTH];
-        for (i, child) in cnode.children.iter().enumerate() {
-            by_slot[slot_of[i]] = Some(child);
-        }
-
         let mut node: WideNode = bytemuck::Zeroable::zeroed();
-        node.origin = bounds.min.to_array();
-        for axis in 0..3 {
-            node.exponents[axis] = exponent(bounds.min[axis], bounds.max[axis]);
-        }
         node.child_base = nodes.len() as u32;
         node.tri_base = prim_indices.len() as u32;
-        let mut internal = Vec::new();
-        for (slot, child) in by_slot.iter().enumerate() {
+        let mut internal = [0u32; WIDTH];
+        let mut internal_count = 0;
+        for (slot, child) in slots[c].iter().enumerate() {
             let Some(child) = child else { continue };
-            match child.kind {
+            match cnode.children[*child as usize].kind {
                 CKind::Node(index) => {
                     node.imask |= 1 << slot;
                     node.meta[slot] = 0b001_00000 | (24 + slot as u8);
-                    internal.push(index as usize);
+                    internal[internal_count] = index;
+                    internal_count += 1;
                 }
                 CKind::Leaf { first, count } => {
                     let offset = prim_indices.len() as u32 - node.tri_base;
@@ -177,29 +200,45 @@ pub(crate) fn compress(collapsed: &Collapsed) -> Compressed {
                         .extend(collapsed.vtree.refs[first as usize..(first + count) as usize].iter().map(|r| r.prim));
                 }
             }
-            for axis in 0..3 {
-                let scale = scale_of(node.exponents[axis]);
-                let hi = quantize_hi(node.origin[axis], scale, child.bounds.max[axis]);
-                let lo = quantize_lo(node.origin[axis], scale, child.bounds.min[axis]).min(hi);
-                node.q_lo[axis][slot] = lo;
-                node.q_hi[axis][slot] = hi;
-            }
-        }
-        let mut boxes = [None; WIDTH];
-        for (slot, child) in by_slot.iter().enumerate() {
-            boxes[slot] = child.map(|c| c.bounds);
-        }
-        exact_boxes[out] = boxes;
-        // Children get contiguous indices now; their subtrees are laid out after them.
-        let base = nodes.len();
-        for _ in &internal {
-            nodes.push(bytemuck::Zeroable::zeroed());
-            exact_boxes.push([None; WIDTH]);
-        }
-        for (i, &index) in internal.iter().enumerate().rev() {
-            work.push((index, base + i));
         }
         nodes[out] = node;
+        // Children get contiguous indices now; their subtrees are laid out after them.
+        let base = nodes.len();
+        for &index in &internal[..internal_count] {
+            nodes.push(bytemuck::Zeroable::zeroed());
+            source.push(index);
+        }
+        for (i, &index) in internal[..internal_count].iter().enumerate().rev() {
+            work.push((index as usize, base + i));
+        }
     }
+
+    // Quantization (parallel).
+    let exact_boxes: Vec<[Option<Aabb>; WIDTH]> = nodes
+        .par_iter_mut()
+        .zip(source.par_iter())
+        .map(|(node, &c)| {
+            let cnode = &collapsed.nodes[c as usize];
+            let bounds = cnode.children.iter().fold(Aabb::EMPTY, |b, ch| b.union(ch.bounds));
+            node.origin = bounds.min.to_array();
+            let mut boxes = [None; WIDTH];
+            for axis in 0..3 {
+                node.exponents[axis] = exponent(bounds.min[axis], bounds.max[axis]);
+            }
+            for (slot, child) in slots[c as usize].iter().enumerate() {
+                let Some(child) = child else { continue };
+                let child_bounds = cnode.children[*child as usize].bounds;
+                for axis in 0..3 {
+                    let scale = scale_of(node.exponents[axis]);
+                    let hi = quantize_hi(node.origin[axis], scale, child_bounds.max[axis]);
+                    let lo = quantize_lo(node.origin[axis], scale, child_bounds.min[axis]).min(hi);
+                    node.q_lo[axis][slot] = lo;
+                    node.q_hi[axis][slot] = hi;
+                }
+                boxes[slot] = Some(child_bounds);
+            }
+            boxes
+        })
+        .collect();
     Compressed { nodes, prim_indices, exact_boxes }
 }
