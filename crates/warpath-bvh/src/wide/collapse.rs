@@ -187,7 +187,7 @@ fn leaf_child(vtree: &VTree, n: usize) -> CChild {
 
 /// Builds the collapsed nodes top-down: `children_of(n)` gives the virtual nodes that become the
 /// children of the wide node made from virtual node `n`, each with whether it is a leaf.
-fn assemble(vtree: &VTree, children_of: impl Fn(&VTree, usize) -> Vec<(usize, bool)>) -> Vec<CNode> {
+pub(crate) fn assemble(vtree: &VTree, children_of: impl Fn(&VTree, usize) -> Vec<(usize, bool)>) -> Vec<CNode> {
     let mut nodes = vec![CNode { bounds: vtree.nodes[0].bounds, children: Vec::new() }];
     let root_children = if vtree.nodes[0].leaf { vec![(0, true)] } else { children_of(vtree, 0) };
     let mut work = vec![(0usize, root_children)];

@@ -123,3 +123,51 @@ fn slot_assignment_puts_children_in_their_octants() {
     assert_eq!(slots[0] & 1, 1);
     assert_eq!(slots[1] & 1, 0);
 }
+
+#[test]
+fn dynamic_programme_beats_random_collapses() {
+    // Random valid collapses of the same virtual tree (random nodes opened, random subtrees of at
+    // most 3 references made leaves) never cost less than the dynamic programme's optimum.
+    for seed in 0..4u64 {
+        let tris = soup(seed + 40, 120);
+        for (label, bvh) in trees(&tris) {
+            let optimal = collapse::collapse(&bvh, &tris, Collapse::Optimal, 1.0, 0.3);
+            let dp = optimal.optimal_cost.unwrap();
+            for trial in 0..20u64 {
+                let vtree = collapse::virtual_tree(&bvh, &tris, 1);
+                let state = std::cell::Cell::new((seed * 1000 + trial).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+                let random = |n: u64| {
+                    let mut x = state.get();
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    state.set(x);
+                    (x >> 33) % n
+                };
+                let nodes = collapse::assemble(&vtree, |vtree, n| {
+                    let v = &vtree.nodes[n];
+                    let mut kids = vec![v.left as usize, v.left as usize + 1];
+                    for _ in 0..random(8) {
+                        let open: Vec<usize> = (0..kids.len()).filter(|&i| !vtree.nodes[kids[i]].leaf).collect();
+                        if kids.len() >= WIDTH || open.is_empty() {
+                            break;
+                        }
+                        let i = open[random(open.len() as u64) as usize];
+                        let k = kids.remove(i);
+                        kids.push(vtree.nodes[k].left as usize);
+                        kids.push(vtree.nodes[k].left as usize + 1);
+                    }
+                    kids.into_iter()
+                        .map(|k| {
+                            let node = &vtree.nodes[k];
+                            (k, node.leaf || (node.ref_count as usize <= MAX_LEAF_TRIS && random(2) == 0))
+                        })
+                        .collect()
+                });
+                let random_tree = collapse::Collapsed { vtree, nodes, optimal_cost: None };
+                let cost = collapsed_sah_cost(&random_tree, 1.0, 0.3);
+                assert!(dp <= cost * (1.0 + 1e-6), "{label}: optimal {dp} above a random collapse's {cost}");
+            }
+        }
+    }
+}
