@@ -518,7 +518,19 @@ fn report() {
                 let start = Instant::now();
                 let hits = rays.iter().filter(|r| wide.intersect(tris, r).is_some()).count();
                 let time = start.elapsed().as_secs_f64();
-                println!("  {stats}; wide traversal {:.1} Mrays/s ({hits} hits)", rays.len() as f64 / time / 1e6);
+                let (mut nodes, mut triangles) = (0u64, 0u64);
+                for ray in &rays {
+                    let (_, counts) = wide.intersect_counted(tris, ray);
+                    nodes += counts.nodes as u64;
+                    triangles += counts.triangles as u64;
+                }
+                let n = rays.len() as f64;
+                println!(
+                    "  {stats}; wide traversal {:.1} Mrays/s ({hits} hits), {:.1} nodes and {:.1} triangles a ray",
+                    n / time / 1e6,
+                    nodes as f64 / n,
+                    triangles as f64 / n
+                );
             }
         }
     }

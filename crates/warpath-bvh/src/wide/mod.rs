@@ -23,7 +23,7 @@ use std::fmt;
 use std::time::Instant;
 use warpath_core::math::Aabb;
 
-pub use traverse::WIDE_STACK_SIZE;
+pub use traverse::{TraversalCounts, WIDE_STACK_SIZE};
 
 /// Children a node has at most.
 pub const WIDTH: usize = 8;

@@ -4,6 +4,7 @@ use super::collapse::{self, CKind};
 use super::compress;
 use super::*;
 use crate::{BuildKind, BuildOptions};
+use warpath_core::math::Ray;
 
 fn soup(seed: u64, count: usize) -> Vec<[Vec3; 3]> {
     // A small xorshift generator: the unit tests need no dev-dependency.
@@ -170,4 +171,84 @@ fn dynamic_programme_beats_random_collapses() {
             }
         }
     }
+}
+
+#[test]
+fn octant_order_saves_work() {
+    // Closest-hit rays at a closed sphere: visiting near children first finds the front hit early
+    // and culls the back; the reversed order visits more nodes and tests more triangles.
+    let (rings, segments) = (60, 90);
+    let mut tris = Vec::new();
+    let point = |ring: usize, segment: usize| {
+        let theta = std::f32::consts::PI * ring as f32 / rings as f32;
+        let phi = 2.0 * std::f32::consts::PI * segment as f32 / segments as f32;
+        Vec3::new(theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin())
+    };
+    for ring in 0..rings {
+        for segment in 0..segments {
+            let (a, b) = (point(ring, segment), point(ring, segment + 1));
+            let (c, d) = (point(ring + 1, segment), point(ring + 1, segment + 1));
+            tris.push([a, c, d]);
+            tris.push([a, d, b]);
+        }
+    }
+    let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+    for collapse in [Collapse::Optimal, Collapse::Greedy] {
+        let (wide, _) = WideBvh::from_binary(&bvh, &tris, collapse);
+        let (mut forward, mut reversed) = (TraversalCounts::default(), TraversalCounts::default());
+        for i in 0..40 {
+            for j in 0..40 {
+                // Rays from eight directions around the sphere, every octant.
+                let eye = Vec3::new(
+                    if i % 2 == 0 { 3.0 } else { -3.0 },
+                    if j % 2 == 0 { 2.5 } else { -2.5 },
+                    if (i / 2 + j) % 2 == 0 { 2.0 } else { -2.0 },
+                );
+                let target = Vec3::new(i as f32 / 40.0 - 0.5, j as f32 / 40.0 - 0.5, 0.1);
+                let ray = Ray::new(eye, target - eye);
+                let (mut a, mut b) = (TraversalCounts::default(), TraversalCounts::default());
+                let hit = wide.closest::<false>(&tris, &ray, &mut a);
+                assert_eq!(hit, wide.closest::<true>(&tris, &ray, &mut b));
+                assert_eq!(hit, crate::brute_force_intersect(&tris, &ray));
+                assert_eq!((hit, a), wide.intersect_counted(&tris, &ray));
+                forward.nodes += a.nodes;
+                forward.triangles += a.triangles;
+                reversed.nodes += b.nodes;
+                reversed.triangles += b.triangles;
+            }
+        }
+        println!("{collapse}: octant order {forward:?}, reversed {reversed:?}");
+        assert!(forward.nodes * 10 < reversed.nodes * 8, "{collapse}: {forward:?} vs reversed {reversed:?}");
+        assert!(forward.triangles * 10 < reversed.triangles * 8, "{collapse}: {forward:?} vs reversed {reversed:?}");
+    }
+}
+
+#[test]
+fn node_bytes_are_laid_out_as_documented() {
+    let node = WideNode {
+        origin: [1.0, 2.0, 3.0],
+        exponents: [-1, 2, -3],
+        imask: 0b1010_0101,
+        child_base: 0x0403_0201,
+        tri_base: 0x0807_0605,
+        meta: [10, 11, 12, 13, 14, 15, 16, 17],
+        q_lo: [[20, 21, 22, 23, 24, 25, 26, 27], [30, 31, 32, 33, 34, 35, 36, 37], [40, 41, 42, 43, 44, 45, 46, 47]],
+        q_hi: [[50, 51, 52, 53, 54, 55, 56, 57], [60, 61, 62, 63, 64, 65, 66, 67], [70, 71, 72, 73, 74, 75, 76, 77]],
+    };
+    let bytes = bytemuck::bytes_of(&node);
+    assert_eq!(bytes.len(), 80);
+    assert_eq!(&bytes[0..4], &1.0f32.to_le_bytes());
+    assert_eq!(&bytes[8..12], &3.0f32.to_le_bytes());
+    assert_eq!(&bytes[12..16], &[0xff, 2, 0xfd, 0b1010_0101]);
+    assert_eq!(&bytes[16..24], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(&bytes[24..32], &[10, 11, 12, 13, 14, 15, 16, 17]);
+    for (axis, offset) in [(0, 32), (1, 40), (2, 48)] {
+        assert_eq!(bytes[offset], node.q_lo[axis][0]);
+        assert_eq!(bytes[offset + 56 - 32], node.q_hi[axis][0]);
+    }
+    assert_eq!(bytes[79], 77);
+    // The scale's bits are (e + 127) << 23.
+    assert_eq!(node.scale(0), 0.5);
+    assert_eq!(node.scale(1), 4.0);
+    assert_eq!(node.scale(2), 0.125);
 }

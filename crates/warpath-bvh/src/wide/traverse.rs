@@ -46,6 +46,13 @@ const NODE_BITS: u32 = 0xff00_0000;
 /// Triangle-group bits.
 const TRI_BITS: u32 = 0x00ff_ffff;
 
+/// Work of one traversal: nodes fetched (their 8 boxes tested) and triangles tested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraversalCounts {
+    pub nodes: u32,
+    pub triangles: u32,
+}
+
 struct WideRay {
     origin: Vec3,
     direction: Vec3,
@@ -141,10 +148,33 @@ impl WideBvh {
     /// degenerate triangles as [`crate::Bvh::intersect`]). `tris` must be the triangles the
     /// binary tree was built over.
     pub fn intersect(&self, tris: &[[Vec3; 3]], ray: &Ray) -> Option<Hit> {
+        self.closest::<false>(tris, ray, &mut TraversalCounts::default())
+    }
+
+    /// [`WideBvh::intersect`], counting the nodes fetched and triangles tested (to compare a GPU
+    /// kernel's work per ray with the reference's).
+    pub fn intersect_counted(&self, tris: &[[Vec3; 3]], ray: &Ray) -> (Option<Hit>, TraversalCounts) {
+        let mut counts = TraversalCounts::default();
+        let hit = self.closest::<false>(tris, ray, &mut counts);
+        (hit, counts)
+    }
+
+    /// The closest-hit traversal; `REVERSED` visits children in the opposite octant order (for
+    /// the test that the octant order saves work).
+    #[inline(always)]
+    pub(crate) fn closest<const REVERSED: bool>(
+        &self,
+        tris: &[[Vec3; 3]],
+        ray: &Ray,
+        counts: &mut TraversalCounts,
+    ) -> Option<Hit> {
         if self.is_empty() {
             return None;
         }
-        let ray = WideRay::new(ray);
+        let mut ray = WideRay::new(ray);
+        if REVERSED {
+            ray.oct_inv ^= 7;
+        }
         let mut best = Hit { t: ray.t_max, u: 0.0, v: 0.0, prim: u32::MAX };
         let mut found = false;
         let mut cull = cull_distance(ray.t_max);
@@ -161,6 +191,7 @@ impl WideBvh {
                     stack_len += 1;
                 }
                 let node = &self.nodes[child];
+                counts.nodes += 1;
                 let hits = ray.intersect_node(node, cull);
                 node_group = (node.child_base, (hits & NODE_BITS) | node.imask as u32);
                 tri_group = (node.tri_base, hits & TRI_BITS);
@@ -172,6 +203,7 @@ impl WideBvh {
                 let bit = tri_group.1.trailing_zeros();
                 tri_group.1 &= tri_group.1 - 1;
                 let prim = self.prim_indices[(tri_group.0 + bit) as usize];
+                counts.triangles += 1;
                 if let Some((t, u, v)) = ray.hit_triangle(&tris[prim as usize])
                     && (t < best.t || (t == best.t && prim < best.prim))
                 {
