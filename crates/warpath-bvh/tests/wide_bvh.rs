@@ -417,6 +417,17 @@ fn identical_triangles_tie_break_to_lowest_index() {
 }
 
 #[test]
+fn non_finite_triangles_are_never_hit_and_do_not_disturb_the_rest() {
+    let mut tris = random_soup(&mut rng(31), 150);
+    let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+    let inf = Vec3::new(0.0, f32::INFINITY, 0.0);
+    tris.extend([[nan, Vec3::X, Vec3::Y], [Vec3::ZERO, inf, Vec3::Z], [nan, nan, nan], [Vec3::NEG_INFINITY; 3]]);
+    let rays = test_rays(&mut rng(32), &tris[..150], 400);
+    let hits = check_all(&tris, &rays, BuildOptions::default(), "non-finite");
+    assert!(hits > 4 * 100, "only {hits} hits");
+}
+
+#[test]
 fn large_leaves_are_split() {
     // The binary tree's leaves may hold up to `max_leaf_size` references; the wide tree's at most 3.
     let tris = random_soup(&mut rng(77), 600);

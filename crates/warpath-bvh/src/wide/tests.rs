@@ -74,8 +74,8 @@ fn quantized_boxes_contain_exact_boxes() {
                 let compressed = compress::compress(&collapsed);
                 assert_eq!(compressed.nodes.len(), collapsed.nodes.len());
                 for (node, boxes) in compressed.nodes.iter().zip(&compressed.exact_boxes) {
-                    for slot in 0..WIDTH {
-                        match boxes[slot] {
+                    for (slot, exact_box) in boxes.iter().enumerate() {
+                        match *exact_box {
                             None => assert_eq!(node.meta[slot], 0),
                             Some(exact) => {
                                 let q = node.child_bounds(slot);

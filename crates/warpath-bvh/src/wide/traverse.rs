@@ -94,14 +94,14 @@ impl WideRay {
             }
             let mut near = self.t_min;
             let mut far = cull;
-            for axis in 0..3 {
+            for (axis, &scale) in scale.iter().enumerate() {
                 let (q_near, q_far) = if self.negative[axis] {
                     (node.q_hi[axis][slot], node.q_lo[axis][slot])
                 } else {
                     (node.q_lo[axis][slot], node.q_hi[axis][slot])
                 };
-                let near_plane = compress::decode(node.origin[axis], q_near, scale[axis]);
-                let far_plane = compress::decode(node.origin[axis], q_far, scale[axis]);
+                let near_plane = compress::decode(node.origin[axis], q_near, scale);
+                let far_plane = compress::decode(node.origin[axis], q_far, scale);
                 let t_near = (near_plane - self.origin[axis]) * self.inv_direction[axis];
                 let t_far = (far_plane - self.origin[axis]) * self.inv_direction[axis] * EXIT_WIDENING;
                 // `f32::max`/`min` return the non-NaN operand: a NaN slab is dropped.
