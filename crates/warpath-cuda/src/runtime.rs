@@ -385,12 +385,15 @@ impl CudaDevice {
             // the pointers for the grid it launches (the kernels bound their thread index by the
             // counts they are given), and the values live until the launch has been enqueued.
             let launched = unsafe { launch.launch(config) };
-            launched.map(|_| ()).map_err(|e| CudaError::Kernel {
+            launched.map_err(|e| CudaError::Kernel {
                 kernel: name.to_string(),
                 message: format!("launch failed: {}", describe_driver_error(&e)),
-            })
+            })?;
+            // A fault found from here on (the timer's end event included) names this kernel.
+            *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = Some(name);
+            Ok(())
         })?;
-        self.launched(name)
+        self.wait_if_synchronized(name)
     }
 
     /// The function of a catalogued kernel in `program` (its program or a variant of it), for
@@ -455,10 +458,8 @@ impl CudaDevice {
         }
     }
 
-    /// After a launch of `kernel`: remembers it (faults found later name it) and, when launches
-    /// are synchronized, waits for its run.
-    fn launched(&self, kernel: &'static str) -> CudaResult<()> {
-        *self.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = Some(kernel);
+    /// After a launch of `kernel`: when launches are synchronized, waits for its run.
+    fn wait_if_synchronized(&self, kernel: &'static str) -> CudaResult<()> {
         if self.sync_after_launch.load(Ordering::Relaxed) {
             self.stream.synchronize().map_err(|e| CudaError::Kernel {
                 kernel: kernel.to_string(),
