@@ -228,7 +228,9 @@ impl PyIsosurface {
         let views: Vec<(f64, f64)> = match views {
             None => vec![(30.0, 20.0)],
             Some(v) => match v.extract::<i64>() {
-                Ok(n) if n >= 1 && n <= 100_000 => (0..n).map(|k| (30.0 + 360.0 * k as f64 / n as f64, 20.0)).collect(),
+                Ok(n) if (1..=100_000).contains(&n) => {
+                    (0..n).map(|k| (30.0 + 360.0 * k as f64 / n as f64, 20.0)).collect()
+                }
                 Ok(n) => return Err(value_error(format!("views = {n}: at least one view (at most 100000)"))),
                 Err(_) => v.extract().map_err(|_| {
                     value_error("views: an int N (N views around the volume) or a list of (azimuth, elevation)")
@@ -274,6 +276,7 @@ impl PyIsosurface {
     /// One image `(H, W, 3)` float32 of the isosurface at `isovalue` seen from `azimuth`,
     /// `elevation` (degrees; the CLI's defaults).
     #[pyo3(signature = (isovalue, azimuth=30.0, elevation=20.0, resolution=(512, 512), key_light=None, shadows=false))]
+    #[allow(clippy::too_many_arguments)]
     fn render<'py>(
         &self,
         py: Python<'py>,
