@@ -119,6 +119,13 @@ pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()>
                 options.max_leaf_size,
                 bytes as f64 / (1 << 20) as f64
             );
+            if gpu {
+                // The compressed 8-wide tree (Ylitie et al. 2017) the GPU tree collapses to.
+                for collapse in [warpath_bvh::wide::Collapse::Optimal, warpath_bvh::wide::Collapse::Greedy] {
+                    let (_, wide) = warpath_bvh::wide::WideBvh::from_binary(&bvh, &tris, collapse);
+                    println!("    collapsed to {wide}");
+                }
+            }
         }
     }
     Ok(())
