@@ -38,7 +38,7 @@ def test_variance_and_counts():
     scene = warpath.load("cornell")
     kw = dict(spp=5, resolution=(16, 8), seed=3, backend="cpu", progress=False)
     result = warpath.render(scene, variance=True, counts=True, **kw)
-    assert set(result) >= {"image", "variance", "counts", "done", "seconds", "rays", "backend"}
+    assert set(result) >= {"image", "variance", "counts", "done", "seconds", "prepare_seconds", "rays", "backend"}
     assert np.array_equal(result["image"], warpath.render(scene, **kw))
     assert result["counts"].shape == (8, 16) and (result["counts"] == 5).all()
     assert result["variance"].shape == (8, 16, 3) and (result["variance"] >= 0).all()

@@ -68,6 +68,7 @@ class RenderResult(TypedDict, total=False):
     counts: npt.NDArray[np.uint32]
     done: int
     seconds: float
+    prepare_seconds: float
     rays: Optional[int]
     backend: str
     renderer: str

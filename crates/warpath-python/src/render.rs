@@ -37,11 +37,12 @@ enum Message<T> {
 }
 
 /// Runs `work` in a thread of its own with the GIL released, calling `on_message` (with the
-/// GIL) for what it sends; Ctrl-C (or an exception from `on_message`) sets the cancel flag
+/// GIL) for what it sends (its result: the value it returns, or a [`Message::Done`] it sends
+/// itself, e.g. before it frees the renderer); Ctrl-C (or an exception from `on_message`) sets the cancel flag
 /// `work` watches and is raised once `work` has returned, or after [`INTERRUPT_GRACE`].
 fn drive<T: Send + 'static>(
     py: Python<'_>,
-    work: impl FnOnce(&AtomicBool, &Sender<Message<T>>) -> T + Send + 'static,
+    work: impl FnOnce(&AtomicBool, &Sender<Message<T>>) -> Option<T> + Send + 'static,
     mut on_message: impl FnMut(Python<'_>, Message<T>) -> PyResult<Option<T>>,
 ) -> PyResult<T> {
     let cancel = Arc::new(AtomicBool::new(false));
@@ -52,8 +53,10 @@ fn drive<T: Send + 'static>(
     let worker = std::thread::Builder::new()
         .name("warpath-render".into())
         .spawn(move || {
-            let result = work(&thread_cancel, &tx);
-            let _ = tx.send(Message::Done(result));
+            // `None`: `work` sent its result itself (before freeing what it rendered with).
+            if let Some(result) = work(&thread_cancel, &tx) {
+                let _ = tx.send(Message::Done(result));
+            }
         })
         .map_err(|e| warpath_error(format!("cannot start the render thread: {e}")))?;
     let receive = |rx: &Mutex<Receiver<Message<T>>>, py: Python<'_>, timeout: Duration| {
@@ -79,7 +82,9 @@ fn drive<T: Send + 'static>(
     loop {
         match receive(&rx, py, POLL) {
             Ok(Some(Message::Done(result))) => {
-                let _ = worker.join();
+                // Not joined: the thread may still be freeing the renderer (GPU buffers, the
+                // stream), which the caller need not wait for.
+                drop(worker);
                 return Ok(result);
             }
             Ok(Some(message)) => match on_message(py, message) {
@@ -260,6 +265,8 @@ struct Rendered {
     film: Film,
     done: u32,
     seconds: f64,
+    /// Opening the backend and preparing the renderer (BVH, upload, kernels).
+    prepare_seconds: f64,
     rays: Option<u64>,
     failed: Option<String>,
     backend: &'static str,
@@ -311,27 +318,42 @@ fn render<'py>(
     let work_settings = settings.clone();
     let result = drive(
         py,
-        move |cancel, tx| -> Result<Rendered, warpath_render::Error> {
-            let (backend, notes) = warpath_render::open_backend(choice, &scene, &work_settings)?;
+        move |cancel, tx| {
+            let start = Instant::now();
+            let (backend, notes) = match warpath_render::open_backend(choice, &scene, &work_settings) {
+                Ok(opened) => opened,
+                Err(e) => return Some(Err(e)),
+            };
             for note in notes {
                 let _ = tx.send(Message::Note(note));
             }
-            let mut renderer = warpath_render::prepare(&scene, &work_settings, &backend)?;
+            let mut renderer = match warpath_render::prepare(&scene, &work_settings, &backend) {
+                Ok(renderer) => renderer,
+                Err(e) => return Some(Err(e)),
+            };
+            let prepare_seconds = start.elapsed().as_secs_f64();
             let description = renderer.describe();
             let first = description.lines().next().unwrap_or_default().to_string();
             let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
-            let outcome = warpath_render::render(renderer.as_mut(), 0..work_settings.count, cancel, |done| {
+            let outcome = match warpath_render::render(renderer.as_mut(), 0..work_settings.count, cancel, |done| {
                 let _ = tx.send(Message::Progress(done));
-            })?;
-            Ok(Rendered {
+            }) {
+                Ok(outcome) => outcome,
+                Err(e) => return Some(Err(e)),
+            };
+            let rendered = Rendered {
                 film: outcome.film,
                 done: outcome.done,
                 seconds: outcome.seconds,
+                prepare_seconds,
                 rays: outcome.rays,
                 failed: outcome.failed.map(|e| e.to_string()),
                 backend: backend.name(),
                 description,
-            })
+            };
+            // The image goes back before the renderer and the device are freed.
+            let _ = tx.send(Message::Done(Ok(rendered)));
+            None
         },
         |py, message| {
             match message {
@@ -363,6 +385,7 @@ fn render<'py>(
     }
     out.set_item("done", rendered.done)?;
     out.set_item("seconds", rendered.seconds)?;
+    out.set_item("prepare_seconds", rendered.prepare_seconds)?;
     out.set_item("rays", rendered.rays)?;
     out.set_item("backend", rendered.backend)?;
     out.set_item("renderer", rendered.description)?;
@@ -402,28 +425,30 @@ fn render_frames<'py>(
     type Frames = (Vec<Vec<glam::Vec3>>, Vec<f64>);
     let result = drive(
         py,
-        move |cancel, tx| -> Result<Frames, warpath_render::Error> {
-            let (backend, notes) = warpath_render::open_backend(choice, &scene, &work_settings)?;
-            for note in notes {
-                let _ = tx.send(Message::Note(note));
-            }
-            let mut renderer = warpath_render::prepare(&scene, &work_settings, &backend)?;
-            let first = renderer.describe().lines().next().unwrap_or_default().to_string();
-            let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
-            let (mut images, mut ms) = (Vec::new(), Vec::new());
-            for k in 0..work_settings.count {
-                if cancel.load(Ordering::Relaxed) {
-                    break;
+        move |cancel, tx| {
+            Some((|| -> Result<Frames, warpath_render::Error> {
+                let (backend, notes) = warpath_render::open_backend(choice, &scene, &work_settings)?;
+                for note in notes {
+                    let _ = tx.send(Message::Note(note));
                 }
-                renderer.set_camera(&scene.camera.orbited(step * k as f32))?;
-                renderer.clear_film()?;
-                let start = Instant::now();
-                renderer.render_pass(k..k + 1)?;
-                ms.push(start.elapsed().as_secs_f64() * 1e3);
-                images.push(renderer.film()?.mean());
-                let _ = tx.send(Message::Progress(k + 1));
-            }
-            Ok((images, ms))
+                let mut renderer = warpath_render::prepare(&scene, &work_settings, &backend)?;
+                let first = renderer.describe().lines().next().unwrap_or_default().to_string();
+                let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
+                let (mut images, mut ms) = (Vec::new(), Vec::new());
+                for k in 0..work_settings.count {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    renderer.set_camera(&scene.camera.orbited(step * k as f32))?;
+                    renderer.clear_film()?;
+                    let start = Instant::now();
+                    renderer.render_pass(k..k + 1)?;
+                    ms.push(start.elapsed().as_secs_f64() * 1e3);
+                    images.push(renderer.film()?.mean());
+                    let _ = tx.send(Message::Progress(k + 1));
+                }
+                Ok((images, ms))
+            })())
         },
         |py, message| {
             match message {
