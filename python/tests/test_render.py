@@ -74,6 +74,16 @@ def test_frame_sequence_of_an_orbiting_camera():
     assert not np.array_equal(out["images"][0], out["images"][2])
 
 
+def test_frame_sequence_equals_the_clis_sequence(cli, tmp_path):
+    out = tmp_path / "seq.exr"
+    cli("render", "cornell", "--backend", "cpu", "--integrator", "restir-di", "--frames", 3, "--sequence", "--orbit", 45,
+        "--resolution", "16x12", "--seed", 6, "-o", out)
+    frames = warpath.render_frames(warpath.load("cornell"), 3, orbit=45, resolution=(16, 12), seed=6, backend="cpu",
+                                   progress=False)
+    for k in range(3):
+        assert np.array_equal(frames["images"][k], warpath.read(tmp_path / f"seq-{k:04}.exr")), k
+
+
 def test_scene_object():
     scene = warpath.load("cornell")
     assert scene.name == "cornell" and scene.triangles > 0

@@ -2,23 +2,40 @@
 documents every function."""
 
 import os
-from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Callable, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__ = [
+    "Error",
+    "Isosurface",
+    "Scene",
+    "__version__",
+    "devices",
+    "isosurface",
+    "kernel_cache_path",
+    "load",
+    "loads",
+    "read",
+    "render",
+    "render_frames",
+    "scene_from_dict",
+    "write",
+]
 
-PathLike = Union[str, "os.PathLike[str]"]
-Resolution = Union[Tuple[int, int], str]
-Progress = Union[bool, Callable[[int, int], Any], None]
-Backend = str  # "auto" | "cpu" | "cuda" | "cuda:N"
-Image = npt.NDArray[np.float32]
+_PathLike = Union[str, "os.PathLike[str]"]
+_Resolution = Union[Tuple[int, int], str]
+_Progress = Union[bool, Callable[[int, int], Any], None]
+_Backend = str  # "auto" | "cpu" | "cuda" | "cuda:N"
+_Image = npt.NDArray[np.float32]
 
 class Error(Exception):
     """A failure that is not a bad argument: the GPU, its driver or a kernel, reading or
     writing a file, an internal error."""
 
+@final
 class Scene:
     """A scene in memory: geometry, materials, media, camera and [render] settings."""
 
@@ -56,15 +73,15 @@ class Scene:
         majorant_cell: Optional[int] = None,
     ) -> "Scene": ...
 
-def load(path: PathLike) -> Scene: ...
-def loads(text: str, *, name: str = "scene", base_dir: Optional[PathLike] = None) -> Scene: ...
+def load(path: _PathLike) -> Scene: ...
+def loads(text: str, *, name: str = "scene", base_dir: Optional[_PathLike] = None) -> Scene: ...
 def scene_from_dict(
-    scene: Mapping[str, Any], *, name: str = "scene", base_dir: Optional[PathLike] = None
+    scene: Mapping[str, Any], *, name: str = "scene", base_dir: Optional[_PathLike] = None
 ) -> Scene: ...
 
-class RenderResult(TypedDict, total=False):
-    image: Image
-    variance: Image
+class _RenderResult(TypedDict, total=False):
+    image: _Image
+    variance: _Image
     counts: npt.NDArray[np.uint32]
     done: int
     seconds: float
@@ -76,23 +93,23 @@ class RenderResult(TypedDict, total=False):
 def render(
     scene: Scene,
     spp: Optional[int] = None,
-    resolution: Optional[Resolution] = None,
-    backend: Backend = "auto",
+    resolution: Optional[_Resolution] = None,
+    backend: _Backend = "auto",
     integrator: Literal["path", "restir-di"] = "path",
     strategy: Optional[str] = None,
     seed: Optional[int] = None,
     max_depth: Optional[int] = None,
     frames: Optional[int] = None,
-    progress: Progress = True,
+    progress: _Progress = None,
     variance: bool = False,
     counts: bool = False,
     pass_size: Optional[int] = None,
     count_rays: bool = False,
 ) -> Any:
-    """A float32 array (H, W, 3), linear RGB; a RenderResult dict with variance=True or
+    """A float32 array (H, W, 3), linear RGB; a _RenderResult dict with variance=True or
     counts=True."""
 
-class FramesResult(TypedDict):
+class _FramesResult(TypedDict):
     images: npt.NDArray[np.float32]
     ms: npt.NDArray[np.float64]
 
@@ -100,14 +117,14 @@ def render_frames(
     scene: Scene,
     frames: int,
     orbit: float = 0.0,
-    resolution: Optional[Resolution] = None,
-    backend: Backend = "auto",
+    resolution: Optional[_Resolution] = None,
+    backend: _Backend = "auto",
     seed: Optional[int] = None,
     max_depth: Optional[int] = None,
-    progress: Progress = True,
-) -> FramesResult: ...
+    progress: _Progress = None,
+) -> _FramesResult: ...
 
-class SweepResult(TypedDict):
+class _SweepResult(TypedDict):
     images: npt.NDArray[np.float32]
     isovalues: list[float]
     views: list[Tuple[float, float]]
@@ -116,10 +133,11 @@ class SweepResult(TypedDict):
     frame_ms: npt.NDArray[np.float64]
     backend: str
 
-Views = Union[int, Sequence[Tuple[float, float]], None]
+_Views = Union[int, Sequence[Tuple[float, float]], None]
 
+@final
 class Isosurface:
-    def __init__(self, volume: Union[npt.ArrayLike, PathLike], brick: int = 16, backend: Backend = "auto") -> None: ...
+    def __new__(cls, volume: Union[npt.ArrayLike, _PathLike], brick: int = 16, backend: _Backend = "auto") -> "Isosurface": ...
     @property
     def backend(self) -> str: ...
     @property
@@ -131,33 +149,33 @@ class Isosurface:
     def sweep(
         self,
         isovalues: Union[float, Sequence[float], npt.ArrayLike],
-        views: Views = None,
-        resolution: Tuple[int, int] = (512, 512),
+        views: _Views = None,
+        resolution: Optional[Tuple[int, int]] = None,
         key_light: Optional[Tuple[float, float, float]] = None,
         shadows: bool = False,
-    ) -> SweepResult: ...
+    ) -> _SweepResult: ...
     def render(
         self,
         isovalue: float,
         azimuth: float = 30.0,
         elevation: float = 20.0,
-        resolution: Tuple[int, int] = (512, 512),
+        resolution: Optional[Tuple[int, int]] = None,
         key_light: Optional[Tuple[float, float, float]] = None,
         shadows: bool = False,
-    ) -> Image: ...
+    ) -> _Image: ...
 
 def isosurface(
-    volume: Union[npt.ArrayLike, PathLike],
+    volume: Union[npt.ArrayLike, _PathLike],
     isovalues: Union[float, Sequence[float], npt.ArrayLike],
-    views: Views = None,
-    resolution: Tuple[int, int] = (512, 512),
-    backend: Backend = "auto",
+    views: _Views = None,
+    resolution: Optional[Tuple[int, int]] = None,
+    backend: _Backend = "auto",
     brick: int = 16,
     key_light: Optional[Tuple[float, float, float]] = None,
     shadows: bool = False,
-) -> SweepResult: ...
+) -> _SweepResult: ...
 
-def write(path: PathLike, image: npt.ArrayLike, exposure: float = 0.0) -> None: ...
-def read(path: PathLike) -> Image: ...
+def write(path: _PathLike, image: npt.ArrayLike, exposure: float = 0.0) -> None: ...
+def read(path: _PathLike) -> _Image: ...
 def devices() -> list[dict[str, Any]]: ...
 def kernel_cache_path() -> Optional[str]: ...

@@ -18,6 +18,9 @@ use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, RenderTarget};
 use warpath_isosurface::render::{IsoView, KeyLight, Shading, render};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
 
+/// The image size when none is given (`resolution=None`).
+const DEFAULT_SIZE: (u32, u32) = (512, 512);
+
 /// The GPU's state for one volume.
 struct Gpu {
     device: CudaDevice,
@@ -139,7 +142,7 @@ impl PyIsosurface {
 #[pymethods]
 impl PyIsosurface {
     #[new]
-    #[pyo3(signature = (volume, brick=warpath_isosurface::DEFAULT_BRICK_CELLS, backend="auto"))]
+    #[pyo3(signature = (volume, brick=16, backend="auto"))]
     fn new(py: Python<'_>, volume: &Bound<'_, PyAny>, brick: u32, backend: &str) -> PyResult<PyIsosurface> {
         if brick == 0 || brick > 256 {
             return Err(value_error(format!("brick = {brick}: cells per brick side must be 1 ..= 256")));
@@ -202,13 +205,13 @@ impl PyIsosurface {
     /// per-frame times in milliseconds `update_ms` (the tree condensed for the isovalue),
     /// `render_ms` and `frame_ms`, each `(len(isovalues), len(views))`. Ctrl-C stops after
     /// the current frame and raises `KeyboardInterrupt`.
-    #[pyo3(signature = (isovalues, views=None, resolution=(512, 512), key_light=None, shadows=false))]
+    #[pyo3(signature = (isovalues, views=None, resolution=None, key_light=None, shadows=false))]
     fn sweep<'py>(
         &self,
         py: Python<'py>,
         isovalues: &Bound<'py, PyAny>,
         views: Option<&Bound<'py, PyAny>>,
-        resolution: (u32, u32),
+        resolution: Option<(u32, u32)>,
         key_light: Option<[f64; 3]>,
         shadows: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -243,7 +246,7 @@ impl PyIsosurface {
         if views.iter().any(|(a, e)| !(a.is_finite() && e.is_finite())) {
             return Err(value_error("views: azimuth and elevation must be finite"));
         }
-        let (width, height) = resolution;
+        let (width, height) = resolution.unwrap_or(DEFAULT_SIZE);
         warpath_render::check_resolution(width, height).map_err(|e| value_error(e.to_string()))?;
         let shading = shading(key_light, shadows)?;
         let frames = isovalues.len() * views.len();
@@ -275,7 +278,7 @@ impl PyIsosurface {
 
     /// One image `(H, W, 3)` float32 of the isosurface at `isovalue` seen from `azimuth`,
     /// `elevation` (degrees; the CLI's defaults).
-    #[pyo3(signature = (isovalue, azimuth=30.0, elevation=20.0, resolution=(512, 512), key_light=None, shadows=false))]
+    #[pyo3(signature = (isovalue, azimuth=30.0, elevation=20.0, resolution=None, key_light=None, shadows=false))]
     #[allow(clippy::too_many_arguments)]
     fn render<'py>(
         &self,
@@ -283,7 +286,7 @@ impl PyIsosurface {
         isovalue: f32,
         azimuth: f64,
         elevation: f64,
-        resolution: (u32, u32),
+        resolution: Option<(u32, u32)>,
         key_light: Option<[f64; 3]>,
         shadows: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -312,14 +315,14 @@ impl PyIsosurface {
 /// >>> out = warpath.isosurface(np.load("ct.npy"), [100, 200, 300], views=4, resolution=(256, 256))
 /// >>> out["images"].shape   # (3, 4, 256, 256, 3)
 #[pyfunction]
-#[pyo3(signature = (volume, isovalues, views=None, resolution=(512, 512), backend="auto", brick=warpath_isosurface::DEFAULT_BRICK_CELLS, key_light=None, shadows=false))]
+#[pyo3(signature = (volume, isovalues, views=None, resolution=None, backend="auto", brick=16, key_light=None, shadows=false))]
 #[allow(clippy::too_many_arguments)]
 fn isosurface<'py>(
     py: Python<'py>,
     volume: &Bound<'py, PyAny>,
     isovalues: &Bound<'py, PyAny>,
     views: Option<&Bound<'py, PyAny>>,
-    resolution: (u32, u32),
+    resolution: Option<(u32, u32)>,
     backend: &str,
     brick: u32,
     key_light: Option<[f64; 3]>,
