@@ -58,19 +58,22 @@ skull = ((x / 0.8) ** 2 + (y / 0.95) ** 2 + (z / 0.85) ** 2 < 1) & ((x / 0.7) **
 brain = (x / 0.68) ** 2 + (y / 0.83) ** 2 + (z / 0.73) ** 2 < 1
 ventricles = ((np.abs(x) - 0.15) / 0.08) ** 2 + (y / 0.3) ** 2 + (z / 0.15) ** 2 < 1
 scan = (900 * skull + 400 * brain - 250 * ventricles + 30 * np.sin(9 * x) * brain).astype(np.int16)  # [x, y, z]
+cut = scan.copy()
+cut[:, :, n // 2:] = 0  # the front half (toward the camera) cut away
 
 scene = warpath.scene_from_dict({
     "render": {"width": 96 * SCALE, "height": 96 * SCALE, "spp": 16, "max_depth": 32},
     "camera": {"look_at": {"origin": [0, 0.6, 3.4], "target": [0, 0, 0]}, "fov": 38},
-    "environment": {"type": "constant", "radiance": [0.6, 0.65, 0.7]},
+    "environment": {"type": "constant", "radiance": [0.5, 0.5, 0.55]},
     "material": [{"name": "boundary", "type": "null"}],
     "medium": [{
         "name": "scan",
         "type": "grid",
-        "density": scan,
-        # value, density, r, g, b: air clear, tissue faint red, bone dense white.
-        "transfer": {"points": [[0, 0, 1, 1, 1], [300, 0.5, 0.9, 0.4, 0.3], [600, 2, 0.9, 0.6, 0.5],
-                                [900, 30, 0.95, 0.95, 0.9]]},
+        "density": cut,
+        # value, density, r, g, b: air clear, fluid blue, tissue red, bone dense white.
+        "transfer": {"points": np.array([[0, 0, 1, 1, 1], [120, 0, 1, 1, 1], [150, 3, 0.3, 0.5, 0.95],
+                                         [400, 6, 0.95, 0.45, 0.35], [700, 8, 0.9, 0.7, 0.6],
+                                         [900, 60, 0.97, 0.96, 0.92]])},
         "bounds": [[-1, -1, -1], [1, 1, 1]],
         "spacing": [1.0, 1.0, 1.0],
         "physical_proportions": True,
@@ -79,8 +82,8 @@ scene = warpath.scene_from_dict({
 })
 print(scene, scene.estimator)
 volume_image = warpath.render(scene, seed=2)
-warpath.write(f"{OUT}/scan.png", volume_image)
-show("scan through a transfer function", volume_image)
+warpath.write(f"{OUT}/scan.png", volume_image, exposure=0.5)
+show("scan through a transfer function", volume_image * 2**0.5)
 
 # %% 3. An isosurface sweep: the brick tree is built once and condensed per isovalue.
 surface = warpath.Isosurface(scan.astype(np.float32), brick=8)
