@@ -44,6 +44,7 @@ pub mod cub_library;
 pub mod error;
 pub mod film;
 pub mod isosurface;
+pub mod kernel;
 pub mod kernels;
 pub mod layout;
 pub mod layout_reports;

@@ -10,9 +10,9 @@
 //! found later, at a copy or an explicit [`CudaDevice::synchronize`], names the last kernel
 //! launched.
 
-use crate::catalog::{Kernel, KernelArgs, KernelEntry};
 use crate::compiler::{CacheUse, CompileTarget, KernelCompiler, KernelSource, ModuleImage, panic_text};
 use crate::error::{CudaError, CudaResult, describe_driver_error, is_out_of_memory, mib};
+use crate::kernel::{Kernel, KernelArgs, KernelEntry};
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,

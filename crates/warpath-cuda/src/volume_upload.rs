@@ -18,7 +18,7 @@ use crate::error::{CudaError, CudaResult};
 use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
-use crate::strategy::GridFetch;
+use crate::strategy::variant::GridFetch;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::sys;
 use std::sync::Arc;

@@ -1,9 +1,10 @@
 //! The catalogued kernels, program by program. Each constant's type is the kernel's CUDA
 //! signature (checked against the sources by the `signatures` test).
 
-use super::{ConstPtr, Kernel, KernelInfo, MutPtr, ScheduleScene};
+use super::ScheduleScene;
 use crate::compaction::workspace::CompactionState;
 use crate::isosurface::args::{IsoArgs, IsoClimbArgs, IsoPipelineArgs, IsoRenderArgs, IsoStageOut, IsoUpdateArgs};
+use crate::kernel::{ConstPtr, Kernel, KernelInfo, MutPtr};
 use crate::kernels::{Estimator, Family, Program};
 use crate::restir::args::RestirArgs;
 use crate::scene_upload::DeviceSceneArgs;

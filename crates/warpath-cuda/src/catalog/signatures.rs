@@ -4,8 +4,9 @@
 //! parameters; every entry point of the sources must be catalogued (or listed in [`UNUSED`])
 //! and every catalogued kernel must exist.
 
-use super::{KernelInfo, ParamType, all};
+use super::all;
 use crate::compiler::included_headers;
+use crate::kernel::{KernelInfo, ParamType};
 use crate::kernels::Program;
 use std::collections::{BTreeMap, HashMap, HashSet};
 

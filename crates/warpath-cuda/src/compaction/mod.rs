@@ -27,7 +27,7 @@
 //! * `layout`: the layouts shared with the kernels, host side.
 
 mod buffers;
-mod elements;
+pub(crate) mod elements;
 mod launch;
 mod layout;
 mod methods;

@@ -1,10 +1,42 @@
 //! The isosurface kernels' arguments, passed by value (`kernels/isosurface/*.cuh` assert
 //! their layouts): the caster's ([`IsoArgs`]), the renderer's ([`IsoRenderArgs`]), the tree
 //! updates' ([`IsoUpdateArgs`], [`IsoClimbArgs`]) and the multi-kernel pipeline's
-//! ([`IsoPipelineArgs`], [`IsoStageOut`]).
+//! ([`IsoPipelineArgs`], [`IsoStageOut`]); and the condensed tree's device nodes
+//! ([`IsoNode`], [`flatten_tree`]), which the scenes' isosurface shapes use too.
 
 use crate::compaction::workspace::CompactionState;
 use bytemuck::{Pod, Zeroable};
+use warpath_isosurface::bricks::{BrickBvh, CondensedNode, CondensedTree};
+
+/// No child (`IsoNode::left` of a brick).
+pub(crate) const NO_NODE: u32 = u32::MAX;
+
+/// A node of the condensed tree: lattice cells `lo..hi`; `left == u32::MAX` for a brick.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct IsoNode {
+    pub lo: [u32; 3],
+    pub hi: [u32; 3],
+    pub left: u32,
+    pub right: u32,
+}
+
+/// The condensed tree as device nodes (the same indices), each with its lattice box.
+pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
+    tree.nodes
+        .iter()
+        .map(|node| match node {
+            CondensedNode::Leaf { brick } => {
+                let (lo, hi) = bvh.cell_range(*brick, brick.map(|v| v + 1));
+                IsoNode { lo, hi, left: NO_NODE, right: NO_NODE }
+            }
+            CondensedNode::Inner { lo, hi, children } => {
+                let (lo, hi) = bvh.cell_range(*lo, *hi);
+                IsoNode { lo, hi, left: children[0], right: children[1] }
+            }
+        })
+        .collect()
+}
 
 /// The kernel's argument, by value.
 #[repr(C)]
@@ -124,6 +156,7 @@ unsafe impl cudarc::driver::DeviceRepr for IsoStageOut {}
 const _: () = assert!(std::mem::size_of::<IsoPipelineArgs>() == 272);
 const _: () = assert!(std::mem::size_of::<IsoStageOut>() == 88);
 
+const _: () = assert!(std::mem::size_of::<IsoNode>() == 32);
 const _: () = assert!(std::mem::size_of::<IsoArgs>() == 64);
 const _: () = assert!(std::mem::size_of::<IsoRenderArgs>() == 232);
 const _: () = assert!(std::mem::size_of::<IsoUpdateArgs>() == 48);

@@ -17,7 +17,10 @@ mod pipeline;
 pub mod shapes;
 mod update;
 
-pub use args::{IsoArgs, IsoClimbArgs, IsoPipelineArgs, IsoRenderArgs, IsoStageOut, IsoUpdateArgs};
+use args::NO_NODE;
+pub use args::{
+    IsoArgs, IsoClimbArgs, IsoNode, IsoPipelineArgs, IsoRenderArgs, IsoStageOut, IsoUpdateArgs, flatten_tree,
+};
 pub use pipeline::{IsoCompaction, IsoPipeline, PipelineBuffers, StageTimes};
 pub use shapes::{DeviceIsoShapes, GpuIsoShape};
 pub use update::{IsoTreeNode, TreeUpdateMethod, WIDE_LEVEL_NODES, full_tree, ranges_chain};
@@ -38,18 +41,7 @@ use warpath_isosurface::{IsoHit as CpuHit, Lattice};
 
 /// Pixels per block side of the render kernel.
 const RENDER_TILE: u32 = 16;
-const NO_NODE: u32 = u32::MAX;
 const BLOCK: u32 = 256;
-
-/// A node of the condensed tree: lattice cells `lo..hi`; `left == u32::MAX` for a brick.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct IsoNode {
-    pub lo: [u32; 3],
-    pub hi: [u32; 3],
-    pub left: u32,
-    pub right: u32,
-}
 
 /// A ray in lattice space.
 #[repr(C)]
@@ -94,26 +86,8 @@ pub fn light_args(view: &IsoView, shading: &Shading) -> (u32, [f64; 3]) {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<IsoNode>() == 32);
 const _: () = assert!(std::mem::size_of::<IsoRay>() == 48);
 const _: () = assert!(std::mem::size_of::<IsoHit>() == 24);
-
-/// The condensed tree as device nodes (the same indices), each with its lattice box.
-pub fn flatten_tree(bvh: &BrickBvh, tree: &CondensedTree) -> Vec<IsoNode> {
-    tree.nodes
-        .iter()
-        .map(|node| match node {
-            CondensedNode::Leaf { brick } => {
-                let (lo, hi) = bvh.cell_range(*brick, brick.map(|v| v + 1));
-                IsoNode { lo, hi, left: NO_NODE, right: NO_NODE }
-            }
-            CondensedNode::Inner { lo, hi, children } => {
-                let (lo, hi) = bvh.cell_range(*lo, *hi);
-                IsoNode { lo, hi, left: children[0], right: children[1] }
-            }
-        })
-        .collect()
-}
 
 /// The stack items a near-first walk of `tree` can hold at once: its depth + 1.
 fn condensed_stack_need(tree: &CondensedTree) -> u32 {

@@ -5,7 +5,7 @@
 //! programs that read them are the surface estimator's "-iso" variant
 //! (`crate::strategy::KernelVariant::isosurface_shapes`).
 
-use super::{IsoNode, NO_NODE, flatten_tree};
+use super::args::{IsoNode, NO_NODE, flatten_tree};
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
 use crate::runtime::CudaDevice;

@@ -8,7 +8,7 @@
 //! rest by one block (`iso_update_level`, `iso_update_tree`).
 
 use super::args::{IsoClimbArgs, IsoUpdateArgs};
-use super::{IsoNode, NO_NODE};
+use super::args::{IsoNode, NO_NODE};
 use crate::buffer::DeviceBuffer;
 use crate::catalog::{ISO_UPDATE_CLIMB, ISO_UPDATE_LEVEL, ISO_UPDATE_TREE};
 use crate::error::{CudaError, CudaResult};

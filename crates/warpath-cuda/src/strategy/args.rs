@@ -87,7 +87,7 @@ const _: () = assert!(size_of::<StoredPath>() == 64);
 const _: () = assert!(size_of::<WavefrontBuffers>() == 96);
 // Wavefront buffers are held as the compaction library's 64-byte path element, so that the
 // separate OfK pass (typed on it) can compact them; the bytes inside are a StoredPath.
-const _: () = assert!(size_of::<StoredPath>() == size_of::<crate::compaction::CompactPathState>());
+const _: () = assert!(size_of::<StoredPath>() == size_of::<crate::compaction::elements::CompactPathState>());
 
 /// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();

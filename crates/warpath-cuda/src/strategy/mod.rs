@@ -42,7 +42,7 @@ mod launch;
 mod multistage;
 mod pools;
 mod renderer;
-mod variant;
+pub(crate) mod variant;
 mod wavefront;
 
 pub use args::{
