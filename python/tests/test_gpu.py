@@ -59,3 +59,23 @@ def test_cuda_isosurface_equals_the_cli_and_nearly_the_cpu(cli, tmp_path):
     print(f"isosurface, GPU vs CPU: {differ.mean():.2%} of pixels differ, "
           f"by {np.abs(gpu['images'] - cpu['images']).max():.2e} at most")
     assert differ.mean() < 0.02
+
+
+def test_cuda_renders_from_two_threads_at_once():
+    """Sequential renders reuse the device an earlier one opened; two at once never share one."""
+    import threading
+
+    scene = warpath.load("cornell")
+    reference = warpath.render(scene, spp=16, resolution=(64, 48), seed=2, **KW)
+    out = [None, None]
+
+    def work(i):
+        out[i] = warpath.render(scene, spp=16, resolution=(64, 48), seed=2, **KW)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for image in out:
+        np.testing.assert_allclose(image, reference, rtol=1e-4, atol=1e-5)
