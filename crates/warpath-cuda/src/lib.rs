@@ -4,8 +4,9 @@
 //!   a driver or GPU), device facts, lazily compiled modules, and the one kernel launch
 //!   ([`CudaDevice::launch`]), checked and, when asked, timed per kernel ([`timing`]).
 //! * [`kernels`]: the embedded CUDA sources and their [`kernels::Program`]s; [`catalog`]: every
-//!   kernel as a typed constant (program, entry point, argument types), checked against the
-//!   sources' signatures by a test that needs no GPU; [`programs`]: what `precompile` compiles.
+//!   kernel as a typed constant (program, entry point, argument types: [`kernel::Kernel`]),
+//!   checked against the sources' signatures by a test that needs no GPU; [`programs`]: what
+//!   `precompile` compiles.
 //! * [`compiler`]: NVRTC compilation of the embedded kernel sources for the device's own
 //!   architecture, with an on-disk cache; usable without a device (CI's kernel check).
 //! * [`buffer`]: typed device buffers of `Pod` values.

@@ -1,9 +1,10 @@
 //! The kernel catalog: every CUDA kernel the Rust side launches, declared once as a
-//! [`Kernel`] constant that names its [`Program`], its `extern "C"` entry point and its
-//! argument type (a tuple of [`Param`]s, the CUDA signature's parameters in order). Every
-//! launch goes through [`CudaDevice::launch`](crate::runtime::CudaDevice::launch) (or
-//! `launch_in`, for a variant build of the program), which takes the values of exactly
-//! that tuple, so a launch cannot push the wrong number, order or kinds of arguments.
+//! [`Kernel`] constant that names its [`Program`](crate::kernels::Program), its `extern "C"`
+//! entry point and its argument type (a tuple of [`Param`]s, the CUDA signature's parameters
+//! in order). Every launch goes through
+//! [`CudaDevice::launch`](crate::runtime::CudaDevice::launch) (or `launch_in`, for a variant
+//! build of the program), which takes the values of exactly that tuple, so a launch cannot
+//! push the wrong number, order or kinds of arguments.
 //!
 //! The declared types are checked against the CUDA sources without a GPU: the
 //! `signatures` test parses every `extern "C" __global__` signature of the embedded
