@@ -126,7 +126,9 @@ impl PyIsosurface {
                     *target = None;
                     *target = Some(RenderTarget::new(device, view.width, view.height, false)?);
                 }
-                let Some(target) = target.as_ref() else { unreachable!("made above") };
+                let Some(target) = target.as_ref() else {
+                    return Err(warpath_cuda::CudaError::InvalidArgument("no render target".into()));
+                };
                 let render_start = Instant::now();
                 surface.render_with_caster(device, IsoPipeline::Caster, view, shading, target)?;
                 device.synchronize()?;
