@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import warpath
+from conftest import REPO
 
 
 def test_render_equals_the_cli_exr_bit_for_bit(cli, tmp_path):
@@ -14,6 +15,22 @@ def test_render_equals_the_cli_exr_bit_for_bit(cli, tmp_path):
     assert image.dtype == np.float32 and image.shape == (24, 32, 3)
     assert np.array_equal(image, expected)
     assert image.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize(
+    "scene",
+    [
+        "scenes/media.toml",  # media: the volumetric path tracer
+        "crates/warpath-testkit/scenes/isosurface-cloud.toml",  # an isosurface shape
+        "crates/warpath-testkit/scenes/every-material-type.toml",
+    ],
+)
+def test_scene_files_render_as_the_cli_renders_them(cli, tmp_path, scene):
+    path = REPO / scene
+    out = tmp_path / "cli.exr"
+    cli("render", path, "--backend", "cpu", "--spp", 2, "--resolution", "32x20", "--seed", 3, "-o", out)
+    image = warpath.render(warpath.load(path), spp=2, resolution=(32, 20), seed=3, backend="cpu", progress=False)
+    assert np.array_equal(image, warpath.read(out))
 
 
 def test_restir_frames_equal_the_cli(cli, tmp_path):
