@@ -86,6 +86,23 @@ def test_isosurface_of_an_array_equals_the_clis(cli, tmp_path):
     assert np.array_equal(result["images"][0, 0], warpath.read(out))
 
 
+def test_isosurface_orbit_and_shadows_equal_the_clis(cli, tmp_path):
+    volume = blob((16, 14, 12))
+    write_vol(tmp_path / "v.vol", volume)
+    out = tmp_path / "iso.exr"
+    cli("isosurface", tmp_path / "v.vol", "--isovalues", "1.5:2.5:0.5", "--orbit", 2, "--shadows", "--key-light",
+        "-0.3,0.8,0.4", "--resolution", "24x16", "--backend", "cpu", "-o", out)
+    result = warpath.isosurface(volume, [1.5, 2.0, 2.5], views=2, resolution=(24, 16), backend="cpu",
+                                key_light=(-0.3, 0.8, 0.4), shadows=True)
+    assert result["images"].shape == (3, 2, 16, 24, 3)
+    for i, v in enumerate(result["isovalues"]):
+        for k in range(2):
+            expected = warpath.read(tmp_path / f"iso-iso{v:g}-view{k}.exr")
+            assert np.array_equal(result["images"][i, k], expected), (v, k)
+    plain = warpath.isosurface(volume, 2.0, views=2, resolution=(24, 16), backend="cpu")
+    assert not np.array_equal(plain["images"][0], result["images"][1])
+
+
 def test_an_isovalue_sweep_keeps_its_tree():
     volume = blob((16, 14, 12)).astype(np.float64)
     surface = warpath.Isosurface(np.asfortranarray(volume), backend="cpu")
