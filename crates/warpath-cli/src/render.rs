@@ -356,12 +356,20 @@ fn render_multi(
     });
     progress.into_inner().unwrap_or_else(|e| e.into_inner()).finish();
     let outcome = outcome.with_context(|| format!("scene '{}'", args.scene))?;
+    note!("prepared in {:.2} s (one BVH for every device)", outcome.prepare_seconds);
     for d in &outcome.devices {
         let state = match &d.error {
             Some(e) => format!("failed ({e}); its batches went to the others"),
             None => "ok".into(),
         };
-        note!("  {}: {} {unit} in {} batches, {:.2} s, {state}", d.device, d.samples, d.batches, d.seconds);
+        note!(
+            "  {}: {} {unit} in {} batches, {:.2} s (prepared in {:.2} s), {state}",
+            d.device,
+            d.samples,
+            d.batches,
+            d.seconds,
+            d.prepare_seconds
+        );
     }
     let finished = Finished {
         film: outcome.film,

@@ -6,11 +6,17 @@ use crate::error::{Error, Result};
 use crate::renderer::Renderer;
 use crate::settings::{Settings, default_strategy};
 use std::ops::Range;
+use warpath_bvh::Bvh;
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_cuda::restir::{RayLanes, RestirRenderer};
 use warpath_cuda::{CudaDevice, StrategyRenderer};
 use warpath_scene::Scene;
+
+/// The tree the GPU path tracer traverses for `scene` with `settings`' builder.
+pub fn build_bvh(scene: &Scene, settings: &Settings) -> Bvh {
+    Bvh::build(&scene.triangle_soup(), &StrategyRenderer::bvh_options(settings.bvh)).0
+}
 
 /// The path tracer (surface or volumetric) under a GPU scheduling strategy.
 pub struct CudaPath<'d> {
@@ -23,7 +29,13 @@ impl<'d> CudaPath<'d> {
     /// Builds the BVH, uploads the scene, picks the strategy (the settings', else the scene's
     /// default) and compiles its kernels with one sample of warm-up, then empties the film.
     pub fn new(device: &'d CudaDevice, scene: &Scene, settings: &Settings) -> Result<Self> {
-        let mut renderer = StrategyRenderer::new(device, scene, &settings.scene, settings.bvh)?;
+        let bvh = build_bvh(scene, settings);
+        Self::with_bvh(device, scene, settings, &bvh)
+    }
+
+    /// [`CudaPath::new`] over a tree [`build_bvh`] made already (several devices share one).
+    pub fn with_bvh(device: &'d CudaDevice, scene: &Scene, settings: &Settings, bvh: &Bvh) -> Result<Self> {
+        let mut renderer = StrategyRenderer::with_bvh(device, scene, &settings.scene, bvh)?;
         renderer.set_strategy(settings.strategy.unwrap_or_else(|| default_strategy(scene)));
         // The counters cost about 10% on the GPU (atomics and clock reads per extension).
         renderer.set_instrumentation(settings.count_rays)?;

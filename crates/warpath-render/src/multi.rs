@@ -28,9 +28,28 @@ pub struct DeviceReport {
     /// Samples per pixel it rendered into the merged film.
     pub samples: u32,
     pub batches: u32,
+    /// Seconds after the render's start that this device began preparing.
+    pub offset: f64,
+    /// Seconds it took to prepare (upload, kernels; the shared BVH is built before).
+    pub prepare_seconds: f64,
+    /// Seconds it rendered, from the end of its preparation.
     pub seconds: f64,
     /// Why it stopped early, if it failed.
     pub error: Option<String>,
+}
+
+impl DeviceReport {
+    fn empty() -> DeviceReport {
+        DeviceReport {
+            device: String::new(),
+            samples: 0,
+            batches: 0,
+            offset: 0.0,
+            prepare_seconds: 0.0,
+            seconds: 0.0,
+            error: None,
+        }
+    }
 }
 
 /// What [`render_on_devices`] produced.
@@ -39,7 +58,11 @@ pub struct MultiOutcome {
     pub film: Film,
     /// Samples per pixel in the film.
     pub done: u32,
+    /// Seconds from the first device's first batch to the last device's last (preparation
+    /// not counted, as a one-device render does not count it).
     pub seconds: f64,
+    /// Seconds before the first device could render (the shared BVH, uploads, kernels).
+    pub prepare_seconds: f64,
     pub cancelled: bool,
     pub devices: Vec<DeviceReport>,
 }
@@ -121,6 +144,9 @@ pub fn render_on_devices(
         return Err(Error::invalid("no device to render on"));
     }
     let start = Instant::now();
+    // One tree for every GPU (the host's build is the slow part of preparing a device).
+    let bvh = backends.iter().any(Backend::is_gpu).then(|| crate::cuda::build_bvh(scene, settings));
+    let bvh = bvh.as_ref();
     let queue = Mutex::new(Queue { batches: batches(samples.clone(), batch), held: 0 });
     let done = AtomicU32::new(0);
     let progress = Mutex::new(progress);
@@ -135,7 +161,7 @@ pub fn render_on_devices(
                 .iter()
                 .map(|&backend| {
                     let (queue, done, progress) = (&queue, &done, &progress);
-                    scope.spawn(move || worker(scene, settings, backend, queue, done, cancel, progress))
+                    scope.spawn(move || worker(scene, settings, backend, bvh, (start, queue, done), cancel, progress))
                 })
                 .collect();
             workers
@@ -144,7 +170,7 @@ pub fn render_on_devices(
                 .map(|(w, backend)| {
                     w.join().unwrap_or_else(|_| {
                         let error = Some("its thread panicked".to_string());
-                        (None, DeviceReport { device: backend.describe(), samples: 0, batches: 0, seconds: 0.0, error })
+                        (None, DeviceReport { device: backend.describe(), error, ..DeviceReport::empty() })
                     })
                 })
                 .collect()
@@ -174,10 +200,14 @@ pub fn render_on_devices(
         }
     }
     let total: u32 = devices.iter().map(|d| d.samples).sum();
+    let rendering = devices.iter().filter(|d| d.batches > 0);
+    let first = rendering.clone().map(|d| d.offset + d.prepare_seconds).fold(f64::INFINITY, f64::min);
+    let last = rendering.map(|d| d.offset + d.prepare_seconds + d.seconds).fold(0.0, f64::max);
     Ok(MultiOutcome {
         film,
         done: total,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: if last > first { last - first } else { 0.0 },
+        prepare_seconds: if first.is_finite() { first } else { start.elapsed().as_secs_f64() },
         cancelled: total < samples.len() as u32,
         devices,
     })
@@ -188,14 +218,22 @@ fn worker(
     scene: &Scene,
     settings: &Settings,
     backend: &Backend,
-    queue: &Mutex<Queue>,
-    done: &AtomicU32,
+    bvh: Option<&warpath_bvh::Bvh>,
+    (render_start, queue, done): (Instant, &Mutex<Queue>, &AtomicU32),
     cancel: &AtomicBool,
     progress: &Mutex<impl FnMut(u32)>,
 ) -> (Option<Film>, DeviceReport) {
     let start = Instant::now();
-    let mut report = DeviceReport { device: backend.describe(), samples: 0, batches: 0, seconds: 0.0, error: None };
-    let mut renderer = match crate::prepare(scene, settings, backend) {
+    let offset = start.duration_since(render_start).as_secs_f64();
+    let mut report = DeviceReport { device: backend.describe(), offset, ..DeviceReport::empty() };
+    let prepared: Result<Box<dyn Renderer + '_>> = match (backend, bvh) {
+        (Backend::Cuda(device), Some(bvh)) => {
+            crate::cuda::CudaPath::with_bvh(device, scene, settings, bvh).map(|r| Box::new(r) as Box<dyn Renderer>)
+        }
+        _ => crate::prepare(scene, settings, backend),
+    };
+    report.prepare_seconds = start.elapsed().as_secs_f64();
+    let mut renderer = match prepared {
         Ok(r) => r,
         Err(e) => {
             report.error = Some(format!("preparing: {e}"));
@@ -225,7 +263,7 @@ fn worker(
         let total = done.fetch_add(n, Ordering::SeqCst) + n;
         (progress.lock().unwrap_or_else(|e| e.into_inner()))(total);
     }
-    report.seconds = start.elapsed().as_secs_f64();
+    report.seconds = start.elapsed().as_secs_f64() - report.prepare_seconds;
     match renderer.film() {
         Ok(film) => (Some(film), report),
         Err(e) => {

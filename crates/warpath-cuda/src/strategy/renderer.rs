@@ -179,6 +179,19 @@ impl<'d> StrategyRenderer<'d> {
         }
         let soup = scene.triangle_soup();
         let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
+        Self::with_bvh(device, scene, settings, &bvh)
+    }
+
+    /// [`StrategyRenderer::new`] over a tree built already (with [`StrategyRenderer::bvh_options`]):
+    /// several devices rendering one scene build it once.
+    pub fn with_bvh(device: &'d CudaDevice, scene: &Scene, settings: &RenderSettings, bvh: &Bvh) -> CudaResult<Self> {
+        if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
+            return Err(CudaError::InvalidArgument(format!(
+                "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
+                 volumetric one (media or 'null' materials)",
+                scene.name
+            )));
+        }
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
         let estimator = match (&media, scene.isosurfaces.is_empty()) {
@@ -186,7 +199,7 @@ impl<'d> StrategyRenderer<'d> {
             (None, true) => &SURFACE,
             (None, false) => SURFACE.variant(KernelVariant::ISOSURFACE_SHAPES),
         };
-        let scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
+        let scene = DeviceScene::upload(device, scene, &lights, bvh, settings)?;
         let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
             device,
