@@ -1,5 +1,6 @@
 //! Built-in scenes: the Cornell box matches Mitsuba 3's definition shape by shape (and
-//! the JSON dump in /work/shared/scenes when present), normals face the viewer side, the
+//! Mitsuba 3.9's own dump of it, `mitsuba.cornell_box()` printed with `scalar_rgb`, kept in
+//! warpath-testkit's data/ folder), normals face the viewer side, the
 //! furnace and terrain scenes have the promised content.
 
 use glam::{Mat4, Vec3};
@@ -8,7 +9,7 @@ use warpath_core::material::MaterialKind;
 use warpath_scene::Scene;
 use warpath_scene::builtin::{self, CORNELL_SHAPES};
 
-const JSON_PATH: &str = "/work/shared/scenes/mitsuba3_cornell_box.json";
+const JSON_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../warpath-testkit/data/mitsuba3_cornell_box.json");
 
 fn mesh<'a>(scene: &'a Scene, name: &str) -> &'a warpath_scene::MeshInfo {
     scene.meshes.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no mesh '{name}'"))
@@ -129,10 +130,7 @@ fn json_rgb(value: &serde_json::Value) -> Vec3 {
 
 #[test]
 fn cornell_matches_the_mitsuba_json_dump() {
-    let Ok(text) = std::fs::read_to_string(JSON_PATH) else {
-        eprintln!("skipping: {JSON_PATH} not found");
-        return;
-    };
+    let text = std::fs::read_to_string(JSON_PATH).unwrap_or_else(|e| panic!("{JSON_PATH}: {e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let scene = builtin::cornell();
     let mut shapes = 0;
