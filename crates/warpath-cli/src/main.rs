@@ -108,7 +108,9 @@ pub struct RenderArgs {
     /// Image size as WIDTHxHEIGHT [default: the scene's].
     #[arg(long, value_parser = parse_resolution)]
     pub resolution: Option<(u32, u32)>,
-    /// Seed of the sampler; the same seed gives a bit-identical image.
+    /// Seed of the sampler; the same seed gives the same samples, so a bit-identical image on
+    /// the CPU (the GPU adds a pass's samples of a pixel with atomics, in varying order: equal
+    /// to float round-off there, bit-identical at --spp-per-pass 1).
     #[arg(long)]
     pub seed: Option<u32>,
     /// Random sequence: padded-halton (seed 000 §3.2) or pcg.
