@@ -1,59 +1,25 @@
 //! `warpath`: the command line. `render` renders a scene to EXR/PNG, `info` describes a
-//! scene and its BVH, `bench` runs the benchmarks whose tables go to docs/benchmarks/.
+//! scene and its BVH, `isosurface` casts a volume's isosurface, `compare`, `merge`,
+//! `export-mitsuba` and `precompile`. The benchmarks whose tables go to docs/benchmarks/ are
+//! the `warpath-bench` binary's (crates/warpath-bench); what both share is this crate's
+//! library (src/lib.rs).
 
-mod bench;
-mod bench_compaction;
-mod bench_strategies;
-mod bench_traversal;
-mod bench_volumes;
-mod commands;
 mod compare;
 mod export_mitsuba;
 mod info;
-mod isosurface;
 mod merge;
-mod output;
 mod precompile;
-mod progress;
 mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use warpath_cli::{Backend, BvhKind, commands, isosurface, output, parse_resolution, parse_strategy, progress};
 
 #[derive(Parser)]
 #[command(name = "warpath", version, about = "A physically based path tracer for NVIDIA GPUs, with a CPU reference")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Which renderer runs the estimator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Backend {
-    /// CUDA when a device is found, else the CPU.
-    Auto,
-    /// The CPU reference renderer (rayon).
-    Cpu,
-    /// CUDA with the chosen --strategy; an error when no device is found.
-    Cuda,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Auto => "auto",
-            Backend::Cpu => "cpu",
-            Backend::Cuda => "cuda",
-        }
-    }
-
-    pub fn choice(self) -> warpath_render::BackendChoice {
-        match self {
-            Backend::Auto => warpath_render::BackendChoice::Auto,
-            Backend::Cpu => warpath_render::BackendChoice::Cpu,
-            Backend::Cuda => warpath_render::BackendChoice::Cuda(0),
-        }
-    }
 }
 
 /// Which estimator renders the image.
@@ -73,24 +39,6 @@ pub enum LightSampleArg {
     Compact,
     /// The reconstructed point, normal, emission and source pdf too (seed 002's 56 bytes).
     Full,
-}
-
-/// Which BVH builder to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BvhKind {
-    /// Binned surface-area heuristic.
-    Sah,
-    /// Spatial splits (Stich et al. 2009).
-    Sbvh,
-}
-
-impl BvhKind {
-    pub fn build_kind(self) -> warpath_bvh::BuildKind {
-        match self {
-            BvhKind::Sah => warpath_bvh::BuildKind::Sah,
-            BvhKind::Sbvh => warpath_bvh::BuildKind::Sbvh,
-        }
-    }
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -351,21 +299,6 @@ fn parse_interval(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn parse_strategy(s: &str) -> Result<warpath_cuda::Strategy, String> {
-    warpath_cuda::Strategy::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = warpath_cuda::Strategy::ALL.iter().map(|s| s.name()).collect();
-        format!("unknown strategy '{s}'; one of: {}", names.join(", "))
-    })
-}
-
-fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT (e.g. 1280x720)"))?;
-    let w: u32 = w.trim().parse().map_err(|_| format!("bad width in '{s}'"))?;
-    let h: u32 = h.trim().parse().map_err(|_| format!("bad height in '{s}'"))?;
-    commands::check_resolution(w, h).map_err(|e| e.to_string())?;
-    Ok((w, h))
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Render a scene to an image.
@@ -390,9 +323,12 @@ enum Command {
     /// Write the scene as warpath loaded it as a Mitsuba 3 scene (DIR/scene.json with PLY
     /// meshes and .vol grids) for scripts/mitsuba-render.py (docs/mitsuba.md).
     ExportMitsuba(export_mitsuba::ExportMitsubaArgs),
-    /// Benchmarks; each prints a markdown table and can write JSON.
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
+    /// Moved to the `warpath-bench` binary; prints where and exits 2 (hidden from --help).
+    #[command(hide = true, disable_help_flag = true)]
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Compile the CUDA programs for this GPU into the kernel cache, several at once (a
     /// render otherwise compiles what it needs on first use, one program at a time).
     Precompile(precompile::PrecompileArgs),
@@ -410,29 +346,16 @@ fn main() {
         Command::Compare(args) => compare::compare(&args),
         Command::Merge(args) => merge::run(&args),
         Command::ExportMitsuba(args) => export_mitsuba::run(&args),
-        Command::Bench(b) => bench::run(b),
+        Command::Bench { args } => {
+            let rest: String = args.iter().map(|a| format!(" {a}")).collect();
+            eprintln!("error: the benchmarks moved to their own binary: run `warpath-bench{rest}` instead");
+            std::process::exit(2);
+        }
         Command::Precompile(args) => precompile::run(&args),
         Command::Isosurface(args) => isosurface::run(&args),
     };
     if let Err(e) = result {
-        eprintln!("error: {}", error_chain(&e));
+        eprintln!("error: {}", warpath_cli::error_chain(&e));
         std::process::exit(1);
     }
-}
-
-/// An error and its causes in one line, each cause once: a cause whose text the message
-/// already holds (an OS error wrapped by a file error) is not repeated.
-fn error_chain(error: &anyhow::Error) -> String {
-    let mut message = String::new();
-    for cause in error.chain() {
-        let text = cause.to_string();
-        if message.contains(&text) {
-            continue;
-        }
-        if !message.is_empty() {
-            message.push_str(": ");
-        }
-        message.push_str(&text);
-    }
-    message
 }

@@ -36,7 +36,7 @@ pub struct PrecompileArgs {
     #[arg(long, requires = "offline")]
     pub resources: bool,
     /// Also the volumetric estimator's benchmark variants (grids as 3D textures, register
-    /// caps: `bench volumes --grid-fetch/--max-registers`), named `<program>-<variant>`.
+    /// caps: `warpath-bench volumes --grid-fetch/--max-registers`), named `<program>-<variant>`.
     #[arg(long)]
     pub variants: bool,
 }
@@ -116,7 +116,7 @@ pub fn run(args: &PrecompileArgs) -> Result<()> {
 
 /// One kernel's resources as ptxas reports them at compile time, without a GPU (on a GPU,
 /// `warpath_cuda::strategy::KernelResources` reads them from the driver with the real
-/// occupancy; `bench strategies` prints those).
+/// occupancy; `warpath-bench strategies` prints those).
 #[derive(Debug, Default, PartialEq)]
 struct PtxasReport {
     kernel: String,

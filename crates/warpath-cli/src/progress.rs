@@ -22,6 +22,7 @@ pub fn quiet() -> bool {
 }
 
 /// Prints a progress note to stderr unless `--quiet` asked for silence.
+#[macro_export]
 macro_rules! note {
     ($($arg:tt)*) => {
         if !$crate::progress::quiet() {
@@ -29,7 +30,7 @@ macro_rules! note {
         }
     };
 }
-pub(crate) use note;
+pub use crate::note;
 
 /// What Ctrl-C does now.
 const PREPARING: u8 = 0;

@@ -1,4 +1,4 @@
-//! `warpath bench traversal`: Mrays/s of every GPU traversal kernel (seed 004) on both
+//! `warpath-bench traversal`: Mrays/s of every GPU traversal kernel (seed 004) on both
 //! trees, for three ray distributions generated from the scene's camera:
 //!
 //! - **primary**: one ray through the centre of every pixel, in pixel order (coherent);
@@ -13,13 +13,13 @@
 //! with `t` within 1e-4 relative, or a different triangle at the same `t` (a shared edge);
 //! the table's last columns count those and the mismatches.
 
-use crate::commands::load_scene;
 use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
+use warpath_cli::commands::load_scene;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::{pcg_hash, u32_to_unit};
 use warpath_core::warp::square_to_cosine_hemisphere;
@@ -32,7 +32,7 @@ pub struct TraversalArgs {
     #[arg(required = true)]
     pub scenes: Vec<String>,
     /// Primary-ray image size WIDTHxHEIGHT (one ray per pixel).
-    #[arg(long, value_parser = crate::parse_resolution, default_value = "1024x1024")]
+    #[arg(long, value_parser = warpath_cli::parse_resolution, default_value = "1024x1024")]
     pub resolution: (u32, u32),
     /// Timed runs per kernel (median reported).
     #[arg(long, default_value_t = 10)]
@@ -134,8 +134,8 @@ fn make_rays(scene: &warpath_scene::Scene, bvh: &Bvh, tris: &[[Vec3; 3]], width:
 }
 
 pub fn run(args: TraversalArgs) -> Result<()> {
-    let device = CudaDevice::open(0).context("`bench traversal` needs a CUDA device")?;
-    println!("{}", crate::bench::gpu_line(&device));
+    let device = CudaDevice::open(0).context("`warpath-bench traversal` needs a CUDA device")?;
+    println!("{}", crate::gpu_line(&device));
     let kernels: Vec<TraversalKernel> = if args.kernels.is_empty() {
         TraversalKernel::ALL.to_vec()
     } else {

@@ -1,25 +1,53 @@
-//! `warpath bench`: benchmarks that print a markdown table (last) and optionally write
+//! `warpath-bench`: benchmarks that print a markdown table (last) and optionally write
 //! JSON. Every table is headed by the machine, commit, command and date, so it can be
-//! pasted into docs/benchmarks/ as it is.
+//! pasted into docs/benchmarks/ as it is. The experiments live here, apart from the
+//! `warpath` binary (issue 28); what they share with it (loading a scene, the BVH each
+//! renderer builds, the isosurface caster) is warpath-cli's library.
 //!
-//! - `bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH, of
-//!   the trees `render` builds for the CPU and the CUDA renderer;
-//! - `bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
-//! - `bench traversal`: GPU traversal kernels (`bench_traversal.rs`);
-//! - `bench compaction`: stream compaction (`bench_compaction.rs`);
-//! - `bench strategies`: path scheduling strategies (`bench_strategies.rs`);
-//! - `bench volumes`: the volumetric path tracer (`bench_volumes.rs`);
-//! - `bench isosurface`: isosurface images, fps over views (`isosurface.rs`).
+//! - `warpath-bench bvh`: build time (Mtris/s), nodes, references and SAH cost, SAH vs SBVH,
+//!   of the trees `warpath render` builds for the CPU and the CUDA renderer;
+//! - `warpath-bench cpu`: CPU render throughput (Msamples/s, Mrays/s);
+//! - `warpath-bench traversal`: GPU traversal kernels (`traversal.rs`);
+//! - `warpath-bench compaction`: stream compaction (`compaction.rs`);
+//! - `warpath-bench strategies`: path scheduling strategies (`strategies.rs`);
+//! - `warpath-bench volumes`: the volumetric path tracer (`volumes.rs`);
+//! - `warpath-bench isosurface`: isosurface images, fps over views (`isosurface.rs`).
 
-use crate::BvhKind;
-use crate::commands::{check_resolution, load_scene, render_bvh_options};
+mod compaction;
+mod isosurface;
+mod strategies;
+mod traversal;
+mod volumes;
+
 use anyhow::{Context, Result};
-use clap::Subcommand;
+use clap::{Parser, Subcommand};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use warpath_bvh::Bvh;
-use warpath_cpu::{CpuRenderer, RenderOptions};
+use warpath_cli::BvhKind;
+use warpath_cli::commands::{load_scene, render_bvh_options};
+use warpath_cpu::CpuRenderer;
+use warpath_render::{Overrides, Settings};
+
+#[derive(Parser)]
+#[command(
+    name = "warpath-bench",
+    version,
+    about = "warpath's benchmarks: each prints a markdown table (docs/benchmarks/) and can write JSON"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: BenchCommand,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli.command) {
+        eprintln!("error: {}", warpath_cli::error_chain(&e));
+        std::process::exit(1);
+    }
+}
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
@@ -43,7 +71,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 16)]
         spp: u32,
         /// Image size WIDTHxHEIGHT [default: each scene's].
-        #[arg(long, value_parser = crate::parse_resolution)]
+        #[arg(long, value_parser = warpath_cli::parse_resolution)]
         resolution: Option<(u32, u32)>,
         #[arg(long)]
         max_depth: Option<u32>,
@@ -53,19 +81,19 @@ pub enum BenchCommand {
         json: Option<PathBuf>,
     },
     /// GPU traversal kernels: Mrays/s for primary, AO and diffuse rays on SAH and SBVH trees.
-    Traversal(crate::bench_traversal::TraversalArgs),
+    Traversal(traversal::TraversalArgs),
     /// Stream compaction: effective GB/s of InK-Collate, InK-Compact, look-back, OfK and
     /// three-pass beside memcpy (and CUB with `--cub`).
-    Compaction(crate::bench_compaction::CompactionArgs),
+    Compaction(compaction::CompactionArgs),
     /// Path scheduling strategies: Msamples/s against naive, active paths and warps per
     /// bounce, time per warp, regeneration and sorting, kernel resources (seeds 000, 003).
-    Strategies(crate::bench_strategies::StrategiesArgs),
+    Strategies(strategies::StrategiesArgs),
     /// The volumetric path tracer: time, Msamples/s, vertices/s, tracking steps and grid
     /// lookups per path, with the majorant grid and one global majorant (issue 11).
-    Volumes(crate::bench_volumes::VolumesArgs),
+    Volumes(volumes::VolumesArgs),
     /// Isosurface images (seed 001): fps per volume and isovalue over views around it, the
     /// per-isovalue tree update timed apart.
-    Isosurface(crate::isosurface::BenchIsosurfaceArgs),
+    Isosurface(isosurface::BenchIsosurfaceArgs),
 }
 
 #[derive(Serialize)]
@@ -157,16 +185,8 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             let mut rows = Vec::new();
             for name in &scenes {
                 let scene = load_scene(name)?;
-                let mut opts = RenderOptions::from_scene(&scene);
-                opts.spp = spp.max(1);
-                if let Some((w, h)) = resolution {
-                    opts.width = w;
-                    opts.height = h;
-                }
-                check_resolution(opts.width, opts.height)?;
-                if let Some(d) = max_depth {
-                    opts.max_depth = d;
-                }
+                let overrides = Overrides { spp: Some(spp.max(1)), resolution, max_depth, ..Default::default() };
+                let opts = Settings::resolve(&scene, &overrides)?.cpu_options(1);
                 let renderer = CpuRenderer::new(&scene, bvh.build_kind());
                 // Warm-up pass (page faults, caches), not timed.
                 let mut warm = opts.clone();
@@ -204,16 +224,16 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             }
             write_json(json.as_deref(), &rows)
         }
-        BenchCommand::Traversal(args) => crate::bench_traversal::run(args),
-        BenchCommand::Compaction(args) => crate::bench_compaction::run(args),
-        BenchCommand::Strategies(args) => crate::bench_strategies::run(args),
-        BenchCommand::Volumes(args) => crate::bench_volumes::run(args),
-        BenchCommand::Isosurface(args) => crate::isosurface::bench(&args),
+        BenchCommand::Traversal(args) => traversal::run(args),
+        BenchCommand::Compaction(args) => compaction::run(args),
+        BenchCommand::Strategies(args) => strategies::run(args),
+        BenchCommand::Volumes(args) => volumes::run(args),
+        BenchCommand::Isosurface(args) => isosurface::bench(&args),
     }
 }
 
 /// Writes `rows` as pretty JSON to `path` when one is given (every benchmark's `--json`).
-pub(crate) fn write_json<T: Serialize>(path: Option<&std::path::Path>, rows: &T) -> Result<()> {
+fn write_json<T: Serialize>(path: Option<&std::path::Path>, rows: &T) -> Result<()> {
     if let Some(p) = path {
         std::fs::write(&p, serde_json::to_string_pretty(rows)?)
             .with_context(|| format!("cannot write {}", p.display()))?;
@@ -224,7 +244,7 @@ pub(crate) fn write_json<T: Serialize>(path: Option<&std::path::Path>, rows: &T)
 
 /// Renders `spp` samples per pixel in passes of `per_pass` and waits for the GPU (what the
 /// GPU benchmarks time).
-pub(crate) fn render_all(
+fn render_all(
     device: &warpath_cuda::CudaDevice,
     renderer: &mut warpath_cuda::StrategyRenderer,
     spp: u32,
@@ -241,13 +261,13 @@ pub(crate) fn render_all(
 }
 
 /// The GPU a benchmark ran on, as a markdown line (the header names only the host).
-pub(crate) fn gpu_line(device: &warpath_cuda::CudaDevice) -> String {
+fn gpu_line(device: &warpath_cuda::CudaDevice) -> String {
     let info = device.info();
     format!("- GPU: {}, {} SMs, driver CUDA {}", info.name, info.multiprocessors, info.driver_version_string())
 }
 
 /// Machine, commit, command and date, as markdown lines.
-pub(crate) fn header() -> String {
+fn header() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

@@ -1,4 +1,4 @@
-//! `warpath bench compaction`: effective GB/s of the stream compaction methods (issue 4, seed
+//! `warpath-bench compaction`: effective GB/s of the stream compaction methods (issue 4, seed
 //! 001; the method table is `warpath_cuda::compaction::CompactionMethod`) for 2^k elements of
 //! each element type (u32, a 16-byte struct, a 64-byte path state) at each selectivity,
 //! beside a device-to-device memcpy of the same input measured in the same run, and
@@ -329,7 +329,7 @@ fn plan(args: &CompactionArgs) -> Result<Plan> {
 
 pub fn run(args: CompactionArgs) -> Result<()> {
     let plan = plan(&args)?;
-    let device = CudaDevice::open(0).context("`bench compaction` needs a CUDA device")?;
+    let device = CudaDevice::open(0).context("`warpath-bench compaction` needs a CUDA device")?;
     let info = device.info();
     println!(
         "- gpu: {}, {} SMs, {:.0} GiB, driver CUDA {}",

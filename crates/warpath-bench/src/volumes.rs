@@ -1,4 +1,4 @@
-//! `warpath bench volumes`: the volumetric path tracer on the GPU (issue 11), scene by scene,
+//! `warpath-bench volumes`: the volumetric path tracer on the GPU (issue 11), scene by scene,
 //! in one run: the time of a render at the scene's settings (or the ones given), Msamples/s
 //! and millions of path vertices per second (seed 003's unit: path extensions), and per path
 //! the tracking steps and density lookups — for each schedule asked for and each majorant
@@ -10,18 +10,19 @@
 //! Timed runs have instrumentation off; one extra instrumented run (at most `--count-spp`
 //! samples per pixel) gives the counts. Prints markdown (the table last), optionally JSON.
 
-use crate::BvhKind;
-use crate::bench::render_all;
-use crate::commands::{check_resolution, load_scene};
+use crate::render_all;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+use warpath_cli::BvhKind;
+use warpath_cli::commands::load_scene;
 use warpath_core::film::Film;
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_cuda::strategy::{GridFetch, KernelVariant, REGISTER_CAP_RANGE};
 use warpath_cuda::{CudaDevice, Strategy, StrategyRenderer};
+use warpath_render::{Overrides, Settings};
 use warpath_scene::{RenderSettings, Scene};
 
 #[derive(clap::Args)]
@@ -31,7 +32,7 @@ pub struct VolumesArgs {
     #[arg(required = true)]
     pub scenes: Vec<String>,
     /// Image size WIDTHxHEIGHT [default: each scene's].
-    #[arg(long, value_parser = crate::parse_resolution)]
+    #[arg(long, value_parser = warpath_cli::parse_resolution)]
     pub resolution: Option<(u32, u32)>,
     /// Samples per pixel [default: each scene's].
     #[arg(long)]
@@ -46,7 +47,7 @@ pub struct VolumesArgs {
     #[arg(long, default_value_t = 16)]
     pub spp_per_pass: u32,
     /// The GPU schedules to time (any but multistage), each with every majorant.
-    #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy, default_value = "naive")]
+    #[arg(long, value_delimiter = ',', value_parser = warpath_cli::parse_strategy, default_value = "naive")]
     pub strategies: Vec<Strategy>,
     /// Majorant cells to compare, in voxels per cell along each axis ("scene": the scene's
     /// `majorant_cell`; 0: one global majorant). The first is the reference of the z test.
@@ -153,8 +154,8 @@ struct Row {
 }
 
 pub fn run(args: VolumesArgs) -> Result<()> {
-    let device = CudaDevice::open(0).context("bench volumes needs a CUDA device")?;
-    println!("{}\n", crate::bench::gpu_line(&device));
+    let device = CudaDevice::open(0).context("warpath-bench volumes needs a CUDA device")?;
+    println!("{}\n", crate::gpu_line(&device));
     if args.strategies.contains(&Strategy::MultiStage) {
         bail!("the multi-stage wavefront has no volume stage list; choose other --strategies");
     }
@@ -297,21 +298,19 @@ pub fn run(args: VolumesArgs) -> Result<()> {
             println!("{line}");
         }
     }
-    crate::bench::write_json(args.json.as_deref(), &rows)
+    crate::write_json(args.json.as_deref(), &rows)
 }
 
+/// The scene's settings with the flags applied ([`Settings::resolve`], then the Russian
+/// roulette threshold, which only this benchmark sets).
 fn settings(scene: &Scene, args: &VolumesArgs) -> Result<RenderSettings> {
-    let mut s = scene.settings.clone();
-    if let Some((w, h)) = args.resolution {
-        check_resolution(w, h)?;
-        (s.width, s.height) = (w, h);
-    }
-    if let Some(spp) = args.spp {
-        s.spp = spp.max(1);
-    }
-    if let Some(depth) = args.max_depth {
-        s.max_depth = depth;
-    }
+    let overrides = Overrides {
+        spp: args.spp.map(|spp| spp.max(1)),
+        max_depth: args.max_depth,
+        resolution: args.resolution,
+        ..Default::default()
+    };
+    let mut s = Settings::resolve(scene, &overrides)?.scene;
     if let Some(rr) = args.rr_threshold {
         if !(0.0..=1.0).contains(&rr) {
             bail!("--rr-threshold {rr} must lie in [0, 1]");

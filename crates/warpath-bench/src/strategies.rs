@@ -1,4 +1,4 @@
-//! `warpath bench strategies`: every path scheduling strategy (issue 5) on the same scenes,
+//! `warpath-bench strategies`: every path scheduling strategy (issue 5) on the same scenes,
 //! in one run, with the tables of seed 000 (Table 1: Msamples/s and speedup over naive;
 //! Table 2: active paths and warps per bounce, naive vs wavefront; Table 3: time per active
 //! warp per bounce with compaction on and off) and seed 003 (regeneration and sorting), the
@@ -6,13 +6,13 @@
 //! warp executions. Timed runs have instrumentation off; one extra instrumented run per
 //! strategy gives the counts. Prints markdown (tables last per scene), optionally JSON.
 
-use crate::BvhKind;
-use crate::bench::render_all;
-use crate::commands::{check_resolution, load_scene};
+use crate::render_all;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
+use warpath_cli::BvhKind;
+use warpath_cli::commands::load_scene;
 use warpath_cuda::strategy::{KernelResources, LaunchTimes, PathCounters, STORED_PATH_BYTES};
 use warpath_cuda::{CudaDevice, Strategy, StrategyRenderer, WavefrontCompaction};
 use warpath_scene::RenderSettings;
@@ -24,7 +24,7 @@ pub struct StrategiesArgs {
     #[arg(required = true)]
     pub scenes: Vec<String>,
     /// Image size WIDTHxHEIGHT.
-    #[arg(long, value_parser = crate::parse_resolution, default_value = "1280x768")]
+    #[arg(long, value_parser = warpath_cli::parse_resolution, default_value = "1280x768")]
     pub resolution: (u32, u32),
     /// Samples per pixel of each timed render.
     #[arg(long, default_value_t = 16)]
@@ -36,7 +36,7 @@ pub struct StrategiesArgs {
     #[arg(long, value_delimiter = ',', default_value = "2,8")]
     pub depths: Vec<u32>,
     /// Strategies (default: all).
-    #[arg(long, value_delimiter = ',', value_parser = crate::parse_strategy)]
+    #[arg(long, value_delimiter = ',', value_parser = warpath_cli::parse_strategy)]
     pub strategies: Vec<Strategy>,
     /// The most paths one wave holds (a pass larger than this is split) [default: 2^24,
     /// fewer when a quarter of the free device memory cannot hold them].
@@ -81,11 +81,11 @@ struct Measured {
 }
 
 pub fn run(args: StrategiesArgs) -> Result<()> {
-    let device = CudaDevice::open(0).context("bench strategies needs a CUDA device")?;
-    println!("{}\n", crate::bench::gpu_line(&device));
+    let device = CudaDevice::open(0).context("warpath-bench strategies needs a CUDA device")?;
+    println!("{}\n", crate::gpu_line(&device));
     let strategies = if args.strategies.is_empty() { Strategy::ALL.to_vec() } else { args.strategies.clone() };
     let (width, height) = args.resolution;
-    check_resolution(width, height)?;
+    warpath_render::check_resolution(width, height)?;
     let mut all_rows = Vec::new();
     let mut resources_printed = false;
     for name in &args.scenes {
@@ -126,7 +126,7 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
             all_rows.extend(measured.into_iter().map(|m| m.row));
         }
     }
-    crate::bench::write_json(args.json.as_deref(), &all_rows)
+    crate::write_json(args.json.as_deref(), &all_rows)
 }
 
 fn measure(
