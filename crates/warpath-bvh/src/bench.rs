@@ -1,5 +1,5 @@
 //! Build benchmark: builds the same triangles with each requested builder (default options
-//! otherwise) and reports the statistics, printable as a markdown table. The `warpath bench`
+//! otherwise) and reports the statistics, printable as a markdown table. The `warpath-bench`
 //! command times traversal; this only times construction.
 
 use crate::{BuildKind, BuildOptions, BuildStats, Bvh};

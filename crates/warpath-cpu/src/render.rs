@@ -93,7 +93,7 @@ pub struct CpuRenderer<'a> {
 
 impl<'a> CpuRenderer<'a> {
     /// The options of the tree [`CpuRenderer::new`] builds with `bvh_kind` (what `warpath info`
-    /// and `bench bvh` report).
+    /// and `warpath-bench bvh` report).
     pub fn bvh_options(bvh_kind: BuildKind) -> BuildOptions {
         // Leaves of at most 2 references (the SAH may still make larger ones): the CPU layout
         // tests 4 boxes per node visit, so finer leaves cull more triangles (Cornell box: 6% fewer
