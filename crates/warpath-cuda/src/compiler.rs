@@ -707,10 +707,10 @@ mod tests {
     }
 
     /// On the real programs: editing the compaction header recompiles compaction.cu and the
-    /// schedules (which compact in-kernel), not traversal or the layout check.
+    /// schedules (which compact in-kernel), not traversal or the film merge.
     #[test]
     fn a_compaction_change_does_not_recompile_traversal() {
-        use crate::kernels::{COMPACTION, HEADERS, LAYOUT_CHECK, SURFACE_WAVEFRONT, TRAVERSE};
+        use crate::kernels::{COMPACTION, FILM, HEADERS, SURFACE_WAVEFRONT, TRAVERSE};
         let edited: &'static [(&'static str, &'static str)] = Box::leak(
             HEADERS
                 .iter()
@@ -726,7 +726,7 @@ mod tests {
                 != compiler.cache_key(&KernelSource { headers: edited, ..source }, &target)
         };
         assert!(!changes(TRAVERSE), "traverse.cu does not include compaction.cuh");
-        assert!(!changes(LAYOUT_CHECK));
+        assert!(!changes(FILM));
         assert!(changes(COMPACTION));
         assert!(changes(SURFACE_WAVEFRONT), "the schedules include it through schedules/schedule.cuh");
         let traverse: Vec<&str> = included_headers(&TRAVERSE).into_iter().map(|(name, _)| name).collect();

@@ -37,15 +37,9 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("isosurface/pipeline.cuh", include_str!("../kernels/isosurface/pipeline.cuh")),
     ("isosurface/shapes.cuh", include_str!("../kernels/isosurface/shapes.cuh")),
     ("restir/restir.cuh", include_str!("../kernels/restir/restir.cuh")),
+    // Rendered from crate::layout_registry (`WARPATH_BLESS=1 cargo test -p warpath-cuda layout`).
+    ("generated/layout_checks.cuh", include_str!("../kernels/generated/layout_checks.cuh")),
 ];
-
-/// `layout_check.cu`: reports the device compiler's struct sizes and offsets.
-pub const LAYOUT_CHECK: KernelSource = KernelSource {
-    name: "layout_check",
-    file_name: "layout_check.cu",
-    source: include_str!("../kernels/layout_check.cu"),
-    headers: HEADERS,
-};
 
 /// `traverse.cu`: the Aila–Laine traversal kernels.
 pub const TRAVERSE: KernelSource = KernelSource {
@@ -84,8 +78,7 @@ macro_rules! program {
     };
 }
 
-/// `surface_stages.cu`: the surface estimator's stage list (multi-stage wavefront) and the
-/// layout report of the schedules' structs.
+/// `surface_stages.cu`: the surface estimator's stage list (multi-stage wavefront).
 pub const SURFACE_STAGES: KernelSource = program!("surface_stages", "surface_stages.cu");
 /// `surface_<family>.cu`: the other scheduling strategies over the surface estimator, one
 /// program per family (a render compiles only the family its strategy uses).
@@ -140,7 +133,7 @@ impl Estimator {
 /// family its strategy uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
-    /// The naive megakernel (and the estimator's layout report).
+    /// The naive megakernel.
     Megakernel,
     /// The naive schedule's wave forms: naive_wave, naiveMK.
     NaiveWaves,
@@ -166,8 +159,6 @@ impl Family {
 /// `#define`s in front ([`KernelSource::with_prelude`]); they define the same kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Program {
-    /// `layout_check.cu`.
-    LayoutCheck,
     /// `traverse.cu`.
     Traverse,
     /// `compaction.cu`.
@@ -178,7 +169,7 @@ pub enum Program {
     Isosurface,
     /// `restir.cu`.
     Restir,
-    /// `surface_stages.cu`: the surface estimator's stage list and the schedules' layout report.
+    /// `surface_stages.cu`: the surface estimator's stage list.
     SurfaceStages,
     /// `<estimator>_megakernel.cu`, `<estimator>_<family>.cu`.
     Schedule(Estimator, Family),
@@ -188,7 +179,6 @@ impl Program {
     /// Every program.
     pub fn all() -> Vec<Program> {
         let mut programs = vec![
-            Program::LayoutCheck,
             Program::Traverse,
             Program::Compaction,
             Program::Film,
@@ -206,7 +196,6 @@ impl Program {
     pub const fn source(self) -> KernelSource {
         use {Estimator::*, Family::*};
         match self {
-            Program::LayoutCheck => LAYOUT_CHECK,
             Program::Traverse => TRAVERSE,
             Program::Compaction => COMPACTION,
             Program::Film => FILM,

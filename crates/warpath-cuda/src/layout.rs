@@ -1,12 +1,9 @@
-//! Every struct the GPU reads or writes, defined once here (`#[repr(C)]`, `Pod`) and
-//! mirrored in `kernels/common/layout.cuh`, whose `static_assert`s pin each size and field
-//! offset. The GPU test `layout_matches` runs `kernels/layout_check.cu`, which writes the
-//! device compiler's `sizeof`/`offsetof` of each struct, and compares them with
-//! [`layout_entries`] (Rust's `size_of`/`offset_of!`), entry by entry.
-//!
-//! Besides the traversal types (the Aila–Laine node, the triangle record, [`GpuRay`],
-//! [`GpuHit`]) this lists warpath-core's [`Material`] and [`TriangleLight`], which the
-//! megakernel reads as they are.
+//! The traversal records the GPU reads and writes, defined here (`#[repr(C)]`, `Pod`) and
+//! mirrored in `kernels/common/layout.cuh`: the Aila–Laine node, the triangle record,
+//! [`GpuRay`], [`GpuHit`]. That header also mirrors warpath-core's `Material` and
+//! `TriangleLight`, which the megakernel reads as they are. Every size and field offset is
+//! checked against Rust's by the generated `kernels/generated/layout_checks.cuh`
+//! ([`crate::layout_registry`]).
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -97,56 +94,6 @@ impl GpuHit {
     }
 }
 
-/// One line of the layout report: a struct's size or one field's offset.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LayoutEntry {
-    /// `"GpuRay"` for a size, `"GpuRay.t_max"` for an offset.
-    pub label: &'static str,
-    pub value: usize,
-}
-
-/// `layout_list! { Ty { field, ... } ... }`: each struct's size, then each listed field's
-/// offset, as [`LayoutEntry`] rows (the layout tables of layout.rs, scene_upload.rs and
-/// strategy/).
-macro_rules! layout_list {
-    ($( $ty:ident { $($field:ident),* $(,)? } )*) => {
-        vec![$(
-            $crate::layout::LayoutEntry { label: stringify!($ty), value: ::std::mem::size_of::<$ty>() },
-            $( $crate::layout::LayoutEntry {
-                label: concat!(stringify!($ty), ".", stringify!($field)),
-                value: ::std::mem::offset_of!($ty, $field),
-            }, )*
-        )*]
-    };
-}
-pub(crate) use layout_list;
-
-/// Sizes and field offsets of every GPU-shared struct, in the order
-/// `kernels/layout_check.cu` writes them.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        AilaLaineNode { child0_xy, child1_xy, children_z, child_index, _pad }
-        GpuTriangle { v0, edge1, edge2 }
-        GpuRay { origin, t_min, direction, t_max }
-        GpuHit { t, u, v, prim }
-        Material { kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, _pad }
-        TriangleLight { p0, area, e1, two_sided, e2, triangle, emission, _pad }
-    }
-}
-
-/// The `static_assert` lines a `.cuh` header must state for `entries` (sizes and
-/// `WARPATH_OFFSETOF` offsets), those it lacks: the no-GPU half of the layout check.
-pub fn missing_header_asserts(header: &str, entries: &[LayoutEntry]) -> Vec<String> {
-    entries
-        .iter()
-        .map(|entry| match entry.label.split_once('.') {
-            None => format!("sizeof({}) == {}", entry.label, entry.value),
-            Some((ty, field)) => format!("WARPATH_OFFSETOF({ty}, {field}) == {}", entry.value),
-        })
-        .filter(|expected| !header.contains(expected.as_str()))
-        .collect()
-}
-
 const _: () = assert!(size_of::<AilaLaineNode>() == 64);
 const _: () = assert!(size_of::<GpuTriangle>() == 48);
 const _: () = assert!(size_of::<GpuRay>() == 32);
@@ -157,14 +104,6 @@ const _: () = assert!(size_of::<TriangleLight>() == 64);
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The sizes and offsets `kernels/common/layout.cuh` asserts, read from its text: the Rust
-    /// side and the header agree without a GPU (the GPU test checks the device compiler).
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let missing = missing_header_asserts(include_str!("../kernels/common/layout.cuh"), &layout_entries());
-        assert!(missing.is_empty(), "kernels/common/layout.cuh lacks static_assert for: {missing:?}");
-    }
 
     #[test]
     fn ray_conversion_round_trips() {

@@ -10,8 +10,9 @@
 //! * [`compiler`]: NVRTC compilation of the embedded kernel sources for the device's own
 //!   architecture, with an on-disk cache; usable without a device (CI's kernel check).
 //! * [`buffer`]: typed device buffers of `Pod` values.
-//! * [`layout`]: every struct shared with the GPU, mirrored and asserted in
-//!   `kernels/layout.cuh`; [`layout_reports`]: the device compiler's view of them (GPU tests).
+//! * [`layout`]: the traversal records shared with the GPU (`kernels/common/layout.cuh`);
+//!   [`layout_registry`]: every struct shared with the GPU, whose sizes and offsets become
+//!   the generated `kernels/generated/layout_checks.cuh` (Rust owns each layout).
 //! * [`bvh_layout`]: the canonical BVH converted to the Aila–Laine layout (seed 004).
 //! * [`scene_upload`]: a `warpath_scene::Scene` (lights, environment, textures, BVH) as the
 //!   device buffers the estimator kernels (`kernels/common/ and kernels/surface/`) read.
@@ -48,7 +49,7 @@ pub mod isosurface;
 pub mod kernel;
 pub mod kernels;
 pub mod layout;
-pub mod layout_reports;
+pub mod layout_registry;
 pub mod megakernel;
 pub mod programs;
 pub mod restir;

@@ -6,9 +6,8 @@
 //! the Aila–Laine layout ([`DeviceBvh`]), and one [`GpuSceneParams`] with every scalar.
 //!
 //! Rust owns the layouts: [`GpuCamera`], [`GpuTexture`] and [`GpuSceneParams`] are
-//! `#[repr(C)]` Pod structs mirrored in `scene.cuh`, whose `static_assert`s pin each size
-//! and field offset; [`layout_entries`] lists them (checked against the header text here
-//! and against the device compiler by the GPU test through [`crate::layout_reports::megakernel_layout_report`]).
+//! `#[repr(C)]` Pod structs mirrored in `scene.cuh`; every size and field offset is checked
+//! at compile time by the generated layout checks ([`crate::layout_registry`]).
 //!
 //! Data flows one way: Scene + LightSet + Bvh → [`GpuSceneParams::new`] (host, validates)
 //! → [`DeviceScene::upload`] (device).
@@ -17,7 +16,6 @@ use crate::buffer::DeviceBuffer;
 use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
 use crate::isosurface::shapes::DeviceIsoShapes;
-use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -433,35 +431,9 @@ impl DeviceScene {
     }
 }
 
-/// Sizes and field offsets of the estimator's structs, in the order
-/// `megakernel_layout_report` (kernels/megakernel.cu) writes them.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        GpuCamera { to_world, tan_half_fov, aperture_radius, focus_distance }
-        GpuTexture { width, height, offset, _pad }
-        GpuSceneParams {
-            camera, env_to_world, env_to_local, env_constant, env_scale, env_kind, env_width, env_height,
-            env_is_black, width, height, max_depth, seed, sampler, rr_threshold, triangle_count, material_count,
-            light_count, selection_count, has_normals, has_uvs, texture_count, iso_shape_count, iso_shapes
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// scene.cuh's static_asserts state exactly Rust's sizes and offsets.
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let header = include_str!("../kernels/common/scene.cuh");
-        let missing = crate::layout::missing_header_asserts(header, &layout_entries());
-        assert!(missing.is_empty(), "common/scene.cuh lacks static_assert for: {missing:?}");
-        let report = include_str!("../kernels/surface_megakernel.cu");
-        let reported = report.matches("WARPATH_REPORT(sizeof(").count()
-            + report.matches("WARPATH_REPORT(WARPATH_OFFSETOF(").count();
-        assert_eq!(reported, layout_entries().len(), "megakernel_layout_report must report every entry");
-    }
 
     #[test]
     fn cornell_params_are_valid() {

@@ -5,8 +5,7 @@
 //! volumetric estimator's scene: the surface scene's addresses plus these.
 //!
 //! Rust owns the layouts ([`GpuMedium`], [`DeviceVolumeSceneArgs`], `#[repr(C)]` Pod,
-//! pinned by `static_assert` in the headers and read back from the device by the GPU test
-//! through [`crate::layout_reports::volume_layout_report`]).
+//! checked at compile time by the generated layout checks of [`crate::layout_registry`]).
 //!
 //! Grids go to plain device buffers read through the read-only cache (`__ldg`). For the
 //! comparison of docs/benchmarks/volumes.md ("Grids: buffers or 3D textures") the density and
@@ -15,7 +14,6 @@
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
-use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
 use crate::strategy::variant::GridFetch;
@@ -483,18 +481,6 @@ impl Drop for GridTexture {
     }
 }
 
-/// Sizes and offsets in the order `volume_layout_report` writes them.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        GpuMedium {
-            kind, gray, albedo_kind, albedo_channels, sigma_t, scale, albedo, g, world_to_local,
-            density_resolution, density_offset, albedo_resolution, albedo_offset, majorant_resolution, majorant_offset,
-            density_texture, albedo_texture
-        }
-        DeviceVolumeSceneArgs { surface, media, grid_data, triangle_media, medium_count, camera_medium, counter_slots, _pad }
-    }
-}
-
 const _: () = assert!(std::mem::size_of::<GpuMedium>() == 160);
 const _: () = assert!(std::mem::size_of::<DeviceVolumeSceneArgs>() == 184);
 
@@ -503,14 +489,6 @@ mod tests {
     use super::*;
     use glam::{Mat4, Vec3};
     use std::sync::Arc;
-
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let headers =
-            concat!(include_str!("../kernels/volume/medium.cuh"), include_str!("../kernels/volume/estimator.cuh"));
-        let missing = crate::layout::missing_header_asserts(headers, &layout_entries());
-        assert!(missing.is_empty(), "the volume headers lack static_assert for: {missing:?}");
-    }
 
     /// The driver structs of a grid texture are built field by field (no zeroed enums): a
     /// mistake there is a panic before any driver call, so it is caught here without a GPU.

@@ -23,21 +23,11 @@ use common::{device, material_scene, settings};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
-use warpath_cuda::strategy::{
-    PathCounters, Strategy, StrategyRenderer, WavefrontCompaction, device_layout_report, layout_entries,
-};
+use warpath_cuda::strategy::{PathCounters, Strategy, StrategyRenderer, WavefrontCompaction};
 use warpath_scene::{RenderSettings, Scene};
 
 fn small() -> bool {
     std::env::var("WARPATH_STRATEGY_SMALL").as_deref() == Ok("1")
-}
-
-#[test]
-#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
-fn strategies_layout_matches() {
-    let Some(device) = device() else { return };
-    let report = device_layout_report(&device).expect("layout report");
-    common::assert_layout_matches(&report, &layout_entries());
 }
 
 fn render(renderer: &mut StrategyRenderer, strategy: Strategy, spp: u32) -> (Film, PathCounters) {

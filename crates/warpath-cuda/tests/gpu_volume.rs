@@ -22,9 +22,7 @@ use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
 use warpath_cpu::{CpuRenderer, RenderOptions};
-use warpath_cuda::layout_reports::volume_layout_report as device_layout_report;
 use warpath_cuda::strategy::{GridFetch, KernelVariant, PathCounters, Strategy, StrategyRenderer};
-use warpath_cuda::volume_upload::layout_entries;
 use warpath_scene::{RenderSettings, Scene};
 
 fn small() -> bool {
@@ -41,14 +39,6 @@ fn settings(scene: &Scene, width: u32, height: u32, spp: u32, max_depth: u32) ->
         sampler: SamplerKind::PaddedHalton,
         ..scene.settings.clone()
     }
-}
-
-#[test]
-#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
-fn volume_layout_matches() {
-    let Some(device) = device() else { return };
-    let report = device_layout_report(&device).expect("layout report");
-    common::assert_layout_matches(&report, &layout_entries());
 }
 
 fn render_gpu(renderer: &mut StrategyRenderer, strategy: Strategy, spp: u32) -> (Film, PathCounters) {

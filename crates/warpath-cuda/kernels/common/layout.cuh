@@ -1,8 +1,8 @@
 // common/layout.cuh — device mirrors of the GPU-shared structs that Rust owns
 // (crates/warpath-cuda/src/layout.rs, warpath-core's Material and TriangleLight).
-// Rust is the single source of truth: every size and field offset is pinned here with
-// static_assert, and the GPU test `layout_matches` compares the device compiler's
-// sizeof/offsetof (kernels/layout_check.cu) with Rust's size_of/offset_of!.
+// Rust is the single source of truth: every size and field offset is checked at compile
+// time by generated/layout_checks.cuh (rendered from src/layout_registry.rs), included at
+// the end of this file and of every header that declares a struct shared with Rust.
 #pragma once
 
 // offsetof usable in static_assert: NVRTC has no <cstddef> and no __builtin_offsetof, but
@@ -22,12 +22,6 @@ struct alignas(16) AilaLaineNode {
     int child_index[2];
     int _pad[2];
 };
-static_assert(sizeof(AilaLaineNode) == 64, "AilaLaineNode size");
-static_assert(WARPATH_OFFSETOF(AilaLaineNode, child0_xy) == 0, "AilaLaineNode.child0_xy");
-static_assert(WARPATH_OFFSETOF(AilaLaineNode, child1_xy) == 16, "AilaLaineNode.child1_xy");
-static_assert(WARPATH_OFFSETOF(AilaLaineNode, children_z) == 32, "AilaLaineNode.children_z");
-static_assert(WARPATH_OFFSETOF(AilaLaineNode, child_index) == 48, "AilaLaineNode.child_index");
-static_assert(WARPATH_OFFSETOF(AilaLaineNode, _pad) == 56, "AilaLaineNode._pad");
 
 // One triangle in Möller–Trumbore form: v0, edge1 = v1 - v0, edge2 = v2 - v0 (w = 0).
 // The float4 after a leaf's last triangle has w bits == WARPATH_END_OF_LEAF.
@@ -36,10 +30,6 @@ struct alignas(16) GpuTriangle {
     float4 edge1;
     float4 edge2;
 };
-static_assert(sizeof(GpuTriangle) == 48, "GpuTriangle size");
-static_assert(WARPATH_OFFSETOF(GpuTriangle, v0) == 0, "GpuTriangle.v0");
-static_assert(WARPATH_OFFSETOF(GpuTriangle, edge1) == 16, "GpuTriangle.edge1");
-static_assert(WARPATH_OFFSETOF(GpuTriangle, edge2) == 32, "GpuTriangle.edge2");
 
 #define WARPATH_END_OF_LEAF 0x80000000u
 
@@ -50,11 +40,6 @@ struct alignas(16) GpuRay {
     float3 direction;
     float t_max;
 };
-static_assert(sizeof(GpuRay) == 32, "GpuRay size");
-static_assert(WARPATH_OFFSETOF(GpuRay, origin) == 0, "GpuRay.origin");
-static_assert(WARPATH_OFFSETOF(GpuRay, t_min) == 12, "GpuRay.t_min");
-static_assert(WARPATH_OFFSETOF(GpuRay, direction) == 16, "GpuRay.direction");
-static_assert(WARPATH_OFFSETOF(GpuRay, t_max) == 28, "GpuRay.t_max");
 
 // A traversal result; prim == -1 for a miss (t is then the ray's t_max).
 struct alignas(16) GpuHit {
@@ -63,11 +48,6 @@ struct alignas(16) GpuHit {
     float v;
     int prim;
 };
-static_assert(sizeof(GpuHit) == 16, "GpuHit size");
-static_assert(WARPATH_OFFSETOF(GpuHit, t) == 0, "GpuHit.t");
-static_assert(WARPATH_OFFSETOF(GpuHit, u) == 4, "GpuHit.u");
-static_assert(WARPATH_OFFSETOF(GpuHit, v) == 8, "GpuHit.v");
-static_assert(WARPATH_OFFSETOF(GpuHit, prim) == 12, "GpuHit.prim");
 
 // warpath_core::material::Material (64 B); `kind` is a MaterialKind value.
 struct Material {
@@ -82,17 +62,6 @@ struct Material {
     float3 emission;
     unsigned int _pad;
 };
-static_assert(sizeof(Material) == 64, "Material size");
-static_assert(WARPATH_OFFSETOF(Material, kind) == 0, "Material.kind");
-static_assert(WARPATH_OFFSETOF(Material, base_color_texture) == 4, "Material.base_color_texture");
-static_assert(WARPATH_OFFSETOF(Material, roughness) == 8, "Material.roughness");
-static_assert(WARPATH_OFFSETOF(Material, ior) == 12, "Material.ior");
-static_assert(WARPATH_OFFSETOF(Material, base_color) == 16, "Material.base_color");
-static_assert(WARPATH_OFFSETOF(Material, exponent) == 28, "Material.exponent");
-static_assert(WARPATH_OFFSETOF(Material, specular) == 32, "Material.specular");
-static_assert(WARPATH_OFFSETOF(Material, flags) == 44, "Material.flags");
-static_assert(WARPATH_OFFSETOF(Material, emission) == 48, "Material.emission");
-static_assert(WARPATH_OFFSETOF(Material, _pad) == 60, "Material._pad");
 
 // warpath_core::light::TriangleLight (64 B): p0 + edges, area, emission.
 struct TriangleLight {
@@ -105,12 +74,8 @@ struct TriangleLight {
     float3 emission;
     float _pad;
 };
-static_assert(sizeof(TriangleLight) == 64, "TriangleLight size");
-static_assert(WARPATH_OFFSETOF(TriangleLight, p0) == 0, "TriangleLight.p0");
-static_assert(WARPATH_OFFSETOF(TriangleLight, area) == 12, "TriangleLight.area");
-static_assert(WARPATH_OFFSETOF(TriangleLight, e1) == 16, "TriangleLight.e1");
-static_assert(WARPATH_OFFSETOF(TriangleLight, two_sided) == 28, "TriangleLight.two_sided");
-static_assert(WARPATH_OFFSETOF(TriangleLight, e2) == 32, "TriangleLight.e2");
-static_assert(WARPATH_OFFSETOF(TriangleLight, triangle) == 44, "TriangleLight.triangle");
-static_assert(WARPATH_OFFSETOF(TriangleLight, emission) == 48, "TriangleLight.emission");
-static_assert(WARPATH_OFFSETOF(TriangleLight, _pad) == 60, "TriangleLight._pad");
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_COMMON_LAYOUT
+#include "generated/layout_checks.cuh"

@@ -1,7 +1,7 @@
 // common/scene.cuh — the scene as the estimator reads it on the device: the Pod structs
 // that crates/warpath-cuda/src/scene_upload.rs owns (GpuCamera, GpuTexture,
-// GpuSceneParams; sizes and offsets pinned here with static_assert, compared with Rust's
-// by the GPU test gpu_megakernel.rs through megakernel_layout_report), and DeviceScene,
+// GpuSceneParams; sizes and offsets checked against Rust's by the generated layout checks
+// at the end of this file), and DeviceScene,
 // the bundle of device pointers a kernel builds from its arguments.
 #pragma once
 #include "common/layout.cuh"
@@ -17,11 +17,6 @@ struct GpuCamera {
     float aperture_radius;
     float focus_distance;
 };
-static_assert(sizeof(GpuCamera) == 80, "GpuCamera size");
-static_assert(WARPATH_OFFSETOF(GpuCamera, to_world) == 0, "GpuCamera.to_world");
-static_assert(WARPATH_OFFSETOF(GpuCamera, tan_half_fov) == 64, "GpuCamera.tan_half_fov");
-static_assert(WARPATH_OFFSETOF(GpuCamera, aperture_radius) == 72, "GpuCamera.aperture_radius");
-static_assert(WARPATH_OFFSETOF(GpuCamera, focus_distance) == 76, "GpuCamera.focus_distance");
 
 // One texture inside the flattened texel array (RGB float triples from `offset`).
 struct GpuTexture {
@@ -30,11 +25,6 @@ struct GpuTexture {
     unsigned int offset;
     unsigned int _pad;
 };
-static_assert(sizeof(GpuTexture) == 16, "GpuTexture size");
-static_assert(WARPATH_OFFSETOF(GpuTexture, width) == 0, "GpuTexture.width");
-static_assert(WARPATH_OFFSETOF(GpuTexture, height) == 4, "GpuTexture.height");
-static_assert(WARPATH_OFFSETOF(GpuTexture, offset) == 8, "GpuTexture.offset");
-static_assert(WARPATH_OFFSETOF(GpuTexture, _pad) == 12, "GpuTexture._pad");
 
 #define ENV_NONE 0u
 #define ENV_CONSTANT 1u
@@ -69,31 +59,6 @@ struct GpuSceneParams {
     unsigned int iso_shape_count;     // isosurface shapes (hit ids triangle_count + k)
     const GpuIsoShape* iso_shapes;    // iso_shape_count records, or null
 };
-static_assert(sizeof(GpuSceneParams) == 248, "GpuSceneParams size");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, camera) == 0, "GpuSceneParams.camera");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_world) == 80, "GpuSceneParams.env_to_world");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_local) == 116, "GpuSceneParams.env_to_local");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_constant) == 152, "GpuSceneParams.env_constant");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_scale) == 164, "GpuSceneParams.env_scale");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_kind) == 168, "GpuSceneParams.env_kind");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_width) == 172, "GpuSceneParams.env_width");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_height) == 176, "GpuSceneParams.env_height");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_is_black) == 180, "GpuSceneParams.env_is_black");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, width) == 184, "GpuSceneParams.width");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, height) == 188, "GpuSceneParams.height");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, max_depth) == 192, "GpuSceneParams.max_depth");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, seed) == 196, "GpuSceneParams.seed");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, sampler) == 200, "GpuSceneParams.sampler");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, rr_threshold) == 204, "GpuSceneParams.rr_threshold");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, triangle_count) == 208, "GpuSceneParams.triangle_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, material_count) == 212, "GpuSceneParams.material_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, light_count) == 216, "GpuSceneParams.light_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, selection_count) == 220, "GpuSceneParams.selection_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_normals) == 224, "GpuSceneParams.has_normals");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_uvs) == 228, "GpuSceneParams.has_uvs");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, texture_count) == 232, "GpuSceneParams.texture_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shape_count) == 236, "GpuSceneParams.iso_shape_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shapes) == 240, "GpuSceneParams.iso_shapes");
 
 // Device pointers of one uploaded scene (scene_upload.rs's DeviceScene). Arrays of
 // 3-vectors are plain float triples; empty arrays are valid 16-byte allocations.
@@ -116,30 +81,9 @@ struct DeviceScene {
     const GpuTexture* __restrict__ textures;
 };
 
-// Rust's DeviceSceneArgs (scene_upload.rs) is this struct; its layout, pinned here.
+// Rust's DeviceSceneArgs (scene_upload.rs) is this struct (its layout: the generated checks).
 using DeviceSceneArgs = DeviceScene;
 using TraversalSceneArgs = TraversalScene;
-static_assert(sizeof(DeviceSceneArgs) == 144, "DeviceSceneArgs size");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, params) == 0, "DeviceSceneArgs.params");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, bvh) == 8, "DeviceSceneArgs.bvh");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, positions) == 32, "DeviceSceneArgs.positions");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, normals) == 40, "DeviceSceneArgs.normals");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, uvs) == 48, "DeviceSceneArgs.uvs");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangles) == 56, "DeviceSceneArgs.triangles");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangle_materials) == 64, "DeviceSceneArgs.triangle_materials");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, materials) == 72, "DeviceSceneArgs.materials");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, triangle_to_light) == 80, "DeviceSceneArgs.triangle_to_light");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, lights) == 88, "DeviceSceneArgs.lights");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, light_cdf) == 96, "DeviceSceneArgs.light_cdf");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_pixels) == 104, "DeviceSceneArgs.env_pixels");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_conditional_cdf) == 112, "DeviceSceneArgs.env_conditional_cdf");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, env_marginal_cdf) == 120, "DeviceSceneArgs.env_marginal_cdf");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, texels) == 128, "DeviceSceneArgs.texels");
-static_assert(WARPATH_OFFSETOF(DeviceSceneArgs, textures) == 136, "DeviceSceneArgs.textures");
-static_assert(sizeof(TraversalSceneArgs) == 24, "TraversalSceneArgs size");
-static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, nodes) == 0, "TraversalSceneArgs.nodes");
-static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, triangles) == 8, "TraversalSceneArgs.triangles");
-static_assert(WARPATH_OFFSETOF(TraversalSceneArgs, triangle_ids) == 16, "TraversalSceneArgs.triangle_ids");
 
 // Mat3 (three columns) times v, as glam's mul_vec3: (c0·x + c1·y) + c2·z.
 __device__ __forceinline__ float3 mat3_mul(const float* m, float3 v) {
@@ -148,3 +92,8 @@ __device__ __forceinline__ float3 mat3_mul(const float* m, float3 v) {
     const float3 c2 = make_float3(m[6], m[7], m[8]);
     return c0 * v.x + c1 * v.y + c2 * v.z;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_COMMON_SCENE
+#include "generated/layout_checks.cuh"

@@ -52,9 +52,6 @@ struct alignas(16) CompactElem16 {
     unsigned int key;
     unsigned int payload[3];
 };
-static_assert(sizeof(CompactElem16) == 16, "CompactElem16 size");
-static_assert(WARPATH_OFFSETOF(CompactElem16, key) == 0, "CompactElem16.key");
-static_assert(WARPATH_OFFSETOF(CompactElem16, payload) == 4, "CompactElem16.payload");
 
 // A 64-byte path-state-like element (what a wavefront path tracer compacts per path).
 struct alignas(16) CompactPathState {
@@ -69,17 +66,6 @@ struct alignas(16) CompactPathState {
     float throughput[3];
     unsigned int flags;
 };
-static_assert(sizeof(CompactPathState) == 64, "CompactPathState size");
-static_assert(WARPATH_OFFSETOF(CompactPathState, key) == 0, "CompactPathState.key");
-static_assert(WARPATH_OFFSETOF(CompactPathState, pixel) == 4, "CompactPathState.pixel");
-static_assert(WARPATH_OFFSETOF(CompactPathState, depth) == 8, "CompactPathState.depth");
-static_assert(WARPATH_OFFSETOF(CompactPathState, rng) == 12, "CompactPathState.rng");
-static_assert(WARPATH_OFFSETOF(CompactPathState, origin) == 16, "CompactPathState.origin");
-static_assert(WARPATH_OFFSETOF(CompactPathState, pdf) == 28, "CompactPathState.pdf");
-static_assert(WARPATH_OFFSETOF(CompactPathState, direction) == 32, "CompactPathState.direction");
-static_assert(WARPATH_OFFSETOF(CompactPathState, t_max) == 44, "CompactPathState.t_max");
-static_assert(WARPATH_OFFSETOF(CompactPathState, throughput) == 48, "CompactPathState.throughput");
-static_assert(WARPATH_OFFSETOF(CompactPathState, flags) == 60, "CompactPathState.flags");
 
 __device__ __forceinline__ unsigned int compaction_key(unsigned int value) { return value; }
 __device__ __forceinline__ unsigned int compaction_key(const CompactElem16& value) { return value.key; }
@@ -120,15 +106,6 @@ struct CompactionState {
     unsigned int* section_offsets;        // [sections] InK-Compact: inclusive offset
     unsigned int tiles;                   // tiles of this launch
 };
-static_assert(sizeof(CompactionState) == 64, "CompactionState size");
-static_assert(WARPATH_OFFSETOF(CompactionState, ticket) == 0, "CompactionState.ticket");
-static_assert(WARPATH_OFFSETOF(CompactionState, count) == 8, "CompactionState.count");
-static_assert(WARPATH_OFFSETOF(CompactionState, tile_status) == 16, "CompactionState.tile_status");
-static_assert(WARPATH_OFFSETOF(CompactionState, block_counts) == 24, "CompactionState.block_counts");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_counters) == 32, "CompactionState.section_counters");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_flags) == 40, "CompactionState.section_flags");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_offsets) == 48, "CompactionState.section_offsets");
-static_assert(WARPATH_OFFSETOF(CompactionState, tiles) == 56, "CompactionState.tiles");
 
 // ---- relaxed 64-bit status words ---------------------------------------------------------
 
@@ -514,3 +491,8 @@ __device__ __forceinline__ void ink_compact_store(BlockScanStorage<ITEMS>& scrat
         for (unsigned int k = threadIdx.x; k < count; k += blockDim.x) target[k] = load_through_l2(source + k);
     }
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_COMPACTION_COMPACTION
+#include "generated/layout_checks.cuh"

@@ -6,7 +6,8 @@
 // (the CPU's f64, what every pipeline and the path tracer's shapes use, hit for hit with the
 // CPU) or float (iso_render_single_f32, the `caster-f32` pipeline: the speed experiment of
 // docs/benchmarks/isosurface.md, hits within a tolerance). Layouts (IsoNode, IsoRay, IsoHit,
-// IsoArgs) are owned by Rust (crates/warpath-cuda/src/isosurface/mod.rs) and pinned here.
+// IsoArgs) are owned by Rust (crates/warpath-cuda/src/isosurface/mod.rs) and checked against
+// Rust by the generated layout checks (end of file).
 #pragma once
 #include "common/layout.cuh"
 
@@ -23,29 +24,17 @@ struct IsoNode {
     unsigned int left;
     unsigned int right;
 };
-static_assert(sizeof(IsoNode) == 32, "IsoNode size");
-static_assert(WARPATH_OFFSETOF(IsoNode, lo) == 0, "IsoNode.lo");
-static_assert(WARPATH_OFFSETOF(IsoNode, hi) == 12, "IsoNode.hi");
-static_assert(WARPATH_OFFSETOF(IsoNode, left) == 24, "IsoNode.left");
-static_assert(WARPATH_OFFSETOF(IsoNode, right) == 28, "IsoNode.right");
 
 struct IsoRay {
     double origin[3];
     double direction[3];
 };
-static_assert(sizeof(IsoRay) == 48, "IsoRay size");
-static_assert(WARPATH_OFFSETOF(IsoRay, origin) == 0, "IsoRay.origin");
-static_assert(WARPATH_OFFSETOF(IsoRay, direction) == 24, "IsoRay.direction");
 
 struct IsoHit {
     double t;
     unsigned int cell[3];
     unsigned int hit;  // 1: a hit, 0: none
 };
-static_assert(sizeof(IsoHit) == 24, "IsoHit size");
-static_assert(WARPATH_OFFSETOF(IsoHit, t) == 0, "IsoHit.t");
-static_assert(WARPATH_OFFSETOF(IsoHit, cell) == 8, "IsoHit.cell");
-static_assert(WARPATH_OFFSETOF(IsoHit, hit) == 20, "IsoHit.hit");
 
 struct IsoArgs {
     const float* values;      // the lattice's samples, x fastest
@@ -58,16 +47,6 @@ struct IsoArgs {
     float isovalue;
     const unsigned int* root_slot;  // non-null: the root is *root_slot (the GPU tree update's)
 };
-static_assert(sizeof(IsoArgs) == 64, "IsoArgs size");
-static_assert(WARPATH_OFFSETOF(IsoArgs, values) == 0, "IsoArgs.values");
-static_assert(WARPATH_OFFSETOF(IsoArgs, nodes) == 8, "IsoArgs.nodes");
-static_assert(WARPATH_OFFSETOF(IsoArgs, rays) == 16, "IsoArgs.rays");
-static_assert(WARPATH_OFFSETOF(IsoArgs, hits) == 24, "IsoArgs.hits");
-static_assert(WARPATH_OFFSETOF(IsoArgs, samples) == 32, "IsoArgs.samples");
-static_assert(WARPATH_OFFSETOF(IsoArgs, root) == 44, "IsoArgs.root");
-static_assert(WARPATH_OFFSETOF(IsoArgs, ray_count) == 48, "IsoArgs.ray_count");
-static_assert(WARPATH_OFFSETOF(IsoArgs, isovalue) == 52, "IsoArgs.isovalue");
-static_assert(WARPATH_OFFSETOF(IsoArgs, root_slot) == 56, "IsoArgs.root_slot");
 
 // The constants of the real type R.
 template <typename R>
@@ -465,3 +444,8 @@ __device__ __forceinline__ IsoCastResult iso_cast_within(const IsoArgs& g, const
 __device__ __forceinline__ IsoCastResult iso_cast(const IsoArgs& g, const IsoRay& ray) {
     return iso_cast_within<double>(g, ray, 0.0, ISO_INF);
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_ISOSURFACE_CASTER
+#include "generated/layout_checks.cuh"

@@ -44,14 +44,6 @@ struct IsoPipelineArgs {
     unsigned int stack_capacity;
     unsigned int pixel_count;
 };
-static_assert(sizeof(IsoPipelineArgs) == 272, "IsoPipelineArgs size");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, frame) == 0, "IsoPipelineArgs.frame");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_node) == 232, "IsoPipelineArgs.stack_node");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_entry) == 240, "IsoPipelineArgs.stack_entry");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_top) == 248, "IsoPipelineArgs.stack_top");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, normals) == 256, "IsoPipelineArgs.normals");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, stack_capacity) == 264, "IsoPipelineArgs.stack_capacity");
-static_assert(WARPATH_OFFSETOF(IsoPipelineArgs, pixel_count) == 268, "IsoPipelineArgs.pixel_count");
 
 // Where a stage puts the rays it passes on: a queue of pixel indices with its compaction
 // state (state.count ends as the queue's length), InK-Compact's intermediate buffer, or —
@@ -62,11 +54,6 @@ struct IsoStageOut {
     unsigned int* intermediate;
     CompactionState state;
 };
-static_assert(sizeof(IsoStageOut) == 88, "IsoStageOut size");
-static_assert(WARPATH_OFFSETOF(IsoStageOut, items) == 0, "IsoStageOut.items");
-static_assert(WARPATH_OFFSETOF(IsoStageOut, flags) == 8, "IsoStageOut.flags");
-static_assert(WARPATH_OFFSETOF(IsoStageOut, intermediate) == 16, "IsoStageOut.intermediate");
-static_assert(WARPATH_OFFSETOF(IsoStageOut, state) == 24, "IsoStageOut.state");
 
 // ---- stacks ---------------------------------------------------------------------------------
 
@@ -403,3 +390,8 @@ __device__ __forceinline__ void iso_shadow_queue(const IsoPipelineArgs& a, const
         if (a.frame.hits != nullptr) a.frame.hits[pixel].hit |= ISO_SHADOWED;
     }
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_ISOSURFACE_PIPELINE
+#include "generated/layout_checks.cuh"

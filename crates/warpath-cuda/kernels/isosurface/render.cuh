@@ -6,7 +6,8 @@
 // head light, two-sided; or render::shade_key under a key light, with render::shadow_blocked's
 // shadow ray when light_mode is ISO_LIGHT_SHADOWS, its outcome bit 1 of the pixel's
 // IsoHit::hit). IsoRenderArgs's layout is owned by Rust (crates/warpath-cuda/src/isosurface)
-// and pinned here.
+// and checked against Rust
+// by the generated layout checks (end of file).
 #pragma once
 #include "isosurface/caster.cuh"
 
@@ -34,29 +35,6 @@ struct IsoRenderArgs {
     const unsigned int* root_slot;  // non-null: the root is *root_slot (the GPU tree update's)
     double light[3];                // the key light: unit, toward the light (IsoView::world_direction)
 };
-static_assert(sizeof(IsoRenderArgs) == 232, "IsoRenderArgs size");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, values) == 0, "IsoRenderArgs.values");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, nodes) == 8, "IsoRenderArgs.nodes");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, pixels) == 16, "IsoRenderArgs.pixels");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, hits) == 24, "IsoRenderArgs.hits");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, eye) == 32, "IsoRenderArgs.eye");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, corner) == 56, "IsoRenderArgs.corner");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, right) == 80, "IsoRenderArgs.right");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, down) == 104, "IsoRenderArgs.down");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, samples) == 128, "IsoRenderArgs.samples");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, root) == 140, "IsoRenderArgs.root");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, width) == 144, "IsoRenderArgs.width");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, height) == 148, "IsoRenderArgs.height");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, isovalue) == 152, "IsoRenderArgs.isovalue");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, color) == 156, "IsoRenderArgs.color");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, ambient) == 168, "IsoRenderArgs.ambient");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, diffuse) == 172, "IsoRenderArgs.diffuse");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, specular) == 176, "IsoRenderArgs.specular");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, shininess) == 180, "IsoRenderArgs.shininess");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, background) == 184, "IsoRenderArgs.background");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, light_mode) == 196, "IsoRenderArgs.light_mode");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, root_slot) == 200, "IsoRenderArgs.root_slot");
-static_assert(WARPATH_OFFSETOF(IsoRenderArgs, light) == 208, "IsoRenderArgs.light");
 
 #define ISO_LIGHT_HEAD 0u     // the head light (seed 001)
 #define ISO_LIGHT_KEY 1u      // a key light, no shadow rays
@@ -194,3 +172,8 @@ __device__ __forceinline__ void iso_render_pixel(const IsoRenderArgs& a, unsigne
     if (iso_write_pixel<R>(a, g, pixel, hit.hit != 0u, ray, hit.t, r.normal)) hit.hit |= ISO_SHADOWED;
     if (a.hits != nullptr) a.hits[pixel] = hit;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_ISOSURFACE_RENDER
+#include "generated/layout_checks.cuh"

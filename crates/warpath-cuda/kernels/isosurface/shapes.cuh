@@ -25,15 +25,6 @@ struct GpuIsoShape {
     float isovalue;
     unsigned int material;
 };
-static_assert(sizeof(GpuIsoShape) == 208, "GpuIsoShape size");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, world_to_lattice) == 0, "GpuIsoShape.world_to_lattice");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, gradient_to_world) == 96, "GpuIsoShape.gradient_to_world");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, values) == 168, "GpuIsoShape.values");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, nodes) == 176, "GpuIsoShape.nodes");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, samples) == 184, "GpuIsoShape.samples");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, root) == 196, "GpuIsoShape.root");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, isovalue) == 200, "GpuIsoShape.isovalue");
-static_assert(WARPATH_OFFSETOF(GpuIsoShape, material) == 204, "GpuIsoShape.material");
 
 // shape.rs octahedral_encode / octahedral_decode.
 __device__ __forceinline__ float2 iso_octahedral_encode(float3 n) {
@@ -114,3 +105,8 @@ __device__ __forceinline__ bool iso_shapes_occlude(const DeviceScene& scene, con
     }
     return false;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_ISOSURFACE_SHAPES
+#include "generated/layout_checks.cuh"

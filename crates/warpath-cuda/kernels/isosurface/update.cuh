@@ -24,13 +24,6 @@ struct IsoTreeNode {
     float min;
     float max;
 };
-static_assert(sizeof(IsoTreeNode) == 40, "IsoTreeNode size");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, lo) == 0, "IsoTreeNode.lo");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, hi) == 12, "IsoTreeNode.hi");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, left) == 24, "IsoTreeNode.left");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, right) == 28, "IsoTreeNode.right");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, min) == 32, "IsoTreeNode.min");
-static_assert(WARPATH_OFFSETOF(IsoTreeNode, max) == 36, "IsoTreeNode.max");
 
 struct IsoUpdateArgs {
     const IsoTreeNode* tree;            // the full tree
@@ -41,14 +34,6 @@ struct IsoUpdateArgs {
     unsigned int levels;
     float isovalue;
 };
-static_assert(sizeof(IsoUpdateArgs) == 48, "IsoUpdateArgs size");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, tree) == 0, "IsoUpdateArgs.tree");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, level_nodes) == 8, "IsoUpdateArgs.level_nodes");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, level_offsets) == 16, "IsoUpdateArgs.level_offsets");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, nodes) == 24, "IsoUpdateArgs.nodes");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, refs) == 32, "IsoUpdateArgs.refs");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, levels) == 40, "IsoUpdateArgs.levels");
-static_assert(WARPATH_OFFSETOF(IsoUpdateArgs, isovalue) == 44, "IsoUpdateArgs.isovalue");
 
 // The condensed tree's leaf for brick t (its cells; no children).
 __device__ __forceinline__ IsoNode iso_leaf_node(const IsoTreeNode& t) {
@@ -134,16 +119,6 @@ struct IsoClimbArgs {
     unsigned int leaf_count;
     float isovalue;
 };
-static_assert(sizeof(IsoClimbArgs) == 64, "IsoClimbArgs size");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, tree) == 0, "IsoClimbArgs.tree");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, parents) == 8, "IsoClimbArgs.parents");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaves) == 16, "IsoClimbArgs.leaves");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaf_ranges) == 24, "IsoClimbArgs.leaf_ranges");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, arrivals) == 32, "IsoClimbArgs.arrivals");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, nodes) == 40, "IsoClimbArgs.nodes");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, refs) == 48, "IsoClimbArgs.refs");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, leaf_count) == 56, "IsoClimbArgs.leaf_count");
-static_assert(WARPATH_OFFSETOF(IsoClimbArgs, isovalue) == 60, "IsoClimbArgs.isovalue");
 
 // A condensed node another thread wrote in this launch: read from L2 (L1 is not coherent).
 __device__ __forceinline__ IsoNode iso_load_coherent(const IsoNode* nodes, unsigned int n) {
@@ -182,3 +157,8 @@ __device__ __forceinline__ void iso_climb_from_brick(const IsoClimbArgs& a) {
         n = p;
     }
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_ISOSURFACE_UPDATE
+#include "generated/layout_checks.cuh"

@@ -22,7 +22,8 @@
 // Bias correction: RESTIR_BIAS_OFF (1/M), RESTIR_BIAS_RAY_TRACED (1/Z, visibility traced) or
 // RESTIR_BIAS_PAIRWISE (pairwise MIS, restir.rs combine_pairwise).
 //
-// Layouts are Rust's (src/restir/args.rs; docs/architecture.md); the sizes and offsets are pinned below.
+// Layouts are Rust's (src/restir/args.rs; docs/architecture.md); the sizes and offsets are
+// checked by the generated layout checks (end of file).
 #pragma once
 #include "surface/estimator.cuh"
 
@@ -52,10 +53,6 @@ struct RestirSurface {
     unsigned int lit;
     unsigned int _pad;
 };
-static_assert(sizeof(RestirSurface) == 88, "RestirSurface size");
-static_assert(WARPATH_OFFSETOF(RestirSurface, emitted) == 60, "RestirSurface.emitted");
-static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth");
-static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
 
 // A reservoir. Its light sample is by default the compact one (seed 002's second
 // optimisation: emissive triangle + barycentrics of e1, e2, 12 B; the point, normal and
@@ -77,15 +74,6 @@ struct Reservoir {
     float source_pdf;
 #endif
 };
-#ifdef RESTIR_FULL_SAMPLE
-static_assert(sizeof(Reservoir) == 68, "Reservoir size (full sample)");
-static_assert(WARPATH_OFFSETOF(Reservoir, q) == 24, "Reservoir.q");
-static_assert(WARPATH_OFFSETOF(Reservoir, source_pdf) == 64, "Reservoir.source_pdf");
-#else
-static_assert(sizeof(Reservoir) == 24, "Reservoir size");
-#endif
-static_assert(WARPATH_OFFSETOF(Reservoir, w_sum) == 12, "Reservoir.w_sum");
-static_assert(WARPATH_OFFSETOF(Reservoir, m) == 16, "Reservoir.m");
 #define RESTIR_RESERVOIR_WORDS (sizeof(Reservoir) / 4u)
 
 // A spatial combination whose normaliser Z is still to be traced (ray-traced mode, grouped
@@ -95,7 +83,6 @@ struct RestirPendingZ {
     float chosen_target;
     int chosen;
 };
-static_assert(sizeof(RestirPendingZ) == 8, "RestirPendingZ size");
 
 // A temporal combination whose shadow ray is still to be traced (restir_temporal_choose →
 // restir_temporal_visibility): p̂ of the chosen sample, the two inputs' M (the history's
@@ -109,7 +96,6 @@ struct RestirPendingTemporal {
     unsigned int has_prev;
     unsigned int chosen_prev;
 };
-static_assert(sizeof(RestirPendingTemporal) == 24, "RestirPendingTemporal size");
 
 // Every kernel's one argument (src/restir/args.rs RestirArgs).
 struct RestirArgs {
@@ -149,16 +135,6 @@ struct RestirArgs {
     // restir_temporal_visibility; ray-traced and 1/M modes, unless the rays are inline).
     RestirPendingTemporal* pending_temporal;
 };
-static_assert(sizeof(RestirArgs) == 352, "RestirArgs size");
-static_assert(WARPATH_OFFSETOF(RestirArgs, pending_temporal) == 344, "RestirArgs.pending_temporal");
-static_assert(WARPATH_OFFSETOF(RestirArgs, pending_z) == 320, "RestirArgs.pending_z");
-static_assert(WARPATH_OFFSETOF(RestirArgs, ray_group) == 336, "RestirArgs.ray_group");
-static_assert(WARPATH_OFFSETOF(RestirArgs, prev_to_camera) == 248, "RestirArgs.prev_to_camera");
-static_assert(WARPATH_OFFSETOF(RestirArgs, camera_moved) == 316, "RestirArgs.camera_moved");
-static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
-static_assert(WARPATH_OFFSETOF(RestirArgs, film_count) == 200, "RestirArgs.film_count");
-static_assert(WARPATH_OFFSETOF(RestirArgs, frame) == 208, "RestirArgs.frame");
-static_assert(WARPATH_OFFSETOF(RestirArgs, radius) == 240, "RestirArgs.radius");
 
 // restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
 __device__ __forceinline__ float restir_random(unsigned int seed, unsigned int index, unsigned int frame,
@@ -461,3 +437,8 @@ __device__ __forceinline__ bool restir_pairwise_own(const DeviceScene& scene, co
     }
     return false;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_RESTIR_RESTIR
+#include "generated/layout_checks.cuh"

@@ -168,3 +168,8 @@ __device__ __forceinline__ unsigned int block_sort_position(BlockSortStorage& s,
     __syncthreads();
     return position;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_SCHEDULES_SCHEDULE
+#include "generated/layout_checks.cuh"

@@ -37,21 +37,6 @@ struct WavefrontBuffers {
     void* intermediate;
     CompactionState state;
 };
-static_assert(sizeof(CompactionState) == 64, "CompactionState size");
-static_assert(WARPATH_OFFSETOF(CompactionState, ticket) == 0, "CompactionState.ticket");
-static_assert(WARPATH_OFFSETOF(CompactionState, count) == 8, "CompactionState.count");
-static_assert(WARPATH_OFFSETOF(CompactionState, tile_status) == 16, "CompactionState.tile_status");
-static_assert(WARPATH_OFFSETOF(CompactionState, block_counts) == 24, "CompactionState.block_counts");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_counters) == 32, "CompactionState.section_counters");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_flags) == 40, "CompactionState.section_flags");
-static_assert(WARPATH_OFFSETOF(CompactionState, section_offsets) == 48, "CompactionState.section_offsets");
-static_assert(WARPATH_OFFSETOF(CompactionState, tiles) == 56, "CompactionState.tiles");
-static_assert(sizeof(WavefrontBuffers) == 96, "WavefrontBuffers size");
-static_assert(WARPATH_OFFSETOF(WavefrontBuffers, input) == 0, "WavefrontBuffers.input");
-static_assert(WARPATH_OFFSETOF(WavefrontBuffers, output) == 8, "WavefrontBuffers.output");
-static_assert(WARPATH_OFFSETOF(WavefrontBuffers, flags) == 16, "WavefrontBuffers.flags");
-static_assert(WARPATH_OFFSETOF(WavefrontBuffers, intermediate) == 24, "WavefrontBuffers.intermediate");
-static_assert(WARPATH_OFFSETOF(WavefrontBuffers, state) == 32, "WavefrontBuffers.state");
 
 // One bounce of the paths in `in[0 .. in_count)` (first: of the wave's camera paths, with
 // in_count = wave_paths), survivors to `out` as METHOD says.
@@ -117,3 +102,8 @@ __device__ __forceinline__ void wavefront_extend(const ScheduleArgs<E>& a, const
         if (keep) E::store(out + base + position, path);
     }
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_SCHEDULES_WAVEFRONT
+#include "generated/layout_checks.cuh"

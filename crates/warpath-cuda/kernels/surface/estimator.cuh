@@ -401,7 +401,6 @@ struct alignas(16) StoredPath {
     float4 throughput_pdf;
     float4 radiance_bounce;
 };
-static_assert(sizeof(StoredPath) == 64, "StoredPath size");
 
 #define STORED_PATH_DEAD 0u  // the (complemented) pixel word of an empty slot
 
@@ -488,3 +487,8 @@ struct SurfaceEstimator {
     static __device__ __forceinline__ bool slot_is_live(const Stored* slot) { return ::slot_is_live(slot); }
     static __device__ __forceinline__ void mark_slot_dead(Stored* slot) { ::mark_slot_dead(slot); }
 };
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_SURFACE_ESTIMATOR
+#include "generated/layout_checks.cuh"

@@ -21,25 +21,9 @@
 #include "surface/estimator.cuh"
 
 // The schedule arguments of the surface estimator (ScheduleArgs<DeviceSceneArgs> in Rust,
-// crates/warpath-cuda/src/strategy/args.rs); Rust's layout, pinned here.
+// crates/warpath-cuda/src/strategy/args.rs); Rust's layout (checked by
+// the generated layout checks).
 using SurfaceScheduleArgs = ScheduleArgs<SurfaceEstimator>;
-static_assert(sizeof(SurfaceScheduleArgs) == 240, "SurfaceScheduleArgs size");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_sum) == 0, "SurfaceScheduleArgs.film_sum");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_sum_sq) == 8, "SurfaceScheduleArgs.film_sum_sq");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, film_count) == 16, "SurfaceScheduleArgs.film_count");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, counters) == 24, "SurfaceScheduleArgs.counters");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, work) == 32, "SurfaceScheduleArgs.work");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, morton_lo) == 40, "SurfaceScheduleArgs.morton_lo");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, morton_scale) == 52, "SurfaceScheduleArgs.morton_scale");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, first_sample) == 64, "SurfaceScheduleArgs.first_sample");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, padded_pixels) == 68, "SurfaceScheduleArgs.padded_pixels");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, tiles_x) == 72, "SurfaceScheduleArgs.tiles_x");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, width) == 76, "SurfaceScheduleArgs.width");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, height) == 80, "SurfaceScheduleArgs.height");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, path_base) == 84, "SurfaceScheduleArgs.path_base");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, wave_paths) == 88, "SurfaceScheduleArgs.wave_paths");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, _pad) == 92, "SurfaceScheduleArgs._pad");
-static_assert(WARPATH_OFFSETOF(SurfaceScheduleArgs, scene) == 96, "SurfaceScheduleArgs.scene");
 
 #define MULTISTAGE_BLOCK 256
 #define MULTISTAGE_KINDS 8  // MATERIAL_DIFFUSE .. MATERIAL_BLACK
@@ -68,23 +52,6 @@ struct MultiStageQueues {
     unsigned int capacity;
     unsigned int _pad;
 };
-static_assert(sizeof(MultiStageQueues) == 120, "MultiStageQueues size");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, origin_pixel) == 0, "MultiStageQueues.origin_pixel");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, direction_sample) == 8, "MultiStageQueues.direction_sample");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, throughput_pdf) == 16, "MultiStageQueues.throughput_pdf");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, radiance_bounce) == 24, "MultiStageQueues.radiance_bounce");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, hits) == 32, "MultiStageQueues.hits");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, extend_in) == 40, "MultiStageQueues.extend_in");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, extend_out) == 48, "MultiStageQueues.extend_out");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, material_ids) == 56, "MultiStageQueues.material_ids");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_ids) == 64, "MultiStageQueues.shadow_ids");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_origin_tmax) == 72, "MultiStageQueues.shadow_origin_tmax");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_direction) == 80, "MultiStageQueues.shadow_direction");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, shadow_contribution) == 88, "MultiStageQueues.shadow_contribution");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, finished_ids) == 96, "MultiStageQueues.finished_ids");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, counts) == 104, "MultiStageQueues.counts");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, capacity) == 112, "MultiStageQueues.capacity");
-static_assert(WARPATH_OFFSETOF(MultiStageQueues, _pad) == 116, "MultiStageQueues._pad");
 
 // Appends `value` to the queue whose length is `*counter`, warp-aggregated over the lanes
 // that call with the same counter (one atomicAdd per group); returns its slot.
@@ -216,3 +183,8 @@ __device__ __forceinline__ void multistage_finish(const SurfaceScheduleArgs& a, 
     path.pixel = ~__float_as_uint(q.origin_pixel[id].w);
     film_add_path(a, path);
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_SURFACE_STAGES
+#include "generated/layout_checks.cuh"

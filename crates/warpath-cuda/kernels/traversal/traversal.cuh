@@ -154,3 +154,8 @@ __device__ __forceinline__ HitRecord trace_while_while_one(const TraversalScene&
     while (node != WARPATH_ENTRYPOINT_SENTINEL) while_while_step<AnyHit>(scene, ray, best, node, stack);
     return best;
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_TRAVERSAL_TRAVERSAL
+#include "generated/layout_checks.cuh"

@@ -48,15 +48,6 @@ struct DeviceVolumeScene {
     unsigned int _pad;
 };
 using DeviceVolumeSceneArgs = DeviceVolumeScene;
-static_assert(sizeof(DeviceVolumeSceneArgs) == 184, "DeviceVolumeSceneArgs size");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, surface) == 0, "DeviceVolumeSceneArgs.surface");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, media) == 144, "DeviceVolumeSceneArgs.media");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, grid_data) == 152, "DeviceVolumeSceneArgs.grid_data");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, triangle_media) == 160, "DeviceVolumeSceneArgs.triangle_media");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, medium_count) == 168, "DeviceVolumeSceneArgs.medium_count");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, camera_medium) == 172, "DeviceVolumeSceneArgs.camera_medium");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, counter_slots) == 176, "DeviceVolumeSceneArgs.counter_slots");
-static_assert(WARPATH_OFFSETOF(DeviceVolumeSceneArgs, _pad) == 180, "DeviceVolumeSceneArgs._pad");
 
 // The state one path carries between vertices (volpath.rs VolumePath).
 struct VolumePath {
@@ -535,3 +526,8 @@ struct VolumeEstimatorT {
 
 using VolumeEstimator = VolumeEstimatorT<false>;
 using VolumeEstimatorDeferred = VolumeEstimatorT<true>;
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_VOLUME_ESTIMATOR
+#include "generated/layout_checks.cuh"

@@ -6,7 +6,8 @@
 // operation like its Rust twin (each float operation rounded on its own, the logarithm and
 // sine/cosine from common/detmath.cuh), so the GPU takes the decisions the CPU reference
 // takes for the same random numbers. GpuMedium's layout is owned by Rust
-// (crates/warpath-cuda/src/volume_upload.rs) and pinned here.
+// (crates/warpath-cuda/src/volume_upload.rs) and checked against
+// Rust by the generated layout checks (end of file).
 #pragma once
 #include "common/detmath.cuh"
 #include "common/layout.cuh"
@@ -57,24 +58,6 @@ struct GpuMedium {
     unsigned int density_texture[2];
     unsigned int albedo_texture[2];
 };
-static_assert(sizeof(GpuMedium) == 160, "GpuMedium size");
-static_assert(WARPATH_OFFSETOF(GpuMedium, kind) == 0, "GpuMedium.kind");
-static_assert(WARPATH_OFFSETOF(GpuMedium, gray) == 4, "GpuMedium.gray");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_kind) == 8, "GpuMedium.albedo_kind");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_channels) == 12, "GpuMedium.albedo_channels");
-static_assert(WARPATH_OFFSETOF(GpuMedium, sigma_t) == 16, "GpuMedium.sigma_t");
-static_assert(WARPATH_OFFSETOF(GpuMedium, scale) == 28, "GpuMedium.scale");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo) == 32, "GpuMedium.albedo");
-static_assert(WARPATH_OFFSETOF(GpuMedium, g) == 44, "GpuMedium.g");
-static_assert(WARPATH_OFFSETOF(GpuMedium, world_to_local) == 48, "GpuMedium.world_to_local");
-static_assert(WARPATH_OFFSETOF(GpuMedium, density_resolution) == 96, "GpuMedium.density_resolution");
-static_assert(WARPATH_OFFSETOF(GpuMedium, density_offset) == 108, "GpuMedium.density_offset");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_resolution) == 112, "GpuMedium.albedo_resolution");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_offset) == 124, "GpuMedium.albedo_offset");
-static_assert(WARPATH_OFFSETOF(GpuMedium, majorant_resolution) == 128, "GpuMedium.majorant_resolution");
-static_assert(WARPATH_OFFSETOF(GpuMedium, majorant_offset) == 140, "GpuMedium.majorant_offset");
-static_assert(WARPATH_OFFSETOF(GpuMedium, density_texture) == 144, "GpuMedium.density_texture");
-static_assert(WARPATH_OFFSETOF(GpuMedium, albedo_texture) == 152, "GpuMedium.albedo_texture");
 
 // What the tracking loops did (warpath_volume::medium::TrackingCounts), per path step.
 struct TrackingCounts {
@@ -518,3 +501,8 @@ __device__ __forceinline__ float3 medium_transmittance(const GpuMedium& m, const
         tau = -det_ln(__fsub_rn(1.0f, rng.next()));
     }
 }
+
+// The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
+// checked by the generated header once the headers each struct needs are complete.
+#define WARPATH_LAYOUT_VOLUME_MEDIUM
+#include "generated/layout_checks.cuh"

@@ -11,9 +11,6 @@ use crate::scene_upload::DeviceSceneArgs;
 use crate::strategy::args::{MultiStageQueues, ScheduleArgs, WavefrontBuffers};
 use crate::volume_upload::DeviceVolumeSceneArgs;
 
-/// `name(unsigned long long* values, unsigned int capacity, unsigned int* written)`: the
-/// layout reports.
-pub type LayoutReportArgs = (MutPtr, u32, MutPtr);
 /// `(const T* in, T* out, unsigned int* counter, unsigned int n, unsigned long long threshold)`.
 pub type CollateArgs = (ConstPtr, MutPtr, MutPtr, u32, u64);
 /// `(const T* in, T* out, CompactionState state, unsigned int n, unsigned long long threshold)`.
@@ -58,18 +55,6 @@ macro_rules! catalog {
 }
 
 catalog! {
-    // layout_check.cu, and the estimators' layout reports.
-    /// The GPU-shared structs' sizes and offsets (`crate::layout::layout_entries`).
-    LAYOUT_REPORT: LayoutReportArgs = Program::LayoutCheck, "layout_report";
-    /// The schedules' structs (`crate::strategy::layout_entries`).
-    STRATEGIES_LAYOUT_REPORT: LayoutReportArgs = Program::SurfaceStages, "strategies_layout_report";
-    /// The surface estimator's scene (`crate::scene_upload::layout_entries`).
-    MEGAKERNEL_LAYOUT_REPORT: LayoutReportArgs =
-        Program::Schedule(Estimator::Surface, Family::Megakernel), "megakernel_layout_report";
-    /// The volumetric estimator's structs (`crate::volume_upload::layout_entries`).
-    VOLUME_LAYOUT_REPORT: LayoutReportArgs =
-        Program::Schedule(Estimator::Volume, Family::Megakernel), "volume_layout_report";
-
     // film.cu
     /// `(float* pass_sum, float* pass_sum_sq, unsigned* pass_count, double* sum, double* sum_sq,
     /// unsigned* count, unsigned pixels)`.

@@ -1,12 +1,12 @@
-//! The layouts the compaction kernels share with Rust: the host's view of the sizes, offsets
-//! and tile shapes `compaction_layout_report` writes ([`host_layout`], checked against the
-//! device by the GPU test), and the structs whose `static_assert`s compaction.cuh must state
-//! ([`layout_entries`], checked without a GPU).
+//! The host's view of the sizes, offsets and tile shapes `compaction_layout_report` writes
+//! ([`host_layout`], checked against the device by the GPU test). The tile shapes (block
+//! size, items per thread, blocks per section) are `#define`s of compaction.cu, not struct
+//! layouts, so this report stays; the structs' sizes and offsets are also checked at compile
+//! time by the generated layout checks (`crate::layout_registry`).
 
 use super::elements::{CompactElem16, CompactPathState, ElementKind};
 use super::workspace::COMPACTION_BLOCK;
 use super::workspace::{CompactionState, SECTION_BLOCKS};
-use crate::layout::{LayoutEntry, layout_list};
 use std::mem::{offset_of, size_of};
 
 /// Values `compaction_layout_report` writes.
@@ -38,28 +38,9 @@ pub fn host_layout() -> Vec<u32> {
     layout
 }
 
-/// Sizes and field offsets of the structs compaction.cuh mirrors.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        CompactElem16 { key, payload }
-        CompactPathState { key, pixel, depth, rng, origin, pdf, direction, t_max, throughput, flags }
-        CompactionState {
-            ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets, tiles
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// compaction.cuh states every size and offset of Rust's layout in a `static_assert`.
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let header = include_str!("../../kernels/compaction/compaction.cuh");
-        let missing = crate::layout::missing_header_asserts(header, &layout_entries());
-        assert!(missing.is_empty(), "compaction/compaction.cuh lacks static_assert for: {missing:?}");
-    }
 
     #[test]
     fn the_report_has_its_length() {

@@ -41,7 +41,7 @@ pub use launch::{
     CollateKernel, LookbackKernel, SectionsKernel, collate, fill, intermediate_len, layout_report, lookback,
     out_of_kernel, out_of_kernel_prefix, sections, three_pass, write_flags,
 };
-pub use layout::{LAYOUT_REPORT_LEN, host_layout, layout_entries};
+pub use layout::{LAYOUT_REPORT_LEN, host_layout};
 pub use methods::{CompactionMethod, MethodKernels};
 pub use predicate::{compaction_hash, cpu_filter, keeps, threshold_for};
 pub use timing::{median_ms, time_input_copy, time_method};

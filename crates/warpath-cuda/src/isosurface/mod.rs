@@ -31,7 +31,6 @@ use crate::catalog::{
     Kernel,
 };
 use crate::error::{CudaError, CudaResult};
-use crate::layout::{LayoutEntry, layout_list};
 use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::LaunchConfig;
@@ -436,45 +435,10 @@ pub fn from_cpu(hit: Option<CpuHit>) -> Option<(f64, [u32; 3])> {
     hit.map(|h| (h.t, h.cell))
 }
 
-/// Sizes and offsets, for the header check.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        IsoNode { lo, hi, left, right }
-        IsoRay { origin, direction }
-        IsoHit { t, cell, hit }
-        IsoArgs { values, nodes, rays, hits, samples, root, ray_count, isovalue, root_slot }
-        IsoRenderArgs {
-            values, nodes, pixels, hits, eye, corner, right, down, samples, root, width, height, isovalue,
-            color, ambient, diffuse, specular, shininess, background, light_mode, root_slot, light
-        }
-        IsoTreeNode { lo, hi, left, right, min, max }
-        IsoUpdateArgs { tree, level_nodes, level_offsets, nodes, refs, levels, isovalue }
-        IsoClimbArgs { tree, parents, leaves, leaf_ranges, arrivals, nodes, refs, leaf_count, isovalue }
-        IsoPipelineArgs { frame, stack_node, stack_entry, stack_top, normals, stack_capacity, pixel_count }
-        IsoStageOut { items, flags, intermediate, state }
-        GpuIsoShape { world_to_lattice, gradient_to_world, values, nodes, samples, root, isovalue, material }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use warpath_isosurface::fields;
-
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let missing = crate::layout::missing_header_asserts(
-            concat!(
-                include_str!("../../kernels/isosurface/caster.cuh"),
-                include_str!("../../kernels/isosurface/render.cuh"),
-                include_str!("../../kernels/isosurface/update.cuh"),
-                include_str!("../../kernels/isosurface/pipeline.cuh"),
-                include_str!("../../kernels/isosurface/shapes.cuh")
-            ),
-            &layout_entries(),
-        );
-        assert!(missing.is_empty(), "caster.cuh lacks static_assert for: {missing:?}");
-    }
 
     #[test]
     fn flattened_nodes_keep_indices_and_boxes() {

@@ -2,12 +2,10 @@
 //! [`ScheduleArgs`] every schedule kernel takes by value (the schedule's fields, then the
 //! estimator's scene), the [`StoredPath`] the surface estimator keeps between bounces, the
 //! [`WavefrontBuffers`] of an extend launch and the multi-stage wavefront's
-//! [`MultiStageQueues`]. `surface/stages.cuh`, `common/scene.cuh` and
-//! `schedules/wavefront.cuh` pin each size and offset with `static_assert`; the GPU test reads
-//! them back from `strategies_layout_report`.
+//! [`MultiStageQueues`]. Their CUDA mirrors' sizes and offsets are checked at compile time by
+//! the generated layout checks ([`crate::layout_registry`]).
 
-use crate::layout::{LayoutEntry, layout_list};
-use crate::scene_upload::{DeviceSceneArgs, TraversalSceneArgs};
+use crate::scene_upload::DeviceSceneArgs;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::DeviceRepr;
 use std::mem::size_of;
@@ -92,31 +90,6 @@ const _: () = assert!(size_of::<StoredPath>() == size_of::<crate::compaction::el
 /// Bytes of path state a stored path occupies (Wald's paths needed 88 + 16).
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
 
-/// Sizes and offsets in the order `strategies_layout_report` writes them.
-pub fn layout_entries() -> Vec<LayoutEntry> {
-    layout_list! {
-        SurfaceScheduleArgs {
-            film_sum, film_sum_sq, film_count, counters, work, morton_lo, morton_scale, first_sample,
-            padded_pixels, tiles_x, width, height, path_base, wave_paths, _pad, scene
-        }
-        DeviceSceneArgs {
-            params, bvh, positions, normals, uvs, triangles, triangle_materials, materials, triangle_to_light,
-            lights, light_cdf, env_pixels, env_conditional_cdf, env_marginal_cdf, texels, textures
-        }
-        TraversalSceneArgs { nodes, triangles, triangle_ids }
-        StoredPath {}
-        WavefrontBuffers { input, output, flags, intermediate, state }
-        CompactionState {
-            ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets, tiles
-        }
-        MultiStageQueues {
-            origin_pixel, direction_sample, throughput_pdf, radiance_bounce, hits, extend_in, extend_out,
-            material_ids, shadow_ids, shadow_origin_tmax, shadow_direction, shadow_contribution, finished_ids,
-            counts, capacity, _pad
-        }
-    }
-}
-
 /// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
 /// surface/stages.cuh).
 #[repr(C)]
@@ -143,21 +116,3 @@ pub struct MultiStageQueues {
 // SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
 unsafe impl DeviceRepr for MultiStageQueues {}
 const _: () = assert!(size_of::<MultiStageQueues>() == 120);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The headers' static_asserts state exactly Rust's sizes and offsets.
-    #[test]
-    fn header_static_asserts_match_rust_layout() {
-        let headers = concat!(
-            include_str!("../../kernels/surface/stages.cuh"),
-            include_str!("../../kernels/common/scene.cuh"),
-            include_str!("../../kernels/schedules/wavefront.cuh"),
-            include_str!("../../kernels/surface/estimator.cuh")
-        );
-        let missing = crate::layout::missing_header_asserts(headers, &layout_entries());
-        assert!(missing.is_empty(), "the schedule headers lack static_assert for: {missing:?}");
-    }
-}

@@ -14,16 +14,9 @@ use crate::catalog::{
     MULTISTAGE_SHADE_SURFACE, MULTISTAGE_SHADOW_SURFACE, ScheduleKernels, ScheduleScene, StageArgs,
 };
 use crate::error::CudaResult;
-use crate::layout_reports::strategies_layout_report;
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
 use cudarc::driver::LaunchConfig;
-
-/// The device compiler's view of [`super::layout_entries`] (`strategies_layout_report`; GPU
-/// test).
-pub fn device_layout_report(device: &CudaDevice) -> CudaResult<Vec<u64>> {
-    strategies_layout_report(device)
-}
 
 /// The wavefront's extend kernel of `method`.
 pub(crate) fn wavefront_kernel<S: ScheduleScene>(

@@ -47,10 +47,10 @@ mod wavefront;
 
 pub use args::{
     CompactionState, MultiStageQueues, STORED_PATH_BYTES, ScheduleArgs, StoredPath, SurfaceScheduleArgs,
-    WavefrontBuffers, layout_entries,
+    WavefrontBuffers,
 };
 pub use catalog::{Strategy, WavefrontCompaction};
-pub use launch::{SurfaceStage, device_layout_report};
+pub use launch::SurfaceStage;
 pub use multistage::MULTISTAGE_BYTES_PER_PATH;
 pub use renderer::{
     DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,

@@ -14,14 +14,6 @@ pub fn device() -> Option<CudaDevice> {
     test_device().unwrap_or_else(|error| panic!("WARPATH_REQUIRE_GPU=1 or a broken device: {error}"))
 }
 
-/// The device compiler's layout `report` equals Rust's `entries`, line by line.
-pub fn assert_layout_matches(report: &[u64], entries: &[warpath_cuda::layout::LayoutEntry]) {
-    assert_eq!(report.len(), entries.len(), "entries reported by the device");
-    for (entry, value) in entries.iter().zip(report) {
-        assert_eq!(entry.value as u64, *value, "{}", entry.label);
-    }
-}
-
 pub fn settings(width: u32, height: u32, spp: u32, seed: u32, sampler: SamplerKind) -> RenderSettings {
     RenderSettings { width, height, spp, max_depth: 8, seed, sampler, rr_threshold: 0.05 }
 }
