@@ -13,7 +13,8 @@
 //! ```
 //!
 //! The test `generated_header_is_current` fails while the committed header differs from what
-//! the registry renders, and NVRTC (CI's `.ci/nvrtc-check`, every program) fails on a
+//! the registry renders, `registry_lists_every_cuda_field` while a line misses a member of
+//! its CUDA struct, and NVRTC (CI's `.ci/nvrtc-check`, every program) fails on a
 //! `static_assert` whose CUDA offset differs from Rust's.
 //!
 //! Why a committed file and a test, not build.rs: a build script runs before its own crate
@@ -399,6 +400,60 @@ mod tests {
             .map(|(name, line)| format!("{name}: {}", line.trim()))
             .collect();
         assert!(hand_written.is_empty(), "layout checks belong in the registry:\n{}", hand_written.join("\n"));
+    }
+
+    /// The data members of `struct name { ... };` in `source`, in order (comments dropped;
+    /// members inside `#if` blocks only when `full` is set, the `RESTIR_FULL_SAMPLE` shape).
+    fn cuda_fields(source: &str, name: &str, full: bool) -> Option<Vec<String>> {
+        let start = [format!("struct {name} {{"), format!("struct alignas(16) {name} {{")]
+            .iter()
+            .find_map(|form| source.find(form.as_str()).map(|at| at + form.len()))?;
+        let body = &source[start..start + source[start..].find("\n};")?];
+        let mut fields = Vec::new();
+        let mut depth = 0;
+        for line in body.lines() {
+            let line = line.split("//").next().unwrap_or("").trim();
+            if line.starts_with("#if") {
+                depth += 1;
+            } else if line.starts_with("#endif") {
+                depth -= 1;
+            } else if !line.is_empty() && !line.starts_with('#') && (depth == 0 || full) {
+                for declaration in line.split(';').filter(|d| !d.trim().is_empty()) {
+                    for declarator in declaration.split(',') {
+                        let declarator = declarator.split('[').next().unwrap_or("").trim();
+                        let ident = declarator.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next();
+                        fields.push(ident.unwrap_or("").to_string());
+                    }
+                }
+            }
+        }
+        Some(fields)
+    }
+
+    /// Each registry line lists every data member of its CUDA struct, in order: a field added
+    /// to both sides but not to the registry fails here, not only when the size changes.
+    #[test]
+    fn registry_lists_every_cuda_field() {
+        let restir = header_text("restir/restir.cuh");
+        assert_eq!(cuda_fields(restir, "Reservoir", false).unwrap(), ["light", "b", "w_sum", "m", "w"]);
+        assert_eq!(cuda_fields(restir, "Reservoir", true).unwrap().len(), 10);
+        let scene = header_text("common/scene.cuh");
+        assert_eq!(cuda_fields(scene, "DeviceScene", false).unwrap()[..3], ["params", "bvh", "positions"]);
+        let mut problems = Vec::new();
+        for layout in ALL {
+            let sources: String = layout.headers.iter().map(|h| header_text(h)).collect();
+            let base = layout.cuda_name.split('<').next().unwrap_or(layout.cuda_name);
+            let full = layout.condition == Some("defined(RESTIR_FULL_SAMPLE)");
+            let Some(cuda) = cuda_fields(&sources, base, full) else {
+                problems.push(format!("{}: no `struct {base} {{` body in {:?}", layout.cuda_name, layout.headers));
+                continue;
+            };
+            let registered: Vec<&str> = layout.fields.iter().map(|(name, _)| *name).collect();
+            if cuda != registered {
+                problems.push(format!("{}: CUDA fields {cuda:?}, registry {registered:?}", layout.cuda_name));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]
