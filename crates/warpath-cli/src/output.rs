@@ -10,7 +10,6 @@
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use std::path::{Path, PathBuf};
-use warpath_core::color::linear_to_srgb;
 use warpath_core::film::Film;
 
 /// Where a render's images go: checked, before the render, to be writable.
@@ -41,14 +40,7 @@ pub fn version_and_commit() -> (&'static str, &'static str) {
     (env!("CARGO_PKG_VERSION"), env!("WARPATH_COMMIT"))
 }
 
-fn extension(path: &Path) -> String {
-    path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).unwrap_or_default()
-}
-
-/// The temporary name an image is written to before it is renamed into place.
-fn temporary_path(path: &Path) -> PathBuf {
-    path.with_extension(format!("tmp.{}", extension(path)))
-}
+use warpath_render::image_file::{extension, temporary_path};
 
 /// Checks, before rendering, that the image and variance files can be written: their
 /// extensions, that their folder exists or can be made, and that a file can be created there
@@ -184,43 +176,8 @@ pub fn write_image(
     exposure_stops: f32,
     metadata: Option<&RenderMetadata>,
 ) -> Result<()> {
-    let ext = extension(path);
-    let tmp = temporary_path(path);
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot write {}: cannot create its folder {}", path.display(), dir.display()))?;
-    }
-    match ext.as_str() {
-        "exr" => {
-            use exr::prelude::*;
-            let w = width as usize;
-            let channels = SpecificChannels::rgb(|pos: Vec2<usize>| {
-                let p = pixels[pos.y() * w + pos.x()];
-                (p.x, p.y, p.z)
-            });
-            let mut image = Image::from_channels((w, height as usize), channels);
-            if let Some(metadata) = metadata {
-                image.attributes.other.extend(exr_attributes(metadata));
-            }
-            // Written in one thread so the same image always gives the same bytes.
-            image.write().non_parallel().to_file(&tmp).with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        "png" => {
-            let scale = 2f32.powf(exposure_stops);
-            let mut bytes = Vec::with_capacity(pixels.len() * 3);
-            for p in pixels {
-                for c in [p.x, p.y, p.z] {
-                    let v = linear_to_srgb((c * scale).clamp(0.0, 1.0));
-                    bytes.push((v * 255.0 + 0.5) as u8);
-                }
-            }
-            image::save_buffer(&tmp, &bytes, width, height, image::ColorType::Rgb8)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        _ => bail!("{}: unsupported output format '.{ext}' (use .exr or .png)", path.display()),
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    let attributes = metadata.map(exr_attributes).unwrap_or_default();
+    Ok(warpath_render::image_file::write_image(path, width, height, pixels, exposure_stops, attributes)?)
 }
 
 /// EXR header attributes named `warpath.*` (read them with any EXR tool, e.g. `exrheader`).

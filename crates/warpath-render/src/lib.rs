@@ -29,6 +29,7 @@ mod cpu;
 mod cuda;
 mod error;
 pub mod film_file;
+pub mod image_file;
 pub mod multi;
 mod renderer;
 mod settings;
