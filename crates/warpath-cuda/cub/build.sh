@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds, with the machine's nvcc for sm_90 (H100/H200), either
-#   - the CUB peer of `warpath bench compaction` (cub_select.cu, an executable), or
+#   - the CUB peer of `warpath-bench compaction` (cub_select.cu, an executable), or
 #   - libwarpath_cub.so (warpath_cub.cu): CUB's DeviceSelect::Flagged for the isosurface
 #     pipeline `cub` (issue 14), opened at run time through --cub-lib or WARPATH_CUB_LIB.
 # Usage: build.sh [OUTPUT]            the peer (default: target/cub/cub_select in the repository)

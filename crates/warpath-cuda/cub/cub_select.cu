@@ -1,4 +1,4 @@
-// cub_select.cu — the CUB peer of `warpath bench compaction` (issue 4): times
+// cub_select.cu — the CUB peer of `warpath-bench compaction` (issue 4): times
 // cub::DeviceSelect::If (predicate on the data) and cub::DeviceSelect::Flagged (a flag
 // array + the data) on the same input the warpath benchmark makes (the same keys, the same
 // hash predicate, so the same kept counts), beside cudaMemcpyAsync device to device, with
@@ -32,7 +32,7 @@
         }                                                                                             \
     } while (0)
 
-// The benchmark's seed (DATA_SEED in crates/warpath-cli/src/bench_compaction.rs); data seed = SEED ^ n.
+// The benchmark's seed (DATA_SEED in crates/warpath-bench/src/compaction.rs); data seed = SEED ^ n.
 static const unsigned int SEED = 0x2545f491u;
 
 __device__ void make_element(unsigned int& out, unsigned int, unsigned int key) { out = key; }

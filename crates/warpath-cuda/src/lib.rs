@@ -23,7 +23,7 @@
 //!   streaming, sorted) over the same estimator, with their instrumentation.
 //! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
 //!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
-//!   the workspace, typed launches and a timing helper (the benchmark is `warpath bench
+//!   the workspace, typed launches and a timing helper (the benchmark is `warpath-bench
 //!   compaction`, in the CLI crate).
 //! * [`cub_library`]: CUB's `DeviceSelect::Flagged` from an nvcc-built library opened at run
 //!   time (the isosurface pipeline's `cub` method; optional, never needed by CI).

@@ -33,7 +33,7 @@ using SurfaceScheduleArgs = ScheduleArgs<SurfaceEstimator>;
 #define MULTISTAGE_COUNT_SHADOW 2
 #define MULTISTAGE_COUNT_KIND 3  // + kind
 
-// Device pointers of the multi-stage wavefront's arrays (MultiStageQueues in strategy.rs).
+// Device pointers of the multi-stage wavefront's arrays (MultiStageQueues in src/strategy/multistage.rs).
 struct MultiStageQueues {
     float4* origin_pixel;           // path SoA, by slot: StoredPath's four words
     float4* direction_sample;

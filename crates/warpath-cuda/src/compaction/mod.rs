@@ -13,7 +13,7 @@
 //! The renderer uses the workspace and [`CompactionState`] (the wavefront's in-kernel
 //! compaction, `schedules/wavefront.cuh`) and [`out_of_kernel_prefix`] (its separate OfK
 //! pass) on [`CompactPathState`]-sized paths; the other methods are what
-//! `warpath bench compaction` (crates/warpath-cli) compares them with. For order-preserving
+//! `warpath-bench compaction` (crates/warpath-bench) compares them with. For order-preserving
 //! u32 compaction, [`CompactionMethod::LookbackDeepAhead`] is the fastest on the H100
 //! (docs/benchmarks/compaction.md).
 //!

@@ -1,5 +1,5 @@
 //! GPU time of a compaction method, and of a device-to-device copy of the same input, for
-//! `warpath bench compaction` (which lives in the CLI crate): CUDA events around each run
+//! `warpath-bench compaction` (crates/warpath-bench): CUDA events around each run
 //! after untimed warm-up runs, launches not waited for on the host in between.
 
 use super::buffers::CompactionBuffers;

@@ -113,6 +113,6 @@ pub struct MultiStageQueues {
     pub _pad: u32,
 }
 
-// SAFETY: `#[repr(C)]` Pod, layout asserted by multistage.cuh; passed by value.
+// SAFETY: `#[repr(C)]` Pod, layout checked by kernels/generated/layout_checks.cuh; passed by value.
 unsafe impl DeviceRepr for MultiStageQueues {}
 const _: () = assert!(size_of::<MultiStageQueues>() == 120);

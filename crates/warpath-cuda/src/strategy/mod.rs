@@ -10,7 +10,7 @@
 //!
 //! | name | what | kernels |
 //! |---|---|---|
-//! | `naive` | one thread per pixel traces whole paths (seed 000 B.1) | `megakernel.cu` |
+//! | `naive` | one thread per pixel traces whole paths (seed 000 B.1) | `surface_megakernel.cu`, `volume_megakernel.cu` |
 //! | `naive-mk` | two kernels: generate and first step of every path of a wave, then the rest of each (seed 003 naiveMK) | `schedules/naive.cuh` |
 //! | `wavefront*` | one bounce per launch, paths stored between launches, survivors compacted (seed 000 B.2) | `schedules/wavefront.cuh` |
 //! | `tiled`, `tiled-shared` | a 64-thread block runs a 64×8 tile of paths to the end, compacting its live-path list (seed 000 B.3) | `schedules/tiled.cuh` |
@@ -18,7 +18,7 @@
 //! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `schedules/regeneration.cuh` |
 //! | `streaming-sk`, `sorted-sk`, `sorting-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order; sorting: Morton order with medium vertices completed (albedo, shadow ray) after the sort (seed 003) | `schedules/streaming.cuh` |
 //! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `schedules/streaming.cuh` |
-//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `schedules/multistage.cuh` |
+//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `surface/stages.cuh` |
 //!
 //! Estimators × schedules: every schedule kernel is a template over the estimator
 //! (`kernels/schedules/`), instantiated per estimator by one line
