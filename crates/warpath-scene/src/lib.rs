@@ -4,6 +4,7 @@
 //!   textures, environment, camera, render settings) that every backend consumes;
 //! - [`error`]: [`SceneError`], which always says what went wrong and where (file:line);
 //! - [`toml_scene`]: the native TOML scene format (`docs/scene-format.md`);
+//! - [`mitsuba_xml`]: Mitsuba 3 XML scenes (`.xml`), the subset warpath renders;
 //! - [`mesh`]: the mesh builder every loader shares ([`mesh::SceneBuilder`]);
 //! - [`mesh_file`]: mesh files by extension, and a bare mesh file opened as a scene;
 //! - [`obj`], [`ply`], [`gltf_loader`]: mesh loaders;
@@ -17,6 +18,7 @@ pub mod gltf_loader;
 pub mod image_io;
 pub mod mesh;
 pub mod mesh_file;
+pub mod mitsuba_xml;
 pub mod obj;
 pub mod ply;
 pub mod scene;
@@ -28,7 +30,7 @@ pub use scene::{MeshInfo, RenderSettings, Scene, SceneIsosurface, Texture, UNLIM
 use std::path::Path;
 
 /// Resolves a scene argument: a built-in name (see [`builtin::NAMES`]) or a path to a
-/// `.toml` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
+/// `.toml` scene, a Mitsuba 3 `.xml` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
 ///
 /// Errors carry help where it applies: the closest valid name for a mistyped scene, field or
 /// type name, and the `scripts/fetch-assets` command for a missing asset.

@@ -36,11 +36,15 @@ mod shape_section;
 
 pub use crate::scene::UNLIMITED_DEPTH;
 
-/// Opens a `.toml` scene, or a bare mesh file as a scene (see
+/// Opens a `.toml` scene, a Mitsuba 3 `.xml` scene ([`crate::mitsuba_xml`]), or a bare mesh
+/// file as a scene (see
 /// [`crate::mesh_file::load_mesh_scene`]).
 pub fn load_any(path: &Path) -> Result<Scene, SceneError> {
     if lower_name(path).ends_with(".toml") {
         return load_toml_scene(path);
+    }
+    if lower_name(path).ends_with(".xml") {
+        return crate::mitsuba_xml::load_mitsuba_xml(path, &[]);
     }
     load_mesh_scene(path)
 }

@@ -10,7 +10,7 @@ use glam::{Mat4, Vec3};
 use std::path::Path;
 use std::sync::Arc;
 use warpath_scene::image_io::{ImageKind, decode_image_bytes};
-use warpath_scene::{gltf_loader, obj, ply, toml_scene};
+use warpath_scene::{gltf_loader, mitsuba_xml, obj, ply, toml_scene};
 use warpath_volume::load::{RawLayout, RawSample};
 use warpath_volume::{Medium, MediumAlbedo, TransferFunction, VolumeError, VolumeGrid};
 
@@ -137,6 +137,25 @@ const GLTF_WORDS: &[&str] = &[
     "\"data:,\"",
     "\"sparse\"",
 ];
+const XML_WORDS: &[&str] = &[
+    "<shape type=\"cube\">",
+    "</shape>",
+    "<include filename=\"scene.xml\"/>",
+    "<ref id=\"plain\"/>",
+    "$spp",
+    "$missing",
+    "<transform name=\"to_world\">",
+    "<rotate x=\"1\" angle=\"1e30\"/>",
+    "<scale value=\"0\"/>",
+    "<emitter type=\"point\"/>",
+    "<bsdf type=\"plastic\"/>",
+    "<![CDATA[",
+    "&amp;",
+    "name=",
+    "value=\"nan\"",
+    "-1",
+];
+
 const TOML_WORDS: &[&str] = &[
     "[[shape]]",
     "[[medium]]",
@@ -211,6 +230,9 @@ pub const FORMATS: &[Format] = &[
     Format::new("glb", "glb", &["pyramid.glb"], GLTF_WORDS, |b, p| done(gltf_loader::parse_gltf(b, p))),
     Format::new("toml", "toml", &["scene.toml", "media.toml"], TOML_WORDS, |b, p| {
         done(toml_scene::parse_toml_scene(&text(b), p))
+    }),
+    Format::new("mitsuba-xml", "xml", &["scene.xml"], XML_WORDS, |b, p| {
+        done(mitsuba_xml::parse_mitsuba_xml(&text(b), p, &[]))
     }),
     Format::new("exr", "exr", &["sky_zip_half.exr", "sky_piz_float.exr", "luma_rle.exr"], EXR_WORDS, |b, p| {
         done(decode_image_bytes(b, ImageKind::Exr, p))

@@ -1,0 +1,333 @@
+//! Mitsuba 3 XML import (issue 33, docs/scene-format.md "Mitsuba 3 XML"): the XML Cornell
+//! box is the built-in one, the scene graph (defaults, `$name`, include, ref, transforms)
+//! resolves as Mitsuba's does, the BSDF and emitter mapping follows the exporter's, and
+//! every error names the file and line.
+
+use glam::{Mat3, Mat4, Vec2, Vec3};
+use std::path::{Path, PathBuf};
+use warpath_core::camera::{Camera, FovAxis};
+use warpath_core::light::Environment;
+use warpath_core::material::{Material, MaterialKind, flags};
+use warpath_scene::mitsuba_xml::{load_mitsuba_xml, parse_mitsuba_xml};
+use warpath_scene::{Scene, SceneError, UNLIMITED_DEPTH, builtin};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mitsuba").join(name)
+}
+
+fn parse(text: &str) -> Result<Scene, SceneError> {
+    parse_mitsuba_xml(text, &data("inline.xml"), &[])
+}
+
+fn scene(body: &str) -> Scene {
+    parse(&format!("<scene version=\"3.0.0\">\n{body}\n</scene>")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Asserts a Parse error at `line` whose message contains `needle`.
+fn assert_error_at(text: &str, line: usize, needle: &str) {
+    match parse(text) {
+        Err(SceneError::Parse { line: got, message, path }) => {
+            assert_eq!(got, line, "wrong line for '{message}'");
+            assert!(message.contains(needle), "message '{message}' lacks '{needle}'");
+            assert!(path.ends_with("inline.xml"), "{}", path.display());
+        }
+        Err(other) => panic!("expected a Parse error at line {line}, got {other}"),
+        Ok(_) => panic!("expected a Parse error at line {line}, got a scene"),
+    }
+}
+
+fn material_of<'a>(scene: &'a Scene, mesh_name: &str) -> &'a Material {
+    let mesh = scene.meshes.iter().find(|m| m.name == mesh_name).unwrap_or_else(|| panic!("no mesh {mesh_name}"));
+    &scene.materials[scene.triangle_materials[mesh.first_triangle as usize] as usize]
+}
+
+const LIGHT: &str =
+    r#"<shape type="rectangle"><emitter type="area"><rgb name="radiance" value="1"/></emitter></shape>"#;
+
+#[test]
+fn the_xml_cornell_box_is_the_built_in_one() {
+    let xml = load_mitsuba_xml(&data("cornell-box.xml"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let reference = builtin::cornell();
+    assert!(xml.warnings.is_empty(), "{:?}", xml.warnings);
+
+    // Geometry: the same vertices (bit for bit: the same matrices place the same meshes),
+    // triangles, normals and mesh ranges.
+    assert_eq!(xml.positions.len(), reference.positions.len());
+    for (a, b) in xml.positions.iter().zip(&reference.positions) {
+        assert!((*a - *b).abs().max_element() <= 1e-5, "{a} vs {b}");
+    }
+    assert_eq!(xml.positions, reference.positions);
+    assert_eq!(xml.normals, reference.normals);
+    assert_eq!(xml.triangles, reference.triangles);
+    assert_eq!(xml.meshes, reference.meshes);
+    // Mitsuba's uv has v = 0 at the image's top, warpath's at the bottom.
+    let flipped: Vec<Vec2> = reference.uvs.iter().map(|uv| Vec2::new(uv.x, 1.0 - uv.y)).collect();
+    assert_eq!(xml.uvs, flipped);
+
+    // Materials and emission: the same parameters, in the same order, on the same triangles.
+    assert_eq!(xml.materials, reference.materials);
+    assert_eq!(xml.triangle_materials, reference.triangle_materials);
+    let emissive = |s: &Scene| s.triangle_materials.iter().filter(|&&m| s.materials[m as usize].is_emissive()).count();
+    assert_eq!(emissive(&xml), 2);
+    assert_eq!(material_of(&xml, "light").emission, builtin::CORNELL_LIGHT_RADIANCE);
+
+    // Camera, settings and the rest of what a renderer reads.
+    assert_eq!(xml.camera, reference.camera);
+    assert_eq!(xml.settings, reference.settings);
+    assert!(matches!(xml.environment, Environment::None));
+    assert!(xml.media.is_empty() && xml.triangle_media.is_empty() && xml.camera_medium.is_none());
+    assert!(xml.textures.is_empty() && xml.isosurfaces.is_empty());
+    // Light sampling sees the same lights.
+    let (a, b) = (xml.light_set(), reference.light_set());
+    assert_eq!(a.triangles.len(), b.triangles.len());
+}
+
+#[test]
+fn xml_files_load_through_the_scene_dispatch() {
+    let path = data("cornell-box.xml");
+    let scene = warpath_scene::load(path.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.triangle_count(), builtin::cornell().triangle_count());
+}
+
+#[test]
+fn defaults_are_overridden_from_the_command_line() {
+    let path = data("cornell-box.xml");
+    let scene = load_mitsuba_xml(&path, &[]).unwrap();
+    assert_eq!((scene.settings.width, scene.settings.spp), (256, 64));
+    let scene = load_mitsuba_xml(&path, &[("spp", "16"), ("resx", "128")]).unwrap();
+    assert_eq!((scene.settings.width, scene.settings.height, scene.settings.spp), (128, 256, 16));
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    // An override the scene never reads is named.
+    let scene = load_mitsuba_xml(&path, &[("sppp", "16")]).unwrap();
+    assert!(scene.warnings.iter().any(|w| w.contains("'sppp'") && w.contains("not used")), "{:?}", scene.warnings);
+}
+
+#[test]
+fn parameters_substitute_and_undefined_ones_are_errors() {
+    let s = scene(
+        r#"<default name="r" value="0.5"/>
+<default name="r" value="0.9"/>
+<default name="kind" value="diffuse"/>
+<bsdf type="$kind" id="b"><rgb name="reflectance" value="$r, 0.25, $r"/></bsdf>
+<shape type="cube" id="c"><ref id="b"/></shape>"#,
+    );
+    // The first default wins.
+    assert_eq!(material_of(&s, "c").base_color, Vec3::new(0.5, 0.25, 0.5));
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<shape type=\"sphere\">\n<float name=\"radius\" value=\"$size\"/>\n</shape>\n</scene>",
+        3,
+        "'$size' is not defined",
+    );
+}
+
+#[test]
+fn includes_and_refs_resolve_relative_to_the_file() {
+    let s = scene(&format!(
+        r#"<default name="albedo" value="0.75"/>
+<include filename="materials.xml"/>
+<shape type="rectangle" id="a"><ref id="grey"/></shape>
+<shape type="rectangle" id="b"><ref id="mirror"/></shape>
+{LIGHT}"#
+    ));
+    // The including file's default overrides the included file's.
+    let grey = material_of(&s, "a");
+    assert_eq!((grey.kind(), grey.base_color), (MaterialKind::Diffuse, Vec3::splat(0.75)));
+    assert!(grey.one_sided(), "a bare Mitsuba diffuse is one-sided");
+    let mirror = material_of(&s, "b");
+    assert_eq!((mirror.kind(), mirror.specular), (MaterialKind::Mirror, Vec3::ONE));
+    assert_eq!(s.material_names[s.triangle_materials[0] as usize], "grey");
+
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n\n<shape type=\"cube\"><ref id=\"nothing\"/></shape>\n</scene>",
+        3,
+        "names no BSDF",
+    );
+    assert_error_at("<scene version=\"3.0.0\">\n<include filename=\"missing.xml\"/>\n</scene>", 2, "not found");
+    match load_mitsuba_xml(&data("include-cycle.xml"), &[]) {
+        Err(SceneError::Parse { line: 4, message, .. }) => assert!(message.contains("cycle"), "{message}"),
+        other => panic!("expected an include cycle error at line 4, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn transforms_compose_in_document_order() {
+    // translate then rotate: to_world = R · T, as Mitsuba composes.
+    let s = scene(&format!(
+        r#"<shape type="rectangle" id="r"><transform name="to_world">
+    <translate x="1"/>
+    <rotate y="1" angle="90"/>
+</transform></shape>{LIGHT}"#
+    ));
+    let expected = Mat4::from_rotation_y(90f32.to_radians()) * Mat4::from_translation(Vec3::X);
+    let corner = expected.transform_point3(Vec3::new(1.0, 1.0, 0.0));
+    assert!((corner - Vec3::new(0.0, 1.0, -2.0)).length() < 1e-5, "{corner}");
+    let first = s.triangles[0][0] as usize;
+    let placed: Vec<Vec3> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+        .iter()
+        .map(|&(x, y)| expected.transform_point3(Vec3::new(x, y, 0.0)))
+        .collect();
+    for (k, p) in placed.iter().enumerate() {
+        assert!((s.positions[first + k] - *p).length() < 1e-5, "vertex {k}: {} vs {p}", s.positions[first + k]);
+    }
+    // scale, then a row-major matrix, then a lookat.
+    let s = scene(&format!(
+        r#"<shape type="cube" id="c"><transform name="to_world">
+    <scale value="2"/>
+    <matrix value="1 0 0 5  0 1 0 0  0 0 1 0  0 0 0 1"/>
+</transform></shape>
+<sensor type="perspective"><float name="fov" value="45"/><transform name="to_world">
+    <lookat origin="0, 1, 5" target="0 1 0" up="0 1 0"/>
+</transform></sensor>{LIGHT}"#
+    ));
+    let mesh = &s.meshes[0];
+    let xs: Vec<f32> = (mesh.first_triangle..mesh.first_triangle + mesh.triangle_count)
+        .flat_map(|t| s.triangle_vertices(t as usize))
+        .map(|p| p.x)
+        .collect();
+    assert_eq!(xs.iter().cloned().fold(f32::MAX, f32::min), 3.0);
+    assert_eq!(xs.iter().cloned().fold(f32::MIN, f32::max), 7.0);
+    let look = Camera::look_at(Vec3::new(0.0, 1.0, 5.0), Vec3::new(0.0, 1.0, 0.0), Vec3::Y, 45.0);
+    assert_eq!(s.camera.to_world, look.to_world);
+    assert_eq!((s.camera.fov_degrees, s.camera.fov_axis), (45.0, FovAxis::X));
+}
+
+#[test]
+fn bsdfs_map_to_warpaths_materials() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="glass"><bsdf type="dielectric"><float name="int_ior" value="1.33"/><float name="ext_ior" value="1"/></bsdf></shape>
+<shape type="cube" id="water"><bsdf type="roughdielectric"><string name="int_ior" value="water"/><float name="alpha" value="0.04"/></bsdf></shape>
+<shape type="cube" id="metal"><bsdf type="roughconductor"><float name="alpha" value="0.09"/></bsdf></shape>
+<shape type="cube" id="gold"><bsdf type="conductor"><string name="material" value="Au"/></bsdf></shape>
+<shape type="cube" id="two"><bsdf type="twosided"><bsdf type="diffuse"/></bsdf></shape>
+<shape type="cube" id="null"><bsdf type="null"/></shape>
+<shape type="cube" id="none"/>
+{LIGHT}"#
+    ));
+    let glass = material_of(&s, "glass");
+    assert_eq!((glass.kind(), glass.ior), (MaterialKind::Glass, 1.33));
+    let water = material_of(&s, "water");
+    assert_eq!(water.kind(), MaterialKind::RoughDielectric);
+    assert!((water.ior - 1.333 / 1.000277).abs() < 1e-6 && (water.roughness - 0.2).abs() < 1e-6);
+    let metal = material_of(&s, "metal");
+    assert_eq!((metal.kind(), metal.base_color), (MaterialKind::RoughConductor, Vec3::ONE));
+    assert!((metal.roughness - 0.3).abs() < 1e-6 && metal.one_sided());
+    let gold = material_of(&s, "gold");
+    assert_eq!((gold.kind(), gold.specular), (MaterialKind::Mirror, Vec3::new(1.0, 0.782, 0.344)));
+    assert!(s.warnings.iter().any(|w| w.contains("Schlick")), "{:?}", s.warnings);
+    let two = material_of(&s, "two");
+    assert_eq!(
+        (two.kind(), two.base_color, two.flags & flags::ONE_SIDED),
+        (MaterialKind::Diffuse, Vec3::splat(0.5), 0)
+    );
+    assert!(material_of(&s, "null").is_null());
+    let none = material_of(&s, "none");
+    assert_eq!((none.kind(), none.base_color), (MaterialKind::Diffuse, Vec3::splat(0.5)));
+    assert!(none.one_sided(), "Mitsuba's default BSDF is a one-sided diffuse 0.5");
+}
+
+#[test]
+fn unknown_bsdfs_and_parameters_are_warnings_with_their_line() {
+    let s = scene(&format!(
+        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"plastic\">\n<rgb name=\"diffuse_reflectance\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
+         <shape type=\"cube\" id=\"d\">\n<bsdf type=\"diffuse\">\n<float name=\"sheen\" value=\"1\"/>\n</bsdf>\n</shape>\n{LIGHT}"
+    ));
+    let p = material_of(&s, "p");
+    assert_eq!((p.kind(), p.base_color), (MaterialKind::Diffuse, Vec3::splat(0.5)));
+    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'plastic'")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:9:") && w.contains("'sheen'")), "{:?}", s.warnings);
+}
+
+#[test]
+fn emitters_environment_sensor_and_integrator() {
+    let s = scene(
+        r#"<emitter type="envmap"><string name="filename" value="../dwab_half.exr"/><float name="scale" value="2"/>
+    <transform name="to_world"><rotate y="1" angle="30"/></transform></emitter>
+<shape type="sphere"><point name="center" x="1" y="2" z="3"/><float name="radius" value="0.5"/></shape>
+<sensor type="thinlens"><float name="fov" value="30"/><string name="fov_axis" value="y"/>
+    <float name="aperture_radius" value="0.1"/><float name="focus_distance" value="4"/>
+    <film type="hdrfilm"><integer name="width" value="64"/><integer name="height" value="32"/><rfilter type="gaussian"/></film>
+    <sampler type="independent"><integer name="sample_count" value="8"/><integer name="seed" value="3"/></sampler></sensor>
+<integrator type="path"><integer name="max_depth" value="1"/><integer name="rr_depth" value="5"/></integrator>"#,
+    );
+    let Environment::Map(map) = &s.environment else { panic!("expected an environment map") };
+    assert_eq!(map.scale, 2.0);
+    assert!((map.to_world.col(0) - Mat3::from_rotation_y(30f32.to_radians()).col(0)).length() < 1e-6);
+    let b = s.bounds();
+    assert!((b.center() - Vec3::new(1.0, 2.0, 3.0)).length() < 1e-3 && (b.extent().x - 1.0).abs() < 1e-3);
+    assert_eq!((s.camera.fov_degrees, s.camera.fov_axis, s.camera.aperture_radius), (30.0, FovAxis::Y, 0.1));
+    assert_eq!(s.camera.focus_distance, 4.0);
+    assert_eq!((s.settings.width, s.settings.height, s.settings.spp, s.settings.seed), (64, 32, 8, 3));
+    // Mitsuba's max_depth counts vertices: warpath's = Mitsuba's − 1.
+    assert_eq!(s.settings.max_depth, 0);
+    assert!(s.warnings.iter().any(|w| w.contains("rr_depth")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("gaussian")), "{:?}", s.warnings);
+
+    let s = scene(&format!("<integrator type=\"path\"><integer name=\"max_depth\" value=\"-1\"/></integrator>{LIGHT}"));
+    assert_eq!(s.settings.max_depth, UNLIMITED_DEPTH);
+    let s =
+        scene(&format!("<emitter type=\"constant\"><rgb name=\"radiance\" value=\"0.5 0.25 1\"/></emitter>{LIGHT}"));
+    assert!(matches!(s.environment, Environment::Constant(c) if c == Vec3::new(0.5, 0.25, 1.0)));
+}
+
+#[test]
+fn mesh_files_flip_normals_and_face_normals() {
+    let s = scene(&format!(
+        r#"<shape type="ply" id="a"><string name="filename" value="../pyramid.ply"/></shape>
+<shape type="ply" id="b"><string name="filename" value="../pyramid.ply"/><boolean name="flip_normals" value="true"/>
+    <boolean name="face_normals" value="true"/></shape>{LIGHT}"#
+    ));
+    let a = s.meshes.iter().find(|m| m.name == "a").unwrap();
+    let b = s.meshes.iter().find(|m| m.name == "b").unwrap();
+    assert_eq!(a.triangle_count, b.triangle_count);
+    let normal = |t: usize| {
+        let [p, q, r] = s.triangle_vertices(t);
+        (q - p).cross(r - p).normalize()
+    };
+    for k in 0..a.triangle_count as usize {
+        let (na, nb) = (normal(a.first_triangle as usize + k), normal(b.first_triangle as usize + k));
+        assert!((na + nb).length() < 1e-5, "triangle {k}: {na} and {nb} should be opposite");
+    }
+}
+
+#[test]
+fn errors_name_the_file_and_line() {
+    match load_mitsuba_xml(&data("no-such-scene.xml"), &[]) {
+        Err(SceneError::NotFound { path, .. }) => assert!(path.ends_with("no-such-scene.xml")),
+        other => panic!("expected NotFound, got {:?}", other.map(|_| ())),
+    }
+    assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"cube\">\n</shap>\n</scene>", 3, "malformed XML");
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n\n<emitter type=\"point\">\n<point name=\"position\" value=\"0 1 0\"/>\n</emitter>\n</scene>",
+        3,
+        "point lights are not supported yet",
+    );
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<emitter type=\"spot\"/>\n</scene>",
+        2,
+        "spot lights are not supported yet",
+    );
+    assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"directional\"/>\n</scene>", 2, "directional lights");
+    assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"serialized\"/>\n</scene>", 2, "not supported yet");
+    assert_error_at("<scene version=\"3.0.0\">\n<medium type=\"homogeneous\"/>\n</scene>", 2, "media");
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<emitter type=\"envmap\"><string name=\"filename\" value=\"../dwab_half.exr\"/>\n<transform name=\"to_world\"><scale value=\"2\"/></transform></emitter>\n</scene>",
+        3,
+        "must be a rotation",
+    );
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<shape type=\"ply\">\n<string name=\"filename\" value=\"gone.ply\"/></shape>\n</scene>",
+        3,
+        "not found",
+    );
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<shape type=\"cube\"><transform name=\"to_world\">\n<rotate angle=\"3\"/></transform></shape>\n</scene>",
+        3,
+        "axis",
+    );
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<integrator type=\"path\"><integer name=\"max_depth\" value=\"0\"/></integrator>\n</scene>",
+        2,
+        "max_depth = 0",
+    );
+    assert_error_at("<toml/>", 1, "expected <scene");
+}
