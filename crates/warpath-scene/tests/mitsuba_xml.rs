@@ -331,3 +331,33 @@ fn errors_name_the_file_and_line() {
     );
     assert_error_at("<toml/>", 1, "expected <scene");
 }
+
+#[test]
+fn bitmap_reflectance_becomes_a_texture_with_warpaths_uv() {
+    let s = scene(&format!(
+        r#"<texture type="bitmap" id="checker"><string name="filename" value="../../fuzz/seeds/checker.png"/></texture>
+<shape type="rectangle" id="r"><bsdf type="diffuse"><ref name="reflectance" id="checker"/></bsdf></shape>
+<shape type="rectangle" id="s"><bsdf type="diffuse"><ref name="reflectance" id="checker"/></bsdf></shape>{LIGHT}"#
+    ));
+    assert_eq!(s.textures.len(), 1, "one file, one texture");
+    let m = material_of(&s, "r");
+    assert_eq!((m.base_color_texture, m.base_color), (0, Vec3::ONE));
+    // The rectangle's corner (-1, -1) has Mitsuba uv (0, 0): the image's top-left, warpath's (0, 1).
+    let mesh = &s.meshes[0];
+    let corner = s.triangles[mesh.first_triangle as usize][0] as usize;
+    assert_eq!(s.positions[corner], Vec3::new(-1.0, -1.0, 0.0));
+    assert_eq!(s.uvs[corner], Vec2::new(0.0, 1.0));
+}
+
+#[test]
+fn focal_length_is_mitsubas_diagonal_field_of_view() {
+    // 50 mm on a 36 × 24 mm film, rendered at the film's 3:2: the x field of view is
+    // 2·atan(18/50).
+    let s = scene(&format!(
+        r#"<sensor type="perspective"><string name="focal_length" value="50mm"/>
+    <film type="hdrfilm"><integer name="width" value="360"/><integer name="height" value="240"/></film></sensor>{LIGHT}"#
+    ));
+    assert_eq!(s.camera.fov_axis, FovAxis::X);
+    let expected = 2.0 * (18.0f32 / 50.0).atan().to_degrees();
+    assert!((s.camera.fov_degrees - expected).abs() < 1e-3, "{} vs {expected}", s.camera.fov_degrees);
+}
