@@ -17,8 +17,25 @@ pub fn check_resolution(w: u32, h: u32) -> Result<()> {
 }
 
 pub fn load_scene(name: &str) -> Result<Scene> {
+    load_scene_with(name, &[])
+}
+
+/// [`load_scene`] with Mitsuba XML parameters (`-D NAME=VALUE`, overriding the file's
+/// `<default>`s); they apply to `.xml` scenes only.
+pub fn load_scene_with(name: &str, defines: &[(String, String)]) -> Result<Scene> {
     let t = Instant::now();
-    let scene = warpath_scene::load(name).map_err(anyhow::Error::new)?;
+    let is_xml = name.to_ascii_lowercase().ends_with(".xml");
+    if !defines.is_empty() && !is_xml {
+        anyhow::bail!("-D sets parameters of Mitsuba XML scenes; '{name}' is not a .xml file");
+    }
+    let scene = if is_xml {
+        let pairs: Vec<(&str, &str)> = defines.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        warpath_scene::mitsuba_xml::load_mitsuba_xml(std::path::Path::new(name), &pairs)
+            .map_err(warpath_scene::SceneError::with_help)
+    } else {
+        warpath_scene::load(name)
+    }
+    .map_err(anyhow::Error::new)?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }

@@ -44,8 +44,12 @@ pub enum LightSampleArg {
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
     /// A built-in scene name (cornell, furnace, ...; see `warpath info --list`) or a
-    /// path to a .toml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
+    /// path to a .toml scene, a Mitsuba 3 .xml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
     pub scene: String,
+    /// A parameter of a Mitsuba XML scene, NAME=VALUE (its `$NAME`; overrides the file's
+    /// `<default>`); repeat for more.
+    #[arg(short = 'D', value_parser = parse_define)]
+    pub defines: Vec<(String, String)>,
     /// Samples per pixel of the path tracer, 1 to 16777216 [default: the scene's, else 64].
     #[arg(long, value_parser = parse_spp)]
     pub spp: Option<u32>,
@@ -190,6 +194,13 @@ pub struct RenderArgs {
     /// errors and the closing "rendered ..." summary still print.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+fn parse_define(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("'{s}' is not NAME=VALUE (e.g. -D spp=256)")),
+    }
 }
 
 /// `--devices`: which CUDA devices render.

@@ -165,7 +165,9 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         note!("note: {why}");
     }
 
-    let scene = stage(&format!("loading scene '{}'", args.scene), || crate::commands::load_scene(&args.scene))?;
+    let scene = stage(&format!("loading scene '{}'", args.scene), || {
+        crate::commands::load_scene_with(&args.scene, &args.defines)
+    })?;
     let settings = Settings::resolve(&scene, &overrides).with_context(|| format!("scene '{}'", args.scene))?;
     check_film_memory(settings.width(), settings.height())?;
     let samples = args.samples.clone().unwrap_or(0..settings.count);

@@ -306,3 +306,31 @@ fn partial_renders_merge_into_the_whole_and_mismatches_are_refused() {
     let o = render(&["--samples", "0..4", "--spp", "4", "-o", &path("y.exr")]);
     assert_clean_error(&o, "--samples");
 }
+
+/// A Mitsuba 3 XML scene renders, `-D NAME=VALUE` sets its `$NAME` (here the film size), and
+/// `-D` on a scene that is not XML is an error before any work.
+#[test]
+fn mitsuba_xml_scenes_render_with_their_parameters() {
+    let dir = temp_dir();
+    let out = dir.path().join("m.exr");
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/../warpath-scene/tests/data/mitsuba/cornell-box.xml");
+    let o = warpath(&[
+        "render",
+        scene,
+        "--backend",
+        "cpu",
+        "-D",
+        "resx=12",
+        "-D",
+        "resy=8",
+        "-D",
+        "spp=2",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rendered 12x8 at 2 spp"), "{}", stderr(&o));
+    let o = warpath(&["render", "cornell", "-D", "spp=2", "-o", out.to_str().unwrap()]);
+    assert_clean_error(&o, "Mitsuba XML");
+}
