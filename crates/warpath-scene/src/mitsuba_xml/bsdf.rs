@@ -1,0 +1,266 @@
+//! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
+//! `roughdielectric`, `twosided`, `null`, and the grey fallback for the rest (with a warning).
+
+use super::*;
+
+impl Loader {
+    /// A `<bsdf>` element as a material.
+    pub(super) fn bsdf(&mut self, src: &Src, node: Node) -> Result<Bsdf, SceneError> {
+        let kind = self.attr(src, node, "type")?.unwrap_or_default();
+        let mut props = self.props(src, node)?;
+        let plugin = props.plugin.clone();
+        let name = self.attr(src, node, "id")?.unwrap_or_else(|| kind.clone());
+        let material = match kind.as_str() {
+            "diffuse" => {
+                let m = match self.tex(src, &mut props, "reflectance")? {
+                    None => Material::diffuse(Vec3::splat(FALLBACK_REFLECTANCE)),
+                    Some(Tex::Color(c)) => Material::diffuse(check_reflectance(src, node, "reflectance", c)?),
+                    Some(Tex::Bitmap(i)) => Material { base_color_texture: i, ..Material::diffuse(Vec3::ONE) },
+                };
+                m.with_one_sided()
+            }
+            "twosided" => {
+                let inner: Vec<Node> = props.objects.iter().copied().filter(|n| is_bsdf_node(*n)).collect();
+                props.objects.retain(|n| !is_bsdf_node(*n));
+                let Some(&first) = inner.first() else {
+                    return Err(src.error(node, "a 'twosided' BSDF needs a nested <bsdf> (or <ref>)"));
+                };
+                if inner.len() > 1 {
+                    self.warn(format!(
+                        "{}: 'twosided' with a different back-face BSDF is not supported: both faces use the first",
+                        src.at(inner[1])
+                    ));
+                }
+                let mut m = self.bsdf_or_ref(src, first)?.material;
+                m.flags &= !flags::ONE_SIDED;
+                m
+            }
+            "conductor" | "roughconductor" => {
+                let f0 = self.conductor_f0(src, &mut props, node)?;
+                let reflectance = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
+                let f0 = check_reflectance(src, node, "specular_reflectance", f0 * reflectance)?;
+                let m = if kind == "conductor" {
+                    Material::mirror(f0)
+                } else {
+                    let roughness = self.roughness(src, &mut props, node)?;
+                    Material::rough_conductor(f0, roughness)
+                };
+                m.with_one_sided()
+            }
+            "dielectric" | "roughdielectric" => {
+                let int_ior = self.ior(src, &mut props, "int_ior", 1.5046)?;
+                let ext_ior = self.ior(src, &mut props, "ext_ior", 1.000277)?;
+                let ior = int_ior / ext_ior;
+                let transmittance = self.color(src, &mut props, "specular_transmittance")?.unwrap_or(Vec3::ONE);
+                let transmittance = check_reflectance(src, node, "specular_transmittance", transmittance)?;
+                if let Some(r) = self.color(src, &mut props, "specular_reflectance")?
+                    && r != Vec3::ONE
+                {
+                    self.warn(format!(
+                        "{}: {plugin}: specular_reflectance {r} is not supported (warpath's dielectrics reflect by \
+                         Fresnel alone)",
+                        src.at(node)
+                    ));
+                }
+                let m = if kind == "dielectric" {
+                    Material::glass(ior)
+                } else {
+                    let roughness = self.roughness(src, &mut props, node)?;
+                    Material::rough_dielectric(ior, roughness)
+                };
+                Material { specular: transmittance, ..m }
+            }
+            "null" => Material::null(),
+            other => {
+                self.warn(format!(
+                    "{}: BSDF '{other}' is not supported by warpath yet: rendered as a gray diffuse of reflectance \
+                     {FALLBACK_REFLECTANCE}",
+                    src.at(node)
+                ));
+                for e in props.entries.iter_mut() {
+                    e.2 = true;
+                }
+                props.objects.clear();
+                Material::diffuse(Vec3::splat(FALLBACK_REFLECTANCE)).with_one_sided()
+            }
+        };
+        for extra in props.objects.clone() {
+            self.warn(format!(
+                "{}: {plugin}: <{}> is not supported here and is ignored",
+                src.at(extra),
+                extra.tag_name().name()
+            ));
+        }
+        props.objects.clear();
+        self.finish(src, props);
+        Ok(Bsdf { material, name, index: None })
+    }
+
+    pub(super) fn bsdf_or_ref(&mut self, src: &Src, node: Node) -> Result<Bsdf, SceneError> {
+        if node.tag_name().name() == "ref" {
+            match self.reference(src, node)? {
+                Object::Bsdf(b) => Ok(b),
+                Object::Texture(_) => Err(src.error(node, "this <ref> names a texture, expected a BSDF")),
+            }
+        } else {
+            self.bsdf(src, node)
+        }
+    }
+
+    /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`.
+    pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<f32, SceneError> {
+        if let Some((d, line)) = self.string(src, props, "distribution")?
+            && d != "ggx"
+        {
+            self.warn(format!(
+                "{}:{line}: {}: distribution '{d}' is rendered as GGX (warpath's only microfacet distribution)",
+                src.path.display(),
+                props.plugin
+            ));
+        }
+        let alpha = match self.float(src, props, "alpha")? {
+            Some(a) => a,
+            None => match (self.float(src, props, "alpha_u")?, self.float(src, props, "alpha_v")?) {
+                (Some(u), Some(v)) => {
+                    if u != v {
+                        self.warn(format!(
+                            "{}: {}: anisotropic roughness (alpha_u {u}, alpha_v {v}) is rendered isotropic with \
+                             alpha = {}",
+                            src.at(node),
+                            props.plugin,
+                            (u * v).sqrt()
+                        ));
+                    }
+                    (u * v).sqrt()
+                }
+                (None, None) => 0.1,
+                _ => return Err(src.error(node, "give both alpha_u and alpha_v, or alpha")),
+            },
+        };
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err(src.error(node, format!("alpha = {alpha} must be in [0, 1]")));
+        }
+        self.take(props, "sample_visible");
+        Ok(alpha.sqrt())
+    }
+
+    /// A conductor's normal-incidence reflectance: `material = "none"` (Mitsuba's default)
+    /// reflects everything; a named metal or `eta`/`k` becomes its Schlick F0.
+    pub(super) fn conductor_f0(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<Vec3, SceneError> {
+        let eta = self.color(src, props, "eta")?;
+        let k = self.color(src, props, "k")?;
+        let material = self.string(src, props, "material")?;
+        if let (Some(eta), k) = (eta, k) {
+            if material.is_some() {
+                return Err(src.error(node, "give either 'material' or 'eta'/'k', not both"));
+            }
+            let k = k.unwrap_or(Vec3::ZERO);
+            let f0 = ((eta - Vec3::ONE) * (eta - Vec3::ONE) + k * k) / ((eta + Vec3::ONE) * (eta + Vec3::ONE) + k * k);
+            self.warn(format!(
+                "{}: {}: eta/k are rendered with Schlick's Fresnel of normal-incidence reflectance {f0}",
+                src.at(node),
+                props.plugin
+            ));
+            return Ok(f0);
+        }
+        if k.is_some() {
+            return Err(src.error(node, "'k' needs 'eta'"));
+        }
+        let Some((name, line)) = material else { return Ok(Vec3::ONE) };
+        if name == "none" {
+            return Ok(Vec3::ONE);
+        }
+        let Some(&(_, f0)) = CONDUCTOR_F0.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<&str> = CONDUCTOR_F0.iter().map(|(n, _)| *n).collect();
+            return Err(SceneError::Parse {
+                path: src.path.to_path_buf(),
+                line,
+                message: format!(
+                    "conductor material '{name}' is not known to warpath (known: none, {}); give eta and k as <rgb>",
+                    names.join(", ")
+                ),
+            });
+        };
+        let f0 = Vec3::from_array(f0);
+        self.warn(format!(
+            "{}:{line}: {}: material '{name}' is rendered with Schlick's Fresnel of normal-incidence reflectance {f0}",
+            src.path.display(),
+            props.plugin
+        ));
+        Ok(f0)
+    }
+
+    pub(super) fn ior(&mut self, src: &Src, props: &mut Props, name: &str, default: f32) -> Result<f32, SceneError> {
+        let Some(node) = props.entries.iter().find(|(n, _, _)| n == name).map(|e| e.1) else { return Ok(default) };
+        let ior = if node.tag_name().name() == "string" {
+            let (value, _) = self.string(src, props, name)?.unwrap_or_default();
+            match IOR_TABLE.iter().find(|(n, _)| *n == value) {
+                Some(&(_, v)) => v,
+                None => {
+                    let names: Vec<&str> = IOR_TABLE.iter().map(|(n, _)| *n).collect();
+                    return Err(src.error(
+                        node,
+                        format!(
+                            "unknown index of refraction '{value}' (known: {}); or give a <float>",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        } else {
+            self.float(src, props, name)?.unwrap_or(default)
+        };
+        if !(ior > 0.0) {
+            return Err(src.error(node, format!("{name} = {ior} must be positive")));
+        }
+        Ok(ior)
+    }
+
+    pub(super) fn material_index(&mut self, bsdf: &mut Bsdf) -> u32 {
+        match bsdf.index {
+            Some(i) => i,
+            None => {
+                let i = self.builder.add_material(&bsdf.name, bsdf.material);
+                bsdf.index = Some(i);
+                i
+            }
+        }
+    }
+}
+
+/// Mitsuba's named indices of refraction.
+const IOR_TABLE: &[(&str, f32)] = &[
+    ("vacuum", 1.0),
+    ("helium", 1.000036),
+    ("hydrogen", 1.000132),
+    ("air", 1.000277),
+    ("carbon dioxide", 1.00045),
+    ("water", 1.333),
+    ("acetone", 1.36),
+    ("ethanol", 1.361),
+    ("carbon tetrachloride", 1.461),
+    ("glycerol", 1.4729),
+    ("benzene", 1.501),
+    ("silicone oil", 1.52045),
+    ("bromine", 1.661),
+    ("water ice", 1.31),
+    ("fused quartz", 1.458),
+    ("pyrex", 1.47),
+    ("acrylic glass", 1.49),
+    ("polypropylene", 1.49),
+    ("bk7", 1.5046),
+    ("sodium chloride", 1.544),
+    ("amber", 1.55),
+    ("pet", 1.575),
+    ("diamond", 2.419),
+];
+
+/// Normal-incidence reflectance (linear RGB) of the common conductor presets, for Schlick's
+/// Fresnel (Mitsuba evaluates the full spectral Fresnel of their eta/k).
+const CONDUCTOR_F0: &[(&str, [f32; 3])] = &[
+    ("Cr", [0.549, 0.556, 0.554]),
+    ("Au", [1.0, 0.782, 0.344]),
+    ("Ag", [0.972, 0.960, 0.915]),
+    ("Al", [0.913, 0.922, 0.924]),
+    ("Cu", [0.955, 0.638, 0.538]),
+];

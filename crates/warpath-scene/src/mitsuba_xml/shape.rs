@@ -1,0 +1,273 @@
+//! Mitsuba shapes (`obj`, `ply`, `rectangle`, `cube`, `sphere`, `disk`) placed by their
+//! `to_world` transforms, with their BSDF and area emitter.
+
+use super::*;
+
+impl Loader {
+    pub(super) fn shape(&mut self, src: &Src, node: Node) -> Result<(), SceneError> {
+        let kind = self.attr(src, node, "type")?.unwrap_or_default();
+        let mut props = self.props(src, node)?;
+        let index = self.shape_count;
+        self.shape_count += 1;
+        let name = self.attr(src, node, "id")?.unwrap_or_else(|| format!("{kind}#{index}"));
+        let mut to_world = match self.take(&mut props, "to_world") {
+            Some(t) => self.transform(src, t)?,
+            None => Mat4::IDENTITY,
+        };
+        let flip_normals = self.boolean(src, &mut props, "flip_normals")?.unwrap_or(false);
+        for medium in ["interior", "exterior"] {
+            if let Some(n) = self.take(&mut props, medium) {
+                return Err(src
+                    .error(n, format!("shape '{name}': media ('{medium}') are not imported from Mitsuba scenes yet")));
+            }
+        }
+        // Meshes in object space; `flip_uv` turns Mitsuba's uv (v = 0 at the image's top) into
+        // warpath's (v = 0 at the bottom).
+        let (meshes, mesh_source, flip_uv) = match kind.as_str() {
+            "rectangle" => (vec![builtin::rectangle_mesh()], src.path.to_path_buf(), true),
+            "cube" => (vec![builtin::cube_mesh()], src.path.to_path_buf(), true),
+            "disk" => (vec![disk_mesh(DISK_SEGMENTS)], src.path.to_path_buf(), true),
+            "sphere" => {
+                let center = self.point(src, &mut props, "center")?.unwrap_or(Vec3::ZERO);
+                let radius = self.float(src, &mut props, "radius")?.unwrap_or(1.0);
+                if !(radius > 0.0) {
+                    return Err(src.error(node, format!("sphere '{name}': radius = {radius} must be positive")));
+                }
+                to_world = to_world * Mat4::from_translation(center) * Mat4::from_scale(Vec3::splat(radius));
+                (vec![builtin::sphere_mesh(SPHERE_SUBDIVISIONS)], src.path.to_path_buf(), true)
+            }
+            "obj" | "ply" => {
+                let Some((file, line)) = self.string(src, &mut props, "filename")? else {
+                    return Err(
+                        src.error(node, format!("shape '{name}': a '{kind}' shape needs <string name=\"filename\">"))
+                    );
+                };
+                let err = |message: String| SceneError::Parse { path: src.path.to_path_buf(), line, message };
+                let path = src.resolve(&file);
+                if !path.is_file() {
+                    return Err(err(format!("mesh file '{}' not found", path.display())));
+                }
+                if !is_mesh_file(&path) {
+                    return Err(err(format!("'{file}' is not an .obj or .ply mesh")));
+                }
+                let asset = load_mesh_file(&path)?;
+                for w in &asset.warnings {
+                    self.warn(w.clone());
+                }
+                let face_normals = self.boolean(src, &mut props, "face_normals")?.unwrap_or(false);
+                let flip_tex = self.boolean(src, &mut props, "flip_tex_coords")?;
+                if kind == "ply" && flip_tex.is_some() {
+                    self.warn(format!("{}: 'flip_tex_coords' applies to obj shapes, not ply", src.at(node)));
+                }
+                let mut meshes = asset.meshes;
+                if face_normals {
+                    for m in meshes.iter_mut() {
+                        m.normals.clear();
+                    }
+                }
+                // warpath's OBJ loader keeps OBJ's uv (v = 0 at the bottom), which is what
+                // Mitsuba's flip_tex_coords = true (its default) means.
+                let flip_uv = if kind == "obj" { !flip_tex.unwrap_or(true) } else { true };
+                (meshes, path, flip_uv)
+            }
+            "serialized" | "shapegroup" | "instance" => {
+                return Err(src.error(
+                    node,
+                    format!("shape '{kind}' is not supported yet: convert the geometry to .ply or .obj"),
+                ));
+            }
+            other => {
+                return Err(src.error(
+                    node,
+                    format!(
+                        "shape type '{other}' is not supported (warpath reads obj, ply, rectangle, cube, sphere and \
+                         disk): convert it to .ply or .obj"
+                    ),
+                ));
+            }
+        };
+        // The BSDF and the area emitter.
+        let mut bsdf: Option<Bsdf> = None;
+        let mut emission: Option<Vec3> = None;
+        for child in props.objects.clone() {
+            match child.tag_name().name() {
+                "bsdf" | "ref" => {
+                    if bsdf.is_some() {
+                        return Err(src.error(child, format!("shape '{name}' has a second BSDF")));
+                    }
+                    let b = self.bsdf_or_ref(src, child)?;
+                    bsdf = Some(b);
+                }
+                "emitter" => {
+                    let ekind = self.attr(src, child, "type")?.unwrap_or_default();
+                    if ekind != "area" {
+                        return Err(
+                            src.error(child, format!("an emitter inside a shape must be 'area', not '{ekind}'"))
+                        );
+                    }
+                    if emission.is_some() {
+                        return Err(src.error(child, format!("shape '{name}' has a second area emitter")));
+                    }
+                    let mut ep = self.props(src, child)?;
+                    let radiance = self.color(src, &mut ep, "radiance")?.unwrap_or(Vec3::ONE);
+                    if !radiance.is_finite() || radiance.min_element() < 0.0 {
+                        return Err(src.error(child, format!("radiance {radiance} must be finite and non-negative")));
+                    }
+                    for o in ep.objects.clone() {
+                        self.warn(format!("{}: <{}> inside an emitter is ignored", src.at(o), o.tag_name().name()));
+                    }
+                    self.finish(src, ep);
+                    emission = Some(radiance);
+                }
+                other => self
+                    .warn(format!("{}: shape '{name}': <{other}> is not supported here and is ignored", src.at(child))),
+            }
+        }
+        let material = match &mut bsdf {
+            Some(b) => {
+                let i = self.material_index(b);
+                // A declared BSDF keeps its index (it was added when declared).
+                i
+            }
+            None => self.fallback_material(),
+        };
+        let material = match emission {
+            Some(e) => {
+                let base = self.builder.scene_mut().materials[material as usize];
+                if base.is_null() {
+                    return Err(src.error(node, format!("shape '{name}': a 'null' BSDF cannot emit")));
+                }
+                let base_name = self.builder.scene_mut().material_names[material as usize].clone();
+                self.builder.add_material(&format!("{base_name}+emission@{name}"), base.with_emission(e))
+            }
+            None => material,
+        };
+        let many = meshes.len() > 1;
+        for mut mesh in meshes {
+            mesh.name = if many { format!("{name}/{}", mesh.name) } else { name.clone() };
+            if flip_uv {
+                for uv in mesh.uvs.iter_mut() {
+                    uv.y = 1.0 - uv.y;
+                }
+            }
+            if flip_normals {
+                for t in mesh.triangles.iter_mut() {
+                    t.swap(1, 2);
+                }
+                for n in mesh.normals.iter_mut() {
+                    *n = -*n;
+                }
+            }
+            self.builder.add_mesh(&mesh, to_world, material, &mesh_source).map_err(|e| match e {
+                SceneError::Invalid { message, .. } => src.error(node, message),
+                other => other,
+            })?;
+        }
+        props.objects.clear();
+        self.finish(src, props);
+        Ok(())
+    }
+
+    pub(super) fn fallback_material(&mut self) -> u32 {
+        if let Some(m) = self.fallback_material {
+            return m;
+        }
+        let m = self
+            .builder
+            .add_material("mitsuba-default", Material::diffuse(Vec3::splat(FALLBACK_REFLECTANCE)).with_one_sided());
+        self.fallback_material = Some(m);
+        m
+    }
+
+    /// A `<transform>`: its operations applied in document order (each after the ones
+    /// before it: the result is `Tn · … · T1`).
+    pub(super) fn transform(&mut self, src: &Src, node: Node) -> Result<Mat4, SceneError> {
+        if node.tag_name().name() != "transform" {
+            return Err(src.error(node, format!("expected a <transform>, not <{}>", node.tag_name().name())));
+        }
+        let mut m = Mat4::IDENTITY;
+        for op in node.children().filter(|n| n.is_element()) {
+            let step = match op.tag_name().name() {
+                "translate" => Mat4::from_translation(self.xyz(src, op, 0.0)?),
+                "scale" => Mat4::from_scale(self.xyz(src, op, 1.0)?),
+                "rotate" => {
+                    let axis = self.xyz(src, op, 0.0)?;
+                    let angle = self.required(src, op, "angle")?;
+                    let angle: f32 =
+                        angle.trim().parse().map_err(|_| src.error(op, format!("angle '{angle}' is not a number")))?;
+                    if axis.length_squared() == 0.0 || !axis.is_finite() || !angle.is_finite() {
+                        return Err(src.error(op, "rotate needs a non-zero finite axis (x, y, z) and a finite angle"));
+                    }
+                    Mat4::from_axis_angle(axis.normalize(), angle.to_radians())
+                }
+                "matrix" => {
+                    let text = self.value(src, op)?;
+                    let n = numbers(src, op, &text)?;
+                    match n.len() {
+                        16 => Mat4::from_cols_array(&n.try_into().unwrap()).transpose(),
+                        9 => Mat4::from_mat3(Mat3::from_cols_array(&n.try_into().unwrap()).transpose()),
+                        k => {
+                            return Err(src.error(op, format!("a <matrix> has 16 (or 9) numbers, row by row; got {k}")));
+                        }
+                    }
+                }
+                "lookat" => {
+                    let mut get = |key: &str| -> Result<Option<Vec3>, SceneError> {
+                        match self.attr(src, op, key)? {
+                            None => Ok(None),
+                            Some(v) => {
+                                let n = numbers(src, op, &v)?;
+                                if n.len() != 3 {
+                                    return Err(src.error(op, format!("lookat '{key}' needs 3 numbers")));
+                                }
+                                Ok(Some(Vec3::new(n[0], n[1], n[2])))
+                            }
+                        }
+                    };
+                    let (Some(origin), Some(target)) = (get("origin")?, get("target")?) else {
+                        return Err(src.error(op, "<lookat> needs 'origin' and 'target'"));
+                    };
+                    let up = get("up")?.unwrap_or(Vec3::Y);
+                    let dir = target - origin;
+                    if dir.length_squared() == 0.0 {
+                        return Err(src.error(op, "lookat origin and target are the same point"));
+                    }
+                    if dir.normalize().cross(up).length() < 1e-6 {
+                        return Err(src.error(op, "lookat 'up' is parallel to the view direction"));
+                    }
+                    look_at_matrix(origin, target, up)
+                }
+                other => {
+                    return Err(src.error(
+                        op,
+                        format!("<{other}> is not a transform operation (translate, rotate, scale, matrix, lookat)"),
+                    ));
+                }
+            };
+            m = step * m;
+        }
+        if !m.is_finite() {
+            return Err(src.error(node, "the transform is not finite"));
+        }
+        Ok(m)
+    }
+}
+
+/// Mitsuba's `disk`: the unit disk in the xy-plane, normal +z, as a fan of `segments`
+/// triangles (uv: Mitsuba's polar (r, φ/2π)).
+pub fn disk_mesh(segments: u32) -> TriangleMesh {
+    let mut mesh = TriangleMesh { name: "disk".into(), ..TriangleMesh::default() };
+    mesh.positions.push(Vec3::ZERO);
+    mesh.normals.push(Vec3::Z);
+    mesh.uvs.push(Vec2::ZERO);
+    for i in 0..=segments {
+        let phi = 2.0 * std::f32::consts::PI * i as f32 / segments as f32;
+        mesh.positions.push(Vec3::new(phi.cos(), phi.sin(), 0.0));
+        mesh.normals.push(Vec3::Z);
+        mesh.uvs.push(Vec2::new(1.0, i as f32 / segments as f32));
+    }
+    for i in 0..segments {
+        mesh.triangles.push([0, i + 1, i + 2]);
+    }
+    mesh
+}
