@@ -117,8 +117,9 @@ impl Param for MutPtr {
     }
 }
 
-/// Scalar parameters, passed by value.
-macro_rules! scalar {
+/// `Param` for types passed by value (scalars here, the `#[repr(C)]` argument structs in the
+/// catalog): `by_value! { Type => ParamType::..., }`.
+macro_rules! by_value {
     ($($ty:ty => $param:expr),* $(,)?) => {$(
         impl Param for $ty {
             type Value<'a> = $ty;
@@ -130,7 +131,9 @@ macro_rules! scalar {
     )*};
 }
 
-scalar! {
+pub(crate) use by_value;
+
+by_value! {
     u32 => ParamType::U32,
     i32 => ParamType::I32,
     u64 => ParamType::U64,

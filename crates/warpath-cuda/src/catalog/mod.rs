@@ -33,18 +33,8 @@ use crate::strategy::args::{MultiStageQueues, ScheduleArgs, WavefrontBuffers};
 use crate::volume_upload::DeviceVolumeSceneArgs;
 use cudarc::driver::{DeviceRepr, LaunchArgs, PushKernelArg};
 
-/// The `#[repr(C)]` structs the kernels take by value, by their CUDA names.
-macro_rules! by_value {
-    ($($ty:ty => $param:expr),* $(,)?) => {$(
-        impl Param for $ty {
-            type Value<'a> = $ty;
-            const TYPE: ParamType = $param;
-            fn push<'a>(value: &'a mut $ty, launch: &mut LaunchArgs<'a>) {
-                launch.arg(&*value);
-            }
-        }
-    )*};
-}
+// The `#[repr(C)]` structs the kernels take by value, by their CUDA names.
+use crate::kernel::by_value;
 
 by_value! {
     WavefrontBuffers => ParamType::Struct("WavefrontBuffers"),
