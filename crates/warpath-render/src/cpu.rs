@@ -95,13 +95,7 @@ impl Renderer for CpuRestir<'_> {
     }
 
     fn render_pass(&mut self, frames: Range<u32>) -> Result<()> {
-        if frames.start != self.frames.frames() {
-            return Err(Error::invalid(format!(
-                "ReSTIR frames follow each other: frame {} asked after {} frames",
-                frames.start,
-                self.frames.frames()
-            )));
-        }
+        crate::renderer::check_next_frame(&frames, self.frames.frames())?;
         let view = self.cpu.view(&self.settings.cpu_options(1));
         for _ in frames {
             for (i, radiance) in self.frames.render(&view, &self.camera).into_iter().enumerate() {

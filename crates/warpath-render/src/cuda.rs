@@ -2,7 +2,7 @@
 //! strategy, and ReSTIR DI's frames. Both compile (or load from the kernel cache) their
 //! kernels while being prepared, so that no pass waits for NVRTC.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::renderer::Renderer;
 use crate::settings::{Settings, default_strategy};
 use std::ops::Range;
@@ -122,13 +122,7 @@ impl Renderer for CudaRestir<'_> {
     }
 
     fn render_pass(&mut self, frames: Range<u32>) -> Result<()> {
-        if frames.start != self.renderer.frames() {
-            return Err(Error::invalid(format!(
-                "ReSTIR frames follow each other: frame {} asked after {} frames",
-                frames.start,
-                self.renderer.frames()
-            )));
-        }
+        crate::renderer::check_next_frame(&frames, self.renderer.frames())?;
         for _ in frames {
             self.renderer.render_frame()?;
         }

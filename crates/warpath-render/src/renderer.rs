@@ -53,6 +53,17 @@ pub trait Renderer {
     }
 }
 
+/// For frame renderers: `frames` must start where the `done` frames before it ended.
+pub(crate) fn check_next_frame(frames: &Range<u32>, done: u32) -> Result<()> {
+    if frames.start != done {
+        return Err(Error::invalid(format!(
+            "ReSTIR frames follow each other: frame {} asked after {done} frames",
+            frames.start
+        )));
+    }
+    Ok(())
+}
+
 /// What [`render`] produced.
 #[derive(Debug)]
 pub struct Outcome {
