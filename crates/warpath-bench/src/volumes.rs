@@ -46,7 +46,7 @@ pub struct VolumesArgs {
     /// Samples per pixel of one GPU pass.
     #[arg(long, default_value_t = 16)]
     pub spp_per_pass: u32,
-    /// The GPU schedules to time (any but multistage), each with every majorant.
+    /// The GPU schedules to time, each with every majorant.
     #[arg(long, value_delimiter = ',', value_parser = warpath_cli::parse_strategy, default_value = "naive")]
     pub strategies: Vec<Strategy>,
     /// Majorant cells to compare, in voxels per cell along each axis ("scene": the scene's
@@ -156,9 +156,6 @@ struct Row {
 pub fn run(args: VolumesArgs) -> Result<()> {
     let device = CudaDevice::open(0).context("warpath-bench volumes needs a CUDA device")?;
     println!("{}\n", crate::gpu_line(&device));
-    if args.strategies.contains(&Strategy::MultiStage) {
-        bail!("the multi-stage wavefront has no volume stage list; choose other --strategies");
-    }
     let mut cells_list = Vec::new();
     for c in &args.majorant_cells {
         cells_list.push(match c.as_str() {
@@ -395,9 +392,9 @@ fn measure(
         msamples_per_second: samples / median / 1e6,
         mextensions_per_second: per_path(extensions) * samples / median / 1e6,
         extensions_per_path: per_path(extensions),
-        tracking_steps_per_path: per_path(c.tracking_steps),
-        density_lookups_per_path: per_path(c.density_lookups),
-        albedo_lookups_per_path: per_path(c.albedo_lookups),
+        tracking_steps_per_path: per_path(c.tracking.steps),
+        density_lookups_per_path: per_path(c.tracking.density_lookups),
+        albedo_lookups_per_path: per_path(c.tracking.albedo_lookups),
         paths_per_warp: extensions as f64 / warps.max(1) as f64,
         kcycles_per_warp_step: cycles as f64 / warps.max(1) as f64 / 1e3,
         film_download_ms,

@@ -79,7 +79,7 @@ pub struct RenderArgs {
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,
     /// tiled-shared, regen-thread, regen-warp, regen-block, regen-device, streaming-sk,
     /// sorted-sk, sorting-sk, streaming-mk. Every strategy renders the same image; they differ in speed.
-    /// Scenes with media have no multistage; they default to sorting-sk
+    /// Scenes with media default to sorting-sk, the fastest on the volume scenes
     /// (docs/benchmarks/volume-schedules.md).
     /// [default: multistage, or sorting-sk for scenes with media]
     #[arg(long, value_parser = parse_strategy)]

@@ -4,7 +4,7 @@
 //! function of (pixel, sample, bounce, dimension) (`sampler`), warping functions
 //! (`warp`), discrete and 2D distributions (`distribution`), the thin-lens camera
 //! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`), the
-//! accumulation film (`film`) and the size guards every loader calls before it allocates
+//! accumulation film (`film`), what the path tracers count (`counters`) and the size guards every loader calls before it allocates
 //! what a file claims (`limits`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
 //! `detmath` holds the transcendental functions the estimators call, written so that the
 //! CPU and the GPU compute them bit for bit alike.
@@ -12,6 +12,7 @@
 pub mod bsdf;
 pub mod camera;
 pub mod color;
+pub mod counters;
 pub mod detmath;
 pub mod distribution;
 pub mod film;

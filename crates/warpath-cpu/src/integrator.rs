@@ -91,31 +91,9 @@ pub struct PathState {
     pub last_delta: bool,
 }
 
-/// Counters the estimator increments (rays and per-bounce active paths).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PathCounters {
-    /// Paths entering [`extend`] at each bounce.
-    pub active_per_bounce: Vec<u64>,
-    /// Extension rays traced (camera rays included).
-    pub extension_rays: u64,
-    pub shadow_rays: u64,
-    /// Volumetric path tracer: tentative collisions and grid reads of the tracking loops.
-    pub tracking: warpath_volume::medium::TrackingCounts,
-}
-
-impl PathCounters {
-    pub fn merge(&mut self, o: &PathCounters) {
-        self.tracking.add(&o.tracking);
-        if self.active_per_bounce.len() < o.active_per_bounce.len() {
-            self.active_per_bounce.resize(o.active_per_bounce.len(), 0);
-        }
-        for (a, b) in self.active_per_bounce.iter_mut().zip(&o.active_per_bounce) {
-            *a += b;
-        }
-        self.extension_rays += o.extension_rays;
-        self.shadow_rays += o.shadow_rays;
-    }
-}
+/// Counters the estimator increments (rays and per-bounce active paths): the one type every
+/// backend fills.
+pub use warpath_core::counters::PathCounters;
 
 #[inline]
 pub(crate) fn power_heuristic(a: f32, b: f32) -> f32 {

@@ -23,5 +23,5 @@ extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
 }
 extern "C" __global__ void __launch_bounds__(MULTISTAGE_BLOCK)
     multistage_finish_surface(SurfaceScheduleArgs a, MultiStageQueues q, unsigned int count) {
-    multistage_finish(a, q, count);
+    multistage_finish<SurfaceEstimator>(a, q, count);
 }

@@ -28,9 +28,11 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("schedules/streaming.cuh", include_str!("../kernels/schedules/streaming.cuh")),
     ("schedules/naive.cuh", include_str!("../kernels/schedules/naive.cuh")),
     ("schedules/kernels.cuh", include_str!("../kernels/schedules/kernels.cuh")),
+    ("schedules/multistage.cuh", include_str!("../kernels/schedules/multistage.cuh")),
     ("surface/stages.cuh", include_str!("../kernels/surface/stages.cuh")),
     ("volume/medium.cuh", include_str!("../kernels/volume/medium.cuh")),
     ("volume/estimator.cuh", include_str!("../kernels/volume/estimator.cuh")),
+    ("volume/stages.cuh", include_str!("../kernels/volume/stages.cuh")),
     ("isosurface/caster.cuh", include_str!("../kernels/isosurface/caster.cuh")),
     ("isosurface/render.cuh", include_str!("../kernels/isosurface/render.cuh")),
     ("isosurface/update.cuh", include_str!("../kernels/isosurface/update.cuh")),
@@ -80,6 +82,8 @@ macro_rules! program {
 
 /// `surface_stages.cu`: the surface estimator's stage list (multi-stage wavefront).
 pub const SURFACE_STAGES: KernelSource = program!("surface_stages", "surface_stages.cu");
+/// `volume_stages.cu`: the volumetric estimator's stage list (multi-stage wavefront).
+pub const VOLUME_STAGES: KernelSource = program!("volume_stages", "volume_stages.cu");
 /// `surface_<family>.cu`: the other scheduling strategies over the surface estimator, one
 /// program per family (a render compiles only the family its strategy uses).
 pub const SURFACE_NAIVE_WAVES: KernelSource = program!("surface_naive_waves", "surface_naive_waves.cu");
@@ -141,16 +145,19 @@ pub enum Family {
     Regeneration,
     Tiled,
     Streaming,
+    /// The multi-stage wavefront: the estimator's own stage list (`<estimator>_stages.cu`).
+    Stages,
 }
 
 impl Family {
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 7] = [
         Family::Megakernel,
         Family::NaiveWaves,
         Family::Wavefront,
         Family::Regeneration,
         Family::Tiled,
         Family::Streaming,
+        Family::Stages,
     ];
 }
 
@@ -169,8 +176,6 @@ pub enum Program {
     Isosurface,
     /// `restir.cu`.
     Restir,
-    /// `surface_stages.cu`: the surface estimator's stage list.
-    SurfaceStages,
     /// `<estimator>_megakernel.cu`, `<estimator>_<family>.cu`.
     Schedule(Estimator, Family),
 }
@@ -178,14 +183,8 @@ pub enum Program {
 impl Program {
     /// Every program.
     pub fn all() -> Vec<Program> {
-        let mut programs = vec![
-            Program::Traverse,
-            Program::Compaction,
-            Program::Film,
-            Program::Isosurface,
-            Program::Restir,
-            Program::SurfaceStages,
-        ];
+        let mut programs =
+            vec![Program::Traverse, Program::Compaction, Program::Film, Program::Isosurface, Program::Restir];
         for estimator in Estimator::ALL {
             programs.extend(Family::ALL.map(|family| Program::Schedule(estimator, family)));
         }
@@ -201,19 +200,20 @@ impl Program {
             Program::Film => FILM,
             Program::Isosurface => ISOSURFACE,
             Program::Restir => RESTIR,
-            Program::SurfaceStages => SURFACE_STAGES,
             Program::Schedule(Surface, Megakernel) => SURFACE_MEGAKERNEL,
             Program::Schedule(Surface, NaiveWaves) => SURFACE_NAIVE_WAVES,
             Program::Schedule(Surface, Wavefront) => SURFACE_WAVEFRONT,
             Program::Schedule(Surface, Regeneration) => SURFACE_REGENERATION,
             Program::Schedule(Surface, Tiled) => SURFACE_TILED,
             Program::Schedule(Surface, Streaming) => SURFACE_STREAMING,
+            Program::Schedule(Surface, Stages) => SURFACE_STAGES,
             Program::Schedule(Volume, Megakernel) => VOLUME_MEGAKERNEL,
             Program::Schedule(Volume, NaiveWaves) => VOLUME_NAIVE_WAVES,
             Program::Schedule(Volume, Wavefront) => VOLUME_WAVEFRONT,
             Program::Schedule(Volume, Regeneration) => VOLUME_REGENERATION,
             Program::Schedule(Volume, Tiled) => VOLUME_TILED,
             Program::Schedule(Volume, Streaming) => VOLUME_STREAMING,
+            Program::Schedule(Volume, Stages) => VOLUME_STAGES,
         }
     }
 

@@ -142,7 +142,7 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(CompactionState => "CompactionState" in ["compaction/compaction.cuh"] {
         ticket, count, tile_status, block_counts, section_counters, section_flags, section_offsets, tiles
     }),
-    // The schedules (strategy/args.rs): surface/estimator.cuh, schedules/*.cuh, surface/stages.cuh.
+    // The schedules (strategy/args.rs): surface/estimator.cuh, schedules/*.cuh.
     gpu_layout!(StoredPath => "StoredPath" in ["surface/estimator.cuh"] {
         origin_pixel, direction_sample, throughput_pdf, radiance_bounce
     }),
@@ -154,7 +154,7 @@ pub const ALL: &[LayoutInfo] = &[
         film_sum, film_sum_sq, film_count, counters, work, morton_lo, morton_scale, first_sample,
         padded_pixels, tiles_x, width, height, path_base, wave_paths, _pad, scene
     }),
-    gpu_layout!(MultiStageQueues => "MultiStageQueues" in ["surface/stages.cuh"] {
+    gpu_layout!(MultiStageQueues => "MultiStageQueues" in ["schedules/multistage.cuh"] {
         origin_pixel, direction_sample, throughput_pdf, radiance_bounce, hits, extend_in, extend_out,
         material_ids, shadow_ids, shadow_origin_tmax, shadow_direction, shadow_contribution, finished_ids,
         counts, capacity, _pad

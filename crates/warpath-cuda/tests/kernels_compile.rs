@@ -53,6 +53,14 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
     for program in warpath_cuda::restir::variant_programs() {
         programs.push((program, warpath_cuda::catalog::kernels_of(warpath_cuda::kernels::Program::Restir)));
     }
+    // WARPATH_NVRTC_ONLY=name,name compiles only the programs whose names start with one of
+    // them (a quick check while editing a kernel; CI compiles everything).
+    if let Ok(only) = std::env::var("WARPATH_NVRTC_ONLY") {
+        let prefixes: Vec<&str> = only.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+        programs.retain(|(source, _)| prefixes.iter().any(|p| source.name.starts_with(p)));
+        eprintln!("WARPATH_NVRTC_ONLY={only}: compiling {} programs", programs.len());
+        assert!(!programs.is_empty(), "WARPATH_NVRTC_ONLY={only} matches no program");
+    }
     let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut failures = Vec::new();

@@ -117,9 +117,9 @@ pub fn check_resolution(width: u32, height: u32) -> Result<()> {
 }
 
 /// The GPU schedule a scene renders with when none is asked for: the multi-stage wavefront
-/// for surfaces; for the volumetric path tracer (no multi-stage stage list) the Morton-sorted
-/// single kernel `sorting-sk`, the fastest measured on the volume scenes
-/// (docs/benchmarks/volume-schedules.md).
+/// for surfaces; for the volumetric path tracer the Morton-sorted single kernel `sorting-sk`,
+/// the fastest measured on the volume scenes (docs/benchmarks/volume-schedules.md; the
+/// volumetric estimator's stage list for the multi-stage wavefront is newer than that study).
 pub fn default_strategy(scene: &Scene) -> Strategy {
     if scene.needs_volume_estimator() { Strategy::SortingSk } else { Strategy::MultiStage }
 }

@@ -95,24 +95,9 @@ pub struct Medium {
     pub gray: bool,
 }
 
-/// What the tracking loops did, for the per-path statistics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TrackingCounts {
-    /// Tentative collisions (delta- and ratio-tracking steps).
-    pub steps: u64,
-    /// Density grid reads.
-    pub density_lookups: u64,
-    /// Albedo grid reads.
-    pub albedo_lookups: u64,
-}
-
-impl TrackingCounts {
-    pub fn add(&mut self, o: &TrackingCounts) {
-        self.steps += o.steps;
-        self.density_lookups += o.density_lookups;
-        self.albedo_lookups += o.albedo_lookups;
-    }
-}
+/// What the tracking loops did, for the per-path statistics (shared with every backend's
+/// `PathCounters`).
+pub use warpath_core::counters::TrackingCounts;
 
 /// The end of a free flight.
 #[derive(Clone, Copy, Debug, PartialEq)]

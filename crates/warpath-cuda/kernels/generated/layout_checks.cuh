@@ -194,9 +194,9 @@ static_assert(WARPATH_OFFSETOF(ScheduleArgs<SurfaceEstimator>, _pad) == 92, "Sch
 static_assert(WARPATH_OFFSETOF(ScheduleArgs<SurfaceEstimator>, scene) == 96, "ScheduleArgs<SurfaceEstimator>.scene");
 #endif
 
-// surface/stages.cuh
-#if defined(WARPATH_LAYOUT_SURFACE_STAGES) && !defined(WARPATH_LAYOUT_CHECKED_SURFACE_STAGES)
-#define WARPATH_LAYOUT_CHECKED_SURFACE_STAGES
+// schedules/multistage.cuh
+#if defined(WARPATH_LAYOUT_SCHEDULES_MULTISTAGE) && !defined(WARPATH_LAYOUT_CHECKED_SCHEDULES_MULTISTAGE)
+#define WARPATH_LAYOUT_CHECKED_SCHEDULES_MULTISTAGE
 static_assert(sizeof(MultiStageQueues) == 120, "MultiStageQueues size (Rust MultiStageQueues)");
 static_assert(WARPATH_OFFSETOF(MultiStageQueues, origin_pixel) == 0, "MultiStageQueues.origin_pixel");
 static_assert(WARPATH_OFFSETOF(MultiStageQueues, direction_sample) == 8, "MultiStageQueues.direction_sample");

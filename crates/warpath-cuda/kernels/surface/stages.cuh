@@ -11,60 +11,20 @@
 //                         path's id goes to the next bounce's queue or to the finished queue;
 //   multistage_shadow     traces the queued shadow rays; unoccluded ones add their
 //                         contribution to their path's radiance;
-//   multistage_finish     adds the paths that ended this bounce to the film.
+//   multistage_finish     adds the paths that ended this bounce to the film (shared by every
+//                         estimator's stage list: schedules/multistage.cuh).
 // multistage_generate fills the first queue with the wave's camera paths. The stages call
 // the estimator's own pieces (generate, shade_miss, surface_hit, add_emission,
 // prepare_illumination, bounce), so the paths are those of every other strategy: the
 // radiance is summed in the same order (emission, then the shadow contribution).
 #pragma once
-#include "schedules/schedule.cuh"
+#include "schedules/multistage.cuh"
 #include "surface/estimator.cuh"
 
 // The schedule arguments of the surface estimator (ScheduleArgs<DeviceSceneArgs> in Rust,
 // crates/warpath-cuda/src/strategy/args.rs); Rust's layout (checked by
 // the generated layout checks).
 using SurfaceScheduleArgs = ScheduleArgs<SurfaceEstimator>;
-
-#define MULTISTAGE_BLOCK 256
-#define MULTISTAGE_KINDS 8  // MATERIAL_DIFFUSE .. MATERIAL_BLACK
-
-#define MULTISTAGE_COUNT_NEXT 0
-#define MULTISTAGE_COUNT_FINISHED 1
-#define MULTISTAGE_COUNT_SHADOW 2
-#define MULTISTAGE_COUNT_KIND 3  // + kind
-
-// Device pointers of the multi-stage wavefront's arrays (MultiStageQueues in src/strategy/multistage.rs).
-struct MultiStageQueues {
-    float4* origin_pixel;           // path SoA, by slot: StoredPath's four words
-    float4* direction_sample;
-    float4* throughput_pdf;
-    float4* radiance_bounce;
-    float4* hits;                   // t, u, v, triangle bits, by slot
-    unsigned int* extend_in;        // ids to intersect this bounce
-    unsigned int* extend_out;       // ids to intersect next bounce
-    unsigned int* material_ids;     // MULTISTAGE_KINDS queues of `capacity` ids
-    unsigned int* shadow_ids;
-    float4* shadow_origin_tmax;
-    float4* shadow_direction;
-    float4* shadow_contribution;
-    unsigned int* finished_ids;
-    unsigned int* counts;           // MULTISTAGE_COUNT_* slots
-    unsigned int capacity;
-    unsigned int _pad;
-};
-
-// Appends `value` to the queue whose length is `*counter`, warp-aggregated over the lanes
-// that call with the same counter (one atomicAdd per group); returns its slot.
-__device__ __forceinline__ unsigned int queue_push(unsigned int* queue, unsigned int* counter, unsigned int value) {
-    const unsigned int peers = __match_any_sync(__activemask(), (unsigned long long)counter);
-    const int leader = __ffs(peers) - 1;
-    unsigned int base = 0;
-    if ((int)lane_id() == leader) base = atomicAdd(counter, (unsigned int)__popc(peers));
-    base = __shfl_sync(peers, base, leader);
-    const unsigned int slot = base + __popc(peers & compaction_lanemask_lt());
-    queue[slot] = value;
-    return slot;
-}
 
 __device__ __forceinline__ PathState load_path_soa(const MultiStageQueues& q, unsigned int id) {
     StoredPath s;
@@ -172,19 +132,5 @@ __device__ __forceinline__ void multistage_shadow(const SurfaceScheduleArgs& a, 
     q.radiance_bounce[id] = r;
 }
 
-__device__ __forceinline__ void multistage_finish(const SurfaceScheduleArgs& a, const MultiStageQueues& q,
-                                                  unsigned int count) {
-    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    const unsigned int id = q.finished_ids[i];
-    PathState path;
-    const float4 r = q.radiance_bounce[id];
-    path.radiance = make_float3(r.x, r.y, r.z);
-    path.pixel = ~__float_as_uint(q.origin_pixel[id].w);
-    film_add_path(a, path);
-}
-
 // The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
 // checked by the generated header once the headers each struct needs are complete.
-#define WARPATH_LAYOUT_SURFACE_STAGES
-#include "generated/layout_checks.cuh"

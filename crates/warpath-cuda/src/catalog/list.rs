@@ -41,6 +41,8 @@ pub type IsoTraverseArgs = (IsoPipelineArgs, ConstPtr, ConstPtr, u32, IsoStageOu
 pub type IsoIntersectArgs = (IsoPipelineArgs, ConstPtr, ConstPtr, u32, IsoStageOut, IsoStageOut);
 /// `multistage_<stage>_surface(SurfaceScheduleArgs, MultiStageQueues, unsigned int count)`.
 pub type StageArgs = (ScheduleArgs<DeviceSceneArgs>, MultiStageQueues, u32);
+/// `multistage_<stage>_volume(ScheduleArgs<VolumeEstimator>, MultiStageQueues, unsigned int count)`.
+pub type VolumeStageArgs = (ScheduleArgs<DeviceVolumeSceneArgs>, MultiStageQueues, u32);
 
 /// Declares the kernel constants and [`declared`], the list of them.
 macro_rules! catalog {
@@ -147,17 +149,28 @@ catalog! {
     RESTIR_SPATIAL_PAIRWISE_GROUPED: RestirKernelArgs = Program::Restir, "restir_spatial_pairwise_grouped";
     RESTIR_SHADE: RestirKernelArgs = Program::Restir, "restir_shade";
 
-    // surface_stages.cu: the multi-stage wavefront's stages.
+    // surface_stages.cu: the multi-stage wavefront's stages over the surface estimator.
     /// `(SurfaceScheduleArgs, MultiStageQueues)`.
     MULTISTAGE_GENERATE_SURFACE: (ScheduleArgs<DeviceSceneArgs>, MultiStageQueues) =
-        Program::SurfaceStages, "multistage_generate_surface";
-    MULTISTAGE_INTERSECT_SURFACE: StageArgs = Program::SurfaceStages, "multistage_intersect_surface";
+        SURFACE_STAGES_PROGRAM, "multistage_generate_surface";
+    MULTISTAGE_INTERSECT_SURFACE: StageArgs = SURFACE_STAGES_PROGRAM, "multistage_intersect_surface";
     /// `(SurfaceScheduleArgs, MultiStageQueues, unsigned int kind, unsigned int count)`.
     MULTISTAGE_SHADE_SURFACE: (ScheduleArgs<DeviceSceneArgs>, MultiStageQueues, u32, u32) =
-        Program::SurfaceStages, "multistage_shade_surface";
-    MULTISTAGE_SHADOW_SURFACE: StageArgs = Program::SurfaceStages, "multistage_shadow_surface";
-    MULTISTAGE_FINISH_SURFACE: StageArgs = Program::SurfaceStages, "multistage_finish_surface";
+        SURFACE_STAGES_PROGRAM, "multistage_shade_surface";
+    MULTISTAGE_SHADOW_SURFACE: StageArgs = SURFACE_STAGES_PROGRAM, "multistage_shadow_surface";
+    MULTISTAGE_FINISH_SURFACE: StageArgs = SURFACE_STAGES_PROGRAM, "multistage_finish_surface";
+
+    // volume_stages.cu: the multi-stage wavefront's stages over the volumetric estimator.
+    /// `(ScheduleArgs<VolumeEstimator>, MultiStageQueues)`.
+    MULTISTAGE_GENERATE_VOLUME: (ScheduleArgs<DeviceVolumeSceneArgs>, MultiStageQueues) =
+        VOLUME_STAGES_PROGRAM, "multistage_generate_volume";
+    MULTISTAGE_TRACK_VOLUME: VolumeStageArgs = VOLUME_STAGES_PROGRAM, "multistage_track_volume";
+    MULTISTAGE_SCATTER_VOLUME: VolumeStageArgs = VOLUME_STAGES_PROGRAM, "multistage_scatter_volume";
+    MULTISTAGE_FINISH_VOLUME: VolumeStageArgs = VOLUME_STAGES_PROGRAM, "multistage_finish_volume";
 }
+
+const SURFACE_STAGES_PROGRAM: Program = Program::Schedule(Estimator::Surface, Family::Stages);
+const VOLUME_STAGES_PROGRAM: Program = Program::Schedule(Estimator::Volume, Family::Stages);
 
 /// The kernels every estimator instantiates from `schedules/kernels.cuh`
 /// (`<schedule>_<estimator>`), with the estimator's `ScheduleArgs<E>` first.

@@ -91,7 +91,7 @@ const _: () = assert!(size_of::<StoredPath>() == size_of::<crate::compaction::el
 pub const STORED_PATH_BYTES: usize = size_of::<StoredPath>();
 
 /// Device pointers of the multi-stage wavefront's arrays (`MultiStageQueues` in
-/// surface/stages.cuh).
+/// schedules/multistage.cuh).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MultiStageQueues {

@@ -128,7 +128,7 @@ impl Strategy {
                 "device compaction (InK-Collate) plus a regeneration kernel (seed 003 streamingMK)"
             }
             Strategy::MultiStage => {
-                "a kernel per stage (intersect, shade per material, shadow rays), SoA paths and queues (Laine et al. 2013)"
+                "a kernel per stage of the estimator (surface: intersect, shade per material, shadow rays; volume: track, scatter), SoA paths and queues (Laine et al. 2013)"
             }
         }
     }

@@ -1,5 +1,5 @@
 //! Typed launches of the schedule kernels (docs/architecture.md): one Rust function per kernel
-//! signature of `schedules/kernels.cuh` and `surface/stages.cuh`, each taking the kernel's
+//! signature of `schedules/kernels.cuh` and the estimators' stage lists (`*/stages.cuh`), each taking the kernel's
 //! arguments as typed values (`ScheduleArgs<S>` and `#[repr(C)]` structs by value, device
 //! addresses, counts) and launching the catalog's kernel ([`crate::catalog::ScheduleKernels`]
 //! of the estimator whose scene is `S`) from the estimator's programs as the render compiles
@@ -10,12 +10,14 @@ use super::args::{MultiStageQueues, ScheduleArgs, WavefrontBuffers};
 use super::catalog::WavefrontCompaction;
 use super::variant::EstimatorKernels;
 use crate::catalog::{
-    Kernel, KernelArgs, MULTISTAGE_FINISH_SURFACE, MULTISTAGE_GENERATE_SURFACE, MULTISTAGE_INTERSECT_SURFACE,
-    MULTISTAGE_SHADE_SURFACE, MULTISTAGE_SHADOW_SURFACE, ScheduleKernels, ScheduleScene, StageArgs,
+    Kernel, KernelArgs, MULTISTAGE_FINISH_SURFACE, MULTISTAGE_FINISH_VOLUME, MULTISTAGE_GENERATE_SURFACE,
+    MULTISTAGE_GENERATE_VOLUME, MULTISTAGE_INTERSECT_SURFACE, MULTISTAGE_SCATTER_VOLUME, MULTISTAGE_SHADE_SURFACE,
+    MULTISTAGE_SHADOW_SURFACE, MULTISTAGE_TRACK_VOLUME, ScheduleKernels, ScheduleScene, StageArgs, VolumeStageArgs,
 };
 use crate::error::CudaResult;
 use crate::runtime::CudaDevice;
 use crate::scene_upload::DeviceSceneArgs;
+use crate::volume_upload::DeviceVolumeSceneArgs;
 use cudarc::driver::LaunchConfig;
 
 /// The wavefront's extend kernel of `method`.
@@ -66,6 +68,15 @@ pub enum SurfaceStage {
     Intersect,
     Shade,
     Shadow,
+    Finish,
+}
+
+/// The volumetric estimator's stages, run by the multi-stage wavefront (volume/stages.cuh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VolumeStage {
+    Generate,
+    Track,
+    Scatter,
     Finish,
 }
 
@@ -280,6 +291,59 @@ impl ScheduleLaunch<'_, DeviceSceneArgs> {
             SurfaceStage::Shade => self.launch(MULTISTAGE_SHADE_SURFACE, config, (args, queues, kind, count)),
             SurfaceStage::Shadow => counted(MULTISTAGE_SHADOW_SURFACE),
             SurfaceStage::Finish => counted(MULTISTAGE_FINISH_SURFACE),
+        }
+    }
+}
+
+impl VolumeStage {
+    /// The stages in launch order.
+    pub const ALL: [VolumeStage; 4] =
+        [VolumeStage::Generate, VolumeStage::Track, VolumeStage::Scatter, VolumeStage::Finish];
+
+    /// The stage's kernel, program and name.
+    pub const fn entry(self) -> crate::catalog::KernelEntry {
+        match self {
+            VolumeStage::Generate => MULTISTAGE_GENERATE_VOLUME.entry(),
+            VolumeStage::Track => MULTISTAGE_TRACK_VOLUME.entry(),
+            VolumeStage::Scatter => MULTISTAGE_SCATTER_VOLUME.entry(),
+            VolumeStage::Finish => MULTISTAGE_FINISH_VOLUME.entry(),
+        }
+    }
+
+    /// The stage's name in launch timings.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VolumeStage::Generate => "generate",
+            VolumeStage::Track => "track",
+            VolumeStage::Scatter => "scatter",
+            VolumeStage::Finish => "finish",
+        }
+    }
+}
+
+impl ScheduleLaunch<'_, DeviceVolumeSceneArgs> {
+    /// A stage of the volumetric estimator: `multistage_<stage>_volume(ScheduleArgs,
+    /// MultiStageQueues[, count])`. `count` is the queue length the stage reads (ignored by
+    /// `Generate`, which covers the wave).
+    pub fn volume_stage(
+        &self,
+        stage: VolumeStage,
+        block: u32,
+        queues: &MultiStageQueues,
+        count: u32,
+    ) -> CudaResult<()> {
+        let items = if stage == VolumeStage::Generate { self.args.wave_paths } else { count };
+        if items == 0 {
+            return Ok(());
+        }
+        let config = Self::linear(items.div_ceil(block), block);
+        let (args, queues) = (*self.args, *queues);
+        let counted = |kernel: Kernel<VolumeStageArgs>| self.launch(kernel, config, (args, queues, count));
+        match stage {
+            VolumeStage::Generate => self.launch(MULTISTAGE_GENERATE_VOLUME, config, (args, queues)),
+            VolumeStage::Track => counted(MULTISTAGE_TRACK_VOLUME),
+            VolumeStage::Scatter => counted(MULTISTAGE_SCATTER_VOLUME),
+            VolumeStage::Finish => counted(MULTISTAGE_FINISH_VOLUME),
         }
     }
 }

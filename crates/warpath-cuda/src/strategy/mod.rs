@@ -18,12 +18,13 @@
 //! | `regen-device` | two kernels over a pool: regenerate dead slots, extend live ones (seed 003) | `schedules/regeneration.cuh` |
 //! | `streaming-sk`, `sorted-sk`, `sorting-sk` | block compaction plus regeneration in one persistent kernel; sorted: Morton order; sorting: Morton order with medium vertices completed (albedo, shadow ray) after the sort (seed 003) | `schedules/streaming.cuh` |
 //! | `streaming-mk` | device compaction (InK-Collate) plus a regeneration kernel (seed 003) | `schedules/streaming.cuh` |
-//! | `multistage` | a kernel per stage (intersect, shade per material, shadow, finish), SoA state and queues | `surface/stages.cuh` |
+//! | `multistage` | a kernel per stage, SoA state and queues: the estimator's own stage list (surface: intersect, shade per material, shadow, finish; volume: track, scatter in media, finish) | `schedules/multistage.cuh`, `surface/stages.cuh`, `volume/stages.cuh` |
 //!
 //! Estimators × schedules: every schedule kernel is a template over the estimator
 //! (`kernels/schedules/`), instantiated per estimator by one line
 //! (`kernels/surface_<family>.cu`: `WARPATH_WAVEFRONT_KERNELS(SurfaceEstimator, surface)`, …);
-//! the multi-stage wavefront runs the estimator's own stage list (`kernels/surface/stages.cuh`).
+//! the multi-stage wavefront runs the estimator's own stage list (`kernels/<estimator>/stages.cuh`,
+//! compiled as `kernels/<estimator>_stages.cu`).
 //!
 //! The module's files:
 //! - `catalog`: the [`Strategy`] list, names and descriptions;

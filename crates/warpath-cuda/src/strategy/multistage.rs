@@ -1,16 +1,20 @@
-//! The multi-stage wavefront's device arrays and host loop (Laine, Karras & Aila 2013): per
-//! bounce intersect, shade once per material kind, trace shadow rays, finish ended paths,
-//! with queue lengths read back between stages (kernels: `kernels/surface/stages.cuh`).
+//! The multi-stage wavefront's device arrays and host loops (Laine, Karras & Aila 2013), one
+//! per estimator's stage list, with queue lengths read back between stages. The surface
+//! estimator, per bounce: intersect, shade once per material kind, trace shadow rays, finish
+//! ended paths (`kernels/surface/stages.cuh`). The volumetric estimator, per bounce: track to
+//! the next vertex, scatter at the pending medium vertices, finish (`kernels/volume/stages.cuh`).
 
 pub use super::args::MultiStageQueues;
-use super::args::SurfaceScheduleArgs;
-use super::launch::SurfaceStage;
+use super::args::{ScheduleArgs, SurfaceScheduleArgs};
+use super::launch::{SurfaceStage, VolumeStage};
 use super::renderer::{BLOCK, StrategyRenderer};
 use crate::buffer::DeviceBuffer;
 use crate::error::CudaResult;
 use crate::runtime::CudaDevice;
+use crate::volume_upload::DeviceVolumeSceneArgs;
 
-/// Material kinds, each with its own shade queue (`MULTISTAGE_KINDS`).
+/// Queues of the middle stage (`MULTISTAGE_KINDS`): the surface estimator's shade queues, one
+/// per material kind; the volumetric estimator's scatter queue is the first.
 const MULTISTAGE_KINDS: usize = 8;
 
 /// The multi-stage wavefront's device arrays for a wave of `capacity` paths.
@@ -74,59 +78,80 @@ impl MultiStageBuffers {
 /// Bytes of device memory per path of the multi-stage wavefront (SoA state and queues).
 pub const MULTISTAGE_BYTES_PER_PATH: usize = MultiStageBuffers::BYTES_PER_PATH;
 
+const COUNT_NEXT: usize = 0;
+const COUNT_FINISHED: usize = 1;
+const COUNT_SHADOW: usize = 2;
+const COUNT_KIND: usize = 3;
+
 impl StrategyRenderer<'_> {
-    /// The multi-stage wavefront: generate, then per bounce intersect, shade per material
-    /// kind, trace shadow rays, finish ended paths; queue lengths read back between stages.
-    pub(super) fn run_multistage(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+    /// The buffers for a wave of `wave` paths (grown, never shrunk), counts cleared.
+    fn multistage_buffers(&mut self, wave: u32) -> CudaResult<&mut MultiStageBuffers> {
         let device = self.device;
-        let wave = args.wave_paths;
         if self.multistage.as_ref().is_none_or(|m| m.capacity < wave) {
             self.multistage = None;
             self.multistage = Some(MultiStageBuffers::new(device, wave)?);
         }
         let buffers = self.multistage.as_mut().expect("allocated above");
         buffers.counts.clear(device)?;
+        Ok(buffers)
+    }
+
+    /// The queue lengths the last stage left.
+    fn multistage_counts(&self) -> CudaResult<Vec<u32>> {
+        self.multistage.as_ref().expect("allocated by multistage_buffers").counts.download(self.device)
+    }
+
+    /// The surface estimator's stage list: generate, then per bounce intersect, shade per
+    /// material kind, trace shadow rays, finish ended paths.
+    pub(super) fn run_surface_stages(&mut self, args: &SurfaceScheduleArgs) -> CudaResult<()> {
+        let device = self.device;
         // generate writes extend_out of view 1, i.e. extend[0]: the first input.
+        let queues = self.multistage_buffers(args.wave_paths)?.queues(device, 1);
+        self.launcher(args).surface_stage(SurfaceStage::Generate, BLOCK, &queues, 0, 0)?;
         let mut current = 0usize;
-        let queues = buffers.queues(device, 1);
-        let counts = |buffers: &MultiStageBuffers| -> CudaResult<Vec<u32>> { buffers.counts.download(device) };
-        self.launch_stage(SurfaceStage::Generate, args, &queues, 0, wave)?;
-        let buffers = self.multistage.as_ref().expect("allocated above");
-        let mut count = counts(buffers)?[0];
+        let mut count = self.multistage_counts()?[COUNT_NEXT];
         while count > 0 {
-            let buffers = self.multistage.as_mut().expect("allocated above");
-            buffers.counts.clear(device)?;
-            let queues = buffers.queues(device, current);
-            self.launch_stage(SurfaceStage::Intersect, args, &queues, 0, count)?;
-            let after_intersect = counts(self.multistage.as_ref().expect("allocated above"))?;
+            let queues = self.multistage_buffers(args.wave_paths)?.queues(device, current);
+            let launch = self.launcher(args);
+            launch.surface_stage(SurfaceStage::Intersect, BLOCK, &queues, 0, count)?;
+            let after_intersect = self.multistage_counts()?;
             for kind in 0..MULTISTAGE_KINDS {
-                let n = after_intersect[3 + kind];
-                if n > 0 {
-                    self.launch_stage(SurfaceStage::Shade, args, &queues, kind as u32, n)?;
-                }
+                launch.surface_stage(
+                    SurfaceStage::Shade,
+                    BLOCK,
+                    &queues,
+                    kind as u32,
+                    after_intersect[COUNT_KIND + kind],
+                )?;
             }
-            let after_shade = counts(self.multistage.as_ref().expect("allocated above"))?;
-            let (next, finished, shadows) = (after_shade[0], after_shade[1], after_shade[2]);
-            self.launch_stage(SurfaceStage::Shadow, args, &queues, 0, shadows)?;
-            self.launch_stage(SurfaceStage::Finish, args, &queues, 0, finished)?;
-            count = next;
+            let after_shade = self.multistage_counts()?;
+            launch.surface_stage(SurfaceStage::Shadow, BLOCK, &queues, 0, after_shade[COUNT_SHADOW])?;
+            launch.surface_stage(SurfaceStage::Finish, BLOCK, &queues, 0, after_shade[COUNT_FINISHED])?;
+            count = after_shade[COUNT_NEXT];
             current = 1 - current;
         }
         Ok(())
     }
 
-    /// Launches `stage` over `count` queue entries (the wave for Generate).
-    fn launch_stage(
-        &mut self,
-        stage: SurfaceStage,
-        args: &SurfaceScheduleArgs,
-        queues: &MultiStageQueues,
-        kind: u32,
-        count: u32,
-    ) -> CudaResult<()> {
-        if count == 0 {
-            return Ok(());
+    /// The volumetric estimator's stage list: generate, then per bounce track every path to
+    /// its next vertex, scatter at the pending medium vertices, finish ended paths.
+    pub(super) fn run_volume_stages(&mut self, args: &ScheduleArgs<DeviceVolumeSceneArgs>) -> CudaResult<()> {
+        let device = self.device;
+        let queues = self.multistage_buffers(args.wave_paths)?.queues(device, 1);
+        self.launcher(args).volume_stage(VolumeStage::Generate, BLOCK, &queues, 0)?;
+        let mut current = 0usize;
+        let mut count = self.multistage_counts()?[COUNT_NEXT];
+        while count > 0 {
+            let queues = self.multistage_buffers(args.wave_paths)?.queues(device, current);
+            let launch = self.launcher(args);
+            launch.volume_stage(VolumeStage::Track, BLOCK, &queues, count)?;
+            let after_track = self.multistage_counts()?;
+            launch.volume_stage(VolumeStage::Scatter, BLOCK, &queues, after_track[COUNT_KIND])?;
+            let after_scatter = self.multistage_counts()?;
+            launch.volume_stage(VolumeStage::Finish, BLOCK, &queues, after_scatter[COUNT_FINISHED])?;
+            count = after_scatter[COUNT_NEXT];
+            current = 1 - current;
         }
-        self.launcher(args).surface_stage(stage, BLOCK, queues, kind, count)
+        Ok(())
     }
 }

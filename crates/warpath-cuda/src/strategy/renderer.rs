@@ -6,10 +6,10 @@
 //! launches of [`super::launch`]; the host loops of the strategies with a launch per bounce or
 //! step live in `wavefront.rs`, `pools.rs` and `multistage.rs`.
 
-use super::args::{ScheduleArgs, SurfaceScheduleArgs};
+use super::args::ScheduleArgs;
 use super::catalog::Strategy;
 use super::catalog::WavefrontCompaction;
-use super::launch::{PersistentKernel, PoolKernel, ScheduleLaunch, SurfaceStage, wavefront_kernel};
+use super::launch::{PersistentKernel, PoolKernel, ScheduleLaunch, SurfaceStage, VolumeStage, wavefront_kernel};
 use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
 use super::variant::{EstimatorKernels, KernelVariant, SURFACE, VOLUME};
 use crate::buffer::DeviceBuffer;
@@ -44,44 +44,46 @@ pub const DEFAULT_WAVE_PATHS: u32 = 1 << 24;
 /// keeps resident for their extend kernel (1: seed 003's pool of one path per thread).
 pub const DEFAULT_POOL_FACTOR: u32 = 8;
 
-/// Counters of the estimator, as the CPU reference's `PathCounters` defines them, plus the
-/// SIMT view: warps entering `extend` per bounce and their clock64 cycles.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PathCounters {
-    /// Paths entering `extend` at each bounce (trailing zero bounces trimmed, as on the CPU).
-    pub active_per_bounce: Vec<u64>,
-    /// Warp executions of `extend` per bounce (a warp counts once per bounce among its lanes).
-    pub active_warps_per_bounce: Vec<u64>,
-    /// Sum over those warp executions of their cycles (the slowest lane's, per warp).
-    pub warp_cycles_per_bounce: Vec<u64>,
-    /// Extension rays traced (camera rays included; the volumetric estimator counts every
-    /// closest-hit query, null boundaries included).
-    pub extension_rays: u64,
-    pub shadow_rays: u64,
-    /// Volumetric estimator: tentative collisions of delta and ratio tracking.
-    pub tracking_steps: u64,
-    /// Volumetric estimator: density grid reads.
-    pub density_lookups: u64,
-    /// Volumetric estimator: albedo grid reads.
-    pub albedo_lookups: u64,
-}
+/// Counters of the estimator (the CPU reference's fields, plus the SIMT view: warps entering
+/// `extend` per bounce and their clock64 cycles).
+pub use warpath_core::counters::PathCounters;
+use warpath_core::counters::TrackingCounts;
 
 /// The scene arguments of an estimator's schedule kernels (`E::Scene`): the surface
-/// estimator's [`DeviceSceneArgs`] or the volumetric one's [`DeviceVolumeSceneArgs`].
+/// estimator's [`DeviceSceneArgs`] or the volumetric one's [`DeviceVolumeSceneArgs`]. Every
+/// schedule is generic over it but the multi-stage wavefront, which runs the estimator's own
+/// stage list.
 pub(crate) trait EstimatorScene: ScheduleScene {
-    /// The surface estimator's arguments, for the strategies only it has (multi-stage).
-    fn surface_args(args: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs>;
+    /// One wave through the estimator's stage list (the multi-stage wavefront).
+    fn run_stages(renderer: &mut StrategyRenderer<'_>, args: &ScheduleArgs<Self>) -> CudaResult<()>;
+    /// The stage kernels in launch order, for [`StrategyRenderer::kernel_resources`] and the
+    /// per-stage times: (kernel, name in timings).
+    fn stage_kernels() -> Vec<(KernelEntry, &'static str)>;
 }
 
 impl EstimatorScene for DeviceSceneArgs {
-    fn surface_args(args: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs> {
-        Some(args)
+    fn run_stages(renderer: &mut StrategyRenderer<'_>, args: &ScheduleArgs<Self>) -> CudaResult<()> {
+        renderer.run_surface_stages(args)
+    }
+    fn stage_kernels() -> Vec<(KernelEntry, &'static str)> {
+        SurfaceStage::ALL.map(|stage| (stage.entry(), stage.name())).to_vec()
     }
 }
 
 impl EstimatorScene for DeviceVolumeSceneArgs {
-    fn surface_args(_: &ScheduleArgs<Self>) -> Option<&SurfaceScheduleArgs> {
-        None
+    fn run_stages(renderer: &mut StrategyRenderer<'_>, args: &ScheduleArgs<Self>) -> CudaResult<()> {
+        renderer.run_volume_stages(args)
+    }
+    fn stage_kernels() -> Vec<(KernelEntry, &'static str)> {
+        VolumeStage::ALL.map(|stage| (stage.entry(), stage.name())).to_vec()
+    }
+}
+
+/// The stage kernels of `estimator`'s stage list, in launch order, with their names in timings.
+fn stage_kernels(estimator: Estimator) -> Vec<(KernelEntry, &'static str)> {
+    match estimator {
+        Estimator::Surface => DeviceSceneArgs::stage_kernels(),
+        Estimator::Volume => DeviceVolumeSceneArgs::stage_kernels(),
     }
 }
 
@@ -113,9 +115,10 @@ impl LaunchTimes {
             }
         }
         if strategy == Strategy::MultiStage {
+            let stages = stage_kernels(estimator);
             for kernel in times.iter() {
-                if let Some(stage) = SurfaceStage::ALL.into_iter().find(|s| s.kernel() == kernel.kernel) {
-                    view.stage_ms.push((stage.name(), kernel.ms));
+                if let Some(&(_, name)) = stages.iter().find(|(entry, _)| entry.name == kernel.kernel) {
+                    view.stage_ms.push((name, kernel.ms));
                 }
             }
         }
@@ -532,14 +535,7 @@ impl<'d> StrategyRenderer<'d> {
                 self.launcher(args).with_pool(kernel, grid, BLOCK, pool)
             }
             Strategy::StreamingMk => self.run_streaming_mk(args),
-            Strategy::MultiStage => match S::surface_args(args) {
-                Some(surface) => self.run_multistage(surface),
-                None => Err(CudaError::InvalidArgument(format!(
-                    "the multi-stage wavefront runs the surface estimator's own stages; the {} estimator has no \
-                     stage list yet (choose another --strategy)",
-                    self.estimator.name
-                ))),
-            },
+            Strategy::MultiStage => S::run_stages(self, args),
         }
     }
 
@@ -562,9 +558,10 @@ impl<'d> StrategyRenderer<'d> {
             Estimator::Surface => strategy_kernels(&SURFACE_SCHEDULES, strategy, self.naive_waves),
             Estimator::Volume => strategy_kernels(&VOLUME_SCHEDULES, strategy, self.naive_waves),
         };
-        let stages = self.estimator.stages_program.is_some();
         let kernels: Vec<(KernelEntry, u32)> = match strategy {
-            Strategy::MultiStage if stages => SurfaceStage::ALL.map(|stage| (stage.entry(), BLOCK)).to_vec(),
+            Strategy::MultiStage => {
+                stage_kernels(self.estimator.estimator).into_iter().map(|(entry, _)| (entry, BLOCK)).collect()
+            }
             _ => kernels,
         };
         kernels
@@ -664,8 +661,6 @@ pub(super) fn parse_counters(values: &[u64], slots: usize) -> PathCounters {
         warp_cycles_per_bounce,
         extension_rays: values.first().copied().unwrap_or(0),
         shadow_rays: values.get(1).copied().unwrap_or(0),
-        tracking_steps: extra(0),
-        density_lookups: extra(1),
-        albedo_lookups: extra(2),
+        tracking: TrackingCounts { steps: extra(0), density_lookups: extra(1), albedo_lookups: extra(2) },
     }
 }

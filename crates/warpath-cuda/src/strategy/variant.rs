@@ -15,9 +15,9 @@ use crate::kernels::{Estimator, Family, Program};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-/// An estimator's programs on the GPU as a render compiles them: the naive megakernel, one
-/// per schedule family (so a render compiles only the family its strategy uses) and its own
-/// stage list, each the [`Program`]'s default build or a [`KernelVariant`] of it. The kernels
+/// An estimator's programs on the GPU as a render compiles them: the naive megakernel and one
+/// per schedule family (so a render compiles only the family its strategy uses), its own
+/// stage list among them, each the [`Program`]'s default build or a [`KernelVariant`] of it. The kernels
 /// themselves are the catalog's ([`crate::catalog::ScheduleKernels`]).
 #[derive(Clone, Copy, Debug)]
 pub struct EstimatorKernels {
@@ -31,9 +31,8 @@ pub struct EstimatorKernels {
     pub regeneration: KernelSource,
     pub tiled: KernelSource,
     pub streaming: KernelSource,
-    /// The program of the estimator's stage list (multi-stage wavefront) and of the schedule
-    /// structs' layout report, if it has one.
-    pub stages_program: Option<KernelSource>,
+    /// The estimator's stage list (the multi-stage wavefront).
+    pub stages: KernelSource,
 }
 
 impl EstimatorKernels {
@@ -48,8 +47,8 @@ impl EstimatorKernels {
                 Family::Regeneration => Some(&self.regeneration),
                 Family::Tiled => Some(&self.tiled),
                 Family::Streaming => Some(&self.streaming),
+                Family::Stages => Some(&self.stages),
             },
-            Program::SurfaceStages => self.stages_program.as_ref(),
             _ => None,
         };
         source.ok_or_else(|| {
@@ -59,17 +58,13 @@ impl EstimatorKernels {
 
     /// Every program of these kernels (megakernel, families, stages) with its build.
     pub fn programs(&self) -> Vec<(Program, KernelSource)> {
-        let mut programs: Vec<_> = Family::ALL
+        Family::ALL
             .into_iter()
             .map(|family| {
                 let program = Program::Schedule(self.estimator, family);
                 (program, *self.source(program).expect("every family"))
             })
-            .collect();
-        if let Some(stages) = self.stages_program {
-            programs.push((Program::SurfaceStages, stages));
-        }
-        programs
+            .collect()
     }
 }
 
@@ -84,11 +79,11 @@ pub const SURFACE: EstimatorKernels = EstimatorKernels {
     regeneration: Program::Schedule(Estimator::Surface, Family::Regeneration).source(),
     tiled: Program::Schedule(Estimator::Surface, Family::Tiled).source(),
     streaming: Program::Schedule(Estimator::Surface, Family::Streaming).source(),
-    stages_program: Some(Program::SurfaceStages.source()),
+    stages: Program::Schedule(Estimator::Surface, Family::Stages).source(),
 };
 
-/// The volumetric path tracer's programs (`volume_megakernel.cu`, `volume_<family>.cu`): every
-/// schedule but the multi-stage wavefront, whose stages are the surface estimator's.
+/// The volumetric path tracer's programs (`volume_megakernel.cu`, `volume_<family>.cu`,
+/// `volume_stages.cu`).
 pub const VOLUME: EstimatorKernels = EstimatorKernels {
     name: Estimator::Volume.name(),
     estimator: Estimator::Volume,
@@ -98,7 +93,7 @@ pub const VOLUME: EstimatorKernels = EstimatorKernels {
     regeneration: Program::Schedule(Estimator::Volume, Family::Regeneration).source(),
     tiled: Program::Schedule(Estimator::Volume, Family::Tiled).source(),
     streaming: Program::Schedule(Estimator::Volume, Family::Streaming).source(),
-    stages_program: None,
+    stages: Program::Schedule(Estimator::Volume, Family::Stages).source(),
 };
 
 /// How the volumetric estimator reads density and albedo grids (`WARPATH_GRID_FETCH` in
@@ -234,7 +229,7 @@ impl EstimatorKernels {
                 regeneration: variant.source(&self.regeneration),
                 tiled: variant.source(&self.tiled),
                 streaming: variant.source(&self.streaming),
-                stages_program: self.stages_program.map(|p| variant.source(&p)),
+                stages: variant.source(&self.stages),
                 ..*self
             }))
         })
