@@ -1,15 +1,17 @@
 //! `warpath-bench isosurface` (issue 14, seed 001): fps of the isosurface caster per volume
 //! and isovalue over views around it, each GPU pipeline beside the others, the per-isovalue
-//! tree update timed apart, with seed 001's tables. The caster itself (`Renderer`, the
-//! volumes, the image options) is `warpath isosurface`'s, from warpath-cli's library.
+//! tree update timed apart, with seed 001's tables. The caster is `warpath_render::IsoCaster`
+//! (its timed `frame`); the volumes and image options are `warpath isosurface`'s, from
+//! warpath-cli's library.
 
 use anyhow::{Result, bail};
 use serde::Serialize;
 use std::path::PathBuf;
-use warpath_cli::isosurface::{ImageOptions, Renderer, TreeUpdate, UpdateWait, load_lattice, parse_pipeline};
+use warpath_cli::isosurface::{ImageOptions, TreeUpdate, caster, load_lattice, parse_pipeline};
 use warpath_cuda::isosurface::{IsoPipeline, StageTimes};
 use warpath_isosurface::BrickBvh;
 use warpath_isosurface::render::IsoView;
+use warpath_render::isosurface::{IsoCaster, UpdateWait};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchIsosurfaceArgs {
@@ -100,37 +102,44 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
     if source.brick == 0 {
         bail!("--brick must be at least 1");
     }
-    let shading = args.image.shading();
     let mut rows = Vec::new();
     let mut gpu = None;
+    let backend = warpath_cli::commands::open_backend(args.image.backend)?;
     for name in &args.volumes {
         let lattice = load_lattice(name, source)?;
         let bvh = BrickBvh::build(&lattice, source.brick);
-        let needs_cub = args.pipelines.iter().any(|p| p.needs_cub());
-        let mut renderer = Renderer::new(&args.image, &lattice, &bvh, needs_cub)?;
-        if let Renderer::Gpu { device, .. } = &renderer {
+        let first_view = IsoView::orbit(&lattice, 0.0, 20.0, width, height);
+        let (lo, hi) = lattice.range();
+        let mut renderer = caster(&args.image, &backend, &lattice, &bvh, args.pipelines[0], first_view, lo)?;
+        if let Some(device) = renderer.device() {
             gpu.get_or_insert_with(|| crate::gpu_line(device));
         }
-        let pipelines = if renderer.name() == "cpu" { vec![IsoPipeline::Caster] } else { args.pipelines.clone() };
-        let (lo, hi) = lattice.range();
+        let on_cpu = renderer.backend_name() == "cpu";
+        let pipelines = if on_cpu { vec![IsoPipeline::Caster] } else { args.pipelines.clone() };
         for &fraction in &args.fractions {
             let isovalue = lo + fraction * (hi - lo);
             let valid_bricks = bvh.condense(isovalue).leaves().len();
             for &pipeline in &pipelines {
+                renderer.set_pipeline(pipeline)?;
                 let (mut per_view, mut fps, mut updates, mut hit_pixels) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
                 let mut frame_per_view = Vec::new();
                 let mut stage_sum = StageTimes::default();
                 let timed_stages = args.stages && matches!(pipeline, IsoPipeline::Multi(_));
                 for k in 0..args.views {
-                    let view = IsoView::orbit(&lattice, 360.0 * k as f64 / args.views as f64, 20.0, width, height);
-                    // The untimed first frame keeps its image: the hit count of the last view is reported.
+                    renderer.set_view(IsoView::orbit(
+                        &lattice,
+                        360.0 * k as f64 / args.views as f64,
+                        20.0,
+                        width,
+                        height,
+                    ))?;
                     // One frame of this view, isovalue and pipeline (kept: its image and hits).
-                    let frame = |renderer: &mut Renderer, keep: bool, wait: UpdateWait| {
-                        renderer.frame(&lattice, &bvh, isovalue, &view, &shading, pipeline, keep, wait, None)
+                    let frame = |renderer: &mut IsoCaster, keep: bool, wait: UpdateWait| {
+                        renderer.frame(isovalue, keep, wait, None)
                     };
                     // The untimed first frame keeps its image: the hit count of the last view is reported.
                     let (image, _) = frame(&mut renderer, true, UpdateWait::Apart)?;
-                    hit_pixels = image.map_or(0, |(_, hits)| hits);
+                    hit_pixels = image.map_or(0, |image| image.hits);
                     let (mut times, mut whole) = (Vec::new(), Vec::new());
                     for _ in 0..args.frames {
                         let (_, t) = frame(&mut renderer, false, UpdateWait::Apart)?;
@@ -141,7 +150,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     // On the GPU the same frames again with the update and render launched back
                     // to back and one wait at the end: what an interactive sweep costs a frame
                     // (the CPU's frames are sequential anyway: update + render above).
-                    if renderer.name() != "cpu" {
+                    if !on_cpu {
                         whole.clear();
                         for _ in 0..args.frames {
                             whole.push(frame(&mut renderer, false, UpdateWait::BackToBack)?.1.frame_ms);
@@ -149,17 +158,7 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     }
                     frame_per_view.push(mean_sd(&whole).0);
                     if timed_stages {
-                        renderer.frame(
-                            &lattice,
-                            &bvh,
-                            isovalue,
-                            &view,
-                            &shading,
-                            pipeline,
-                            false,
-                            UpdateWait::Apart,
-                            Some(&mut stage_sum),
-                        )?;
+                        renderer.frame(isovalue, false, UpdateWait::Apart, Some(&mut stage_sum))?;
                     }
                     let (view_ms, _) = mean_sd(&times);
                     per_view.push(view_ms);
@@ -183,9 +182,9 @@ pub fn bench(args: &BenchIsosurfaceArgs) -> Result<()> {
                     volume: name.clone(),
                     samples: lattice.samples,
                     brick: source.brick,
-                    backend: renderer.name().to_string(),
-                    pipeline: if renderer.name() == "cpu" { "cpu".into() } else { pipeline.name().into() },
-                    tree_update: if renderer.name() == "cpu" { TreeUpdate::Cpu } else { args.image.tree_update },
+                    backend: renderer.backend_name().to_string(),
+                    pipeline: if on_cpu { "cpu".into() } else { pipeline.name().into() },
+                    tree_update: if on_cpu { TreeUpdate::Cpu } else { args.image.tree_update },
                     isovalue,
                     fraction,
                     valid_bricks,

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use std::time::Instant;
 use warpath_bvh::{BuildKind, BuildOptions};
 use warpath_cpu::CpuRenderer;
-use warpath_cuda::{CudaDevice, StrategyRenderer};
+use warpath_cuda::StrategyRenderer;
 use warpath_scene::Scene;
 
 /// Checks that an image size is within the scene format's limits.
@@ -54,17 +54,14 @@ pub fn load_scene_with(name: &str, defines: &[(String, String)]) -> Result<Scene
     Ok(scene)
 }
 
-/// The CUDA device `backend` asks for (`None`: the CPU); `auto` falls back to the CPU with a
-/// note when no device opens.
-pub(crate) fn choose_backend(backend: Backend) -> Result<Option<CudaDevice>> {
+/// The backend `backend` asks for, opened; `auto` falls back to the CPU with a note when no
+/// device opens.
+pub fn open_backend(backend: Backend) -> Result<warpath_render::Backend> {
     let (opened, fallback) = warpath_render::Backend::open(backend.choice()).context("--backend")?;
     if let Some(why) = fallback {
         note!("note: {why}");
     }
-    Ok(match opened {
-        warpath_render::Backend::Cpu => None,
-        warpath_render::Backend::Cuda(device) => Some(device),
-    })
+    Ok(opened)
 }
 
 /// The tree `render` builds: `BuildOptions` of the CPU renderer or the CUDA renderer.

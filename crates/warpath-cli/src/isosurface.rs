@@ -17,23 +17,20 @@
 //! render): on the GPU by one kernel (`--tree-update gpu`, the default) or on the CPU and
 //! uploaded (`--tree-update cpu`).
 //!
-//! The caster's plumbing here (`ImageOptions`, `load_lattice`, `Renderer`) is also what
-//! `warpath-bench isosurface` times (crates/warpath-bench/src/isosurface.rs).
+//! The caster itself is `warpath_render::IsoCaster` (the `Renderer` API's, shared with Python
+//! and the benchmarks); the options and volume loading here (`ImageOptions`, `load_lattice`,
+//! `caster`) are also what `warpath-bench isosurface` times (crates/warpath-bench/src/isosurface.rs).
 
 use crate::Backend;
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
-use warpath_cuda::CudaDevice;
-use warpath_cuda::cub_library::CubLibrary;
-use warpath_cuda::isosurface::{
-    DeviceIsosurface, IsoPipeline, PipelineBuffers, RenderTarget, StageTimes, WIDE_LEVEL_NODES,
-};
-use warpath_isosurface::render::{IsoView, KeyLight, Shading, render};
+use warpath_cuda::isosurface::IsoPipeline;
+use warpath_isosurface::render::{IsoView, KeyLight, Shading};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
+use warpath_render::isosurface::{FrameImage, IsoCaster, IsoOptions, UpdateWait};
 use warpath_volume::load::{RawLayout, RawSample};
 
 /// Samples per axis of a procedural field named without `:N`.
@@ -258,158 +255,33 @@ pub fn load_lattice(name: &str, source: &VolumeSource) -> Result<Lattice> {
     }
 }
 
-/// A renderer of one volume: the CPU reference, or the GPU with its buffers.
-pub enum Renderer {
-    Cpu,
-    Gpu {
-        device: CudaDevice,
-        surface: Box<DeviceIsosurface>,
-        update: TreeUpdate,
-        target: Option<RenderTarget>,
-        buffers: Option<PipelineBuffers>,
-        /// CUB's library for the `cub` pipeline (opened by [`Renderer::new`] when asked for).
-        cub: Option<Arc<CubLibrary>>,
-    },
-}
-
-/// How a frame's tree update is timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UpdateWait {
-    /// The host waits for the update before launching the render (update_ms is the update's).
-    Apart,
-    /// The update and the render are launched back to back, one wait at the end: what an
-    /// isovalue sweep costs a frame (frame_ms; update_ms is only the launch's host time).
-    BackToBack,
-}
-
-/// Timings of one frame, in milliseconds.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct FrameTimes {
-    /// The tree update for the isovalue (GPU: the kernel, or the CPU condensation and its
-    /// upload; synchronised).
-    pub update_ms: f64,
-    /// The render (GPU: the pipeline, synchronised; CPU: every pixel on all cores).
-    pub render_ms: f64,
-    /// The whole frame, update and render (see UpdateWait).
-    pub frame_ms: f64,
-}
-
-impl Renderer {
-    /// The renderer `options` ask for; with `needs_cub`, CUB's library opened too (an error
-    /// that says how to build it when it cannot be).
-    pub fn new(options: &ImageOptions, lattice: &Lattice, bvh: &BrickBvh, needs_cub: bool) -> Result<Renderer> {
-        Ok(match crate::commands::choose_backend(options.backend)? {
-            None => Renderer::Cpu,
-            Some(device) => {
-                let cub = match needs_cub {
-                    true => Some(Arc::new(CubLibrary::open_given(options.cub_lib.as_deref())?)),
-                    false => None,
-                };
-                let mut surface =
-                    DeviceIsosurface::upload(&device, lattice).context("uploading the volume to the GPU")?;
-                if options.tree_update != TreeUpdate::Cpu {
-                    surface.upload_bvh(&device, bvh).context("uploading the brick tree to the GPU")?;
-                }
-                Renderer::Gpu {
-                    device,
-                    surface: Box::new(surface),
-                    update: options.tree_update,
-                    target: None,
-                    buffers: None,
-                    cub,
-                }
-            }
-        })
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Renderer::Cpu => "cpu",
-            Renderer::Gpu { .. } => "cuda",
+impl From<TreeUpdate> for warpath_render::isosurface::TreeUpdate {
+    fn from(update: TreeUpdate) -> Self {
+        match update {
+            TreeUpdate::Gpu => warpath_render::isosurface::TreeUpdate::Gpu,
+            TreeUpdate::GpuLevels => warpath_render::isosurface::TreeUpdate::GpuLevels,
+            TreeUpdate::Cpu => warpath_render::isosurface::TreeUpdate::Cpu,
         }
     }
+}
 
-    /// One frame: the tree of `isovalue`, then the image of `view` by `pipeline` (GPU);
-    /// with `keep`, the image (downloaded from the GPU) and its count of hit pixels; with
-    /// `stages`, the GPU time of each stage added in.
-    #[allow(clippy::too_many_arguments)]
-    pub fn frame(
-        &mut self,
-        lattice: &Lattice,
-        bvh: &BrickBvh,
-        isovalue: f32,
-        view: &IsoView,
-        shading: &Shading,
-        pipeline: IsoPipeline,
-        keep: bool,
-        wait: UpdateWait,
-        stages: Option<&mut StageTimes>,
-    ) -> Result<(Option<(Vec<[f32; 3]>, usize)>, FrameTimes)> {
-        let start = Instant::now();
-        let frame_start = start;
-        match self {
-            Renderer::Cpu => {
-                let tree = bvh.condense(isovalue);
-                let update_ms = start.elapsed().as_secs_f64() * 1e3;
-                let start = Instant::now();
-                let image = render(lattice, bvh, &tree, isovalue, view, shading);
-                let render_ms = start.elapsed().as_secs_f64() * 1e3;
-                let hits = image.hit_count();
-                let frame_ms = frame_start.elapsed().as_secs_f64() * 1e3;
-                Ok((keep.then_some((image.pixels, hits)), FrameTimes { update_ms, render_ms, frame_ms }))
-            }
-            Renderer::Gpu { device, surface, update, target, buffers, cub } => {
-                match update {
-                    TreeUpdate::Gpu => surface.update_tree(device, isovalue)?,
-                    TreeUpdate::GpuLevels => surface.update_tree_split(device, isovalue, WIDE_LEVEL_NODES)?,
-                    TreeUpdate::Cpu => surface.set_tree(device, bvh, &bvh.condense(isovalue), isovalue)?,
-                }
-                if wait == UpdateWait::Apart {
-                    device.synchronize()?;
-                }
-                let update_ms = start.elapsed().as_secs_f64() * 1e3;
-                if target.as_ref().is_none_or(|t| t.size() != (view.width, view.height)) {
-                    *target = Some(RenderTarget::new(device, view.width, view.height, false)?);
-                }
-                let need = surface.pipeline_stack_need();
-                let pixels = view.width as u64 * view.height as u64;
-                if matches!(pipeline, IsoPipeline::Single | IsoPipeline::Multi(_))
-                    && buffers.as_ref().is_none_or(|b| b.pixels() as u64 != pixels || b.stack_capacity() < need)
-                {
-                    *buffers = None;
-                    *buffers = Some(
-                        PipelineBuffers::new(device, view.width, view.height, need)
-                            .context("allocating the pipeline's buffers")?,
-                    );
-                }
-                if let (true, Some(b)) = (pipeline.needs_cub(), buffers.as_mut())
-                    && !b.has_cub()
-                {
-                    let library = cub.clone().context("the cub pipeline without CUB's library")?;
-                    b.attach_cub(device, library).context("preparing CUB's temporary storage")?;
-                }
-                let target = target.as_ref().expect("made above");
-                let start = Instant::now();
-                match (pipeline, buffers.as_mut()) {
-                    (IsoPipeline::Single | IsoPipeline::Multi(_), Some(b)) => {
-                        surface.render_pipeline(device, pipeline, view, shading, target, b, stages)?
-                    }
-                    _ => surface.render_with_caster(device, pipeline, view, shading, target)?,
-                }
-                device.synchronize()?;
-                let render_ms = start.elapsed().as_secs_f64() * 1e3;
-                let frame_ms = frame_start.elapsed().as_secs_f64() * 1e3;
-                let times = FrameTimes { update_ms, render_ms, frame_ms };
-                if !keep {
-                    return Ok((None, times));
-                }
-                let image = target.download(device)?;
-                let background = shading.background;
-                let hits = image.pixels.iter().filter(|p| **p != background).count();
-                Ok((Some((image.pixels, hits)), times))
-            }
-        }
-    }
+/// The caster `options` ask for on `backend` (`warpath_render::IsoCaster`), rendering `view`
+/// with `pipeline` (a `cub` one opens CUB's library here, with an error that says how to build
+/// it when it cannot be).
+#[allow(clippy::too_many_arguments)]
+pub fn caster<'a>(
+    options: &ImageOptions,
+    backend: &'a warpath_render::Backend,
+    lattice: &'a Lattice,
+    bvh: &'a BrickBvh,
+    pipeline: IsoPipeline,
+    view: IsoView,
+    isovalue: f32,
+) -> Result<IsoCaster<'a>> {
+    let iso_options =
+        IsoOptions { pipeline, tree_update: options.tree_update.into(), cub_lib: options.cub_lib.clone() };
+    IsoCaster::new(backend, lattice, bvh, iso_options, view, options.shading(), isovalue)
+        .context("preparing the isosurface caster")
 }
 
 /// OUTPUT with `-suffix` before its extension.
@@ -460,8 +332,9 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         args.image.source.brick,
         start.elapsed().as_secs_f64() * 1e3
     );
-    let mut renderer = Renderer::new(&args.image, &lattice, &bvh, args.pipeline.needs_cub())?;
-    let shading = args.image.shading();
+    let backend = crate::commands::open_backend(args.image.backend)?;
+    let first_view = IsoView::orbit(&lattice, args.azimuth, args.elevation, width, height);
+    let mut caster = caster(&args.image, &backend, &lattice, &bvh, args.pipeline, first_view, isovalues[0])?;
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => unreachable!("refused above"),
         Some(n) => (0..n).map(|k| (args.azimuth + 360.0 * k as f64 / n as f64, args.elevation)).collect(),
@@ -481,19 +354,9 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
             if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                 break;
             }
-            let view = IsoView::orbit(&lattice, azimuth, elevation, width, height);
-            let (image, times) = renderer.frame(
-                &lattice,
-                &bvh,
-                isovalue,
-                &view,
-                &shading,
-                args.pipeline,
-                true,
-                UpdateWait::Apart,
-                None,
-            )?;
-            let (pixels, hits) = image.expect("kept");
+            caster.set_view(IsoView::orbit(&lattice, azimuth, elevation, width, height))?;
+            let (image, times) = caster.frame(isovalue, true, UpdateWait::Apart, None)?;
+            let FrameImage { pixels, hits } = image.expect("kept");
             let mut path = args.output.clone();
             if isovalues.len() > 1 {
                 path = suffixed(&path, &format!("iso{isovalue}"));
@@ -505,8 +368,8 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
             crate::output::write_image(&path, width, height, &linear, 0.0, None)?;
             eprintln!(
                 "isovalue {isovalue}, view {azimuth:.1}°/{elevation:.1}° ({}{}): {hits} of {} pixels hit; tree {:.2} ms, render {:.2} ms ({:.0} fps); wrote {}",
-                renderer.name(),
-                if renderer.name() == "cuda" { format!(", {}", args.pipeline) } else { String::new() },
+                caster.backend_name(),
+                if caster.backend_name() == "cuda" { format!(", {}", args.pipeline) } else { String::new() },
                 pixels.len(),
                 times.update_ms,
                 times.render_ms,
