@@ -373,41 +373,46 @@ def sweep(
 
 def _bench(args) -> int:
     """Times the single-process render against the same render through Ray on this machine
-    (the CPU backend), checks that the films are equal, and prints the numbers."""
+    (the CPU backend), alternating the two `--repeat` times (so a change in the machine's load
+    hits both alike), checks that the films are equal, and prints the numbers and medians."""
     import platform
+    import statistics
 
     spec = _scene_spec(args.scene or "cornell")
     scene = _load(spec)
     spp = args.spp or scene.spp
     parts = split(spp, args.tasks)
     chunk = parts[0][1] - parts[0][0]
-    kw = dict(resolution=args.resolution, seed=args.seed, backend="cpu")
+    cpus = args.cpus or 1
+    kw = dict(resolution=args.resolution, seed=args.seed)
     cores = os.cpu_count() or 1
+    load = lambda: " ".join(f"{v:.1f}" for v in os.getloadavg())  # noqa: E731
     print(f"bench: scene {args.scene or 'cornell'}, {spp} spp, resolution {args.resolution or scene.resolution}, "
-          f"{len(parts)} tasks of {chunk} samples, {args.cpus or 1} core(s) a task, {cores} cores here "
-          f"({platform.processor() or platform.machine()})", file=sys.stderr)
-    t = time.perf_counter()
-    local = warpath.render_film(_load(spec), spp=spp, pass_size=chunk, progress=False, **kw)
-    single = time.perf_counter() - t
-    print(f"single process: {single:.2f} s", file=sys.stderr)
+          f"{len(parts)} tasks of {chunk} samples, {cpus} core(s) a task, {cores} cores here "
+          f"({platform.machine()}), load average {load()}", file=sys.stderr)
     t = time.perf_counter()
     _init(args.address)
     init = time.perf_counter() - t
     print(f"ray.init: {init:.2f} s", file=sys.stderr)
-    runs = []
+    singles, rays = [], []
     for k in range(args.repeat):
         t = time.perf_counter()
-        result = render(spec, spp=spp, tasks=args.tasks, gpus=0, cpus=args.cpus, progress=False,
-                        resolution=args.resolution, seed=args.seed)
-        runs.append(time.perf_counter() - t)
+        local = warpath.render_film(_load(spec), spp=spp, pass_size=chunk, progress=False, backend="cpu", **kw)
+        singles.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        result = render(spec, spp=spp, tasks=args.tasks, gpus=0, cpus=cpus, progress=False, **kw)
+        rays.append(time.perf_counter() - t)
         equal = (np.array_equal(result.film.sum, local.sum) and np.array_equal(result.film.sum_sq, local.sum_sq)
                  and np.array_equal(result.film.counts, local.counts))
-        print(f"ray run {k + 1}: {runs[-1]:.2f} s, overhead {100 * (runs[-1] / single - 1):+.1f}% "
-              f"(film {'equal bit for bit' if equal else 'DIFFERENT'})", file=sys.stderr)
+        print(f"run {k + 1}: single process {singles[-1]:.2f} s, Ray {rays[-1]:.2f} s "
+              f"({100 * (rays[-1] / singles[-1] - 1):+.1f}%), film {'equal bit for bit' if equal else 'DIFFERENT'}, "
+              f"load average {load()}", file=sys.stderr)
         if not equal:
             return 1
-    print(f"| {spp} spp | {len(parts)} x {args.cpus or 1} core(s) | {single:.2f} s | {init:.2f} s | "
-          + " | ".join(f"{r:.2f} s ({100 * (r / single - 1):+.1f}%)" for r in runs) + " |")
+    single, through_ray = statistics.median(singles), statistics.median(rays)
+    print(f"| {args.scene or 'cornell'} {args.resolution or 'x'.join(map(str, scene.resolution))}, {spp} spp "
+          f"| {len(parts)} tasks x {cpus} core(s) | {single:.2f} s | {through_ray:.2f} s "
+          f"| {100 * (through_ray / single - 1):+.1f}% | {init:.2f} s | {args.repeat} |")
     return 0
 
 
@@ -434,7 +439,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--address", help="a Ray cluster's address [$RAY_ADDRESS, else a local Ray]")
     parser.add_argument("--bench", action="store_true",
                         help="time the single-process CPU render against Ray's on this machine and check equality")
-    parser.add_argument("--repeat", type=int, default=2, help="--bench: Ray renders to time [2]")
+    parser.add_argument("--repeat", type=int, default=3, help="--bench: pairs of renders (one process, Ray) [3]")
     args = parser.parse_args(argv)
     _need_ray()
     if args.bench:
