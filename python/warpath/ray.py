@@ -371,6 +371,34 @@ def sweep(
     return out
 
 
+def _cpu_seconds(tree: bool) -> Optional[float]:
+    """CPU seconds (user + system) this process has used — with `tree`, plus every process
+    below it (a local Ray's GCS, raylet, agents and workers) — read from /proc; None
+    elsewhere. Processes that ended are not counted."""
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        stats = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                # After "pid (comm)": state ppid ... utime (14th field) stime (15th).
+                stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    except (OSError, ValueError, AttributeError):
+        return None
+    wanted, frontier = {os.getpid()}, [os.getpid()]
+    while tree and frontier:
+        parent = frontier.pop()
+        for pid, (ppid, _) in stats.items():
+            if ppid == parent and pid not in wanted:
+                wanted.add(pid)
+                frontier.append(pid)
+    return sum(stats[pid][1] for pid in wanted if pid in stats) / tick
+
+
 def _bench(args) -> int:
     """Times the single-process render against the same render through Ray on this machine
     (the CPU backend), alternating the two `--repeat` times (so a change in the machine's load
@@ -394,25 +422,33 @@ def _bench(args) -> int:
     _init(args.address)
     init = time.perf_counter() - t
     print(f"ray.init: {init:.2f} s", file=sys.stderr)
-    singles, rays = [], []
+    # Wall seconds, and CPU seconds: the single process's own; Ray's whole local cluster's
+    # (the driver, GCS, raylet, agents, workers), which a busy machine does not inflate.
+    singles, rays, single_cpu, ray_cpu = [], [], [], []
     for k in range(args.repeat):
-        t = time.perf_counter()
+        c, t = _cpu_seconds(False), time.perf_counter()
         local = warpath.render_film(_load(spec), spp=spp, pass_size=chunk, progress=False, backend="cpu", **kw)
         singles.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        single_cpu.append(_cpu_seconds(False) - c if c is not None else math.nan)
+        c, t = _cpu_seconds(True), time.perf_counter()
         result = render(spec, spp=spp, tasks=args.tasks, gpus=0, cpus=cpus, progress=False, **kw)
         rays.append(time.perf_counter() - t)
+        ray_cpu.append(_cpu_seconds(True) - c if c is not None else math.nan)
         equal = (np.array_equal(result.film.sum, local.sum) and np.array_equal(result.film.sum_sq, local.sum_sq)
                  and np.array_equal(result.film.counts, local.counts))
-        print(f"run {k + 1}: single process {singles[-1]:.2f} s, Ray {rays[-1]:.2f} s "
-              f"({100 * (rays[-1] / singles[-1] - 1):+.1f}%), film {'equal bit for bit' if equal else 'DIFFERENT'}, "
-              f"load average {load()}", file=sys.stderr)
+        print(f"run {k + 1}: single process {singles[-1]:.2f} s ({single_cpu[-1]:.2f} CPU s), "
+              f"Ray {rays[-1]:.2f} s ({ray_cpu[-1]:.2f} CPU s): {100 * (rays[-1] / singles[-1] - 1):+.1f}% wall, "
+              f"{100 * (ray_cpu[-1] / single_cpu[-1] - 1):+.1f}% CPU; film {'equal bit for bit' if equal else 'DIFFERENT'}"
+              f"; load average {load()}", file=sys.stderr)
         if not equal:
             return 1
-    single, through_ray = statistics.median(singles), statistics.median(rays)
+    med = statistics.median
+    print("| scene | tasks | one process: wall, CPU | Ray: wall, CPU | Ray's overhead: wall, CPU | ray.init | runs |")
     print(f"| {args.scene or 'cornell'} {args.resolution or 'x'.join(map(str, scene.resolution))}, {spp} spp "
-          f"| {len(parts)} tasks x {cpus} core(s) | {single:.2f} s | {through_ray:.2f} s "
-          f"| {100 * (through_ray / single - 1):+.1f}% | {init:.2f} s | {args.repeat} |")
+          f"| {len(parts)} x {cpus} core(s) | {med(singles):.2f} s, {med(single_cpu):.2f} s "
+          f"| {med(rays):.2f} s, {med(ray_cpu):.2f} s "
+          f"| {100 * (med(rays) / med(singles) - 1):+.1f}%, {100 * (med(ray_cpu) / med(single_cpu) - 1):+.1f}% "
+          f"| {init:.2f} s | {args.repeat} |")
     return 0
 
 
