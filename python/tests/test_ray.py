@@ -68,7 +68,8 @@ def test_a_task_whose_worker_dies_is_submitted_again(tmp_path, monkeypatch):
 
 
 def test_a_task_that_always_fails_is_an_error_naming_its_range(tmp_path):
-    with pytest.raises(warpath.Error, match=r"samples 0..2 failed 2 times.*no-such-scene"):
+    # Either part may be the first to fail twice.
+    with pytest.raises(warpath.Error, match=r"samples (0\.\.2|2\.\.4) failed 2 times.*no-such-scene"):
         wray.render(str(tmp_path / "no-such-scene.toml"), spp=4, tasks=2, max_retries=1, progress=False)
 
 

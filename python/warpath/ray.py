@@ -176,7 +176,8 @@ def _run(
 ) -> None:
     """Submits one task per part and hands each result to `on_part` as it arrives; a task that
     failed (its exception, or its worker process ended) is submitted again, `max_retries`
-    times at most, each failure recorded in `retries` and printed to stderr."""
+    times at most, each failure recorded in `retries` and printed to stderr; past that, the
+    tasks still running are cancelled and the error names the part."""
     pending = {submit(p): (p, 1) for p in parts}
     while pending:
         [ready], _ = ray.wait(list(pending), num_returns=1)
@@ -190,6 +191,8 @@ def _run(
             reason = f"{type(cause).__name__}: {lines[0] if lines else ''}"
             retries.append(Retry(part, attempt, reason))
             if attempt > max_retries:
+                for other in pending:  # the result is lost anyway: free their workers
+                    ray.cancel(other)
                 raise warpath.Error(
                     f"warpath.ray: {what} {part[0]}..{part[1]} failed {attempt} times, the last: {reason}"
                 ) from e
