@@ -98,9 +98,15 @@ def test_frame_sequence_equals_the_local_sequence():
     assert remote["retries"] == []
 
 
-def test_a_loaded_scene_is_refused_with_what_to_give():
+def test_a_loaded_scene_and_contradictory_placements_are_refused():
     with pytest.raises(TypeError, match="built-in name, a file path or a dict"):
         wray.render(warpath.load("cornell"), spp=2)
+    with pytest.raises(ValueError, match="without GPU tasks"):
+        wray.render("cornell", spp=2, backend="cuda", gpus=0)
+    with pytest.raises(ValueError, match="Ray gives each task its GPU"):
+        wray.render("cornell", spp=2, backend="cuda:1", gpus=1)
+    with pytest.raises(ValueError, match="one GPU"):
+        wray.render("cornell", spp=2, gpus=2)
 
 
 def test_command_line_writes_the_image(tmp_path):

@@ -146,9 +146,11 @@ def _placement(backend: str, gpus: Optional[int], cpus: Optional[int]) -> Placem
         cpus = 1
     if gpus == 0 and backend not in ("auto", "cpu"):
         raise ValueError(f"backend '{backend}' without GPU tasks: give gpus=1 (and a cluster with GPUs)")
+    if gpus == 1 and backend not in ("auto", "cuda"):
+        raise ValueError(f"backend '{backend}' with GPU tasks: Ray gives each task its GPU, give 'auto' or 'cuda'")
     # A CPU task on a GPU node must not take a GPU Ray gave to another task; a GPU task
     # sees only its own GPU (CUDA_VISIBLE_DEVICES), as device 0.
-    return Placement(gpus=gpus, cpus=cpus, backend="cpu" if gpus == 0 else ("cuda" if backend == "auto" else backend))
+    return Placement(gpus=gpus, cpus=cpus, backend="cpu" if gpus == 0 else "cuda")
 
 
 def _init(address: Optional[str]) -> None:
