@@ -6,7 +6,7 @@ they arrive, a failed task (an exception, or a worker process that died) submitt
 >>> import warpath.ray
 >>> result = warpath.ray.render("cornell", spp=256, tasks=8, output="cornell.exr")
 >>> result.image.shape, result.retries
-((512, 512, 3), [])
+((256, 256, 3), [])
 
 Exactness: a pixel's samples are a function of (pixel, sample index), so films of disjoint
 ranges merge into the render of their union. Parts are merged in ascending order of their
