@@ -8,11 +8,13 @@ into NumPy arrays, through the same Rust API the `warpath` command line calls.
 ((256, 256, 3), dtype('float32'))
 >>> warpath.write("cornell.png", image)
 
-See docs/python.md for the whole API.
+See docs/python.md for the whole API; `warpath.ray` (imported on its own, it needs Ray)
+spreads renders over a Ray cluster.
 """
 
 from ._warpath import (  # noqa: F401
     Error,
+    Film,
     Isosurface,
     Scene,
     __version__,
@@ -21,8 +23,10 @@ from ._warpath import (  # noqa: F401
     kernel_cache_path,
     load,
     loads,
+    merge,
     read,
     render,
+    render_film,
     render_frames,
     scene_from_dict,
     write,
@@ -30,6 +34,7 @@ from ._warpath import (  # noqa: F401
 
 __all__ = [
     "Error",
+    "Film",
     "Isosurface",
     "Scene",
     "__version__",
@@ -38,8 +43,10 @@ __all__ = [
     "kernel_cache_path",
     "load",
     "loads",
+    "merge",
     "read",
     "render",
+    "render_film",
     "render_frames",
     "scene_from_dict",
     "write",

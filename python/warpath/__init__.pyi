@@ -10,6 +10,7 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "Error",
+    "Film",
     "Isosurface",
     "Scene",
     "__version__",
@@ -18,8 +19,10 @@ __all__ = [
     "kernel_cache_path",
     "load",
     "loads",
+    "merge",
     "read",
     "render",
+    "render_film",
     "render_frames",
     "scene_from_dict",
     "write",
@@ -122,7 +125,52 @@ def render_frames(
     seed: Optional[int] = None,
     max_depth: Optional[int] = None,
     progress: _Progress = None,
+    range: Optional[Tuple[int, int]] = None,
 ) -> _FramesResult: ...
+
+@final
+class Film:
+    """Per-pixel sums, squared sums and sample counts of the sample indices `samples` of one
+    scene and settings (`fingerprint`); pickles as its .wfilm bytes."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def samples(self) -> Tuple[int, int]: ...
+    @property
+    def fingerprint(self) -> int: ...
+    @property
+    def provenance(self) -> str: ...
+    @property
+    def counts(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def sum(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def sum_sq(self) -> npt.NDArray[np.float64]: ...
+    def image(self) -> _Image: ...
+    def variance(self) -> _Image: ...
+    def write(self, path: _PathLike) -> None: ...
+    @staticmethod
+    def read(path: _PathLike) -> "Film": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> "Film": ...
+
+def render_film(
+    scene: Scene,
+    samples: Optional[Tuple[int, int]] = None,
+    spp: Optional[int] = None,
+    resolution: Optional[_Resolution] = None,
+    backend: _Backend = "auto",
+    strategy: Optional[str] = None,
+    seed: Optional[int] = None,
+    max_depth: Optional[int] = None,
+    pass_size: Optional[int] = None,
+    progress: _Progress = None,
+) -> Film: ...
+def merge(films: Sequence[Film]) -> Film: ...
 
 class _SweepResult(TypedDict):
     images: npt.NDArray[np.float32]

@@ -8,6 +8,9 @@
 //! - [`render`]: `render` (an image, optionally with its variance and sample counts) and
 //!   `render_frames` (ReSTIR DI frames of a static or orbiting camera), with the GIL
 //!   released and Ctrl-C honoured;
+//! - [`film`]: `render_film` (a range of sample indices into a `Film` of sums, squared sums
+//!   and counts, `.wfilm` files and pickling) and `merge` (films of disjoint ranges into the
+//!   film of their union), what `warpath.ray` distributes;
 //! - [`iso`]: the `Isosurface` class and `isosurface` (an isovalue sweep over views, the
 //!   brick tree built once);
 //! - [`images`]: `write` (EXR/PNG as the CLI writes them) and `read`.
@@ -23,6 +26,7 @@ use pyo3::types::PyDict;
 use warpath_scene::SceneError;
 
 pub mod arrays;
+pub mod film;
 pub mod images;
 pub mod iso;
 pub mod render;
@@ -110,6 +114,7 @@ fn warpath_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel_cache_path, m)?)?;
     scene::register(m)?;
     render::register(m)?;
+    film::register(m)?;
     images::register(m)?;
     iso::register(m)?;
     Ok(())

@@ -14,6 +14,7 @@ use crate::{render_error, value_error, warpath_error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -174,7 +175,7 @@ impl<'py> Progress<'py> {
     }
 }
 
-fn parse_backend(name: &str) -> PyResult<BackendChoice> {
+pub(crate) fn parse_backend(name: &str) -> PyResult<BackendChoice> {
     BackendChoice::from_name(name)
         .ok_or_else(|| value_error(format!("unknown backend '{name}' (expected auto, cpu, cuda or cuda:N)")))
 }
@@ -206,7 +207,7 @@ fn parse_resolution(arg: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
 
 /// The keyword arguments every render shares, as [`Overrides`].
 #[allow(clippy::too_many_arguments)]
-fn overrides(
+pub(crate) fn overrides(
     spp: Option<i64>,
     frames: Option<i64>,
     resolution: Option<&Bound<'_, PyAny>>,
@@ -297,16 +298,90 @@ fn keep_device(backend: Backend) {
 }
 
 /// What the render thread hands back.
-struct Rendered {
-    film: Film,
-    done: u32,
-    seconds: f64,
+pub(crate) struct Rendered {
+    pub film: Film,
+    pub done: u32,
+    pub seconds: f64,
     /// Opening the backend and preparing the renderer (BVH, upload, kernels).
-    prepare_seconds: f64,
-    rays: Option<u64>,
-    failed: Option<String>,
-    backend: &'static str,
-    description: String,
+    pub prepare_seconds: f64,
+    pub rays: Option<u64>,
+    pub failed: Option<String>,
+    pub backend: &'static str,
+    pub description: String,
+}
+
+/// What `render` and `render_film` share: `samples` (sample indices, or frames from 0) of
+/// `scene` rendered with `settings` on the backend `choice` in the render thread
+/// ([`warpath_render::render`], the one progressive loop), with progress and Ctrl-C; a pass
+/// that failed after others is an error.
+pub(crate) fn render_range(
+    py: Python<'_>,
+    scene: Arc<warpath_scene::Scene>,
+    settings: &Settings,
+    choice: BackendChoice,
+    samples: Range<u32>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Rendered> {
+    let mut progress = Progress::new(progress)?;
+    let total = samples.len() as u32;
+    let unit = settings.integrator.unit();
+    let work_settings = settings.clone();
+    let result = drive(
+        py,
+        move |cancel, tx| {
+            let start = Instant::now();
+            let (backend, notes) = match open_backend(choice, &scene, &work_settings) {
+                Ok(opened) => opened,
+                Err(e) => return Some(Err(e)),
+            };
+            for note in notes {
+                let _ = tx.send(Message::Note(note));
+            }
+            let mut renderer = match warpath_render::prepare(&scene, &work_settings, &backend) {
+                Ok(renderer) => renderer,
+                Err(e) => return Some(Err(e)),
+            };
+            let prepare_seconds = start.elapsed().as_secs_f64();
+            let description = renderer.describe();
+            let first = description.lines().next().unwrap_or_default().to_string();
+            let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
+            let outcome = match warpath_render::render(renderer.as_mut(), samples, cancel, |done| {
+                let _ = tx.send(Message::Progress(done));
+            }) {
+                Ok(outcome) => outcome,
+                Err(e) => return Some(Err(e)),
+            };
+            let rendered = Rendered {
+                film: outcome.film,
+                done: outcome.done,
+                seconds: outcome.seconds,
+                prepare_seconds,
+                rays: outcome.rays,
+                failed: outcome.failed.map(|e| e.to_string()),
+                backend: backend.name(),
+                description,
+            };
+            // The image goes back before the renderer is freed.
+            let _ = tx.send(Message::Done(Ok(rendered)));
+            drop(renderer);
+            keep_device(backend);
+            None
+        },
+        |py, message| {
+            match message {
+                Message::Note(note) => progress.note(py, &format!("note: {note}"))?,
+                Message::Prepared(what) => progress.note(py, &what)?,
+                Message::Progress(done) => progress.update(py, done, total, unit)?,
+                Message::Done(_) => {}
+            }
+            Ok(None)
+        },
+    )?;
+    let rendered = result.map_err(|e| render_error(&e))?;
+    if let Some(failed) = &rendered.failed {
+        return Err(warpath_error(format!("the render stopped after {} {unit}: {failed}", rendered.done)));
+    }
+    Ok(rendered)
 }
 
 /// Renders `scene` and returns the image: a `float32` array `(H, W, 3)` of linear RGB, the
@@ -348,65 +423,7 @@ fn render<'py>(
     let choice = parse_backend(backend)?;
     let overrides = overrides(spp, frames, resolution, integrator, strategy, seed, max_depth, pass_size, count_rays)?;
     let settings = Settings::resolve(&scene, &overrides).map_err(|e| render_error(&e))?;
-    let mut progress = Progress::new(progress)?;
-    let total = settings.count;
-    let unit = settings.integrator.unit();
-    let work_settings = settings.clone();
-    let result = drive(
-        py,
-        move |cancel, tx| {
-            let start = Instant::now();
-            let (backend, notes) = match open_backend(choice, &scene, &work_settings) {
-                Ok(opened) => opened,
-                Err(e) => return Some(Err(e)),
-            };
-            for note in notes {
-                let _ = tx.send(Message::Note(note));
-            }
-            let mut renderer = match warpath_render::prepare(&scene, &work_settings, &backend) {
-                Ok(renderer) => renderer,
-                Err(e) => return Some(Err(e)),
-            };
-            let prepare_seconds = start.elapsed().as_secs_f64();
-            let description = renderer.describe();
-            let first = description.lines().next().unwrap_or_default().to_string();
-            let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
-            let outcome = match warpath_render::render(renderer.as_mut(), 0..work_settings.count, cancel, |done| {
-                let _ = tx.send(Message::Progress(done));
-            }) {
-                Ok(outcome) => outcome,
-                Err(e) => return Some(Err(e)),
-            };
-            let rendered = Rendered {
-                film: outcome.film,
-                done: outcome.done,
-                seconds: outcome.seconds,
-                prepare_seconds,
-                rays: outcome.rays,
-                failed: outcome.failed.map(|e| e.to_string()),
-                backend: backend.name(),
-                description,
-            };
-            // The image goes back before the renderer is freed.
-            let _ = tx.send(Message::Done(Ok(rendered)));
-            drop(renderer);
-            keep_device(backend);
-            None
-        },
-        |py, message| {
-            match message {
-                Message::Note(note) => progress.note(py, &format!("note: {note}"))?,
-                Message::Prepared(what) => progress.note(py, &what)?,
-                Message::Progress(done) => progress.update(py, done, total, unit)?,
-                Message::Done(_) => {}
-            }
-            Ok(None)
-        },
-    )?;
-    let rendered = result.map_err(|e| render_error(&e))?;
-    if let Some(failed) = &rendered.failed {
-        return Err(warpath_error(format!("the render stopped after {} {unit}: {failed}", rendered.done)));
-    }
+    let rendered = render_range(py, scene, &settings, choice, 0..settings.count, progress)?;
     let (width, height) = (settings.width(), settings.height());
     let image = image_array(py, width, height, &rendered.film.mean())?;
     if !(variance || counts) {
@@ -434,9 +451,12 @@ fn render<'py>(
 /// to frame), the camera turned `orbit` degrees in all about the scene's camera target
 /// (0: a static camera). Returns a dict: `images`, a `float32` array `(frames, H, W, 3)`,
 /// and `ms`, each frame's render time in milliseconds (the image download not counted).
+/// `range=(a, b)`: only frames `a..b` of the sequence come back (`images` `(b - a, H, W,
+/// 3)`); the frames before `a` are still rendered, unreturned, for the reservoirs they leave
+/// to the next (temporal reuse), so the frames equal those of the whole sequence.
 /// Ctrl-C stops after the current frame and raises `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (scene, frames, orbit=0.0, resolution=None, backend="auto", seed=None, max_depth=None, progress=None))]
+#[pyo3(signature = (scene, frames, orbit=0.0, resolution=None, backend="auto", seed=None, max_depth=None, progress=None, range=None))]
 #[allow(clippy::too_many_arguments)]
 fn render_frames<'py>(
     py: Python<'py>,
@@ -448,6 +468,7 @@ fn render_frames<'py>(
     seed: Option<i64>,
     max_depth: Option<i64>,
     progress: Option<&Bound<'py, PyAny>>,
+    range: Option<(i64, i64)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if !orbit.is_finite() {
         return Err(value_error(format!("orbit {orbit} is not finite")));
@@ -456,6 +477,15 @@ fn render_frames<'py>(
     let choice = parse_backend(backend)?;
     let overrides = overrides(None, Some(frames), resolution, "restir-di", None, seed, max_depth, None, false)?;
     let frames = overrides.frames.unwrap_or(1);
+    let keep = match range {
+        None => 0..frames,
+        Some((a, b)) if 0 <= a && a < b && b <= frames as i64 => a as u32..b as u32,
+        Some((a, b)) => {
+            return Err(value_error(format!("range ({a}, {b}): expected 0 <= a < b <= frames ({frames})")));
+        }
+    };
+    // Frames rendered, those before `keep` included.
+    let last = keep.end;
     let settings = Settings::resolve(&scene, &overrides).map_err(|e| render_error(&e))?;
     let mut progress = Progress::new(progress)?;
     let work_settings = settings.clone();
@@ -473,7 +503,7 @@ fn render_frames<'py>(
                 let first = renderer.describe().lines().next().unwrap_or_default().to_string();
                 let _ = tx.send(Message::Prepared(format!("{}, {first}", backend.describe())));
                 let (mut images, mut ms) = (Vec::new(), Vec::new());
-                for k in 0..work_settings.count {
+                for k in 0..keep.end {
                     if cancel.load(Ordering::Relaxed) {
                         break;
                     }
@@ -481,8 +511,10 @@ fn render_frames<'py>(
                     renderer.clear_film()?;
                     let start = Instant::now();
                     renderer.render_pass(k..k + 1)?;
-                    ms.push(start.elapsed().as_secs_f64() * 1e3);
-                    images.push(renderer.film()?.mean());
+                    if k >= keep.start {
+                        ms.push(start.elapsed().as_secs_f64() * 1e3);
+                        images.push(renderer.film()?.mean());
+                    }
                     let _ = tx.send(Message::Progress(k + 1));
                 }
                 drop(renderer);
@@ -494,7 +526,7 @@ fn render_frames<'py>(
             match message {
                 Message::Note(note) => progress.note(py, &format!("note: {note}"))?,
                 Message::Prepared(what) => progress.note(py, &what)?,
-                Message::Progress(done) => progress.update(py, done, frames, "frames")?,
+                Message::Progress(done) => progress.update(py, done, last, "frames")?,
                 Message::Done(_) => {}
             }
             Ok(None)

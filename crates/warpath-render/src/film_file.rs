@@ -136,8 +136,9 @@ pub fn fingerprint(scene: &Scene, settings: &Settings) -> u64 {
 }
 
 impl FilmPart {
-    /// Writes the part to `path` (through a temporary file renamed into place).
-    pub fn write(&self, path: &Path) -> Result<()> {
+    /// The part in the `.wfilm` layout (what [`FilmPart::write`] writes), e.g. to send it
+    /// between processes.
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(64 + self.film.pixel_count() * 52);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
@@ -155,6 +156,12 @@ impl FilmPart {
         let mut h = Fnv::new();
         h.bytes(&bytes);
         bytes.extend_from_slice(&h.0.to_le_bytes());
+        bytes
+    }
+
+    /// Writes the part to `path` (through a temporary file renamed into place).
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let bytes = self.to_bytes();
         let temporary = path.with_extension("wfilm.tmp");
         let io = |e: std::io::Error| Error::invalid(format!("{}: cannot write the film: {e}", path.display()));
         let mut file = std::fs::File::create(&temporary).map_err(io)?;
@@ -165,8 +172,13 @@ impl FilmPart {
 
     /// Reads a part; a file that is not a film, truncated or damaged is an error naming it.
     pub fn read(path: &Path) -> Result<FilmPart> {
-        let bad = |why: &str| Error::invalid(format!("{}: {why}", path.display()));
-        let bytes = std::fs::read(path).map_err(|e| bad(&format!("cannot read: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::invalid(format!("{}: cannot read: {e}", path.display())))?;
+        FilmPart::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// A part from its `.wfilm` bytes ([`FilmPart::to_bytes`]); errors name it `name`.
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<FilmPart> {
+        let bad = |why: &str| Error::invalid(format!("{name}: {why}"));
         if bytes.len() < 8 + 8 + 20 + 8 || &bytes[..8] != MAGIC {
             return Err(bad("not a warpath film (.wfilm written by `warpath render --film`)"));
         }

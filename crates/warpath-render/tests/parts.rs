@@ -145,3 +145,21 @@ fn restir_stays_on_one_device() {
     let e = render_on_devices(&scene, &s, &[Backend::Cpu, Backend::Cpu], 0..2, 1, &never, |_| {}).unwrap_err();
     assert!(e.to_string().contains("one device"), "{e}");
 }
+
+#[test]
+fn a_part_in_memory_is_its_file_s_bytes() {
+    let scene = warpath_scene::load("cornell").unwrap();
+    let s = settings(&scene, 3, 2);
+    let original = part(&scene, &s, 1..3);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("part.wfilm");
+    original.write(&path).unwrap();
+    let bytes = original.to_bytes();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    let back = FilmPart::from_bytes(&bytes, "sent film").unwrap();
+    assert_eq!((back.samples.clone(), back.fingerprint), (1..3, original.fingerprint));
+    assert_eq!(same_samples(&back.film, &original.film), (0, 0.0));
+    assert_eq!(back.film.count, original.film.count);
+    let error = FilmPart::from_bytes(&bytes[..bytes.len() - 9], "sent film").unwrap_err().to_string();
+    assert!(error.starts_with("sent film: "), "{error}");
+}
