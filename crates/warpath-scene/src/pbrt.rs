@@ -183,6 +183,8 @@ struct Loader {
     mesh_media: Vec<(usize, u32)>,
     /// Missing referenced files are warnings ([`check_pbrt`]).
     lenient: bool,
+    /// Baked procedural clouds by their parameters' bits (media share them).
+    clouds: HashMap<[u32; 3], Arc<warpath_volume::VolumeGrid>>,
 }
 
 impl Loader {
@@ -220,6 +222,7 @@ impl Loader {
             shape_count: 0,
             mesh_media: Vec::new(),
             lenient: false,
+            clouds: HashMap::new(),
         }
     }
 

@@ -218,6 +218,13 @@ impl Loader {
                                 ),
                             ));
                         }
+                        warpath_core::limits::check_image(
+                            "the environment map resampled to latitude-longitude",
+                            2 * image.width as u64,
+                            image.width as u64,
+                            12,
+                        )
+                        .map_err(|e| p.error(line, e.to_string()))?;
                         let (w, h, pixels) = equal_area_to_latlong(&image, self.g.ctm);
                         Environment::Map(EnvMap::new(w, h, pixels, glam::Mat3::IDENTITY, scale))
                     }
@@ -303,7 +310,15 @@ impl Loader {
                         frequency: p.float_or("frequency", d.frequency)?,
                         rounded: false,
                     };
-                    cloud_grid([CLOUD_RESOLUTION; 3], &params).map_err(|m| err(&p, m))?
+                    let key = [params.density.to_bits(), params.wispiness.to_bits(), params.frequency.to_bits()];
+                    match self.clouds.get(&key) {
+                        Some(g) => g.clone(),
+                        None => {
+                            let g = Arc::new(cloud_grid([CLOUD_RESOLUTION; 3], &params).map_err(|m| err(&p, m))?);
+                            self.clouds.insert(key, g.clone());
+                            g
+                        }
+                    }
                 } else {
                     let mut res = [1u32; 3];
                     for (i, key) in ["nx", "ny", "nz"].into_iter().enumerate() {
@@ -325,7 +340,10 @@ impl Loader {
                             p.error(line, format!("density has {} values, nx·ny·nz = {expected}", values.len()))
                         );
                     }
-                    VolumeGrid::new(res, 1, values.iter().map(|&v| v as f32).collect()).map_err(|m| p.error(line, m))?
+                    Arc::new(
+                        VolumeGrid::new(res, 1, values.iter().map(|&v| v as f32).collect())
+                            .map_err(|m| p.error(line, m))?,
+                    )
                 };
                 let mean = (sigma_t.x + sigma_t.y + sigma_t.z) / 3.0;
                 if (sigma_t - Vec3::splat(mean)).abs().max_element() > 1e-6 * mean.max(1.0) {
@@ -336,7 +354,7 @@ impl Loader {
                 Some(
                     Medium::grid(
                         &name,
-                        Arc::new(density),
+                        density,
                         mean,
                         MediumAlbedo::Constant(albedo),
                         g,

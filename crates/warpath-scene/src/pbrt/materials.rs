@@ -377,7 +377,8 @@ impl Loader {
                 {
                     self.warn(format!("{at}: a 3D checkerboard is rendered as the 2D one"));
                 }
-                let (cu, cv) = (us.abs().round().max(1.0) as u32, vs.abs().round().max(1.0) as u32);
+                let cells = |s: f32| s.abs().round().clamp(1.0, CHECKER_MAX_SIDE as f32) as u32;
+                let (cu, cv) = (cells(us), cells(vs));
                 if cu as f32 != us || cv as f32 != vs {
                     self.warn(format!(
                         "{at}: checkerboard scales ({us}, {vs}) are rounded to whole cells ({cu}, {cv})"
@@ -385,6 +386,8 @@ impl Loader {
                 }
                 let cell = (CHECKER_MAX_SIDE / cu.max(cv)).clamp(1, 16);
                 let (w, h) = (cu * cell, cv * cell);
+                warpath_core::limits::check_image("a checkerboard texture", w as u64, h as u64, 12)
+                    .map_err(|e| p.error(p.line, e.to_string()))?;
                 let mut pixels = Vec::with_capacity((w * h) as usize);
                 for y in 0..h {
                     // Rows are stored top first; warpath's v = 0 is the bottom row.

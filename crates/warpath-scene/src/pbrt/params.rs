@@ -71,7 +71,7 @@ pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<P
         ) {
             return Err(lx.error(pline, format!("{what}: parameter '{name}' has unknown type '{ty}'")));
         }
-        let mut raw = Vec::new();
+        let mut values: Option<Values> = None;
         match lx.next()? {
             Some(v) if v.tok == Tok::Open => loop {
                 match lx.next()? {
@@ -80,13 +80,19 @@ pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<P
                     Some(v) if v.tok == Tok::Open => {
                         return Err(lx.error(v.line, format!("{what}: parameter '{name}': '[' inside '[ ]'")));
                     }
-                    Some(v) => raw.push(v),
+                    Some(v) => push(lx, &ty, &name, &what, &mut values, v)?,
                 }
             },
-            Some(v) if matches!(v.tok, Tok::Num(_) | Tok::Str(_) | Tok::Word(_)) => raw.push(v),
+            Some(v) if matches!(v.tok, Tok::Num(_) | Tok::Str(_) | Tok::Word(_)) => {
+                push(lx, &ty, &name, &what, &mut values, v)?
+            }
             _ => return Err(lx.error(pline, format!("{what}: parameter '{name}' has no value"))),
         }
-        let values = convert(lx, &ty, &name, &what, raw)?;
+        let values = values.unwrap_or(match ty.as_str() {
+            "bool" => Values::Bool(Vec::new()),
+            "string" | "texture" => Values::Str(Vec::new()),
+            _ => Values::Num(Vec::new()),
+        });
         if let Some(previous) = items.iter().find(|p| p.name == name) {
             return Err(
                 lx.error(pline, format!("{what}: parameter '{name}' is given twice (first at line {})", previous.line))
@@ -97,53 +103,38 @@ pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<P
     Ok(Params { items, path: lx.path.clone(), what, line })
 }
 
-fn convert(lx: &Lexer, ty: &str, name: &str, what: &str, raw: Vec<super::lexer::Token>) -> Result<Values, SceneError> {
-    let err = |line: usize, m: String| lx.error(line, format!("{what}: parameter '{name}': {m}"));
-    match ty {
-        "bool" => {
-            let mut out = Vec::with_capacity(raw.len());
-            for t in raw {
-                out.push(match &t.tok {
-                    Tok::Word(w) | Tok::Str(w) if w == "true" => true,
-                    Tok::Word(w) | Tok::Str(w) if w == "false" => false,
-                    other => return Err(err(t.line, format!("{} is not true or false", other.describe()))),
-                });
-            }
-            Ok(Values::Bool(out))
-        }
-        "string" | "texture" => {
-            let mut out = Vec::with_capacity(raw.len());
-            for t in raw {
-                match t.tok {
-                    Tok::Str(s) => out.push(s),
-                    other => return Err(err(t.line, format!("expected a quoted string, found {}", other.describe()))),
-                }
-            }
-            Ok(Values::Str(out))
-        }
-        "spectrum" if raw.iter().any(|t| matches!(t.tok, Tok::Str(_))) => {
-            let mut out = Vec::new();
-            for t in raw {
-                match t.tok {
-                    Tok::Str(s) => out.push(s),
-                    other => {
-                        return Err(err(t.line, format!("a named spectrum is one string, found {}", other.describe())));
-                    }
-                }
-            }
-            Ok(Values::Str(out))
-        }
-        _ => {
-            let mut out = Vec::with_capacity(raw.len());
-            for t in raw {
-                match t.tok {
-                    Tok::Num(v) => out.push(v),
-                    other => return Err(err(t.line, format!("expected a number, found {}", other.describe()))),
-                }
-            }
-            Ok(Values::Num(out))
-        }
+/// Adds one value token to a parameter's values (numbers are stored as they are read: a
+/// mesh of millions of numbers costs 8 bytes a number).
+fn push(
+    lx: &Lexer,
+    ty: &str,
+    name: &str,
+    what: &str,
+    values: &mut Option<Values>,
+    t: super::lexer::Token,
+) -> Result<(), SceneError> {
+    let err = |m: String| lx.error(t.line, format!("{what}: parameter '{name}': {m}"));
+    let values = values.get_or_insert_with(|| match (ty, &t.tok) {
+        ("bool", _) => Values::Bool(Vec::new()),
+        ("string" | "texture", _) | ("spectrum", Tok::Str(_)) => Values::Str(Vec::new()),
+        _ => Values::Num(Vec::new()),
+    });
+    match values {
+        Values::Bool(out) => out.push(match &t.tok {
+            Tok::Word(w) | Tok::Str(w) if w == "true" => true,
+            Tok::Word(w) | Tok::Str(w) if w == "false" => false,
+            other => return Err(err(format!("{} is not true or false", other.describe()))),
+        }),
+        Values::Str(out) => match t.tok {
+            Tok::Str(s) => out.push(s),
+            ref other => return Err(err(format!("expected a quoted string, found {}", other.describe()))),
+        },
+        Values::Num(out) => match t.tok {
+            Tok::Num(v) => out.push(v),
+            ref other => return Err(err(format!("expected a number, found {}", other.describe()))),
+        },
     }
+    Ok(())
 }
 
 impl Params {

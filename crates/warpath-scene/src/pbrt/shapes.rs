@@ -163,6 +163,25 @@ impl Loader {
     /// Adds a shape to the scene under `outer` (an instance's transform).
     fn add_placed(&mut self, placed: &Placed, outer: Mat4, file: &Path, line: usize) -> Result<(), SceneError> {
         let mesh_index = self.builder.mesh_count();
+        let scene = self.builder.scene_mut();
+        let (triangles, vertices) = (scene.triangles.len(), scene.positions.len());
+        let limit = |e: warpath_core::limits::LimitError| SceneError::Parse {
+            path: file.to_path_buf(),
+            line,
+            message: e.to_string(),
+        };
+        warpath_core::limits::check_count(
+            "the scene's triangles",
+            (triangles + placed.mesh.triangles.len()) as u64,
+            BYTES_PER_TRIANGLE,
+        )
+        .map_err(limit)?;
+        warpath_core::limits::check_count(
+            "the scene's vertices",
+            (vertices + placed.mesh.positions.len()) as u64,
+            BYTES_PER_VERTEX,
+        )
+        .map_err(limit)?;
         self.builder.add_mesh(&placed.mesh, outer * placed.to_world, placed.material, &placed.source).map_err(|e| {
             match e {
                 SceneError::Invalid { message, .. } => SceneError::Parse { path: file.to_path_buf(), line, message },
@@ -224,6 +243,11 @@ impl Loader {
         m
     }
 }
+
+/// What a triangle and a vertex cost in the scene (for the memory guard): indices and
+/// material; position, normal and uv.
+const BYTES_PER_TRIANGLE: u64 = 16;
+const BYTES_PER_VERTEX: u64 = 32;
 
 /// Most triangles flattened instancing may produce.
 const MAX_TRIANGLES: usize = 1 << 28;
