@@ -52,7 +52,8 @@ pub fn parse_pbrt(text: &str, path: &Path) -> Result<Scene, SceneError> {
 
 /// Loads a pbrt-v4 scene whose referenced files may be absent (a scene repository checked
 /// out without its large geometry): a missing mesh, image or included file is a warning
-/// (the shape, texture or file is skipped) instead of an error. Everything else is checked
+/// (the shape, texture or file is skipped) instead of an error, and so is a medium warpath
+/// cannot read (`nanovdb`: the medium is dropped). Everything else is checked
 /// as [`load_pbrt`] checks it.
 pub fn check_pbrt(path: &Path) -> Result<Scene, SceneError> {
     let text = read_text(path)?;

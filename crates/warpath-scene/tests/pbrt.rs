@@ -547,7 +547,10 @@ fn pbrt_v4_scenes() {
     for f in &files {
         match check_pbrt(f) {
             Ok(s) => {
-                eprintln!("ok   {} ({} triangles, {} warnings)", f.display(), s.triangle_count(), s.warnings.len())
+                eprintln!("ok   {} ({} triangles, {} warnings)", f.display(), s.triangle_count(), s.warnings.len());
+                for w in &s.warnings {
+                    eprintln!("       {w}");
+                }
             }
             Err(e) => {
                 eprintln!("FAIL {e}");

@@ -372,7 +372,12 @@ impl Loader {
                 } else {
                     "RGB grids are not supported"
                 };
-                return Err(p.error(tline, format!("medium \"{kind}\": {why}")));
+                if !self.lenient {
+                    return Err(p.error(tline, format!("medium \"{kind}\": {why}")));
+                }
+                // check_pbrt: the medium is dropped (shapes that name it bound vacuum).
+                self.warn(format!("{}: medium \"{kind}\": {why}; the medium is dropped", p.at_line(tline)));
+                None
             }
             other => {
                 return Err(p.error(

@@ -50,8 +50,9 @@ impl Loader {
                 let values: Vec<f64> = v.chunks_exact(2).map(|c| c[1]).collect();
                 let mean = (values.iter().sum::<f64>() / values.len() as f64) as f32;
                 self.warn(format!(
-                    "{}: '{name}': a sampled spectrum is rendered as the gray {mean} (warpath renders RGB)",
-                    p.at_line(q.line)
+                    "{}: {}: '{name}': a sampled spectrum is rendered as the gray {mean} (warpath renders RGB)",
+                    p.at_line(q.line),
+                    p.what
                 ));
                 Vec3::splat(mean)
             }
