@@ -246,7 +246,16 @@ impl Loader {
 
     fn finish(self, path: &Path) -> Result<Scene, SceneError> {
         let Loader {
-            builder, camera, settings, environment, unsupported_lights, camera_medium, media, mesh_media, ..
+            builder,
+            camera,
+            settings,
+            environment,
+            unsupported_lights,
+            camera_medium,
+            media,
+            mesh_media,
+            lenient,
+            ..
         } = self;
         let mut scene = builder.finish();
         if !mesh_media.is_empty() {
@@ -263,14 +272,15 @@ impl Loader {
             scene.camera_medium = media.get(&camera_medium).copied().flatten();
         }
         if !scene.has_light() && !unsupported_lights.is_empty() {
-            return Err(SceneError::Invalid {
-                path: path.to_path_buf(),
-                message: format!(
-                    "the scene is lit only by lights warpath cannot render ({}): the image would be black; add an \
-                     area light or an infinite light",
-                    unsupported_lights.join("; ")
-                ),
-            });
+            let message = format!(
+                "the scene is lit only by lights warpath cannot render ({}): the image would be black; add an area \
+                 light or an infinite light",
+                unsupported_lights.join("; ")
+            );
+            if !lenient {
+                return Err(SceneError::Invalid { path: path.to_path_buf(), message });
+            }
+            scene.warnings.push(format!("{}: {message}", path.display()));
         }
         scene.camera = match camera {
             Some(c) => c,

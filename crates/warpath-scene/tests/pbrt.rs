@@ -561,3 +561,19 @@ fn pbrt_v4_scenes() {
     eprintln!("{} files, {} parsed, {} failed", files.len(), files.len() - failed.len(), failed.len());
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+#[test]
+fn normals_decide_the_emitting_side() {
+    // Wound clockwise seen from +z, but its normals say +z: pbrt emits toward +z, so the
+    // triangle is rewound to face +z; ReverseOrientation then flips it.
+    let light = "AreaLightSource \"diffuse\" \"rgb L\" [1 1 1]\n\
+                 Shape \"trianglemesh\" \"point3 P\" [0 0 0 0 1 0 1 0 0] \"normal N\" [0 0 1 0 0 1 0 0 1]";
+    let facing = |s: &Scene| {
+        let [a, b, c] = s.triangle_vertices(0);
+        (b - a).cross(c - a).z.signum()
+    };
+    assert_eq!(facing(&scene(light)), 1.0);
+    assert_eq!(facing(&scene(&format!("ReverseOrientation\n{light}"))), -1.0);
+    // Without normals the winding decides.
+    assert_eq!(facing(&scene("Shape \"trianglemesh\" \"point3 P\" [0 0 0 0 1 0 1 0 0]")), -1.0);
+}

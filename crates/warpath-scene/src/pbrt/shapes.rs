@@ -137,6 +137,7 @@ impl Loader {
         p.finish(self.warnings());
         let Some(mut mesh) = mesh.take() else { return Ok(()) };
         mesh.name = name;
+        orient_by_normals(&mut mesh);
         if self.g.reverse_orientation {
             for t in mesh.triangles.iter_mut() {
                 t.swap(1, 2);
@@ -268,6 +269,26 @@ const SHAPES: &[&str] = &[
     "nurbs",
     "heightfield",
 ];
+
+/// Where a mesh has normals, pbrt's surface normal follows them (not the winding): each
+/// triangle is wound so that its geometric normal agrees with its vertices' normals, which
+/// decides the emitting side of an area light and the outside of a dielectric in warpath.
+fn orient_by_normals(mesh: &mut TriangleMesh) {
+    if mesh.normals.len() != mesh.positions.len() {
+        return;
+    }
+    let (p, n) = (&mesh.positions, &mesh.normals);
+    for t in mesh.triangles.iter_mut() {
+        let [a, b, c] = t.map(|i| i as usize);
+        if a.max(b).max(c) >= p.len() {
+            continue;
+        }
+        let face = (p[b] - p[a]).cross(p[c] - p[a]);
+        if face.dot(n[a] + n[b] + n[c]) < 0.0 {
+            t.swap(1, 2);
+        }
+    }
+}
 
 /// Triples of a `point3`/`normal3` parameter.
 fn points(p: &mut Params, name: &str, ty: &str) -> Result<Option<Vec<Vec3>>, SceneError> {
