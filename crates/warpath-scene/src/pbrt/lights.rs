@@ -28,7 +28,7 @@ impl Loader {
             ));
         }
         let inverse = self.g.ctm.inverse();
-        if !inverse.is_finite() || self.g.ctm.determinant().abs() < 1e-12 {
+        if !inverse.is_finite() || self.g.ctm.determinant() == 0.0 {
             return Err(lx.error(line, "Camera: the current transform is singular"));
         }
         self.named_coordinates.insert("camera".into(), inverse);
