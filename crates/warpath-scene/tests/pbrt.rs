@@ -577,3 +577,23 @@ fn normals_decide_the_emitting_side() {
     // Without normals the winding decides.
     assert_eq!(facing(&scene("Shape \"trianglemesh\" \"point3 P\" [0 0 0 0 1 0 1 0 0]")), -1.0);
 }
+
+#[test]
+fn motion_and_renderer_directives_are_warned_about() {
+    // Motion blur: the start transform is used; EndTime changes are ignored.
+    let s = scene(&format!(
+        "TransformTimes 0 1\nActiveTransform EndTime\nTranslate 5 0 0\nActiveTransform All\n{TRIANGLE}\n\
+         Accelerator \"kdtree\"\nWorldEnd"
+    ));
+    assert_eq!(s.triangle_vertices(0)[0], Vec3::ZERO);
+    assert!(warned(&s, "inline.pbrt:2: TransformTimes is ignored"), "{:?}", s.warnings);
+    assert!(warned(&s, "inline.pbrt:3: ActiveTransform EndTime"));
+    assert!(warned(&s, "inline.pbrt:7: Accelerator \"kdtree\" is ignored"));
+    assert_error_at("ActiveTransform Sometimes", 1, "StartTime, EndTime or All");
+    // check_pbrt reports a scene lit only by unsupported lights instead of failing.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sun.pbrt"), format!("LightSource \"distant\"\n{TRIANGLE}\n")).unwrap();
+    assert!(load_pbrt(&dir.path().join("sun.pbrt")).is_err());
+    let s = check_pbrt(&dir.path().join("sun.pbrt")).unwrap();
+    assert!(warned(&s, "lit only by lights warpath cannot render"));
+}
