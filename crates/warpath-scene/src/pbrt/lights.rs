@@ -367,7 +367,7 @@ impl Loader {
             "nanovdb" | "rgbgrid" => {
                 p.ignore_all();
                 let why = if kind == "nanovdb" {
-                    "NanoVDB files are not read (no maintained Rust crate reads NanoVDB; convert the grid to .vdb or .vol and \
+                    "NanoVDB files are not read (no maintained Rust crate reading NanoVDB was found; convert the grid to .vdb or .vol and \
                      describe the medium in a warpath TOML scene)"
                 } else {
                     "RGB grids are not supported"
