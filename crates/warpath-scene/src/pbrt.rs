@@ -548,9 +548,7 @@ impl Loader {
                         ));
                     }
                 }
-                if self.camera.is_none() {
-                    self.camera_medium = outside.clone();
-                }
+                // The camera's medium is the outside one current at `Camera`.
                 self.g.inside = inside;
                 self.g.outside = outside;
             }
