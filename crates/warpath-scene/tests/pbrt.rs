@@ -597,3 +597,11 @@ fn motion_and_renderer_directives_are_warned_about() {
     let s = check_pbrt(&dir.path().join("sun.pbrt")).unwrap();
     assert!(warned(&s, "lit only by lights warpath cannot render"));
 }
+
+#[test]
+fn an_area_light_on_an_interface_absorbs_and_says_so() {
+    let s = scene(&format!("Material \"interface\"\nAreaLightSource \"diffuse\" \"rgb L\" [2 2 2]\n{TRIANGLE}"));
+    assert_eq!(material(&s, 0).kind(), MaterialKind::Black);
+    assert_eq!(material(&s, 0).emission, Vec3::splat(2.0));
+    assert!(warned(&s, "inline.pbrt:4: an area light on the interface material"), "{:?}", s.warnings);
+}

@@ -148,7 +148,7 @@ impl Loader {
         }
         let material = self.current_material();
         let material = match self.g.area_light {
-            Some(light) => self.emissive_material(material, light),
+            Some(light) => self.emissive_material(material, light, &at),
             None => material,
         };
         let media = self.shape_media();
@@ -228,13 +228,24 @@ impl Loader {
         m
     }
 
-    fn emissive_material(&mut self, material: u32, light: AreaLight) -> u32 {
+    fn emissive_material(&mut self, material: u32, light: AreaLight, at: &str) -> u32 {
         let key = (material, light.radiance.to_array().map(f32::to_bits), light.two_sided);
         if let Some(&m) = self.emissive.get(&key) {
             return m;
         }
         let scene = self.builder.scene_mut();
-        let mut base = scene.materials[material as usize].with_emission(light.radiance);
+        let mut base = scene.materials[material as usize];
+        if base.is_null() {
+            // warpath's null boundary cannot emit: an emitter that absorbs what reaches it.
+            base = Material::black();
+            let name = scene.material_names[material as usize].clone();
+            self.warn(format!(
+                "{at}: an area light on the interface material '{name}' is rendered as an emitter that absorbs light (warpath's \
+                 null boundary cannot emit)"
+            ));
+        }
+        let scene = self.builder.scene_mut();
+        let mut base = base.with_emission(light.radiance);
         if light.two_sided {
             base.flags |= flags::TWO_SIDED_EMISSION;
         }
