@@ -44,7 +44,7 @@ pub enum LightSampleArg {
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
     /// A built-in scene name (cornell, furnace, ...; see `warpath info --list`) or a
-    /// path to a .toml scene, a Mitsuba 3 .xml scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
+    /// path to a .toml scene, a Mitsuba 3 .xml scene, a pbrt-v4 .pbrt scene or a mesh (.obj, .ply, .ply.gz, .gltf, .glb).
     pub scene: String,
     /// A parameter of a Mitsuba XML scene, NAME=VALUE (its `$NAME`; overrides the file's
     /// `<default>`); repeat for more.

@@ -5,6 +5,7 @@
 //! - [`error`]: [`SceneError`], which always says what went wrong and where (file:line);
 //! - [`toml_scene`]: the native TOML scene format (`docs/scene-format.md`);
 //! - [`mitsuba_xml`]: Mitsuba 3 XML scenes (`.xml`), the subset warpath renders;
+//! - [`pbrt`]: pbrt-v4 scenes (`.pbrt`), the subset warpath renders;
 //! - [`mesh`]: the mesh builder every loader shares ([`mesh::SceneBuilder`]);
 //! - [`mesh_file`]: mesh files by extension, and a bare mesh file opened as a scene;
 //! - [`obj`], [`ply`], [`gltf_loader`]: mesh loaders;
@@ -20,6 +21,7 @@ pub mod mesh;
 pub mod mesh_file;
 pub mod mitsuba_xml;
 pub mod obj;
+pub mod pbrt;
 pub mod ply;
 pub mod scene;
 pub mod toml_scene;
@@ -30,7 +32,7 @@ pub use scene::{MeshInfo, RenderSettings, Scene, SceneIsosurface, Texture, UNLIM
 use std::path::Path;
 
 /// Resolves a scene argument: a built-in name (see [`builtin::NAMES`]) or a path to a
-/// `.toml` scene, a Mitsuba 3 `.xml` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
+/// `.toml` scene, a Mitsuba 3 `.xml` scene, a pbrt-v4 `.pbrt` scene or a bare mesh (`.obj`, `.ply`, `.ply.gz`, `.gltf`, `.glb`).
 ///
 /// Errors carry help where it applies: the closest valid name for a mistyped scene, field or
 /// type name, and the `scripts/fetch-assets` command for a missing asset.

@@ -46,6 +46,9 @@ pub fn load_any(path: &Path) -> Result<Scene, SceneError> {
     if lower_name(path).ends_with(".xml") {
         return crate::mitsuba_xml::load_mitsuba_xml(path, &[]);
     }
+    if lower_name(path).ends_with(".pbrt") || lower_name(path).ends_with(".pbrt.gz") {
+        return crate::pbrt::load_pbrt(path);
+    }
     load_mesh_scene(path)
 }
 

@@ -10,7 +10,7 @@ use glam::{Mat4, Vec3};
 use std::path::Path;
 use std::sync::Arc;
 use warpath_scene::image_io::{ImageKind, decode_image_bytes};
-use warpath_scene::{gltf_loader, mitsuba_xml, obj, ply, toml_scene};
+use warpath_scene::{gltf_loader, mitsuba_xml, obj, pbrt, ply, toml_scene};
 use warpath_volume::load::{RawLayout, RawSample};
 use warpath_volume::{Medium, MediumAlbedo, TransferFunction, VolumeError, VolumeGrid};
 
@@ -155,6 +155,32 @@ const XML_WORDS: &[&str] = &[
     "value=\"nan\"",
     "-1",
 ];
+const PBRT_WORDS: &[&str] = &[
+    "AttributeBegin",
+    "AttributeEnd",
+    "ObjectInstance \"pyr\"",
+    "Include \"scene.pbrt\"",
+    "Shape \"trianglemesh\"",
+    "\"integer indices\"",
+    "\"point3 P\"",
+    "\"float radius\"",
+    "Translate",
+    "Rotate 1e30 1 0 0",
+    "Scale 0 0 0",
+    "LookAt",
+    "ReverseOrientation",
+    "LightSource \"point\"",
+    "MediumInterface \"fog\"",
+    "\"uniformgrid\"",
+    "\"integer nx\" 100000",
+    "[",
+    "]",
+    "\"",
+    "#",
+    "-1",
+    "1e40",
+    "nan",
+];
 
 const TOML_WORDS: &[&str] = &[
     "[[shape]]",
@@ -234,6 +260,7 @@ pub const FORMATS: &[Format] = &[
     Format::new("mitsuba-xml", "xml", &["scene.xml"], XML_WORDS, |b, p| {
         done(mitsuba_xml::parse_mitsuba_xml(&text(b), p, &[]))
     }),
+    Format::new("pbrt", "pbrt", &["scene.pbrt"], PBRT_WORDS, |b, p| done(pbrt::parse_pbrt(&text(b), p))),
     Format::new("exr", "exr", &["sky_zip_half.exr", "sky_piz_float.exr", "luma_rle.exr"], EXR_WORDS, |b, p| {
         done(decode_image_bytes(b, ImageKind::Exr, p))
     }),

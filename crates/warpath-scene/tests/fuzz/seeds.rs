@@ -10,6 +10,8 @@
 //! offsets, raw u16/f32 grids, and two small `.vdb` files written by OpenVDB 10.0.1, copied
 //! from warpath-volume's test data). They are written by
 //! `cargo test -p warpath-scene --test fuzz -- --ignored write_seed_files` and committed.
+//! The scene seeds of the importers (`scene.xml`, Mitsuba 3; `scene.pbrt`, pbrt-v4) are
+//! written by hand and committed as they are.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,747 @@
+//! pbrt-v4 scenes (`.pbrt`, reference: docs/scene-format.md, "pbrt-v4"): the directives
+//! and plugins warpath's renderer can represent, read into warpath's own [`Scene`] through
+//! the shared mesh builder, so every backend renders an imported scene.
+//!
+//! - [`lexer`]: tokens with their lines; [`params`]: typed parameter lists;
+//! - this file: the directive loop, the graphics state (CTM, attribute stack, named
+//!   coordinate systems, `ReverseOrientation`), `Include`/`Import` (relative to the
+//!   including file; `.gz` files are decompressed);
+//! - [`shapes`]: shapes and object instancing (instances are flattened: warpath has no
+//!   instancing yet); [`materials`]: materials, textures and named spectra;
+//!   [`lights`]: lights, camera, film, sampler, integrator and media.
+//!
+//! pbrt's camera space is left-handed (+x is the image's right); warpath's camera (Mitsuba's
+//! convention) has +x to the image's left, so the camera's x axis is negated on import.
+//! Anything not imported is named in a warning with its file and line, or is an error where
+//! rendering without it would mislead (a scene lit only by lights warpath lacks).
+
+use crate::mesh::{SceneBuilder, TriangleMesh, framing_camera};
+use crate::scene::UNLIMITED_DEPTH;
+use crate::{RenderSettings, Scene, SceneError};
+use glam::{Mat4, Vec3};
+use lexer::{Lexer, Tok};
+use params::{Params, read_params};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use warpath_core::camera::Camera;
+use warpath_core::light::Environment;
+
+mod lexer;
+mod lights;
+mod materials;
+mod params;
+mod shapes;
+
+/// Deepest `Include`/`Import` nesting (a cycle is reported before this).
+const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Deepest `AttributeBegin` nesting.
+const MAX_ATTRIBUTE_DEPTH: usize = 4096;
+
+/// Loads a pbrt-v4 scene file (`.pbrt`, or `.pbrt.gz`).
+pub fn load_pbrt(path: &Path) -> Result<Scene, SceneError> {
+    let text = read_text(path)?;
+    parse_pbrt(&text, path)
+}
+
+/// Parses pbrt-v4 text; `path` locates errors, relative file names and includes.
+pub fn parse_pbrt(text: &str, path: &Path) -> Result<Scene, SceneError> {
+    parse(text, path, false)
+}
+
+/// Loads a pbrt-v4 scene whose referenced files may be absent (a scene repository checked
+/// out without its large geometry): a missing mesh, image or included file is a warning
+/// (the shape, texture or file is skipped) instead of an error, and so is a medium warpath
+/// cannot read (`nanovdb`: the medium is dropped). Everything else is checked
+/// as [`load_pbrt`] checks it.
+pub fn check_pbrt(path: &Path) -> Result<Scene, SceneError> {
+    let text = read_text(path)?;
+    parse(&text, path, true)
+}
+
+fn parse(text: &str, path: &Path, lenient: bool) -> Result<Scene, SceneError> {
+    let scene_name = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut loader = Loader::new(&scene_name, path);
+    loader.lenient = lenient;
+    loader.file(text, path)?;
+    if !loader.stack.is_empty() {
+        let (_, _, file, line) = loader.stack.last().unwrap();
+        loader.builder.warn(format!("{}:{line}: AttributeBegin without AttributeEnd", file.display()));
+    }
+    if let Some((name, _)) = &loader.object {
+        loader.builder.warn(format!("{}: ObjectBegin \"{name}\" without ObjectEnd", path.display()));
+    }
+    loader.finish(path)
+}
+
+fn read_text(path: &Path) -> Result<String, SceneError> {
+    let mut bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            SceneError::NotFound { path: path.to_path_buf(), hint: "scene file not found".into() }
+        }
+        _ => SceneError::Io { path: path.to_path_buf(), source: e },
+    })?;
+    if path.to_string_lossy().to_ascii_lowercase().ends_with(".gz") {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(crate::pbrt::MAX_TEXT_BYTES)
+            .read_to_end(&mut out)
+            .map_err(|e| SceneError::Invalid { path: path.to_path_buf(), message: format!("gzip: {e}") })?;
+        bytes = out;
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(e.as_bytes());
+        let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+        SceneError::Parse { path: path.to_path_buf(), line, message: "the file is not valid UTF-8".into() }
+    })
+}
+
+/// Largest decompressed `.pbrt.gz` text read.
+const MAX_TEXT_BYTES: u64 = 4 << 30;
+
+/// An area light (`AreaLightSource "diffuse"`) in the graphics state.
+#[derive(Clone, Copy, Debug)]
+struct AreaLight {
+    radiance: Vec3,
+    two_sided: bool,
+}
+
+/// The attribute state `AttributeBegin` saves and `AttributeEnd` restores.
+#[derive(Clone, Debug)]
+struct GState {
+    ctm: Mat4,
+    reverse_orientation: bool,
+    /// The current material (a scene material index); `None`: pbrt's default diffuse.
+    material: Option<u32>,
+    area_light: Option<AreaLight>,
+    /// `MediumInterface` names (inside, outside); empty strings are vacuum.
+    inside: String,
+    outside: String,
+}
+
+/// A shape kept for object instancing: its mesh in object space, the transform it was
+/// declared under, its material and where it was declared.
+#[derive(Clone)]
+struct Placed {
+    mesh: Arc<TriangleMesh>,
+    to_world: Mat4,
+    material: u32,
+    media: Option<u32>,
+    source: PathBuf,
+}
+
+/// A named float or spectrum texture, as evaluated where it was declared.
+#[derive(Clone, Copy, Debug)]
+enum Tex {
+    Color(Vec3),
+    /// An image texture: its index in the scene and its mean (for parameters that take no
+    /// texture in warpath).
+    Image(i32, Vec3),
+}
+
+impl Tex {
+    fn mean(&self) -> Vec3 {
+        match *self {
+            Tex::Color(c) | Tex::Image(_, c) => c,
+        }
+    }
+}
+
+struct Loader {
+    builder: SceneBuilder,
+    g: GState,
+    /// Saved states: (state, whether only the CTM is restored (`TransformBegin`), file, line).
+    stack: Vec<(GState, bool, PathBuf, usize)>,
+    named_coordinates: HashMap<String, Mat4>,
+    named_materials: HashMap<String, u32>,
+    spectrum_textures: HashMap<String, Tex>,
+    float_textures: HashMap<String, f32>,
+    /// Image files loaded as textures, by path (and scale bits).
+    images: HashMap<(PathBuf, u32), i32>,
+    objects: HashMap<String, Vec<Placed>>,
+    /// The object being defined (`ObjectBegin`), with its shapes.
+    object: Option<(String, Vec<Placed>)>,
+    include_stack: Vec<PathBuf>,
+    default_material: Option<u32>,
+    /// Emissive variants of materials, by (material, radiance bits, two-sided).
+    emissive: HashMap<(u32, [u32; 3], bool), u32>,
+    camera: Option<Camera>,
+    camera_line: String,
+    settings: RenderSettings,
+    environment: Option<(Environment, String)>,
+    /// Lights warpath cannot render, where they were declared.
+    unsupported_lights: Vec<String>,
+    /// Named media (`MakeNamedMedium`) by name: index into the scene's media, if imported.
+    media: HashMap<String, Option<u32>>,
+    camera_medium: String,
+    /// Whether `ActiveTransform EndTime` is on (transforms then change nothing).
+    end_time_only: bool,
+    shape_count: usize,
+    /// Meshes (by index in the scene) whose shape declared a medium interface, packed.
+    mesh_media: Vec<(usize, u32)>,
+    /// Missing referenced files are warnings ([`check_pbrt`]).
+    lenient: bool,
+    /// Baked procedural clouds by their parameters' bits (media share them).
+    clouds: HashMap<[u32; 3], Arc<warpath_volume::VolumeGrid>>,
+}
+
+impl Loader {
+    fn new(scene_name: &str, path: &Path) -> Self {
+        Loader {
+            builder: SceneBuilder::new(scene_name),
+            g: GState {
+                ctm: Mat4::IDENTITY,
+                reverse_orientation: false,
+                material: None,
+                area_light: None,
+                inside: String::new(),
+                outside: String::new(),
+            },
+            stack: Vec::new(),
+            named_coordinates: HashMap::new(),
+            named_materials: HashMap::new(),
+            spectrum_textures: HashMap::new(),
+            float_textures: HashMap::new(),
+            images: HashMap::new(),
+            objects: HashMap::new(),
+            object: None,
+            include_stack: vec![path.to_path_buf()],
+            default_material: None,
+            emissive: HashMap::new(),
+            camera: None,
+            camera_line: String::new(),
+            // pbrt-v4's defaults: a 1280 × 720 film, 16 samples per pixel, maxdepth 5.
+            settings: RenderSettings { width: 1280, height: 720, spp: 16, max_depth: 5, ..Default::default() },
+            environment: None,
+            unsupported_lights: Vec::new(),
+            media: HashMap::new(),
+            camera_medium: String::new(),
+            end_time_only: false,
+            shape_count: 0,
+            mesh_media: Vec::new(),
+            lenient: false,
+            clouds: HashMap::new(),
+        }
+    }
+
+    fn warn(&mut self, message: String) {
+        self.builder.warn(message);
+    }
+
+    /// A missing file: an error, or with [`check_pbrt`] a warning (`Ok(false)`: skip it).
+    fn missing(&mut self, p: &Params, line: usize, what: &str, path: &Path) -> Result<bool, SceneError> {
+        if self.lenient {
+            self.warn(format!("{}: {}: {what} '{}' not found: skipped", p.at_line(line), p.what, path.display()));
+            return Ok(false);
+        }
+        Err(p.error(line, format!("{what} '{}' not found", path.display())))
+    }
+
+    fn warnings(&mut self) -> &mut Vec<String> {
+        &mut self.builder.scene_mut().warnings
+    }
+
+    fn finish(self, path: &Path) -> Result<Scene, SceneError> {
+        let Loader {
+            builder,
+            camera,
+            settings,
+            environment,
+            unsupported_lights,
+            camera_medium,
+            media,
+            mesh_media,
+            lenient,
+            ..
+        } = self;
+        let mut scene = builder.finish();
+        if !mesh_media.is_empty() {
+            scene.triangle_media = vec![0; scene.triangles.len()];
+            for (mesh, packed) in mesh_media {
+                let m = &scene.meshes[mesh];
+                let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
+                scene.triangle_media[range].fill(packed);
+            }
+        }
+        scene.settings = settings;
+        scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
+        if !camera_medium.is_empty() {
+            scene.camera_medium = media.get(&camera_medium).copied().flatten();
+        }
+        if !scene.has_light() && !unsupported_lights.is_empty() {
+            let message = format!(
+                "the scene is lit only by lights warpath cannot render ({}): the image would be black; add an area \
+                 light or an infinite light",
+                unsupported_lights.join("; ")
+            );
+            if !lenient {
+                return Err(SceneError::Invalid { path: path.to_path_buf(), message });
+            }
+            scene.warnings.push(format!("{}: {message}", path.display()));
+        }
+        scene.camera = match camera {
+            Some(c) => c,
+            None => {
+                scene
+                    .warnings
+                    .push(format!("{}: no Camera directive: using a camera that frames the scene", path.display()));
+                framing_camera(scene.bounds())
+            }
+        };
+        let warnings = scene.content_warnings(path);
+        scene.warnings.extend(warnings);
+        Ok(scene)
+    }
+
+    /// Reads one file (the scene or an include) directive by directive.
+    fn file(&mut self, text: &str, path: &Path) -> Result<(), SceneError> {
+        let mut lx = Lexer::new(text, path);
+        while let Some(token) = lx.next()? {
+            let line = token.line;
+            let Tok::Word(directive) = token.tok else {
+                return Err(lx.error(line, format!("expected a directive, found {}", token.tok.describe())));
+            };
+            self.directive(&mut lx, &directive, line)?;
+        }
+        Ok(())
+    }
+
+    /// `n` numbers, bare or in brackets.
+    fn numbers(lx: &mut Lexer, n: usize, directive: &str, line: usize) -> Result<Vec<f32>, SceneError> {
+        let bracketed = matches!(lx.peek()?, Some(t) if t.tok == Tok::Open);
+        if bracketed {
+            lx.next()?;
+        }
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            match lx.next()? {
+                Some(t) => match t.tok {
+                    Tok::Num(v) if (v as f32).is_finite() => out.push(v as f32),
+                    other => {
+                        return Err(lx.error(
+                            t.line,
+                            format!("{directive} takes {n} numbers; found {} after {}", other.describe(), out.len()),
+                        ));
+                    }
+                },
+                None => {
+                    return Err(
+                        lx.error(line, format!("{directive} takes {n} numbers; the file ends after {}", out.len()))
+                    );
+                }
+            }
+        }
+        if bracketed {
+            match lx.next()? {
+                Some(t) if t.tok == Tok::Close => {}
+                _ => return Err(lx.error(line, format!("{directive}: expected ']' after {n} numbers"))),
+            }
+        }
+        Ok(out)
+    }
+
+    fn string_arg(lx: &mut Lexer, directive: &str, line: usize) -> Result<String, SceneError> {
+        match lx.next()? {
+            Some(t) => match t.tok {
+                Tok::Str(s) => Ok(s),
+                other => {
+                    Err(lx.error(t.line, format!("{directive} takes a quoted string, found {}", other.describe())))
+                }
+            },
+            None => Err(lx.error(line, format!("{directive} takes a quoted string; the file ends"))),
+        }
+    }
+
+    /// A plugin directive's type string and parameters.
+    fn plugin(lx: &mut Lexer, directive: &str, line: usize) -> Result<(String, Params), SceneError> {
+        let kind = Self::string_arg(lx, directive, line)?;
+        let params = read_params(lx, format!("{directive} \"{kind}\""), line)?;
+        Ok((kind, params))
+    }
+
+    fn transform(&mut self, m: Mat4, lx: &Lexer, line: usize, directive: &str) -> Result<(), SceneError> {
+        if !m.is_finite() {
+            return Err(lx.error(line, format!("{directive}: the transform is not finite")));
+        }
+        if !self.end_time_only {
+            self.g.ctm = m;
+        }
+        Ok(())
+    }
+
+    fn directive(&mut self, lx: &mut Lexer, d: &str, line: usize) -> Result<(), SceneError> {
+        let at = format!("{}:{line}", lx.path.display());
+        match d {
+            "Identity" => self.transform(Mat4::IDENTITY, lx, line, d)?,
+            "Translate" => {
+                let v = Self::numbers(lx, 3, d, line)?;
+                self.transform(self.g.ctm * Mat4::from_translation(Vec3::new(v[0], v[1], v[2])), lx, line, d)?;
+            }
+            "Scale" => {
+                let v = Self::numbers(lx, 3, d, line)?;
+                self.transform(self.g.ctm * Mat4::from_scale(Vec3::new(v[0], v[1], v[2])), lx, line, d)?;
+            }
+            "Rotate" => {
+                let v = Self::numbers(lx, 4, d, line)?;
+                let axis = Vec3::new(v[1], v[2], v[3]);
+                if !(axis.length_squared() > 0.0) || !axis.is_finite() {
+                    return Err(lx.error(line, "Rotate needs a non-zero axis"));
+                }
+                let r = Mat4::from_axis_angle(axis.normalize(), v[0].to_radians());
+                self.transform(self.g.ctm * r, lx, line, d)?;
+            }
+            "LookAt" => {
+                let v = Self::numbers(lx, 9, d, line)?;
+                let (eye, look, up) =
+                    (Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]), Vec3::new(v[6], v[7], v[8]));
+                let m = look_at(eye, look, up).map_err(|m| lx.error(line, m))?;
+                self.transform(self.g.ctm * m, lx, line, d)?;
+            }
+            "Transform" | "ConcatTransform" => {
+                let v = Self::numbers(lx, 16, d, line)?;
+                // The 16 numbers list the matrix column by column (translation last).
+                let m = Mat4::from_cols_array(&v.try_into().unwrap());
+                let m = if d == "Transform" { m } else { self.g.ctm * m };
+                self.transform(m, lx, line, d)?;
+            }
+            "CoordinateSystem" => {
+                let name = Self::string_arg(lx, d, line)?;
+                self.named_coordinates.insert(name, self.g.ctm);
+            }
+            "CoordSysTransform" => {
+                let name = Self::string_arg(lx, d, line)?;
+                match self.named_coordinates.get(&name) {
+                    Some(&m) => self.g.ctm = m,
+                    None => self.warn(format!("{at}: CoordSysTransform: no coordinate system named \"{name}\"")),
+                }
+            }
+            "TransformTimes" => {
+                Self::numbers(lx, 2, d, line)?;
+                self.warn(format!("{at}: TransformTimes is ignored (warpath renders no motion blur)"));
+            }
+            "ActiveTransform" => {
+                let word = match lx.next()? {
+                    Some(t) => match t.tok {
+                        Tok::Word(w) => w,
+                        other => {
+                            return Err(lx.error(
+                                t.line,
+                                format!("ActiveTransform takes StartTime, EndTime or All, not {}", other.describe()),
+                            ));
+                        }
+                    },
+                    None => return Err(lx.error(line, "ActiveTransform takes StartTime, EndTime or All")),
+                };
+                match word.as_str() {
+                    "All" | "StartTime" => self.end_time_only = false,
+                    "EndTime" => {
+                        self.end_time_only = true;
+                        self.warn(format!(
+                            "{at}: ActiveTransform EndTime: the end-of-shutter transforms are ignored (warpath renders \
+                             no motion blur; the start transform is used)"
+                        ));
+                    }
+                    other => {
+                        return Err(
+                            lx.error(line, format!("ActiveTransform takes StartTime, EndTime or All, not '{other}'"))
+                        );
+                    }
+                }
+            }
+            "ReverseOrientation" => self.g.reverse_orientation = !self.g.reverse_orientation,
+            "WorldBegin" => {
+                self.named_coordinates.insert("world".into(), Mat4::IDENTITY);
+                self.g.ctm = Mat4::IDENTITY;
+            }
+            "WorldEnd" => {}
+            "AttributeBegin" | "TransformBegin" => {
+                if self.stack.len() >= MAX_ATTRIBUTE_DEPTH {
+                    return Err(lx.error(line, format!("{d} nests deeper than {MAX_ATTRIBUTE_DEPTH}")));
+                }
+                if d == "TransformBegin" {
+                    self.warn(format!("{at}: TransformBegin is deprecated in pbrt-v4 (read as saving the transform)"));
+                }
+                self.stack.push((self.g.clone(), d == "TransformBegin", lx.path.clone(), line));
+            }
+            "AttributeEnd" | "TransformEnd" => match self.stack.pop() {
+                Some((saved, transform_only, _, _)) => {
+                    if transform_only != (d == "TransformEnd") {
+                        self.warn(format!(
+                            "{at}: {d} closes a {}",
+                            if transform_only { "TransformBegin" } else { "AttributeBegin" }
+                        ));
+                    }
+                    if transform_only {
+                        self.g.ctm = saved.ctm;
+                    } else {
+                        self.g = saved;
+                    }
+                }
+                None => return Err(lx.error(line, format!("{d} without a matching begin"))),
+            },
+            "Attribute" => {
+                let (target, mut params) = Self::plugin(lx, d, line)?;
+                params.ignore_all();
+                self.warn(format!(
+                    "{at}: Attribute \"{target}\" (default parameters for later directives) is not supported and is ignored"
+                ));
+            }
+            "Option" => {
+                let mut params = read_params(lx, "Option".into(), line)?;
+                params.ignore_all();
+                let names: Vec<String> = params.items.iter().map(|p| p.name.clone()).collect();
+                self.warn(format!("{at}: Option {} is ignored", names.join(", ")));
+            }
+            "ColorSpace" => {
+                let name = Self::string_arg(lx, d, line)?;
+                if name != "srgb" {
+                    self.warn(format!(
+                        "{at}: ColorSpace \"{name}\": warpath renders linear sRGB; RGB values are read as sRGB"
+                    ));
+                }
+            }
+            "Camera" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.camera(&kind, params, lx, line)?;
+            }
+            "Film" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.film(&kind, params)?;
+            }
+            "Sampler" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.sampler(&kind, params)?;
+            }
+            "Integrator" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.integrator(&kind, params)?;
+            }
+            "PixelFilter" | "Accelerator" => {
+                let (kind, mut params) = Self::plugin(lx, d, line)?;
+                params.ignore_all();
+                let why = if d == "PixelFilter" {
+                    "warpath's film reconstructs with a box filter"
+                } else {
+                    "warpath builds its own BVH"
+                };
+                self.warn(format!("{at}: {d} \"{kind}\" is ignored ({why})"));
+            }
+            "MakeNamedMedium" => {
+                let name = Self::string_arg(lx, d, line)?;
+                let params = read_params(lx, format!("MakeNamedMedium \"{name}\""), line)?;
+                self.medium(name, params)?;
+            }
+            "MediumInterface" => {
+                let inside = Self::string_arg(lx, d, line)?;
+                let outside = match lx.peek()? {
+                    Some(t) if matches!(t.tok, Tok::Str(_)) => Self::string_arg(lx, d, line)?,
+                    _ => inside.clone(),
+                };
+                for name in [&inside, &outside] {
+                    if !name.is_empty() && !self.media.contains_key(name) {
+                        return Err(lx.error(
+                            line,
+                            format!("MediumInterface: no medium named \"{name}\" (MakeNamedMedium it first)"),
+                        ));
+                    }
+                }
+                // The camera's medium is the outside one current at `Camera`.
+                self.g.inside = inside;
+                self.g.outside = outside;
+            }
+            "Material" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                let name = format!(
+                    "{kind}@{}:{line}",
+                    lx.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                );
+                let index = self.material(&kind, &name, params)?;
+                self.g.material = Some(index);
+            }
+            "MakeNamedMaterial" => {
+                let name = Self::string_arg(lx, d, line)?;
+                let mut params = read_params(lx, format!("MakeNamedMaterial \"{name}\""), line)?;
+                let Some((kind, _)) = params.string("type")? else {
+                    return Err(lx.error(line, format!("MakeNamedMaterial \"{name}\" needs \"string type\"")));
+                };
+                params.what = format!("MakeNamedMaterial \"{name}\" (type \"{kind}\")");
+                let index = self.material(&kind, &name, params)?;
+                if self.named_materials.insert(name.clone(), index).is_some() {
+                    self.warn(format!("{at}: named material \"{name}\" is redefined"));
+                }
+            }
+            "NamedMaterial" => {
+                let name = Self::string_arg(lx, d, line)?;
+                match self.named_materials.get(&name) {
+                    Some(&i) => self.g.material = Some(i),
+                    None => {
+                        return Err(lx.error(
+                            line,
+                            format!("NamedMaterial: no material named \"{name}\" (MakeNamedMaterial it first)"),
+                        ));
+                    }
+                }
+            }
+            "Texture" => {
+                let name = Self::string_arg(lx, d, line)?;
+                let class = Self::string_arg(lx, d, line)?;
+                let kind = Self::string_arg(lx, d, line)?;
+                let params = read_params(lx, format!("Texture \"{name}\" \"{class}\" \"{kind}\""), line)?;
+                self.texture(name, &class, &kind, params)?;
+            }
+            "LightSource" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.light(&kind, params)?;
+            }
+            "AreaLightSource" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.area_light(&kind, params)?;
+            }
+            "Shape" => {
+                let (kind, params) = Self::plugin(lx, d, line)?;
+                self.shape(&kind, params)?;
+            }
+            "ObjectBegin" => {
+                let name = Self::string_arg(lx, d, line)?;
+                if let Some((open, _)) = &self.object {
+                    return Err(lx.error(line, format!("ObjectBegin \"{name}\" inside ObjectBegin \"{open}\"")));
+                }
+                self.stack.push((self.g.clone(), false, lx.path.clone(), line));
+                self.object = Some((name, Vec::new()));
+            }
+            "ObjectEnd" => {
+                let Some((name, shapes)) = self.object.take() else {
+                    return Err(lx.error(line, "ObjectEnd without ObjectBegin"));
+                };
+                if let Some((saved, _, _, _)) = self.stack.pop() {
+                    self.g = saved;
+                }
+                self.objects.insert(name, shapes);
+            }
+            "ObjectInstance" => {
+                let name = Self::string_arg(lx, d, line)?;
+                self.instance(&name, lx, line)?;
+            }
+            "Include" | "Import" => {
+                let name = Self::string_arg(lx, d, line)?;
+                self.include(&name, lx, line)?;
+            }
+            other => {
+                let guess = crate::error::closest(other, DIRECTIVES.iter().copied())
+                    .map(|g| format!("; did you mean '{g}'?"))
+                    .unwrap_or_default();
+                return Err(lx.error(line, format!("unknown directive '{other}'{guess}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn include(&mut self, name: &str, lx: &Lexer, line: usize) -> Result<(), SceneError> {
+        let path = resolve(&lx.path, name);
+        if !path.is_file() {
+            if self.lenient {
+                self.warn(format!(
+                    "{}:{line}: included file '{}' not found: skipped",
+                    lx.path.display(),
+                    path.display()
+                ));
+                return Ok(());
+            }
+            return Err(lx.error(line, format!("included file '{}' not found", path.display())));
+        }
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if self.include_stack.iter().any(|p| p.canonicalize().unwrap_or_else(|_| p.clone()) == canonical) {
+            return Err(lx.error(line, format!("'{}' includes itself (an include cycle)", path.display())));
+        }
+        if self.include_stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(lx.error(line, format!("includes nest deeper than {MAX_INCLUDE_DEPTH} files")));
+        }
+        let text = read_text(&path)?;
+        self.include_stack.push(path.clone());
+        let result = self.file(&text, &path);
+        self.include_stack.pop();
+        result
+    }
+}
+
+/// pbrt's `LookAt`: the camera-from-world transform of a camera at `eye` looking at `look`.
+/// Camera space has +x = normalize(up × dir) (the image's right), +y up, +z along the view.
+fn look_at(eye: Vec3, look: Vec3, up: Vec3) -> Result<Mat4, String> {
+    let dir = look - eye;
+    if !(dir.length_squared() > 0.0) {
+        return Err("LookAt: the eye and the look-at point are the same".into());
+    }
+    let dir = dir.normalize();
+    let right = up.normalize_or_zero().cross(dir);
+    if !(right.length() > 1e-6) {
+        return Err("LookAt: 'up' is parallel to the view direction".into());
+    }
+    let right = right.normalize();
+    let new_up = dir.cross(right);
+    let world_from_camera = Mat4::from_cols(right.extend(0.0), new_up.extend(0.0), dir.extend(0.0), eye.extend(1.0));
+    Ok(world_from_camera.inverse())
+}
+
+/// A file name relative to the file that names it.
+fn resolve(from: &Path, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    if p.is_absolute() { p.to_path_buf() } else { from.parent().unwrap_or(Path::new(".")).join(p) }
+}
+
+/// Every pbrt-v4 directive (and the deprecated ones still read), for "did you mean".
+pub const DIRECTIVES: &[&str] = &[
+    "Identity",
+    "Translate",
+    "Scale",
+    "Rotate",
+    "LookAt",
+    "CoordinateSystem",
+    "CoordSysTransform",
+    "Transform",
+    "ConcatTransform",
+    "TransformTimes",
+    "ActiveTransform",
+    "ReverseOrientation",
+    "ColorSpace",
+    "Option",
+    "Camera",
+    "Sampler",
+    "Film",
+    "Integrator",
+    "Accelerator",
+    "PixelFilter",
+    "MakeNamedMedium",
+    "MediumInterface",
+    "WorldBegin",
+    "WorldEnd",
+    "AttributeBegin",
+    "AttributeEnd",
+    "Attribute",
+    "TransformBegin",
+    "TransformEnd",
+    "Shape",
+    "ObjectBegin",
+    "ObjectEnd",
+    "ObjectInstance",
+    "LightSource",
+    "AreaLightSource",
+    "Material",
+    "MakeNamedMaterial",
+    "NamedMaterial",
+    "Texture",
+    "Include",
+    "Import",
+];
+
+/// The render settings' max depth from pbrt's `maxdepth` (both count bounces: pbrt's
+/// maxdepth 0 shows only emitters seen directly, as warpath's max_depth 0).
+fn max_depth_from_pbrt(d: i64) -> Option<u32> {
+    match d {
+        -1 => Some(UNLIMITED_DEPTH),
+        d if (0..=crate::scene::MAX_DEPTH as i64).contains(&d) => Some(d as u32),
+        _ => None,
+    }
+}
