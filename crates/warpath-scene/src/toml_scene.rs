@@ -33,6 +33,7 @@ mod medium_section;
 mod render_camera_environment;
 mod sections;
 mod shape_section;
+mod values;
 
 pub use crate::scene::UNLIMITED_DEPTH;
 

@@ -3,7 +3,7 @@
 //! tracer carries per path). Rust owns their layout; `kernels/compaction/compaction.cuh`
 //! mirrors it with `static_assert`s.
 
-use super::predicate::compaction_hash;
+use super::predicate::{compaction_hash, keeps};
 use bytemuck::{Pod, Zeroable};
 
 /// A 16-byte element: a key and three payload words (`CompactElem16` in compaction.cuh).
@@ -125,5 +125,27 @@ impl CompactionElement for CompactPathState {
             throughput: [0.5; 3],
             flags: !index,
         }
+    }
+}
+
+/// The reference: the elements the predicate keeps under `threshold`, in input order.
+pub fn cpu_filter<T: CompactionElement>(input: &[T], threshold: u64) -> Vec<T> {
+    input.iter().filter(|e| keeps(e.key(), threshold)).copied().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::predicate::threshold_for;
+
+    #[test]
+    fn the_reference_filter_keeps_in_order_what_the_predicate_keeps() {
+        let keys: Vec<u32> = (0..200).collect();
+        assert_eq!(cpu_filter(&keys, threshold_for(1.0)), keys);
+        assert!(cpu_filter(&keys, threshold_for(0.0)).is_empty());
+        let half = cpu_filter(&keys, threshold_for(0.5));
+        assert!(half.windows(2).all(|w| w[0] < w[1]), "input order");
+        assert!(half.iter().all(|&k| keeps(k, threshold_for(0.5))));
+        assert_eq!(half.len(), keys.iter().filter(|&&k| keeps(k, threshold_for(0.5))).count());
     }
 }

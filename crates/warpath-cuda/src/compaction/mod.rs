@@ -36,13 +36,13 @@ mod timing;
 pub(crate) mod workspace;
 
 pub use buffers::CompactionBuffers;
-pub use elements::{CompactElem16, CompactPathState, CompactionElement, ElementKind};
+pub use elements::{CompactElem16, CompactPathState, CompactionElement, ElementKind, cpu_filter};
 pub use launch::{
     CollateKernel, LookbackKernel, SectionsKernel, collate, fill, intermediate_len, layout_report, lookback,
     out_of_kernel, out_of_kernel_prefix, sections, three_pass, write_flags,
 };
 pub use layout::{LAYOUT_REPORT_LEN, host_layout};
 pub use methods::{CompactionMethod, MethodKernels};
-pub use predicate::{compaction_hash, cpu_filter, keeps, threshold_for};
+pub use predicate::{compaction_hash, keeps, threshold_for};
 pub use timing::{median_ms, time_input_copy, time_method};
 pub use workspace::{COMPACTION_BLOCK, CompactionState, CompactionWorkspace, SECTION_BLOCKS};

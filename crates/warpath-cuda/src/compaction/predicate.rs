@@ -1,9 +1,8 @@
 //! The predicate every compaction method applies, and the CPU reference: an element is kept
 //! when the hash of its key is below a threshold (`hash(key) < selectivity · 2^32`), so the
 //! kept fraction is exact in expectation on random keys (0 keeps none, 1 keeps all). Mirrors
-//! `compaction_hash` and `KeepHashBelow` in `kernels/compaction/compaction.cuh`.
-
-use super::elements::CompactionElement;
+//! `compaction_hash` and `KeepHashBelow` in `kernels/compaction/compaction.cuh`. The reference
+//! filter over elements is `elements::cpu_filter`.
 
 /// lowbias32 (C. Wellons), the predicate's hash; mirrors `compaction_hash` in compaction.cuh.
 pub fn compaction_hash(mut x: u32) -> u32 {
@@ -25,11 +24,6 @@ pub fn keeps(key: u32, threshold: u64) -> bool {
     (compaction_hash(key) as u64) < threshold
 }
 
-/// The reference: the kept elements in input order.
-pub fn cpu_filter<T: CompactionElement>(input: &[T], threshold: u64) -> Vec<T> {
-    input.iter().filter(|e| keeps(e.key(), threshold)).copied().collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,6 +37,5 @@ mod tests {
         // 1 to 0x6889_90c0 (computed independently of this code).
         assert_eq!(compaction_hash(0), 0);
         assert_eq!(compaction_hash(1), 0x6889_90c0);
-        assert_eq!(cpu_filter(&[5u32, 6, 7], 1 << 32), vec![5, 6, 7]);
     }
 }

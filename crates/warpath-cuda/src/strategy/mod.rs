@@ -35,13 +35,15 @@
 //! - `renderer`: [`StrategyRenderer`], passes and waves;
 //! - `variant`: an estimator's programs ([`EstimatorKernels`]) and their compilation variants
 //!   ([`GridFetch`]: buffers or 3D textures; register caps; isosurface shapes);
-//! - `wavefront`, `pools`, `multistage`: the host loops with a launch per bounce or step.
+//! - `wavefront`, `pools`, `multistage`: the host loops with a launch per bounce or step;
+//!   `queues`: the multi-stage wavefront's device arrays.
 
 pub(crate) mod args;
 mod catalog;
 mod launch;
 mod multistage;
 mod pools;
+mod queues;
 mod renderer;
 pub(crate) mod variant;
 mod wavefront;
@@ -52,7 +54,7 @@ pub use args::{
 };
 pub use catalog::{Strategy, WavefrontCompaction};
 pub use launch::SurfaceStage;
-pub use multistage::MULTISTAGE_BYTES_PER_PATH;
+pub use queues::MULTISTAGE_BYTES_PER_PATH;
 pub use renderer::{
     DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
     StrategyRenderer,

@@ -10,7 +10,7 @@ use super::args::ScheduleArgs;
 use super::catalog::Strategy;
 use super::catalog::WavefrontCompaction;
 use super::launch::{PersistentKernel, PoolKernel, ScheduleLaunch, SurfaceStage, VolumeStage, wavefront_kernel};
-use super::multistage::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
+use super::queues::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
 use super::variant::{EstimatorKernels, KernelVariant, SURFACE, VOLUME};
 use crate::buffer::DeviceBuffer;
 use crate::catalog::{

@@ -6,7 +6,7 @@
 //! `translate`/`rotate`/`size`, or `bounds`, optionally in the scan's physical proportions);
 //! the anisotropy `g` and the majorant cell size. Errors point at the offending key's line.
 
-use super::sections::{Matrix4, Rotate, SourceText, Triple, check_transform, matrix_from_rows};
+use super::values::{Matrix4, Rotate, SourceText, Triple, check_transform, matrix_from_rows};
 use crate::SceneError;
 use glam::{Mat4, Vec3};
 use serde::Deserialize;
