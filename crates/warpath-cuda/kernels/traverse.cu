@@ -19,7 +19,11 @@
 // Warp votes need every lane of the warp at the same call, so the kernels that vote keep
 // all 32 lanes in their loops (a lane with no ray, or whose ray is done, just idles) and
 // are launched with blocks of a multiple of 32 threads.
+//
+// And the compressed 8-wide BVH (Ylitie, Karras and Laine, HPG 2017; traversal/wide.cuh), one
+// ray per thread, closest and any hit: traverse_wide_closest, traverse_wide_any.
 #include "traversal/traversal.cuh"
+#include "traversal/wide.cuh"
 
 // Threads per block of every traversal kernel (a multiple of 32).
 #define WARPATH_TRAVERSAL_BLOCK 128
@@ -185,3 +189,25 @@ WARPATH_PERSISTENT_KERNEL(traverse_persistent_closest, false, false)
 WARPATH_PERSISTENT_KERNEL(traverse_persistent_any, true, false)
 WARPATH_PERSISTENT_KERNEL(traverse_postponed_closest, false, true)
 WARPATH_PERSISTENT_KERNEL(traverse_postponed_any, true, true)
+
+// ---- the compressed 8-wide BVH ---------------------------------------------------------
+
+template <bool AnyHit>
+__device__ __forceinline__ void trace_wide_batch(const WideTraversalScene& scene, const GpuRay* __restrict__ rays,
+                                                 GpuHit* __restrict__ hits, int ray_count) {
+    const int index = blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= ray_count) return;
+    const WideHit best = wide_trace<AnyHit>(scene, prepare_ray(rays, index));
+    reinterpret_cast<float4*>(hits)[index] = make_float4(best.t, best.u, best.v, __int_as_float(best.prim));
+}
+
+#define WARPATH_WIDE_KERNEL(name, any_hit)                                                                     \
+    extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
+        name(const float4* __restrict__ nodes, const float4* __restrict__ triangles,                          \
+             const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits, int ray_count) {                     \
+        const WideTraversalScene scene = {nodes, triangles};                                                  \
+        trace_wide_batch<any_hit>(scene, rays, hits, ray_count);                                              \
+    }
+
+WARPATH_WIDE_KERNEL(traverse_wide_closest, false)
+WARPATH_WIDE_KERNEL(traverse_wide_any, true)

@@ -1,0 +1,293 @@
+//! The compressed 8-wide BVH (Ylitie, Karras and Laine, HPG 2017; `warpath_bvh::wide`) on the
+//! device: its layout ([`GpuWideBvh`]: the 80-byte [`WideNode`]s as built, and one
+//! Möller–Trumbore triangle record per reference), its upload ([`DeviceWideBvh`]) and the launches
+//! of `traverse.cu`'s wide kernels (`traversal/wide.cuh`: closest and any hit, one ray per
+//! thread), with [`bench_wide_traversal`] timing them as [`crate::bench_traversal`] times the
+//! binary ones.
+//!
+//! Triangle records: reference `i` (the `i`-th entry of `WideBvh::prim_indices`, which the nodes'
+//! `tri_base + offset` address) is three float4 from float4 `3 i`: `v0` with `w` holding the
+//! original triangle id's bits, `v1 - v0`, `v2 - v0` (the binary layout's
+//! [`GpuTriangle`](crate::layout::GpuTriangle), so the two kernels share `intersect_triangle`
+//! and its arithmetic). SBVH's duplicate references get a record each. A Woop layout is not
+//! implemented: the plain records make the wide kernel's hits bit-identical to the CPU's.
+
+use crate::buffer::DeviceBuffer;
+use crate::catalog::{TRAVERSE_WIDE_ANY, TRAVERSE_WIDE_CLOSEST};
+use crate::error::{CudaError, CudaResult};
+use crate::layout::{GpuHit, GpuRay};
+use crate::runtime::CudaDevice;
+use crate::traverse::{HitMode, TRAVERSAL_BLOCK_SIZE};
+use bytemuck::{Pod, Zeroable};
+use cudarc::driver::LaunchConfig;
+use glam::Vec3;
+use warpath_bvh::Bvh;
+use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats};
+use warpath_core::math::Ray;
+
+/// Stack entries of the wide kernels (`WARPATH_WIDE_STACK_SIZE` in traversal/wide.cuh): the
+/// tree's depth (levels below the root) must be below it.
+pub const WIDE_STACK_SIZE: usize = 64;
+
+/// The wide scene's device addresses as `traversal/wide.cuh`'s `WideTraversalScene` reads them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WideTraversalSceneArgs {
+    pub nodes: u64,
+    pub triangles: u64,
+}
+
+/// The wide layout of one BVH, on the host.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuWideBvh {
+    /// The compressed nodes as built (node 0 the root).
+    pub nodes: Vec<WideNode>,
+    /// Three float4 per reference (see the module docs).
+    pub triangles: Vec<[f32; 4]>,
+    /// Levels below the root (the stack entries a traversal may need).
+    pub max_depth: usize,
+}
+
+impl GpuWideBvh {
+    /// The layout of `wide`, built over `tris`.
+    pub fn from_wide(wide: &WideBvh, tris: &[[Vec3; 3]]) -> CudaResult<GpuWideBvh> {
+        if tris.len() > i32::MAX as usize {
+            return Err(CudaError::InvalidBvh(format!("{} triangles exceed the 32-bit triangle ids", tris.len())));
+        }
+        if wide.nodes.is_empty() {
+            return Err(CudaError::InvalidBvh("a wide BVH has at least its root node".into()));
+        }
+        if wide.prim_indices.len().saturating_mul(3) > u32::MAX as usize {
+            return Err(CudaError::InvalidBvh(format!("{} references exceed 32-bit indices", wide.prim_indices.len())));
+        }
+        let max_depth = wide.max_depth() as usize;
+        if max_depth >= WIDE_STACK_SIZE {
+            return Err(CudaError::InvalidBvh(format!(
+                "the wide tree is {max_depth} levels deep; the kernels' {WIDE_STACK_SIZE}-entry stack allows {}",
+                WIDE_STACK_SIZE - 1
+            )));
+        }
+        let mut triangles = Vec::with_capacity(3 * wide.prim_indices.len());
+        for &prim in &wide.prim_indices {
+            let tri = tris
+                .get(prim as usize)
+                .ok_or_else(|| CudaError::InvalidBvh(format!("a leaf references triangle {prim} of {}", tris.len())))?;
+            let (v0, edge1, edge2) = (tri[0], tri[1] - tri[0], tri[2] - tri[0]);
+            triangles.push([v0.x, v0.y, v0.z, f32::from_bits(prim)]);
+            triangles.push([edge1.x, edge1.y, edge1.z, 0.0]);
+            triangles.push([edge2.x, edge2.y, edge2.z, 0.0]);
+        }
+        if triangles.is_empty() {
+            // Device buffers are never empty; the kernels read no record of a tree without triangles.
+            triangles.extend_from_slice(&[[0.0; 4]; 3]);
+        }
+        Ok(GpuWideBvh { nodes: wide.nodes.clone(), triangles, max_depth })
+    }
+
+    /// Collapses `bvh` (built over `tris`) with `collapse` and converts it; also the build's
+    /// statistics (their `build_seconds` is the collapse and compression time).
+    pub fn from_bvh(bvh: &Bvh, tris: &[[Vec3; 3]], collapse: Collapse) -> CudaResult<(GpuWideBvh, WideStats)> {
+        let (wide, stats) = WideBvh::from_binary(bvh, tris, collapse);
+        Ok((GpuWideBvh::from_wide(&wide, tris)?, stats))
+    }
+
+    /// Bytes the layout takes in device memory.
+    pub fn size_bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<WideNode>() + self.triangles.len() * 16
+    }
+}
+
+/// A [`GpuWideBvh`] in device memory.
+#[derive(Debug)]
+pub struct DeviceWideBvh {
+    pub(crate) nodes: DeviceBuffer<WideNode>,
+    pub(crate) triangles: DeviceBuffer<[f32; 4]>,
+    pub node_count: usize,
+    pub reference_count: usize,
+}
+
+impl DeviceWideBvh {
+    /// Uploads `bvh`.
+    pub fn upload(device: &CudaDevice, bvh: &GpuWideBvh) -> CudaResult<DeviceWideBvh> {
+        if bvh.nodes.is_empty() || bvh.triangles.is_empty() || bvh.triangles.len() % 3 != 0 {
+            return Err(CudaError::InvalidBvh(format!(
+                "{} nodes and {} triangle float4: not a converted GpuWideBvh",
+                bvh.nodes.len(),
+                bvh.triangles.len()
+            )));
+        }
+        Ok(DeviceWideBvh {
+            nodes: DeviceBuffer::from_slice(device, &bvh.nodes)?,
+            triangles: DeviceBuffer::from_slice(device, &bvh.triangles)?,
+            node_count: bvh.nodes.len(),
+            reference_count: bvh.triangles.len() / 3,
+        })
+    }
+
+    /// Collapses `bvh` (built over `tris`), converts and uploads it.
+    pub fn from_bvh(
+        device: &CudaDevice,
+        bvh: &Bvh,
+        tris: &[[Vec3; 3]],
+        collapse: Collapse,
+    ) -> CudaResult<(DeviceWideBvh, WideStats)> {
+        let (layout, stats) = GpuWideBvh::from_bvh(bvh, tris, collapse)?;
+        Ok((Self::upload(device, &layout)?, stats))
+    }
+
+    /// The addresses the kernels read (`WideTraversalScene`).
+    pub fn args(&self, device: &CudaDevice) -> WideTraversalSceneArgs {
+        WideTraversalSceneArgs { nodes: self.nodes.address(device), triangles: self.triangles.address(device) }
+    }
+}
+
+/// Launches the wide kernel for `mode` over every ray of `rays`, writing `hits[i]` for ray `i`
+/// (`prim` -1 and `t = t_max` for a miss, as the binary kernels write).
+pub fn trace_wide(
+    device: &CudaDevice,
+    bvh: &DeviceWideBvh,
+    rays: &DeviceBuffer<GpuRay>,
+    hits: &mut DeviceBuffer<GpuHit>,
+    mode: HitMode,
+) -> CudaResult<()> {
+    if hits.len() < rays.len() {
+        return Err(CudaError::InvalidArgument(format!("{} rays but room for only {} hits", rays.len(), hits.len())));
+    }
+    if rays.len() > i32::MAX as usize {
+        return Err(CudaError::InvalidArgument(format!("{} rays exceed one launch's 2^31 - 1", rays.len())));
+    }
+    if rays.is_empty() {
+        return Ok(());
+    }
+    let kernel = match mode {
+        HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
+        HitMode::Any => TRAVERSE_WIDE_ANY,
+    };
+    let blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
+    let config =
+        LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+    // `hits` holds at least `rays.len()` results (checked above).
+    let args = (
+        bvh.nodes.raw().into(),
+        bvh.triangles.raw().into(),
+        rays.raw().into(),
+        hits.raw_mut().into(),
+        rays.len() as i32,
+    );
+    device.launch(kernel, config, args)
+}
+
+/// Uploads `rays`, traces them through the wide kernel in `mode` and returns the hits.
+pub fn trace_rays_wide(
+    device: &CudaDevice,
+    bvh: &DeviceWideBvh,
+    rays: &[GpuRay],
+    mode: HitMode,
+) -> CudaResult<Vec<GpuHit>> {
+    let ray_buffer = DeviceBuffer::from_slice(device, rays)?;
+    let mut hits = DeviceBuffer::zeroed(device, rays.len())?;
+    trace_wide(device, bvh, &ray_buffer, &mut hits, mode)?;
+    hits.download(device)
+}
+
+/// The timing of the wide kernel on one ray batch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WideTiming {
+    pub mode: HitMode,
+    pub rays: usize,
+    /// Each timed run, in milliseconds (CUDA events around the launch).
+    pub run_ms: Vec<f32>,
+    pub median_ms: f32,
+    /// Millions of rays per second at the median time.
+    pub mrays_per_second: f64,
+    /// Rays that hit something (closest) or are occluded (any), from the last run.
+    pub hit_count: usize,
+}
+
+/// Times the wide kernel in `mode` on `rays` against the uploaded `bvh`: `warmup_runs` untimed
+/// launches, then `timed_runs` launches between CUDA events; the median is reported.
+pub fn bench_wide_traversal(
+    device: &CudaDevice,
+    bvh: &DeviceWideBvh,
+    rays: &[Ray],
+    mode: HitMode,
+    warmup_runs: usize,
+    timed_runs: usize,
+) -> CudaResult<WideTiming> {
+    if timed_runs == 0 {
+        return Err(CudaError::InvalidArgument("bench_wide_traversal needs at least one timed run".into()));
+    }
+    let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
+    let ray_buffer = DeviceBuffer::from_slice(device, &gpu_rays)?;
+    let mut hits = DeviceBuffer::zeroed(device, gpu_rays.len())?;
+    let run_ms = device.time_runs(warmup_runs, timed_runs, || trace_wide(device, bvh, &ray_buffer, &mut hits, mode))?;
+    let median_ms = crate::runtime::median(&run_ms);
+    let hit_count = hits.download(device)?.iter().filter(|h| h.is_hit()).count();
+    Ok(WideTiming {
+        mode,
+        rays: rays.len(),
+        run_ms,
+        median_ms,
+        mrays_per_second: if median_ms > 0.0 { rays.len() as f64 / (median_ms as f64 * 1e-3) / 1e6 } else { 0.0 },
+        hit_count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpath_bvh::BuildOptions;
+
+    fn quad_grid(n: usize) -> Vec<[Vec3; 3]> {
+        let mut tris = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                let p = Vec3::new(i as f32, j as f32, (i * j % 3) as f32 * 0.1);
+                tris.push([p, p + Vec3::X, p + Vec3::Y]);
+                tris.push([p + Vec3::X, p + Vec3::X + Vec3::Y, p + Vec3::Y]);
+            }
+        }
+        tris
+    }
+
+    #[test]
+    fn records_follow_prim_indices_with_ids_in_w() {
+        let tris = quad_grid(12);
+        let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+        for collapse in [Collapse::Optimal, Collapse::Greedy] {
+            let (wide, _) = WideBvh::from_binary(&bvh, &tris, collapse);
+            let layout = GpuWideBvh::from_wide(&wide, &tris).unwrap();
+            assert_eq!(layout.nodes, wide.nodes);
+            assert_eq!(layout.triangles.len(), 3 * wide.prim_indices.len());
+            assert_eq!(layout.max_depth, wide.max_depth() as usize);
+            for (i, &prim) in wide.prim_indices.iter().enumerate() {
+                let [v0, e1, e2] = [layout.triangles[3 * i], layout.triangles[3 * i + 1], layout.triangles[3 * i + 2]];
+                let tri = tris[prim as usize];
+                assert_eq!(v0[3].to_bits(), prim);
+                assert_eq!(Vec3::new(v0[0], v0[1], v0[2]), tri[0]);
+                assert_eq!(Vec3::new(e1[0], e1[1], e1[2]), tri[1] - tri[0]);
+                assert_eq!(Vec3::new(e2[0], e2[1], e2[2]), tri[2] - tri[0]);
+            }
+            assert_eq!(layout.size_bytes(), 80 * wide.nodes.len() + 48 * wide.prim_indices.len());
+        }
+    }
+
+    #[test]
+    fn empty_tree_keeps_one_record_and_its_root() {
+        let (bvh, _) = Bvh::build(&[], &BuildOptions::default());
+        let (layout, _) = GpuWideBvh::from_bvh(&bvh, &[], Collapse::Optimal).unwrap();
+        assert_eq!(layout.nodes.len(), 1);
+        assert_eq!(layout.nodes[0].meta, [0; 8]);
+        assert_eq!(layout.triangles.len(), 3);
+    }
+
+    #[test]
+    fn bad_references_are_errors() {
+        let tris = quad_grid(3);
+        let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+        let (wide, _) = WideBvh::from_binary(&bvh, &tris, Collapse::Optimal);
+        assert!(GpuWideBvh::from_wide(&wide, &tris[..4]).is_err());
+        let no_nodes = WideBvh { nodes: Vec::new(), prim_indices: Vec::new() };
+        assert!(GpuWideBvh::from_wide(&no_nodes, &tris).is_err());
+    }
+}
