@@ -25,6 +25,40 @@ use warpath_bvh::Bvh;
 use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats};
 use warpath_core::math::Ray;
 
+/// The BVH layout a scene is uploaded with and traced in (`--bvh-layout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BvhLayout {
+    /// The binary Aila–Laine layout (`bvh_layout.rs`, traversal/traversal.cuh).
+    #[default]
+    Binary,
+    /// The compressed 8-wide BVH (this module, traversal/wide.cuh), collapsed with
+    /// [`Collapse::Optimal`].
+    Wide8,
+}
+
+impl BvhLayout {
+    pub const ALL: [BvhLayout; 2] = [BvhLayout::Binary, BvhLayout::Wide8];
+
+    /// `binary` or `wide8`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BvhLayout::Binary => "binary",
+            BvhLayout::Wide8 => "wide8",
+        }
+    }
+
+    /// Parses [`BvhLayout::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl std::fmt::Display for BvhLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Stack entries of the wide kernels (`WARPATH_WIDE_STACK_SIZE` in traversal/wide.cuh): the
 /// tree's depth (levels below the root) must be below it.
 pub const WIDE_STACK_SIZE: usize = 64;
@@ -279,6 +313,15 @@ mod tests {
         assert_eq!(layout.nodes.len(), 1);
         assert_eq!(layout.nodes[0].meta, [0; 8]);
         assert_eq!(layout.triangles.len(), 3);
+    }
+
+    #[test]
+    fn layout_names_round_trip() {
+        for layout in BvhLayout::ALL {
+            assert_eq!(BvhLayout::from_name(layout.name()), Some(layout));
+        }
+        assert_eq!(BvhLayout::default(), BvhLayout::Binary);
+        assert_eq!(BvhLayout::from_name("wide4"), None);
     }
 
     #[test]

@@ -51,6 +51,11 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
             .into_iter()
             .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
     );
+    // And the programs tracing the compressed 8-wide BVH (WARPATH_WIDE_BVH): the surface
+    // megakernel and stage list, and ReSTIR (the volumetric megakernel's came with the variants).
+    programs.extend(warpath_cuda::programs::wide_bvh_programs().into_iter().filter(|(p, _)| {
+        p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages") || p.name.starts_with("restir")
+    }));
     // And ReSTIR's reservoir formats (every RESTIR_SOA and RESTIR_FULL_SAMPLE branch).
     for program in warpath_cuda::restir::variant_programs() {
         programs.push((program, warpath_cuda::catalog::kernels_of(warpath_cuda::kernels::Program::Restir)));
