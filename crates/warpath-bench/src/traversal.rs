@@ -16,8 +16,10 @@
 //! `--bvh-layout binary|wide8|both` picks the trees: the binary Aila–Laine kernels above, and/or
 //! the compressed 8-wide BVH (Ylitie et al. 2017, `warpath_bvh::wide`, collapsed from the same
 //! binary tree by `--collapse optimal|greedy|both`) traced by `traverse_wide_*`, checked against
-//! `WideBvh::intersect` / `occluded` the same way. With both, a second table puts the Grays/s of
-//! each ray set side by side: the fastest binary kernel and each wide collapse, with the ratio.
+//! `WideBvh::intersect` / `occluded` the same way, under three schedules (`WideSchedule::
+//! BENCHMARKED`: one ray per thread, persistent with dynamic fetch, and persistent postponing
+//! triangle groups). With both, a second table puts the Grays/s of each ray set side by side:
+//! the fastest binary kernel and the fastest schedule of each wide collapse, with the ratio.
 
 use anyhow::{Context, Result};
 use glam::{Vec2, Vec3};
@@ -31,7 +33,7 @@ use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::{pcg_hash, u32_to_unit};
 use warpath_core::warp::square_to_cosine_hemisphere;
 use warpath_cuda::traverse::{BenchOptions, HitMode, TraversalKernel, trace_rays};
-use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, bench_wide_traversal, trace_rays_wide};
+use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, WideSchedule, bench_wide_traversal, trace_rays_wide_with};
 use warpath_cuda::{CudaDevice, DeviceBvh, GpuBvh, GpuHit, GpuRay, bench_traversal};
 
 /// Which trees `bench traversal` runs.
@@ -258,13 +260,17 @@ pub fn run(args: TraversalArgs) -> Result<()> {
                     let layout = format!("wide8-{collapse}");
                     for set in &sets {
                         let gpu_rays: Vec<GpuRay> = set.rays.iter().map(GpuRay::from).collect();
-                        let hits = trace_rays_wide(&device, &device_wide, &gpu_rays, set.mode)?;
-                        let check = verify(CpuTree::Wide(&wide), &tris, &set.rays, set.mode, &hits);
-                        let t = bench_wide_traversal(&device, &device_wide, &set.rays, set.mode, 3, args.runs.max(1))
-                            .with_context(|| format!("{} {kind:?} {} {layout}", scene.name, set.name))?;
-                        eprintln!("  {kind:?} {} {layout}: {:.0} Mrays/s", set.name, t.mrays_per_second);
-                        let timing = (t.median_ms, t.mrays_per_second, t.hit_count);
-                        rows.push(row(layout.clone(), set, "while-while", timing, check));
+                        for schedule in WideSchedule::BENCHMARKED {
+                            let name = schedule.name();
+                            let hits = trace_rays_wide_with(&device, &device_wide, &gpu_rays, set.mode, schedule)?;
+                            let check = verify(CpuTree::Wide(&wide), &tris, &set.rays, set.mode, &hits);
+                            let runs = args.runs.max(1);
+                            let t = bench_wide_traversal(&device, &device_wide, &set.rays, set.mode, schedule, 3, runs)
+                                .with_context(|| format!("{} {kind:?} {} {layout} {name}", scene.name, set.name))?;
+                            eprintln!("  {kind:?} {} {layout} {name}: {:.0} Mrays/s", set.name, t.mrays_per_second);
+                            let timing = (t.median_ms, t.mrays_per_second, t.hit_count);
+                            rows.push(row(layout.clone(), set, &name, timing, check));
+                        }
                     }
                 }
             }
@@ -319,7 +325,7 @@ fn side_by_side(rows: &[Row]) -> String {
     let mut header = String::from("| scene | tree | rays | binary Grays/s (kernel) |");
     let mut rule = String::from("|---|---|---|---:|");
     for layout in &wide_layouts {
-        header.push_str(&format!(" {layout} Grays/s | ×binary |"));
+        header.push_str(&format!(" {layout} Grays/s (kernel) | ×binary |"));
         rule.push_str("---:|---:|");
     }
     let mut out = format!("{header}\n{rule}\n");
@@ -342,8 +348,9 @@ fn side_by_side(rows: &[Row]) -> String {
         for layout in &wide_layouts {
             match of(layout) {
                 Some(wide) => line.push_str(&format!(
-                    " {:.2} | {:.2} |",
+                    " {:.2} ({}) | {:.2} |",
                     wide.mrays_per_second / 1e3,
+                    wide.kernel,
                     wide.mrays_per_second / binary.mrays_per_second.max(1e-9)
                 )),
                 None => line.push_str(" – | – |"),
@@ -395,7 +402,10 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 2 + 4, "{table}");
         assert!(lines[0].contains("wide8-optimal Grays/s") && lines[0].contains("wide8-greedy Grays/s"), "{table}");
-        assert_eq!(lines[2], "| cornell | SAH | primary | 2.00 (persistent) | 3.00 | 1.50 | 3.00 | 1.50 |");
+        assert_eq!(
+            lines[2],
+            "| cornell | SAH | primary | 2.00 (persistent) | 3.00 (while-while) | 1.50 | 3.00 (while-while) | 1.50 |"
+        );
         assert!(lines[5].starts_with("| cornell | SBVH | diffuse |"), "{table}");
     }
 }

@@ -97,7 +97,13 @@ fn traversal_runs_both_layouts_side_by_side() {
             assert!(out.contains(&format!("| {layout} | {rays} |")), "no {layout} {rays} row in {out}");
         }
     }
-    assert!(out.contains("| wide8-optimal Grays/s | ×binary | wide8-greedy Grays/s | ×binary |"), "{out}");
+    assert!(
+        out.contains("| wide8-optimal Grays/s (kernel) | ×binary | wide8-greedy Grays/s (kernel) | ×binary |"),
+        "{out}"
+    );
+    for schedule in ["while-while", "persistent", "persistent-postpone6"] {
+        assert!(out.contains(&format!("| wide8-optimal | primary | {schedule} |")), "no wide {schedule} row in {out}");
+    }
     for rays in ["primary", "ao", "diffuse"] {
         for tree in ["SAH", "SBVH"] {
             assert!(out.contains(&format!("| cornell | {tree} | {rays} | ")), "no side-by-side {tree} {rays} in {out}");

@@ -13,11 +13,13 @@
 //! implemented: the plain records make the wide kernel's hits bit-identical to the CPU's.
 
 use crate::buffer::DeviceBuffer;
-use crate::catalog::{TRAVERSE_WIDE_ANY, TRAVERSE_WIDE_CLOSEST};
+use crate::catalog::{
+    TRAVERSE_WIDE_ANY, TRAVERSE_WIDE_CLOSEST, TRAVERSE_WIDE_PERSISTENT_ANY, TRAVERSE_WIDE_PERSISTENT_CLOSEST,
+};
 use crate::error::{CudaError, CudaResult};
 use crate::layout::{GpuHit, GpuRay};
 use crate::runtime::CudaDevice;
-use crate::traverse::{HitMode, TRAVERSAL_BLOCK_SIZE};
+use crate::traverse::{DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE};
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::LaunchConfig;
 use glam::Vec3;
@@ -59,9 +61,10 @@ impl std::fmt::Display for BvhLayout {
     }
 }
 
-/// Stack entries of the wide kernels (`WARPATH_WIDE_STACK_SIZE` in traversal/wide.cuh): the
-/// tree's depth (levels below the root) must be below it.
-pub const WIDE_STACK_SIZE: usize = 64;
+/// The depth (levels below the root) a tree must stay below (`WARPATH_WIDE_MAX_DEPTH` in
+/// traversal/wide.cuh: the node groups the kernels' stack holds, one per level; the stack has as
+/// many entries again for postponed triangle groups).
+pub const WIDE_MAX_DEPTH: usize = 64;
 
 /// The wide scene's device addresses as `traversal/wide.cuh`'s `WideTraversalScene` reads them.
 #[repr(C)]
@@ -95,10 +98,10 @@ impl GpuWideBvh {
             return Err(CudaError::InvalidBvh(format!("{} references exceed 32-bit indices", wide.prim_indices.len())));
         }
         let max_depth = wide.max_depth() as usize;
-        if max_depth >= WIDE_STACK_SIZE {
+        if max_depth >= WIDE_MAX_DEPTH {
             return Err(CudaError::InvalidBvh(format!(
-                "the wide tree is {max_depth} levels deep; the kernels' {WIDE_STACK_SIZE}-entry stack allows {}",
-                WIDE_STACK_SIZE - 1
+                "the wide tree is {max_depth} levels deep; the kernels' stack allows {}",
+                WIDE_MAX_DEPTH - 1
             )));
         }
         let mut triangles = Vec::with_capacity(3 * wide.prim_indices.len());
@@ -175,14 +178,58 @@ impl DeviceWideBvh {
     }
 }
 
+/// The wide kernels' schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WideSchedule {
+    /// One ray per thread (`traverse_wide_closest` / `_any`).
+    OneRay,
+    /// Persistent warps with dynamic fetch (`traverse_wide_persistent_*`), postponing triangle
+    /// groups while at most `postpone_lanes` 32nds of the stepping lanes have triangles (0: never).
+    Persistent { fetch_threshold: u32, postpone_lanes: u32 },
+}
+
+impl WideSchedule {
+    /// The schedules `bench traversal` times: one ray per thread, persistent without and with
+    /// postponing (the paper's threshold, about 20% of the lanes).
+    pub const BENCHMARKED: [WideSchedule; 3] = [
+        WideSchedule::OneRay,
+        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 0 },
+        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 6 },
+    ];
+
+    /// `while-while`, `persistent`, `persistent-postpone6`, ...
+    pub fn name(&self) -> String {
+        match self {
+            WideSchedule::OneRay => "while-while".into(),
+            WideSchedule::Persistent { postpone_lanes: 0, .. } => "persistent".into(),
+            WideSchedule::Persistent { postpone_lanes, .. } => format!("persistent-postpone{postpone_lanes}"),
+        }
+    }
+}
+
 /// Launches the wide kernel for `mode` over every ray of `rays`, writing `hits[i]` for ray `i`
-/// (`prim` -1 and `t = t_max` for a miss, as the binary kernels write).
+/// (`prim` -1 and `t = t_max` for a miss, as the binary kernels write): one ray per thread.
 pub fn trace_wide(
     device: &CudaDevice,
     bvh: &DeviceWideBvh,
     rays: &DeviceBuffer<GpuRay>,
     hits: &mut DeviceBuffer<GpuHit>,
     mode: HitMode,
+) -> CudaResult<()> {
+    let mut no_counter = DeviceBuffer::zeroed(device, 1)?;
+    trace_wide_with(device, bvh, rays, hits, &mut no_counter, mode, WideSchedule::OneRay)
+}
+
+/// [`trace_wide`] under `schedule`; `ray_counter` (one element, reset here) feeds the
+/// persistent kernels.
+pub fn trace_wide_with(
+    device: &CudaDevice,
+    bvh: &DeviceWideBvh,
+    rays: &DeviceBuffer<GpuRay>,
+    hits: &mut DeviceBuffer<GpuHit>,
+    ray_counter: &mut DeviceBuffer<u32>,
+    mode: HitMode,
+    schedule: WideSchedule,
 ) -> CudaResult<()> {
     if hits.len() < rays.len() {
         return Err(CudaError::InvalidArgument(format!("{} rays but room for only {} hits", rays.len(), hits.len())));
@@ -192,6 +239,38 @@ pub fn trace_wide(
     }
     if rays.is_empty() {
         return Ok(());
+    }
+    if let WideSchedule::Persistent { fetch_threshold, postpone_lanes } = schedule {
+        if !(1..=32).contains(&fetch_threshold) || postpone_lanes > 32 || ray_counter.is_empty() {
+            return Err(CudaError::InvalidArgument(format!(
+                "fetch_threshold {fetch_threshold} (1..=32), postpone_lanes {postpone_lanes} (0..=32) and a \
+                 one-element ray counter ({} elements)",
+                ray_counter.len()
+            )));
+        }
+        let kernel = match mode {
+            HitMode::Closest => TRAVERSE_WIDE_PERSISTENT_CLOSEST,
+            HitMode::Any => TRAVERSE_WIDE_PERSISTENT_ANY,
+        };
+        let function = device.entry_function(kernel.entry(), &kernel.program().source())?;
+        ray_counter.clear(device)?;
+        let per_sm = device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?;
+        let needed_blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64);
+        let blocks = (device.info().multiprocessors as u64 * per_sm as u64).min(needed_blocks).max(1) as u32;
+        let config =
+            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        // `hits` holds at least `rays.len()` results (checked above).
+        let args = (
+            bvh.nodes.raw().into(),
+            bvh.triangles.raw().into(),
+            rays.raw().into(),
+            hits.raw_mut().into(),
+            rays.len() as i32,
+            ray_counter.raw_mut().into(),
+            fetch_threshold as i32,
+            postpone_lanes as i32,
+        );
+        return device.launch(kernel, config, args);
     }
     let kernel = match mode {
         HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
@@ -218,9 +297,21 @@ pub fn trace_rays_wide(
     rays: &[GpuRay],
     mode: HitMode,
 ) -> CudaResult<Vec<GpuHit>> {
+    trace_rays_wide_with(device, bvh, rays, mode, WideSchedule::OneRay)
+}
+
+/// [`trace_rays_wide`] under `schedule`.
+pub fn trace_rays_wide_with(
+    device: &CudaDevice,
+    bvh: &DeviceWideBvh,
+    rays: &[GpuRay],
+    mode: HitMode,
+    schedule: WideSchedule,
+) -> CudaResult<Vec<GpuHit>> {
     let ray_buffer = DeviceBuffer::from_slice(device, rays)?;
     let mut hits = DeviceBuffer::zeroed(device, rays.len())?;
-    trace_wide(device, bvh, &ray_buffer, &mut hits, mode)?;
+    let mut counter = DeviceBuffer::zeroed(device, 1)?;
+    trace_wide_with(device, bvh, &ray_buffer, &mut hits, &mut counter, mode, schedule)?;
     hits.download(device)
 }
 
@@ -238,13 +329,15 @@ pub struct WideTiming {
     pub hit_count: usize,
 }
 
-/// Times the wide kernel in `mode` on `rays` against the uploaded `bvh`: `warmup_runs` untimed
-/// launches, then `timed_runs` launches between CUDA events; the median is reported.
+/// Times the wide kernel in `mode` under `schedule` on `rays` against the uploaded `bvh`:
+/// `warmup_runs` untimed launches, then `timed_runs` launches between CUDA events; the median is
+/// reported (the persistent kernels' interval includes their 4-byte counter reset).
 pub fn bench_wide_traversal(
     device: &CudaDevice,
     bvh: &DeviceWideBvh,
     rays: &[Ray],
     mode: HitMode,
+    schedule: WideSchedule,
     warmup_runs: usize,
     timed_runs: usize,
 ) -> CudaResult<WideTiming> {
@@ -254,7 +347,10 @@ pub fn bench_wide_traversal(
     let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
     let ray_buffer = DeviceBuffer::from_slice(device, &gpu_rays)?;
     let mut hits = DeviceBuffer::zeroed(device, gpu_rays.len())?;
-    let run_ms = device.time_runs(warmup_runs, timed_runs, || trace_wide(device, bvh, &ray_buffer, &mut hits, mode))?;
+    let mut counter = DeviceBuffer::zeroed(device, 1)?;
+    let run_ms = device.time_runs(warmup_runs, timed_runs, || {
+        trace_wide_with(device, bvh, &ray_buffer, &mut hits, &mut counter, mode, schedule)
+    })?;
     let median_ms = crate::runtime::median(&run_ms);
     let hit_count = hits.download(device)?.iter().filter(|h| h.is_hit()).count();
     Ok(WideTiming {

@@ -15,6 +15,9 @@
 //! each, the binary kernel must agree with `Bvh::intersect` and the wide one with
 //! `WideBvh::intersect` (so each is its tree's exact answer).
 //!
+//! Every schedule of `WideSchedule::BENCHMARKED` (one ray per thread, persistent with dynamic
+//! fetch, persistent postponing triangle groups) is checked so.
+//!
 //! Rays: `warpath-bench traversal`'s three sets (camera rays through every pixel; from every
 //! primary hit an "ao" any-hit segment of 10% of the scene diagonal and an unbounded cosine
 //! "diffuse" ray), at 512x512, on the Cornell box and, where their assets are present
@@ -34,7 +37,7 @@ use warpath_core::sampler::{pcg_hash, u32_to_unit};
 use warpath_core::warp::square_to_cosine_hemisphere;
 use warpath_cuda::runtime::{CudaDevice, test_device};
 use warpath_cuda::traverse::{HitMode, TraversalKernel, trace_rays};
-use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, trace_rays_wide};
+use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, WideSchedule, trace_rays_wide, trace_rays_wide_with};
 use warpath_cuda::{DeviceBvh, GpuBvh, GpuHit, GpuRay};
 
 const RESOLUTION: u32 = 512;
@@ -180,9 +183,12 @@ fn check_scene(device: &CudaDevice, name: &str, scene: &warpath_scene::Scene) {
                 let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
                 let binary_hits =
                     trace_rays(device, &binary, &gpu_rays, TraversalKernel::WhileWhile, *mode).expect("binary kernel");
-                let wide_hits = trace_rays_wide(device, &wide_device, &gpu_rays, *mode).expect("wide kernel");
-                let label = format!("{name} {kind:?} {collapse} {set}/{mode}");
-                failures.extend(check_set(&label, &tris, &bvh, &wide, *mode, rays, &binary_hits, &wide_hits));
+                for schedule in WideSchedule::BENCHMARKED {
+                    let wide_hits =
+                        trace_rays_wide_with(device, &wide_device, &gpu_rays, *mode, schedule).expect("wide kernel");
+                    let label = format!("{name} {kind:?} {collapse} {set}/{mode} {}", schedule.name());
+                    failures.extend(check_set(&label, &tris, &bvh, &wide, *mode, rays, &binary_hits, &wide_hits));
+                }
             }
         }
     }
@@ -238,6 +244,9 @@ fn wide_kernels_handle_empty_trees_and_no_rays() {
         let hits = trace_rays_wide(&device, &uploaded, &rays, mode).unwrap();
         assert!(hits.iter().all(|h| !h.is_hit()), "{mode}: {hits:?}");
         assert_eq!(hits[1].t, 3.0, "a miss reports t_max");
-        assert!(trace_rays_wide(&device, &uploaded, &[], mode).unwrap().is_empty());
+        for schedule in WideSchedule::BENCHMARKED {
+            assert!(trace_rays_wide_with(&device, &uploaded, &[], mode, schedule).unwrap().is_empty());
+            assert_eq!(trace_rays_wide_with(&device, &uploaded, &rays, mode, schedule).unwrap(), hits);
+        }
     }
 }

@@ -15,6 +15,7 @@ mod ffi {
             rays: *const GpuRay,
             count: usize,
             any_hit: i32,
+            postpone_lanes: i32,
             hits: *mut GpuHit,
         );
     }
@@ -46,6 +47,13 @@ impl HostWideBvh {
 
     /// `traverse_wide_closest` (`any_hit` false) or `traverse_wide_any` on the CPU.
     pub fn trace(&self, rays: &[GpuRay], any_hit: bool) -> Vec<GpuHit> {
+        self.trace_postponing(rays, any_hit, false)
+    }
+
+    /// [`HostWideBvh::trace`]; with `postpone`, every triangle group is first pushed on the
+    /// stack and tested when popped (the persistent kernels' postponing, forced: a host warp is
+    /// one lane).
+    pub fn trace_postponing(&self, rays: &[GpuRay], any_hit: bool, postpone: bool) -> Vec<GpuHit> {
         let mut hits = vec![GpuHit::default(); rays.len()];
         // SAFETY: the arrays are a converted GpuWideBvh (every node's children and triangle
         // references lie inside them: WideBvh's invariants), 16-byte aligned; `rays` and `hits`
@@ -57,6 +65,7 @@ impl HostWideBvh {
                 rays.as_ptr(),
                 rays.len(),
                 any_hit as i32,
+                if postpone { 32 } else { 0 },
                 hits.as_mut_ptr(),
             );
         }

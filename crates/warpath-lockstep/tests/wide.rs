@@ -8,6 +8,8 @@
 //! lowest id), one triangle, none. Rays: random origins inside and outside the bounds, random
 //! and axis-aligned directions (with ±0 components), bounded segments, `t_min > 0`, rays aimed
 //! at triangles, and diffuse bounces and shadow segments from the Cornell box's camera hits.
+//! Each ray is traced twice more with the postponing path forced (every triangle group pushed
+//! on the stack and tested when popped, as the persistent kernels may): the same hits.
 
 use glam::Vec3;
 use std::f32::consts::PI;
@@ -122,6 +124,9 @@ fn compare(label: &str, tris: &[[Vec3; 3]], wide: &WideBvh, rays: &[Ray]) {
     let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
     let closest = host.trace(&gpu_rays, false);
     let any = host.trace(&gpu_rays, true);
+    // The postponing path (triangle groups pushed, tested when popped) finds the same hits.
+    let postponed = host.trace_postponing(&gpu_rays, false, true);
+    let postponed_any = host.trace_postponing(&gpu_rays, true, true);
     let mut hits = 0usize;
     for (i, ray) in rays.iter().enumerate() {
         let expected = match wide.intersect(tris, ray) {
@@ -134,6 +139,9 @@ fn compare(label: &str, tris: &[[Vec3; 3]], wide: &WideBvh, rays: &[Ray]) {
         let got: &GpuHit = &closest[i];
         let got_words = (got.prim, got.t.to_bits(), got.u.to_bits(), got.v.to_bits());
         assert_eq!(got_words, expected, "{label}: closest hit of ray {i} {ray:?}");
+        let p = &postponed[i];
+        assert_eq!((p.prim, p.t.to_bits(), p.u.to_bits(), p.v.to_bits()), expected, "{label}: postponed, ray {i}");
+        assert_eq!(postponed_any[i].prim >= 0, any[i].prim >= 0, "{label}: postponed any hit of ray {i}");
         let occluded = wide.occluded(tris, ray);
         assert_eq!(any[i].prim >= 0, occluded, "{label}: any hit of ray {i} {ray:?}");
         if any[i].prim >= 0 {

@@ -9,7 +9,8 @@
 //   bits 24..31 the hit internal children still to visit, child in slot s at bit
 //   24 + (s ^ oct_inv); bits 0..7 that node's imask) and the triangle group (a node's tri_base;
 //   bits 0..23 the triangles prim_indices[base + i] still to test). The stack holds node
-//   groups (a triangle group, bits 24..31 clear, may be pushed too: the paper's postponing).
+//   groups and, when a kernel asks for the paper's postponing (few lanes of the warp have
+//   triangles to test), triangle groups (bits 24..31 clear) to test later.
 // * Children are visited highest bit first: s ^ oct = 0, 1, ..., 7, near to far in the ray's
 //   octant (slots were assigned by octant at build time).
 // * A node is five 16-byte loads; its 8 child boxes are decoded plane by plane
@@ -24,9 +25,11 @@
 #include "common/layout.cuh"
 #include "traversal/ray_triangle.cuh"
 
-// Stack entries per ray: one per level below the root. The host refuses deeper trees
-// (warpath_cuda::wide_bvh::WIDE_STACK_SIZE).
-#define WARPATH_WIDE_STACK_SIZE 64
+// Levels below the root a tree may have (warpath_cuda::wide_bvh::WIDE_MAX_DEPTH refuses deeper
+// ones): the node groups on the stack, one per level.
+#define WARPATH_WIDE_MAX_DEPTH 64
+// Stack entries per ray: the node groups, and as many postponed triangle groups.
+#define WARPATH_WIDE_STACK_SIZE 128
 // Node-group bits: hit internal children not yet visited.
 #define WARPATH_WIDE_NODE_BITS 0xff000000u
 // Triangle-group bits.
@@ -160,76 +163,123 @@ struct WideGroup {
     unsigned int bits;
 };
 
-// Closest hit (AnyHit false: the least (t, id) with t in (t_min, t_max)) or any hit (AnyHit
-// true: the first hit found) of `ray`; prim -1 when there is none.
-template <bool AnyHit>
-__device__ __forceinline__ WideHit wide_trace(const WideTraversalScene& scene, const PreparedRay& ray) {
-    const unsigned int oct_inv = wide_oct_inv(ray);
-    WideHit best;
-    best.t = ray.t_max;
-    best.u = 0.0f;
-    best.v = 0.0f;
-    best.prim = -1;
-    float cull = cull_distance(ray.t_max);
+// One ray's traversal state, advanced by wide_step: the stack, the node group, the best hit.
+struct WideTraversal {
     WideGroup stack[WARPATH_WIDE_STACK_SIZE];
-    int stack_size = 0;
+    int stack_size;
+    WideGroup node_group;
+    unsigned int oct_inv;
+    float cull;
+    WideHit best;
+    bool done;
+};
+
+__device__ __forceinline__ void wide_begin(WideTraversal& state, const PreparedRay& ray) {
+    state.oct_inv = wide_oct_inv(ray);
+    state.best.t = ray.t_max;
+    state.best.u = 0.0f;
+    state.best.v = 0.0f;
+    state.best.prim = -1;
+    state.cull = cull_distance(ray.t_max);
+    state.stack_size = 0;
     // A pretend parent whose only hit child, slot `octant` at bit 31 with imask 0, is node 0.
-    WideGroup node_group = {0u, 0x80000000u};
-    while (true) {
-        WideGroup tri_group = {0u, 0u};
-        if (node_group.bits & WARPATH_WIDE_NODE_BITS) {
-            const unsigned int bit = 31u - (unsigned int)__clz((int)node_group.bits);
-            node_group.bits &= ~(1u << bit);
-            const unsigned int slot = (bit - 24u) ^ oct_inv;
-            const unsigned int below = node_group.bits & 0xffu & ((1u << slot) - 1u);
-            const unsigned int node = node_group.base + (unsigned int)__popc(below);
-            if (node_group.bits & WARPATH_WIDE_NODE_BITS) stack[stack_size++] = node_group;
-            const float4* words = scene.nodes + (size_t)node * 5u;
-            const float4 w0 = __ldg(words + 0);
-            const float4 w1 = __ldg(words + 1);
-            const float4 w2 = __ldg(words + 2);
-            const float4 w3 = __ldg(words + 3);
-            const float4 w4 = __ldg(words + 4);
-            const unsigned int hits = wide_intersect_children(ray, oct_inv, cull, w0, w1, w2, w3, w4);
-            node_group.base = __float_as_uint(w1.x);
-            node_group.bits = (hits & WARPATH_WIDE_NODE_BITS) | (__float_as_uint(w0.w) >> 24);
-            tri_group.base = __float_as_uint(w1.y);
-            tri_group.bits = hits & WARPATH_WIDE_TRI_BITS;
-        } else {
-            // A postponed triangle group from the stack.
-            tri_group = node_group;
-            node_group.base = 0u;
-            node_group.bits = 0u;
+    state.node_group.base = 0u;
+    state.node_group.bits = 0x80000000u;
+    state.done = false;
+}
+
+// Whether the lanes now testing triangles should postpone them (Ylitie et al., section 3.2):
+// when at most postpone_lanes / 32 of the active lanes have triangles to test. 0 never
+// postpones, 32 always (on the host, a one-lane warp). The stack's upper half is kept for node
+// groups (one per level, depth < WARPATH_WIDE_MAX_DEPTH), so postponing never overflows it.
+__device__ __forceinline__ bool wide_postpone(bool has_triangles, int stack_size, int postpone_lanes) {
+    const unsigned int active = __activemask();
+    const unsigned int testing = __ballot_sync(active, has_triangles);
+    return has_triangles && stack_size < WARPATH_WIDE_STACK_SIZE - WARPATH_WIDE_MAX_DEPTH &&
+           (unsigned int)__popc(testing) * 32u <= (unsigned int)postpone_lanes * (unsigned int)__popc(active);
+}
+
+// One iteration of the traversal loop (traverse.rs): visit the node group's nearest hit child
+// (or take a postponed triangle group from the stack), test the triangle group (or, when
+// postpone_lanes says so, push it for later), pop when the node group is empty. Sets `done`
+// when the stack is empty, or at an any-hit ray's first hit. Every lane that calls it with
+// postpone_lanes > 0 takes part in the postponing vote.
+template <bool AnyHit>
+__device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const PreparedRay& ray,
+                                          WideTraversal& state, int postpone_lanes) {
+    WideGroup tri_group = {0u, 0u};
+    WideGroup& node_group = state.node_group;
+    if (node_group.bits & WARPATH_WIDE_NODE_BITS) {
+        const unsigned int bit = 31u - (unsigned int)__clz((int)node_group.bits);
+        node_group.bits &= ~(1u << bit);
+        const unsigned int slot = (bit - 24u) ^ state.oct_inv;
+        const unsigned int below = node_group.bits & 0xffu & ((1u << slot) - 1u);
+        const unsigned int node = node_group.base + (unsigned int)__popc(below);
+        if (node_group.bits & WARPATH_WIDE_NODE_BITS) state.stack[state.stack_size++] = node_group;
+        const float4* words = scene.nodes + (size_t)node * 5u;
+        const float4 w0 = __ldg(words + 0);
+        const float4 w1 = __ldg(words + 1);
+        const float4 w2 = __ldg(words + 2);
+        const float4 w3 = __ldg(words + 3);
+        const float4 w4 = __ldg(words + 4);
+        const unsigned int hits = wide_intersect_children(ray, state.oct_inv, state.cull, w0, w1, w2, w3, w4);
+        node_group.base = __float_as_uint(w1.x);
+        node_group.bits = (hits & WARPATH_WIDE_NODE_BITS) | (__float_as_uint(w0.w) >> 24);
+        tri_group.base = __float_as_uint(w1.y);
+        tri_group.bits = hits & WARPATH_WIDE_TRI_BITS;
+        if (postpone_lanes > 0 && wide_postpone(tri_group.bits != 0u, state.stack_size, postpone_lanes)) {
+            state.stack[state.stack_size++] = tri_group;
+            tri_group.bits = 0u;
         }
-        while (tri_group.bits) {
-            const unsigned int index = (unsigned int)(__ffs((int)tri_group.bits) - 1);
-            tri_group.bits &= tri_group.bits - 1u;
-            const float4* record = scene.triangles + (size_t)(tri_group.base + index) * 3u;
-            const float4 v0 = __ldg(record + 0);
-            float t, u, v;
-            if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) continue;
-            const int prim = __float_as_int(v0.w);
-            if (AnyHit) {
-                best.t = t;
-                best.u = u;
-                best.v = v;
-                best.prim = prim;
-                return best;
-            }
-            if (t < best.t || (t == best.t && (unsigned int)prim < (unsigned int)best.prim)) {
-                best.t = t;
-                best.u = u;
-                best.v = v;
-                best.prim = prim;
-                cull = cull_distance(t);
-            }
+    } else {
+        // A postponed triangle group from the stack.
+        tri_group = node_group;
+        node_group.base = 0u;
+        node_group.bits = 0u;
+    }
+    while (tri_group.bits) {
+        const unsigned int index = (unsigned int)(__ffs((int)tri_group.bits) - 1);
+        tri_group.bits &= tri_group.bits - 1u;
+        const float4* record = scene.triangles + (size_t)(tri_group.base + index) * 3u;
+        const float4 v0 = __ldg(record + 0);
+        float t, u, v;
+        if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) continue;
+        const int prim = __float_as_int(v0.w);
+        if (AnyHit) {
+            state.best.t = t;
+            state.best.u = u;
+            state.best.v = v;
+            state.best.prim = prim;
+            state.done = true;
+            return;
         }
-        if (!(node_group.bits & WARPATH_WIDE_NODE_BITS)) {
-            if (stack_size == 0) break;
-            node_group = stack[--stack_size];
+        if (t < state.best.t || (t == state.best.t && (unsigned int)prim < (unsigned int)state.best.prim)) {
+            state.best.t = t;
+            state.best.u = u;
+            state.best.v = v;
+            state.best.prim = prim;
+            state.cull = cull_distance(t);
         }
     }
-    return best;
+    if (!(node_group.bits & WARPATH_WIDE_NODE_BITS)) {
+        if (state.stack_size == 0) {
+            state.done = true;
+            return;
+        }
+        node_group = state.stack[--state.stack_size];
+    }
+}
+
+// Closest hit (AnyHit false: the least (t, id) with t in (t_min, t_max)) or any hit (AnyHit
+// true: the first hit found) of `ray`; prim -1 when there is none. postpone_lanes: see
+// wide_postpone (0: test every triangle group at once, as the CPU does).
+template <bool AnyHit>
+__device__ __forceinline__ WideHit wide_trace(const WideTraversalScene& scene, const PreparedRay& ray,
+                                              int postpone_lanes = 0) {
+    WideTraversal state;
+    wide_begin(state, ray);
+    while (!state.done) wide_step<AnyHit>(scene, ray, state, postpone_lanes);
+    return state.best;
 }
 
 // The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
