@@ -240,6 +240,14 @@ mod tests {
     }
 
     #[test]
+    fn bvh_layout_defaults_to_binary_and_takes_wide8() {
+        let scene = cornell();
+        assert_eq!(Settings::resolve(&scene, &Overrides::default()).unwrap().bvh_layout, BvhLayout::Binary);
+        let o = Overrides { bvh_layout: Some(BvhLayout::Wide8), ..Default::default() };
+        assert_eq!(Settings::resolve(&scene, &o).unwrap().bvh_layout, BvhLayout::Wide8);
+    }
+
+    #[test]
     fn samples_and_frames_belong_to_their_integrators() {
         let scene = cornell();
         let frames = Overrides { frames: Some(4), ..Default::default() };
