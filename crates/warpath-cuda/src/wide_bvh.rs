@@ -146,7 +146,7 @@ pub struct DeviceWideBvh {
 impl DeviceWideBvh {
     /// Uploads `bvh`.
     pub fn upload(device: &CudaDevice, bvh: &GpuWideBvh) -> CudaResult<DeviceWideBvh> {
-        if bvh.nodes.is_empty() || bvh.triangles.is_empty() || bvh.triangles.len() % 3 != 0 {
+        if bvh.nodes.is_empty() || bvh.triangles.is_empty() || !bvh.triangles.len().is_multiple_of(3) {
             return Err(CudaError::InvalidBvh(format!(
                 "{} nodes and {} triangle float4: not a converted GpuWideBvh",
                 bvh.nodes.len(),
