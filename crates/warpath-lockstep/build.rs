@@ -8,6 +8,8 @@
 //!   (the harness's own test: every such one-ulp drift must be caught). The sites are
 //!   listed in `$OUT_DIR/mutation_sites.rs`.
 //!
+//! And `wide`: cpp/wide.cpp, traversal/wide.cuh (the 8-wide BVH traversal) as it is.
+//!
 //! The compiler is `$CXX`, else `g++`; a missing compiler fails the build with a message,
 //! never skips the tests. Flags keep the host arithmetic exactly that of the device
 //! functions: no contraction into FMAs, no fast-math, SSE floats, no libm call merging.
@@ -80,7 +82,8 @@ fn main() {
         &[&mutable_include, &cpp, &kernels],
         &["mutable", "WARPATH_LOCKSTEP_MUTABLE"],
     );
-    for (name, child) in [("reference", reference), ("mutable", mutable)] {
+    let wide = compile(&compiler, &cpp.join("wide.cpp"), &out_dir.join("wide.o"), &[&cpp, &kernels], &["wide"]);
+    for (name, child) in [("reference", reference), ("mutable", mutable), ("wide", wide)] {
         finish(&compiler, name, child);
         archive(&out_dir, name);
         println!("cargo:rustc-link-lib=static=warpath_lockstep_{name}");
@@ -230,7 +233,7 @@ fn finish(compiler: &str, name: &str, child: Child) {
     let output = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for {compiler}: {e}"));
     let messages = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        panic!("{compiler} failed to compile the {name} variant of cpp/lockstep.cpp:\n{messages}");
+        panic!("{compiler} failed to compile the {name} library (cpp/lockstep.cpp or cpp/wide.cpp):\n{messages}");
     }
     for line in messages.lines() {
         println!("cargo:warning={name}: {line}");

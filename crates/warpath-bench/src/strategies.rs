@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
-use warpath_cli::BvhKind;
 use warpath_cli::commands::load_scene;
+use warpath_cli::{BvhKind, BvhLayoutArg};
 use warpath_cuda::strategy::{KernelResources, LaunchTimes, PathCounters, STORED_PATH_BYTES};
 use warpath_cuda::{CudaDevice, Strategy, StrategyRenderer, WavefrontCompaction};
 use warpath_scene::RenderSettings;
@@ -50,6 +50,9 @@ pub struct StrategiesArgs {
     pub runs: usize,
     #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
     pub bvh: BvhKind,
+    /// BVH layout the renders trace: binary or wide8 (the compressed 8-wide BVH).
+    #[arg(long, value_enum, default_value_t = BvhLayoutArg::Binary)]
+    pub bvh_layout: BvhLayoutArg,
     /// Also write the results as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -101,7 +104,10 @@ pub fn run(args: StrategiesArgs) -> Result<()> {
                 rr_threshold: scene.settings.rr_threshold,
             };
             let t = Instant::now();
-            let mut renderer = StrategyRenderer::new(&device, &scene, &settings, args.bvh.build_kind())?;
+            let soup = scene.triangle_soup();
+            let (bvh, _) = warpath_bvh::Bvh::build(&soup, &StrategyRenderer::bvh_options(args.bvh.build_kind()));
+            let mut renderer =
+                StrategyRenderer::with_bvh_layout(&device, &scene, &settings, &bvh, args.bvh_layout.layout())?;
             if let Some(paths) = args.wave_paths {
                 renderer.set_max_wave_paths(paths);
             }

@@ -65,3 +65,48 @@ fn isosurface_times_the_casters_cpu_renderer() {
     assert!(out.contains("#### Table 1: fps"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("| spheres:9 | 9×9×9 | 16 | cpu | ")), "{out}");
 }
+
+/// `traversal --bvh-layout both` (needs a GPU: without one it skips with a notice, or fails with
+/// `WARPATH_REQUIRE_GPU=1`): both layouts' rows, every wide kernel hit equal to the CPU wide
+/// traversal's (the run fails on a mismatch), and the side-by-side table for each ray set.
+#[test]
+fn traversal_runs_both_layouts_side_by_side() {
+    let o = run(&[
+        "traversal",
+        "cornell",
+        "--bvh-layout",
+        "both",
+        "--collapse",
+        "both",
+        "--resolution",
+        "128x128",
+        "--runs",
+        "1",
+        "--kernels",
+        "while-while",
+    ]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    if !o.status.success() && err.contains("needs a CUDA device") {
+        assert!(std::env::var("WARPATH_REQUIRE_GPU").as_deref() != Ok("1"), "WARPATH_REQUIRE_GPU=1: {err}");
+        eprintln!("notice: skipping GPU test (no CUDA device); set WARPATH_REQUIRE_GPU=1 to make this a failure");
+        return;
+    }
+    assert!(o.status.success(), "{err}");
+    for layout in ["binary", "wide8-optimal", "wide8-greedy"] {
+        for rays in ["primary", "ao", "diffuse"] {
+            assert!(out.contains(&format!("| {layout} | {rays} |")), "no {layout} {rays} row in {out}");
+        }
+    }
+    assert!(
+        out.contains("| wide8-optimal Grays/s (kernel) | ×binary | wide8-greedy Grays/s (kernel) | ×binary |"),
+        "{out}"
+    );
+    for schedule in ["while-while", "persistent", "persistent-postpone6"] {
+        assert!(out.contains(&format!("| wide8-optimal | primary | {schedule} |")), "no wide {schedule} row in {out}");
+    }
+    for rays in ["primary", "ao", "diffuse"] {
+        for tree in ["SAH", "SBVH"] {
+            assert!(out.contains(&format!("| cornell | {tree} | {rays} | ")), "no side-by-side {tree} {rays} in {out}");
+        }
+    }
+}

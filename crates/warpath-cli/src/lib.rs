@@ -60,6 +60,24 @@ impl BvhKind {
     }
 }
 
+/// `--bvh-layout`: the GPU renderers' BVH layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BvhLayoutArg {
+    /// The binary Aila–Laine layout.
+    Binary,
+    /// The compressed 8-wide BVH (Ylitie, Karras and Laine 2017).
+    Wide8,
+}
+
+impl BvhLayoutArg {
+    pub fn layout(self) -> warpath_cuda::wide_bvh::BvhLayout {
+        match self {
+            BvhLayoutArg::Binary => warpath_cuda::wide_bvh::BvhLayout::Binary,
+            BvhLayoutArg::Wide8 => warpath_cuda::wide_bvh::BvhLayout::Wide8,
+        }
+    }
+}
+
 /// `--strategy`: a GPU path scheduling strategy by name.
 pub fn parse_strategy(s: &str) -> Result<warpath_cuda::Strategy, String> {
     warpath_cuda::Strategy::from_name(s).ok_or_else(|| {

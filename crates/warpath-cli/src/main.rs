@@ -13,7 +13,9 @@ mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use warpath_cli::{Backend, BvhKind, commands, isosurface, output, parse_resolution, parse_strategy, progress};
+use warpath_cli::{
+    Backend, BvhKind, BvhLayoutArg, commands, isosurface, output, parse_resolution, parse_strategy, progress,
+};
 
 #[derive(Parser)]
 #[command(name = "warpath", version, about = "A physically based path tracer for NVIDIA GPUs, with a CPU reference")]
@@ -74,6 +76,11 @@ pub struct RenderArgs {
     /// BVH builder.
     #[arg(long, value_enum, default_value_t = BvhKind::Sbvh)]
     pub bvh: BvhKind,
+    /// GPU BVH layout: binary (Aila–Laine) or wide8 (the compressed 8-wide BVH of Ylitie et al.
+    /// 2017, collapsed from the --bvh tree). Every GPU renderer traces it (path tracer under
+    /// every strategy, volumes, ReSTIR DI); the CPU renderer keeps its own traversal.
+    #[arg(long, value_enum, default_value_t = BvhLayoutArg::Binary)]
+    pub bvh_layout: BvhLayoutArg,
     /// GPU path scheduling strategy (docs/benchmarks/strategies.md): multistage (a kernel per
     /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), naive-mk, wavefront,
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,

@@ -29,6 +29,7 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
         sampler: args.sampler,
         pass_size: args.spp_per_pass,
         bvh: Some(args.bvh.build_kind()),
+        bvh_layout: Some(args.bvh_layout.layout()),
         integrator: match args.integrator {
             crate::Integrator::Path => Integrator::Path,
             crate::Integrator::RestirDi => Integrator::RestirDi,

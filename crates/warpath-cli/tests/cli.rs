@@ -334,3 +334,31 @@ fn mitsuba_xml_scenes_render_with_their_parameters() {
     let o = warpath(&["render", "cornell", "-D", "spp=2", "-o", out.to_str().unwrap()]);
     assert_clean_error(&o, "Mitsuba XML");
 }
+
+/// `--bvh-layout` is a render flag: `wide8` on the CPU renders (the CPU keeps its own traversal),
+/// an unknown layout is refused naming the two.
+#[test]
+fn bvh_layout_flag_is_accepted_and_checked() {
+    let dir = temp_dir();
+    let out = dir.path().join("wide.png");
+    let o = warpath(&[
+        "render",
+        "cornell",
+        "--backend",
+        "cpu",
+        "--bvh-layout",
+        "wide8",
+        "--spp",
+        "1",
+        "--resolution",
+        "8x8",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.exists());
+    let bad = warpath(&["render", "cornell", "--bvh-layout", "wide4"]);
+    assert!(!bad.status.success());
+    let text = stderr(&bad);
+    assert!(text.contains("binary") && text.contains("wide8"), "{text}");
+}

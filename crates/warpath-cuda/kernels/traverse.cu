@@ -19,7 +19,13 @@
 // Warp votes need every lane of the warp at the same call, so the kernels that vote keep
 // all 32 lanes in their loops (a lane with no ray, or whose ray is done, just idles) and
 // are launched with blocks of a multiple of 32 threads.
+//
+// And the compressed 8-wide BVH (Ylitie, Karras and Laine, HPG 2017; traversal/wide.cuh),
+// closest and any hit: one ray per thread (traverse_wide_closest, traverse_wide_any), and
+// persistent threads with dynamic fetch as above, optionally postponing triangle groups while
+// few lanes have triangles to test (traverse_wide_persistent_closest, ..._any).
 #include "traversal/traversal.cuh"
+#include "traversal/wide.cuh"
 
 // Threads per block of every traversal kernel (a multiple of 32).
 #define WARPATH_TRAVERSAL_BLOCK 128
@@ -185,3 +191,89 @@ WARPATH_PERSISTENT_KERNEL(traverse_persistent_closest, false, false)
 WARPATH_PERSISTENT_KERNEL(traverse_persistent_any, true, false)
 WARPATH_PERSISTENT_KERNEL(traverse_postponed_closest, false, true)
 WARPATH_PERSISTENT_KERNEL(traverse_postponed_any, true, true)
+
+// ---- the compressed 8-wide BVH ---------------------------------------------------------
+
+template <bool AnyHit>
+__device__ __forceinline__ void trace_wide_batch(const WideTraversalScene& scene, const GpuRay* __restrict__ rays,
+                                                 GpuHit* __restrict__ hits, int ray_count) {
+    const int index = blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= ray_count) return;
+    const WideHit best = wide_trace<AnyHit>(scene, prepare_ray(rays, index));
+    reinterpret_cast<float4*>(hits)[index] = make_float4(best.t, best.u, best.v, __int_as_float(best.prim));
+}
+
+#define WARPATH_WIDE_KERNEL(name, any_hit)                                                                     \
+    extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
+        name(const float4* __restrict__ nodes, const float4* __restrict__ triangles,                          \
+             const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits, int ray_count) {                     \
+        const WideTraversalScene scene = {nodes, triangles};                                                  \
+        trace_wide_batch<any_hit>(scene, rays, hits, ray_count);                                              \
+    }
+
+WARPATH_WIDE_KERNEL(traverse_wide_closest, false)
+WARPATH_WIDE_KERNEL(traverse_wide_any, true)
+
+// Persistent warps with dynamic fetch (as trace_persistent) over wide_step: a warp fetches rays
+// once fewer than `fetch_threshold` lanes are busy; `postpone_lanes` (0..32, 0 off) postpones
+// triangle groups while at most that many 32nds of the stepping lanes have triangles.
+template <bool AnyHit>
+__device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& scene,
+                                                      const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits,
+                                                      int ray_count, unsigned int* __restrict__ ray_counter,
+                                                      int fetch_threshold, int postpone_lanes) {
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int lanes_below = (1u << lane) - 1u;
+    const int threshold = max(fetch_threshold, 1);
+    PreparedRay ray{};
+    WideTraversal state;
+    state.done = true;  // idle
+    int ray_index = -1;
+    bool pool_empty = false;  // uniform across the warp
+    while (true) {
+        const bool idle = state.done;
+        if (idle && ray_index >= 0) {
+            reinterpret_cast<float4*>(hits)[ray_index] =
+                make_float4(state.best.t, state.best.u, state.best.v, __int_as_float(state.best.prim));
+            ray_index = -1;
+        }
+        if (!pool_empty) {
+            const unsigned int idle_mask = __ballot_sync(WARPATH_FULL_WARP, idle);
+            const int idle_count = __popc(idle_mask);
+            if (idle_count > 0) {
+                const int leader = __ffs(idle_mask) - 1;
+                unsigned int batch_start = 0;
+                if ((int)lane == leader) batch_start = atomicAdd(ray_counter, (unsigned int)idle_count);
+                batch_start = __shfl_sync(WARPATH_FULL_WARP, batch_start, leader);
+                if (batch_start + (unsigned int)idle_count >= (unsigned int)ray_count) pool_empty = true;
+                if (idle) {
+                    const unsigned int mine = batch_start + __popc(idle_mask & lanes_below);
+                    if (mine < (unsigned int)ray_count) {
+                        ray_index = (int)mine;
+                        ray = prepare_ray(rays, ray_index);
+                        wide_begin(state, ray);
+                    }
+                }
+            }
+        }
+        if (!__any_sync(WARPATH_FULL_WARP, !state.done)) break;
+        while (true) {
+            if (!state.done) wide_step<AnyHit>(scene, ray, state, postpone_lanes);
+            const unsigned int busy = __ballot_sync(WARPATH_FULL_WARP, !state.done);
+            if (__popc(busy) < threshold) break;
+        }
+    }
+}
+
+#define WARPATH_WIDE_PERSISTENT_KERNEL(name, any_hit)                                                          \
+    extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
+        name(const float4* __restrict__ nodes, const float4* __restrict__ triangles,                          \
+             const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits, int ray_count,                       \
+             unsigned int* __restrict__ ray_counter, int fetch_threshold, int postpone_lanes) {                \
+        const WideTraversalScene scene = {nodes, triangles};                                                  \
+        trace_wide_persistent<any_hit>(scene, rays, hits, ray_count, ray_counter, fetch_threshold,            \
+                                       postpone_lanes);                                                       \
+    }
+
+WARPATH_WIDE_PERSISTENT_KERNEL(traverse_wide_persistent_closest, false)
+WARPATH_WIDE_PERSISTENT_KERNEL(traverse_wide_persistent_any, true)

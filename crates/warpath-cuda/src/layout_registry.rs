@@ -42,7 +42,9 @@ use crate::restir::{GpuFullReservoir, GpuPendingTemporal, GpuPendingZ, GpuReserv
 use crate::scene_upload::{DeviceSceneArgs, GpuCamera, GpuSceneParams, GpuTexture, TraversalSceneArgs};
 use crate::strategy::args::{MultiStageQueues, ScheduleArgs, StoredPath, WavefrontBuffers};
 use crate::volume_upload::{DeviceVolumeSceneArgs, GpuMedium};
+use crate::wide_bvh::WideTraversalSceneArgs;
 use std::fmt::Write as _;
+use warpath_bvh::wide::WideNode;
 use warpath_core::light::TriangleLight;
 use warpath_core::material::Material;
 
@@ -121,6 +123,11 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(TraversalSceneArgs => "TraversalScene" in ["traversal/traversal.cuh"] {
         nodes, triangles, triangle_ids
     }),
+    // traversal/wide.cuh: the compressed 8-wide BVH (wide_bvh.rs, warpath_bvh::wide).
+    gpu_layout!(WideNode => "WideNode" in ["traversal/wide.cuh"] {
+        origin, exponents, imask, child_base, tri_base, meta, q_lo, q_hi
+    }),
+    gpu_layout!(WideTraversalSceneArgs => "WideTraversalScene" in ["traversal/wide.cuh"] { nodes, triangles }),
     gpu_layout!(GpuCamera => "GpuCamera" in ["common/scene.cuh"] {
         to_world, tan_half_fov, aperture_radius, focus_distance
     }),

@@ -59,6 +59,7 @@ pub mod strategy;
 pub mod timing;
 pub mod traverse;
 pub mod volume_upload;
+pub mod wide_bvh;
 
 pub use buffer::DeviceBuffer;
 pub use bvh_layout::{DeviceBvh, GpuBvh};
@@ -70,3 +71,4 @@ pub use runtime::{CudaDevice, DeviceInfo};
 pub use strategy::{Strategy, StrategyRenderer, WavefrontCompaction};
 pub use timing::KernelTimes;
 pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};
+pub use wide_bvh::{DeviceWideBvh, GpuWideBvh, bench_wide_traversal, trace_rays_wide};

@@ -24,6 +24,7 @@ pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .flat_map(|variant| VOLUME.variant(variant).programs())
         .map(|(program, source)| (source, kernels_of(program)))
         .chain(isosurface_shape_programs())
+        .chain(wide_bvh_programs())
         .chain(crate::restir::variant_programs().into_iter().map(|source| (source, kernels_of(Program::Restir))))
         .collect()
 }
@@ -36,5 +37,35 @@ pub fn isosurface_shape_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .programs()
         .into_iter()
         .map(|(program, source)| (source, kernels_of(program)))
+        .chain(std::iter::once((
+            crate::restir::program_for(
+                crate::restir::ReservoirLayout::Aos,
+                crate::restir::LightSampleFormat::Compact,
+                crate::wide_bvh::BvhLayout::Wide8,
+            ),
+            kernels_of(Program::Restir),
+        )))
+        .collect()
+}
+
+/// Both path tracers' programs and ReSTIR's (default reservoirs) tracing the compressed 8-wide
+/// BVH (what scenes uploaded with [`crate::wide_bvh::BvhLayout::Wide8`] render with:
+/// `KernelVariant::wide_bvh`, `restir::program_for`).
+pub fn wide_bvh_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
+    let wide = KernelVariant { wide_bvh: true, ..Default::default() };
+    SURFACE
+        .variant(wide)
+        .programs()
+        .into_iter()
+        .chain(VOLUME.variant(wide).programs())
+        .map(|(program, source)| (source, kernels_of(program)))
+        .chain(std::iter::once((
+            crate::restir::program_for(
+                crate::restir::ReservoirLayout::Aos,
+                crate::restir::LightSampleFormat::Compact,
+                crate::wide_bvh::BvhLayout::Wide8,
+            ),
+            kernels_of(Program::Restir),
+        )))
         .collect()
 }

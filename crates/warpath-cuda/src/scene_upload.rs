@@ -17,10 +17,12 @@ use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::error::{CudaError, CudaResult};
 use crate::isosurface::shapes::DeviceIsoShapes;
 use crate::runtime::CudaDevice;
+use crate::wide_bvh::{BvhLayout, DeviceWideBvh};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::size_of;
 use warpath_bvh::Bvh;
+use warpath_bvh::wide::Collapse;
 use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_scene::{RenderSettings, Scene};
@@ -315,7 +317,9 @@ pub struct DeviceScene {
     /// The scene's bounds (the BVH root's; zero for an empty scene), for Morton keys.
     pub bounds: ([f32; 3], [f32; 3]),
     pub(crate) params_buffer: DeviceBuffer<GpuSceneParams>,
-    pub bvh: DeviceBvh,
+    /// The tree in the layout the scene was uploaded with (the programs that trace it must be
+    /// compiled for that layout: `KernelVariant::wide_bvh`).
+    pub bvh: SceneBvh,
     pub(crate) positions: DeviceBuffer<[f32; 3]>,
     pub(crate) normals: DeviceBuffer<[f32; 3]>,
     pub(crate) uvs: DeviceBuffer<[f32; 2]>,
@@ -335,9 +339,42 @@ pub struct DeviceScene {
     pub(crate) iso_shapes: Option<DeviceIsoShapes>,
 }
 
+/// A scene's tree on the device, in one of the two layouts. `DeviceScene`'s `TraversalScene`
+/// points at either: the binary layout's nodes, triangle slots and ids, or the wide layout's
+/// nodes and triangle records (ids null); traversal/trace.cuh reads them as the program's
+/// `WARPATH_WIDE_BVH` says.
+#[derive(Debug)]
+pub enum SceneBvh {
+    Binary(DeviceBvh),
+    Wide8(DeviceWideBvh),
+}
+
+impl SceneBvh {
+    pub fn layout(&self) -> BvhLayout {
+        match self {
+            SceneBvh::Binary(_) => BvhLayout::Binary,
+            SceneBvh::Wide8(_) => BvhLayout::Wide8,
+        }
+    }
+
+    fn args(&self, device: &CudaDevice) -> TraversalSceneArgs {
+        match self {
+            SceneBvh::Binary(bvh) => TraversalSceneArgs {
+                nodes: bvh.nodes.address(device),
+                triangles: bvh.triangles.address(device),
+                triangle_ids: bvh.triangle_ids.address(device),
+            },
+            SceneBvh::Wide8(wide) => {
+                let args = wide.args(device);
+                TraversalSceneArgs { nodes: args.nodes, triangles: args.triangles, triangle_ids: 0 }
+            }
+        }
+    }
+}
+
 impl DeviceScene {
     /// Uploads `scene` with its `lights` (`scene.light_set()`) and `bvh` (built over
-    /// `scene.triangle_soup()`) for rendering with `settings`.
+    /// `scene.triangle_soup()`) for rendering with `settings`, in the binary layout.
     pub fn upload(
         device: &CudaDevice,
         scene: &Scene,
@@ -345,13 +382,28 @@ impl DeviceScene {
         bvh: &Bvh,
         settings: &RenderSettings,
     ) -> CudaResult<DeviceScene> {
+        Self::upload_with_layout(device, scene, lights, bvh, settings, BvhLayout::Binary)
+    }
+
+    /// [`DeviceScene::upload`] with the tree in `layout` (the wide one collapsed from `bvh`).
+    pub fn upload_with_layout(
+        device: &CudaDevice,
+        scene: &Scene,
+        lights: &LightSet,
+        bvh: &Bvh,
+        settings: &RenderSettings,
+        layout: BvhLayout,
+    ) -> CudaResult<DeviceScene> {
         let mut params = GpuSceneParams::new(scene, lights, settings)?;
         let iso_shapes =
             if scene.isosurfaces.is_empty() { None } else { Some(DeviceIsoShapes::upload(device, scene)?) };
         params.iso_shapes = iso_shapes.as_ref().map_or(0, |s| s.address(device));
         let soup = scene.triangle_soup();
         let bounds = bvh.nodes.first().map(|root| (root.min.to_array(), root.max.to_array())).unwrap_or_default();
-        let bvh = DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, &soup)?)?;
+        let bvh = match layout {
+            BvhLayout::Binary => SceneBvh::Binary(DeviceBvh::upload(device, &GpuBvh::from_bvh(bvh, &soup)?)?),
+            BvhLayout::Wide8 => SceneBvh::Wide8(DeviceWideBvh::from_bvh(device, bvh, &soup, Collapse::Optimal)?.0),
+        };
         let (texels, textures) = flatten_textures(scene)?;
         let (env_pixels, env_conditional_cdf, env_marginal_cdf) = match &lights.environment {
             Environment::Map(map) => {
@@ -388,11 +440,7 @@ impl DeviceScene {
     pub fn args(&self, device: &CudaDevice) -> DeviceSceneArgs {
         DeviceSceneArgs {
             params: self.params_buffer.address(device),
-            bvh: TraversalSceneArgs {
-                nodes: self.bvh.nodes.address(device),
-                triangles: self.bvh.triangles.address(device),
-                triangle_ids: self.bvh.triangle_ids.address(device),
-            },
+            bvh: self.bvh.args(device),
             positions: self.positions.address(device),
             normals: self.normals.address(device),
             uvs: self.uvs.address(device),

@@ -2,6 +2,8 @@
 //! and checks that it compiles without warnings and defines every kernel the Rust side
 //! launches. Skips with a notice when libnvrtc cannot be loaded, unless
 //! `WARPATH_REQUIRE_NVRTC=1` (CI's `.ci/nvrtc-check` sets it), where that is a failure.
+//! `WARPATH_NVRTC_PROGRAMS=traverse,surface_megakernel` compiles only the programs whose names
+//! start with one of the given prefixes (a quick check of the programs one has touched).
 
 use warpath_cuda::compiler::{CacheUse, CompileTarget, KernelCompiler, ModuleImage};
 use warpath_cuda::programs::programs;
@@ -49,17 +51,22 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
             .into_iter()
             .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
     );
+    // And the programs tracing the compressed 8-wide BVH (WARPATH_WIDE_BVH): the surface
+    // megakernel and stage list, and ReSTIR (the volumetric megakernel's came with the variants).
+    programs.extend(warpath_cuda::programs::wide_bvh_programs().into_iter().filter(|(p, _)| {
+        p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages") || p.name.starts_with("restir")
+    }));
     // And ReSTIR's reservoir formats (every RESTIR_SOA and RESTIR_FULL_SAMPLE branch).
     for program in warpath_cuda::restir::variant_programs() {
         programs.push((program, warpath_cuda::catalog::kernels_of(warpath_cuda::kernels::Program::Restir)));
     }
-    // WARPATH_NVRTC_ONLY=name,name compiles only the programs whose names start with one of
-    // them (a quick check while editing a kernel; CI compiles everything).
-    if let Ok(only) = std::env::var("WARPATH_NVRTC_ONLY") {
+    // WARPATH_NVRTC_PROGRAMS=name,name compiles only the programs whose names start with one
+    // of them (a quick check while editing a kernel; CI compiles everything).
+    if let Ok(only) = std::env::var("WARPATH_NVRTC_PROGRAMS") {
         let prefixes: Vec<&str> = only.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
-        programs.retain(|(source, _)| prefixes.iter().any(|p| source.name.starts_with(p)));
-        eprintln!("WARPATH_NVRTC_ONLY={only}: compiling {} programs", programs.len());
-        assert!(!programs.is_empty(), "WARPATH_NVRTC_ONLY={only} matches no program");
+        programs.retain(|(source, _)| prefixes.iter().any(|prefix| source.name.starts_with(prefix)));
+        eprintln!("WARPATH_NVRTC_PROGRAMS={only}: compiling {} program(s)", programs.len());
+        assert!(!programs.is_empty(), "WARPATH_NVRTC_PROGRAMS={only} names no program");
     }
     let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -24,6 +24,9 @@
 //! ulp at run time: the tests check that such a drift in any BSDF operation fails the
 //! comparison, which is what a drift between the two ports would look like.
 //!
+//! [`wide`]: the compressed 8-wide BVH's CUDA traversal (`traversal/wide.cuh`) on the CPU,
+//! compared hit for hit with `warpath_bvh::wide` (`tests/wide.rs`).
+//!
 //! Why a crate of its own: it needs a C++ compiler at build time, which the product
 //! (warpath-cuda compiles its kernels at run time with NVRTC) must not; and it depends on
 //! both ports (warpath-cpu and warpath-cuda's host layouts), which neither may depend on.
@@ -34,6 +37,7 @@ pub mod det_cases;
 pub mod host_scene;
 pub mod volume_cases;
 pub mod volume_scenes;
+pub mod wide;
 pub mod words;
 
 pub use cases::{Bound, CASES, Case, Needs};

@@ -35,7 +35,7 @@ impl<'d> CudaPath<'d> {
 
     /// [`CudaPath::new`] over a tree [`build_bvh`] made already (several devices share one).
     pub fn with_bvh(device: &'d CudaDevice, scene: &Scene, settings: &Settings, bvh: &Bvh) -> Result<Self> {
-        let mut renderer = StrategyRenderer::with_bvh(device, scene, &settings.scene, bvh)?;
+        let mut renderer = StrategyRenderer::with_bvh_layout(device, scene, &settings.scene, bvh, settings.bvh_layout)?;
         renderer.set_strategy(settings.strategy.unwrap_or_else(|| default_strategy(scene)));
         // The counters cost about 10% on the GPU (atomics and clock reads per extension).
         renderer.set_instrumentation(settings.count_rays)?;
@@ -99,7 +99,14 @@ impl<'d> CudaRestir<'d> {
     /// Uploads the scene, sets the reservoir format and ray lanes of the settings, compiles
     /// the kernels and turns the kernel timer on when asked.
     pub fn new(device: &'d CudaDevice, scene: &Scene, settings: &Settings) -> Result<Self> {
-        let mut renderer = RestirRenderer::new(device, scene, &settings.scene, settings.bvh, &settings.restir)?;
+        let mut renderer = RestirRenderer::with_layout(
+            device,
+            scene,
+            &settings.scene,
+            settings.bvh,
+            settings.bvh_layout,
+            &settings.restir,
+        )?;
         let gpu = &settings.restir_gpu;
         renderer.set_reservoir_format(gpu.layout, gpu.light_sample)?;
         if let Some(lanes) = gpu.ray_lanes {

@@ -9,6 +9,7 @@ use warpath_core::restir::RestirOptions;
 use warpath_core::sampler::SamplerKind;
 use warpath_cuda::Strategy;
 use warpath_cuda::restir::{LightSampleFormat, RayLanes, ReservoirLayout};
+use warpath_cuda::wide_bvh::BvhLayout;
 use warpath_scene::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP};
 use warpath_scene::{RenderSettings, Scene, UNLIMITED_DEPTH};
 
@@ -75,6 +76,8 @@ pub struct Overrides {
     /// Samples (or frames) per progressive pass.
     pub pass_size: Option<u32>,
     pub bvh: Option<BuildKind>,
+    /// The GPU renderers' BVH layout (`--bvh-layout`); the CPU keeps its own traversal.
+    pub bvh_layout: Option<BvhLayout>,
     pub integrator: Integrator,
     /// The GPU schedule of the path tracer.
     pub strategy: Option<Strategy>,
@@ -98,6 +101,10 @@ pub struct Settings {
     /// CPU, 16 on the GPU).
     pub pass_size: Option<u32>,
     pub bvh: BuildKind,
+    /// The layout the GPU renderers (path tracer, volumes, ReSTIR DI) trace the tree in:
+    /// binary (default, until the wide layout measures faster on the H100) or the compressed
+    /// 8-wide BVH. The CPU renderer keeps its own traversal.
+    pub bvh_layout: BvhLayout,
     pub integrator: Integrator,
     /// `None`: the scene's default schedule ([`default_strategy`]).
     pub strategy: Option<Strategy>,
@@ -184,6 +191,7 @@ impl Settings {
             scene: s,
             pass_size: overrides.pass_size,
             bvh: overrides.bvh.unwrap_or(BuildKind::Sbvh),
+            bvh_layout: overrides.bvh_layout.unwrap_or_default(),
             integrator: overrides.integrator,
             strategy: overrides.strategy,
             count_rays: overrides.count_rays,
@@ -229,6 +237,14 @@ mod tests {
         assert_eq!(s.restir.seed, 9, "ReSTIR resamples with the render's seed");
         let plain = Settings::resolve(&scene, &Overrides::default()).unwrap();
         assert_eq!(plain.scene, scene.settings);
+    }
+
+    #[test]
+    fn bvh_layout_defaults_to_binary_and_takes_wide8() {
+        let scene = cornell();
+        assert_eq!(Settings::resolve(&scene, &Overrides::default()).unwrap().bvh_layout, BvhLayout::Binary);
+        let o = Overrides { bvh_layout: Some(BvhLayout::Wide8), ..Default::default() };
+        assert_eq!(Settings::resolve(&scene, &o).unwrap().bvh_layout, BvhLayout::Wide8);
     }
 
     #[test]

@@ -66,6 +66,23 @@ static_assert(WARPATH_OFFSETOF(TraversalScene, triangles) == 8, "TraversalScene.
 static_assert(WARPATH_OFFSETOF(TraversalScene, triangle_ids) == 16, "TraversalScene.triangle_ids");
 #endif
 
+// traversal/wide.cuh
+#if defined(WARPATH_LAYOUT_TRAVERSAL_WIDE) && !defined(WARPATH_LAYOUT_CHECKED_TRAVERSAL_WIDE)
+#define WARPATH_LAYOUT_CHECKED_TRAVERSAL_WIDE
+static_assert(sizeof(WideNode) == 80, "WideNode size (Rust WideNode)");
+static_assert(WARPATH_OFFSETOF(WideNode, origin) == 0, "WideNode.origin");
+static_assert(WARPATH_OFFSETOF(WideNode, exponents) == 12, "WideNode.exponents");
+static_assert(WARPATH_OFFSETOF(WideNode, imask) == 15, "WideNode.imask");
+static_assert(WARPATH_OFFSETOF(WideNode, child_base) == 16, "WideNode.child_base");
+static_assert(WARPATH_OFFSETOF(WideNode, tri_base) == 20, "WideNode.tri_base");
+static_assert(WARPATH_OFFSETOF(WideNode, meta) == 24, "WideNode.meta");
+static_assert(WARPATH_OFFSETOF(WideNode, q_lo) == 32, "WideNode.q_lo");
+static_assert(WARPATH_OFFSETOF(WideNode, q_hi) == 56, "WideNode.q_hi");
+static_assert(sizeof(WideTraversalScene) == 16, "WideTraversalScene size (Rust WideTraversalSceneArgs)");
+static_assert(WARPATH_OFFSETOF(WideTraversalScene, nodes) == 0, "WideTraversalScene.nodes");
+static_assert(WARPATH_OFFSETOF(WideTraversalScene, triangles) == 8, "WideTraversalScene.triangles");
+#endif
+
 // common/scene.cuh
 #if defined(WARPATH_LAYOUT_COMMON_SCENE) && !defined(WARPATH_LAYOUT_CHECKED_COMMON_SCENE)
 #define WARPATH_LAYOUT_CHECKED_COMMON_SCENE

@@ -33,6 +33,11 @@ pub type ScatterArgs = (ConstPtr, MutPtr, ConstPtr, u32, u64);
 pub type TraversalArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
 /// [`TraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold`.
 pub type PersistentTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32);
+/// `(const float4* nodes, const float4* triangles, const GpuRay* rays, GpuHit* hits, int ray_count)`:
+/// the compressed 8-wide BVH's kernels (`traversal/wide.cuh`).
+pub type WideTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
+/// [`WideTraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes`.
+pub type WidePersistentArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32);
 /// Every ReSTIR kernel: `(RestirArgs a)`.
 pub type RestirKernelArgs = (RestirArgs,);
 /// `iso_traverse_*(IsoPipelineArgs, const unsigned* in, const unsigned* in_count, unsigned bound, IsoStageOut)`.
@@ -71,6 +76,10 @@ catalog! {
     TRAVERSE_PERSISTENT_ANY: PersistentTraversalArgs = Program::Traverse, "traverse_persistent_any";
     TRAVERSE_POSTPONED_CLOSEST: PersistentTraversalArgs = Program::Traverse, "traverse_postponed_closest";
     TRAVERSE_POSTPONED_ANY: PersistentTraversalArgs = Program::Traverse, "traverse_postponed_any";
+    TRAVERSE_WIDE_CLOSEST: WideTraversalArgs = Program::Traverse, "traverse_wide_closest";
+    TRAVERSE_WIDE_ANY: WideTraversalArgs = Program::Traverse, "traverse_wide_any";
+    TRAVERSE_WIDE_PERSISTENT_CLOSEST: WidePersistentArgs = Program::Traverse, "traverse_wide_persistent_closest";
+    TRAVERSE_WIDE_PERSISTENT_ANY: WidePersistentArgs = Program::Traverse, "traverse_wide_persistent_any";
 
     // compaction.cu
     COMPACTION_COLLATE_U32: CollateArgs = Program::Compaction, "compaction_collate_u32";

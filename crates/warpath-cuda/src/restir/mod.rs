@@ -33,6 +33,7 @@ use crate::kernels::{Program, RESTIR};
 use crate::runtime::{CudaDevice, KernelTimes};
 use crate::scene_upload::{DeviceScene, GpuCamera};
 use crate::strategy::StrategyRenderer;
+use crate::wide_bvh::BvhLayout;
 use args::RestirArgs;
 use bytemuck::{Pod, Zeroable};
 use cudarc::driver::LaunchConfig;
@@ -150,6 +151,25 @@ pub fn program(layout: ReservoirLayout, sample: LightSampleFormat) -> KernelSour
             RESTIR.with_prelude("_soa_full", "#define RESTIR_SOA 1\n#define RESTIR_FULL_SAMPLE 1")
         }
     }
+}
+
+/// [`program`] for a scene uploaded in `bvh`'s layout: the wide one adds `WARPATH_WIDE_BVH`
+/// (traversal/trace.cuh traces the compressed 8-wide BVH) and the suffix `_wide8`.
+pub fn program_for(layout: ReservoirLayout, sample: LightSampleFormat, bvh: BvhLayout) -> KernelSource {
+    if bvh == BvhLayout::Binary {
+        return program(layout, sample);
+    }
+    let mut suffix = String::new();
+    let mut prelude = String::from("#define WARPATH_WIDE_BVH 1\n");
+    if layout == ReservoirLayout::Soa {
+        suffix += "_soa";
+        prelude += "#define RESTIR_SOA 1\n";
+    }
+    if sample == LightSampleFormat::Full {
+        suffix += "_full";
+        prelude += "#define RESTIR_FULL_SAMPLE 1\n";
+    }
+    RESTIR.with_prelude(&format!("{suffix}_wide8"), &prelude)
 }
 
 /// Every program [`program`] makes other than `restir` itself (for `precompile` and the
@@ -386,6 +406,19 @@ impl<'d> RestirRenderer<'d> {
         bvh_kind: BuildKind,
         options: &RestirOptions,
     ) -> CudaResult<Self> {
+        Self::with_layout(device, scene, settings, bvh_kind, BvhLayout::Binary, options)
+    }
+
+    /// [`RestirRenderer::new`] with the tree uploaded in `bvh_layout` (the wide one traced by
+    /// programs built with `WARPATH_WIDE_BVH`: [`program_for`]).
+    pub fn with_layout(
+        device: &'d CudaDevice,
+        scene: &Scene,
+        settings: &RenderSettings,
+        bvh_kind: BuildKind,
+        bvh_layout: BvhLayout,
+        options: &RestirOptions,
+    ) -> CudaResult<Self> {
         if let Some(why) = unsupported(scene) {
             return Err(CudaError::InvalidArgument(format!("scene `{}`: {why}", scene.name)));
         }
@@ -400,7 +433,7 @@ impl<'d> RestirRenderer<'d> {
         }
         let soup = scene.triangle_soup();
         let (bvh, _) = Bvh::build(&soup, &StrategyRenderer::bvh_options(bvh_kind));
-        let device_scene = DeviceScene::upload(device, scene, &lights, &bvh, settings)?;
+        let device_scene = DeviceScene::upload_with_layout(device, scene, &lights, &bvh, settings, bvh_layout)?;
         let pixels = settings.width as usize * settings.height as usize;
         Ok(RestirRenderer {
             device,
@@ -419,7 +452,7 @@ impl<'d> RestirRenderer<'d> {
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
-            program: RESTIR,
+            program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout),
             next_frame: 0,
             times: None,
         })
@@ -453,7 +486,7 @@ impl<'d> RestirRenderer<'d> {
             self.scratch = Self::reservoirs(self.device, pixels, sample)?;
             self.previous = Self::reservoirs(self.device, pixels, sample)?;
         }
-        self.program = program(layout, sample);
+        self.program = program_for(layout, sample, self.scene.bvh.layout());
         Ok(())
     }
 

@@ -24,6 +24,7 @@ use crate::megakernel::DEFAULT_BLOCK;
 use crate::runtime::{CudaDevice, KernelTimes};
 use crate::scene_upload::{DeviceScene, DeviceSceneArgs};
 use crate::volume_upload::{DeviceMedia, DeviceVolumeSceneArgs, counter_slots};
+use crate::wide_bvh::BvhLayout;
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::film::Film;
 use warpath_scene::{RenderSettings, Scene};
@@ -188,6 +189,19 @@ impl<'d> StrategyRenderer<'d> {
     /// [`StrategyRenderer::new`] over a tree built already (with [`StrategyRenderer::bvh_options`]):
     /// several devices rendering one scene build it once.
     pub fn with_bvh(device: &'d CudaDevice, scene: &Scene, settings: &RenderSettings, bvh: &Bvh) -> CudaResult<Self> {
+        Self::with_bvh_layout(device, scene, settings, bvh, BvhLayout::Binary)
+    }
+
+    /// [`StrategyRenderer::with_bvh`] with the tree uploaded in `layout`: [`BvhLayout::Wide8`]
+    /// collapses `bvh` to the compressed 8-wide BVH and compiles the estimator's programs with
+    /// `WARPATH_WIDE_BVH` (`KernelVariant::wide_bvh`), so every strategy traces it.
+    pub fn with_bvh_layout(
+        device: &'d CudaDevice,
+        scene: &Scene,
+        settings: &RenderSettings,
+        bvh: &Bvh,
+        layout: BvhLayout,
+    ) -> CudaResult<Self> {
         if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
             return Err(CudaError::InvalidArgument(format!(
                 "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
@@ -197,12 +211,13 @@ impl<'d> StrategyRenderer<'d> {
         }
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
+        let wide_bvh = layout == BvhLayout::Wide8;
         let estimator = match (&media, scene.isosurfaces.is_empty()) {
-            (Some(_), _) => &VOLUME,
-            (None, true) => &SURFACE,
-            (None, false) => SURFACE.variant(KernelVariant::ISOSURFACE_SHAPES),
+            (Some(_), _) => VOLUME.variant(KernelVariant { wide_bvh, ..Default::default() }),
+            (None, true) => SURFACE.variant(KernelVariant { wide_bvh, ..Default::default() }),
+            (None, false) => SURFACE.variant(KernelVariant { wide_bvh, ..KernelVariant::ISOSURFACE_SHAPES }),
         };
-        let scene = DeviceScene::upload(device, scene, &lights, bvh, settings)?;
+        let scene = DeviceScene::upload_with_layout(device, scene, &lights, bvh, settings, layout)?;
         let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
             device,
@@ -230,6 +245,11 @@ impl<'d> StrategyRenderer<'d> {
         self.strategy
     }
 
+    /// The BVH layout the scene was uploaded with (and its programs trace).
+    pub fn bvh_layout(&self) -> BvhLayout {
+        self.scene.bvh.layout()
+    }
+
     /// The estimator the scene renders with (`surface` or `volume`).
     pub fn estimator_name(&self) -> &'static str {
         self.estimator.name
@@ -240,13 +260,21 @@ impl<'d> StrategyRenderer<'d> {
     /// scene this renderer was made from) are uploaded again when the fetch changes. Only
     /// the volumetric estimator has variants: a surface scene accepts only the default.
     pub fn set_kernel_variant(&mut self, scene: &Scene, variant: KernelVariant) -> CudaResult<()> {
+        // The wide-BVH define follows the layout the scene was uploaded with.
+        let wide_scene = self.scene.bvh.layout() == BvhLayout::Wide8;
+        if variant.wide_bvh && !wide_scene {
+            return Err(CudaError::InvalidArgument(
+                "the wide-BVH variant is chosen with the scene's BVH layout (upload it with BvhLayout::Wide8)".into(),
+            ));
+        }
+        let variant = KernelVariant { wide_bvh: wide_scene, ..variant };
         if variant.isosurface_shapes {
             return Err(CudaError::InvalidArgument(
                 "the isosurface-shape variant is chosen with the scene (scenes with isosurfaces render with it)".into(),
             ));
         }
         let Some(media) = &self.media else {
-            if variant.is_default() {
+            if (KernelVariant { wide_bvh: false, ..variant }).is_default() {
                 return Ok(());
             }
             return Err(CudaError::InvalidArgument(format!(

@@ -152,6 +152,9 @@ pub struct KernelVariant {
     pub max_registers: Option<u32>,
     /// Trace the scene's isosurface shapes too (the surface estimator, scenes with some).
     pub isosurface_shapes: bool,
+    /// Trace the compressed 8-wide BVH (`WARPATH_WIDE_BVH`, traversal/trace.cuh): what a scene
+    /// uploaded with [`crate::wide_bvh::BvhLayout::Wide8`] renders with.
+    pub wide_bvh: bool,
 }
 
 /// The register caps `KernelVariant::max_registers` accepts (ptxas needs at least 16; 255 is
@@ -172,12 +175,15 @@ impl KernelVariant {
         if self.isosurface_shapes {
             label += ", isosurface shapes";
         }
+        if self.wide_bvh {
+            label += ", wide8 BVH";
+        }
         label
     }
 
     /// The surface estimator's programs for scenes with isosurface shapes.
     pub const ISOSURFACE_SHAPES: KernelVariant =
-        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: None, isosurface_shapes: true };
+        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: None, isosurface_shapes: true, wide_bvh: false };
 
     /// The suffix of the variant's program names (empty for the default).
     pub fn suffix(&self) -> String {
@@ -191,6 +197,9 @@ impl KernelVariant {
         if self.isosurface_shapes {
             suffix += "-iso";
         }
+        if self.wide_bvh {
+            suffix += "-wide8";
+        }
         suffix
     }
 
@@ -202,6 +211,9 @@ impl KernelVariant {
         }
         if self.isosurface_shapes {
             prelude += "#define WARPATH_ISOSURFACE_SHAPES 1\n";
+        }
+        if self.wide_bvh {
+            prelude += "#define WARPATH_WIDE_BVH 1\n";
         }
         prelude
     }

@@ -1,0 +1,252 @@
+//! The compressed 8-wide BVH's kernels (`traverse_wide_closest`, `traverse_wide_any`) on the
+//! GPU, ray for ray, against
+//! - their specification, `warpath_bvh::wide::WideBvh::intersect` / `occluded` on the CPU: the
+//!   same triangle and `t`, `u`, `v` bit for bit (the kernel rounds every operation as the CPU
+//!   does; the lockstep crate checks the same header on the host), any hit exactly when occluded;
+//! - the binary Aila–Laine kernel (`traverse_while_while_*`) over the binary tree the wide one was
+//!   collapsed from: the same triangle with `t` equal to round-off (1e-6 relative), and identical
+//!   any-hit answers.
+//!
+//! Where the wide and the binary kernel name different triangles (or one misses), the two
+//! trees disagree about a hit no hierarchy has to find: both traversals equal brute force except
+//! for Möller–Trumbore "hits" outside the triangle's box (wild hits on nearly degenerate
+//! triangles, edge hits a few ulps outside the box; docs/wide-bvh.md), and a shared edge hit at
+//! the same `t` goes to the lower id in both. Such rays are counted and must be under 0.1%; for
+//! each, the binary kernel must agree with `Bvh::intersect` and the wide one with
+//! `WideBvh::intersect` (so each is its tree's exact answer).
+//!
+//! Every schedule of `WideSchedule::BENCHMARKED` (one ray per thread, persistent with dynamic
+//! fetch, persistent postponing triangle groups) is checked so.
+//!
+//! Rays: `warpath-bench traversal`'s three sets (camera rays through every pixel; from every
+//! primary hit an "ao" any-hit segment of 10% of the scene diagonal and an unbounded cosine
+//! "diffuse" ray), at 512x512, on the Cornell box and, where their assets are present
+//! (`scripts/fetch-assets`), the bunny and the dragon (absent: skipped with a notice); SAH and
+//! SBVH trees, optimal and greedy collapses.
+//!
+//! `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored`; without a device they skip
+//! with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
+
+use glam::{Vec2, Vec3};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use warpath_bvh::wide::{Collapse, WideBvh};
+use warpath_bvh::{BuildKind, BuildOptions, Bvh};
+use warpath_core::math::{Frame, Ray, offset_ray_origin};
+use warpath_core::sampler::{pcg_hash, u32_to_unit};
+use warpath_core::warp::square_to_cosine_hemisphere;
+use warpath_cuda::runtime::{CudaDevice, test_device};
+use warpath_cuda::traverse::{HitMode, TraversalKernel, trace_rays};
+use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, WideSchedule, trace_rays_wide, trace_rays_wide_with};
+use warpath_cuda::{DeviceBvh, GpuBvh, GpuHit, GpuRay};
+
+const RESOLUTION: u32 = 512;
+
+fn device() -> Option<CudaDevice> {
+    test_device().unwrap_or_else(|error| panic!("WARPATH_REQUIRE_GPU=1 or a broken device: {error}"))
+}
+
+fn random2(index: u32, salt: u32) -> Vec2 {
+    let a = pcg_hash(index.wrapping_mul(2).wrapping_add(salt.wrapping_mul(0x9E37_79B9)));
+    let b = pcg_hash(a ^ 0x68E3_1DA4);
+    Vec2::new(u32_to_unit(a), u32_to_unit(b))
+}
+
+/// `warpath-bench traversal`'s ray sets (crates/warpath-bench/src/traversal.rs, `make_rays`).
+fn bench_ray_sets(
+    scene: &warpath_scene::Scene,
+    bvh: &Bvh,
+    tris: &[[Vec3; 3]],
+) -> Vec<(&'static str, HitMode, Vec<Ray>)> {
+    let (width, height) = (RESOLUTION, RESOLUTION);
+    let primary: Vec<Ray> = (0..width * height)
+        .map(|i| {
+            let film = Vec2::new((i % width) as f32 + 0.5, (i / width) as f32 + 0.5);
+            scene.camera.generate_ray(film, width, height, Vec2::splat(0.5))
+        })
+        .collect();
+    let ao_length = 0.1 * scene.bounds().extent().length();
+    let secondary: Vec<(Ray, Ray)> = primary
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, ray)| {
+            let hit = bvh.intersect(tris, ray)?;
+            let [a, b, c] = tris[hit.prim as usize];
+            let mut n = (b - a).cross(c - a).normalize_or_zero();
+            if n == Vec3::ZERO {
+                return None;
+            }
+            if n.dot(ray.d) > 0.0 {
+                n = -n;
+            }
+            let p = ray.at(hit.t);
+            let frame = Frame::from_normal(n);
+            let ao_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 1)));
+            let diffuse_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 2)));
+            let ao = Ray::segment(offset_ray_origin(p, n, ao_dir), ao_dir, ao_length);
+            let diffuse = Ray::new(offset_ray_origin(p, n, diffuse_dir), diffuse_dir);
+            Some((ao, diffuse))
+        })
+        .collect();
+    let (ao, diffuse): (Vec<Ray>, Vec<Ray>) = secondary.into_iter().unzip();
+    vec![("primary", HitMode::Closest, primary), ("ao", HitMode::Any, ao), ("diffuse", HitMode::Closest, diffuse)]
+}
+
+/// Checks one tree pair on one ray set; returns failure lines.
+#[allow(clippy::too_many_arguments)]
+fn check_set(
+    label: &str,
+    tris: &[[Vec3; 3]],
+    bvh: &Bvh,
+    wide: &WideBvh,
+    mode: HitMode,
+    rays: &[Ray],
+    binary_gpu: &[GpuHit],
+    wide_gpu: &[GpuHit],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    // 0: equal; 1: a tree disagreement (each kernel its tree's exact answer); 2: a wide kernel error.
+    let verdicts: Vec<(u8, String)> = rays
+        .par_iter()
+        .zip(binary_gpu.par_iter().zip(wide_gpu))
+        .enumerate()
+        .map(|(i, (ray, (b, w)))| match mode {
+            HitMode::Any => {
+                let spec = wide.occluded(tris, ray);
+                if w.is_hit() != spec {
+                    (2, format!("ray {i}: wide any hit {} but WideBvh::occluded {spec}", w.is_hit()))
+                } else if w.is_hit() != b.is_hit() {
+                    let binary_spec = bvh.occluded(tris, ray);
+                    if b.is_hit() == binary_spec {
+                        (1, String::new())
+                    } else {
+                        (2, format!("ray {i}: binary any hit {} but Bvh::occluded {binary_spec}", b.is_hit()))
+                    }
+                } else {
+                    (0, String::new())
+                }
+            }
+            HitMode::Closest => {
+                let spec = wide.intersect(tris, ray);
+                let spec_words = spec.map_or((-1, ray.t_max.to_bits(), 0, 0), |h| {
+                    (h.prim as i32, h.t.to_bits(), h.u.to_bits(), h.v.to_bits())
+                });
+                let wide_words = (w.prim, w.t.to_bits(), w.u.to_bits(), w.v.to_bits());
+                if wide_words != spec_words {
+                    return (2, format!("ray {i} {ray:?}: wide kernel {w:?}, WideBvh::intersect {spec:?}"));
+                }
+                let close = (w.t - b.t).abs() <= 1e-6 * w.t.abs().max(b.t.abs());
+                if w.prim == b.prim && (close || !w.is_hit()) {
+                    return (0, String::new());
+                }
+                let binary_spec = bvh.intersect(tris, ray).map_or(-1, |h| h.prim as i32);
+                if binary_spec == b.prim {
+                    (1, String::new())
+                } else {
+                    (2, format!("ray {i}: binary kernel {b:?} but Bvh::intersect names {binary_spec}"))
+                }
+            }
+        })
+        .collect();
+    let equal = verdicts.iter().filter(|(v, _)| *v == 0).count();
+    let tree_differences = verdicts.iter().filter(|(v, _)| *v == 1).count();
+    let errors: Vec<&String> = verdicts.iter().filter(|(v, _)| *v == 2).map(|(_, m)| m).collect();
+    let hits = wide_gpu.iter().filter(|h| h.is_hit()).count();
+    eprintln!(
+        "{label}: {} rays, {hits} hit, {equal} equal, {tree_differences} tree differences, {} errors",
+        rays.len(),
+        errors.len()
+    );
+    if !errors.is_empty() {
+        failures.push(format!("{label}: {} errors (first: {})", errors.len(), errors[0]));
+    }
+    if tree_differences * 1000 > rays.len() {
+        failures.push(format!("{label}: {tree_differences} of {} rays differ between the trees", rays.len()));
+    }
+    failures
+}
+
+fn check_scene(device: &CudaDevice, name: &str, scene: &warpath_scene::Scene) {
+    let tris = scene.triangle_soup();
+    let mut failures = Vec::new();
+    for kind in [BuildKind::Sah, BuildKind::Sbvh] {
+        let (bvh, stats) = Bvh::build(&tris, &BuildOptions { kind, ..Default::default() });
+        eprintln!("{name}: {stats}");
+        let binary = DeviceBvh::upload(device, &GpuBvh::from_bvh(&bvh, &tris).expect("conversion")).expect("upload");
+        let sets = bench_ray_sets(scene, &bvh, &tris);
+        for collapse in [Collapse::Optimal, Collapse::Greedy] {
+            let (wide, wide_stats) = WideBvh::from_binary(&bvh, &tris, collapse);
+            eprintln!("{name} {kind:?} {collapse}: {wide_stats}");
+            let wide_device = DeviceWideBvh::upload(device, &GpuWideBvh::from_wide(&wide, &tris).expect("conversion"))
+                .expect("upload");
+            for (set, mode, rays) in &sets {
+                let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
+                let binary_hits =
+                    trace_rays(device, &binary, &gpu_rays, TraversalKernel::WhileWhile, *mode).expect("binary kernel");
+                for schedule in WideSchedule::BENCHMARKED {
+                    let wide_hits =
+                        trace_rays_wide_with(device, &wide_device, &gpu_rays, *mode, schedule).expect("wide kernel");
+                    let label = format!("{name} {kind:?} {collapse} {set}/{mode} {}", schedule.name());
+                    failures.extend(check_set(&label, &tris, &bvh, &wide, *mode, rays, &binary_hits, &wide_hits));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// `scenes/<name>.toml` of the repository, or None (with a notice) when its assets are absent.
+fn asset_scene(name: &str) -> Option<warpath_scene::Scene> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenes").join(format!("{name}.toml"));
+    match warpath_scene::load(path.to_str().expect("a UTF-8 path")) {
+        Ok(scene) => Some(scene),
+        Err(error) => {
+            eprintln!("notice: skipping {name} ({error}); `scripts/fetch-assets {name}` fetches its assets");
+            None
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn wide_matches_binary_on_cornell() {
+    let Some(device) = device() else { return };
+    check_scene(&device, "cornell", &warpath_scene::builtin::cornell());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn wide_matches_binary_on_bunny() {
+    let Some(device) = device() else { return };
+    if let Some(scene) = asset_scene("bunny") {
+        check_scene(&device, "bunny", &scene);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn wide_matches_binary_on_dragon() {
+    let Some(device) = device() else { return };
+    if let Some(scene) = asset_scene("dragon") {
+        check_scene(&device, "dragon", &scene);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn wide_kernels_handle_empty_trees_and_no_rays() {
+    let Some(device) = device() else { return };
+    let (bvh, _) = Bvh::build(&[], &BuildOptions::default());
+    let (wide, _) = WideBvh::from_binary(&bvh, &[], Collapse::Optimal);
+    let uploaded = DeviceWideBvh::upload(&device, &GpuWideBvh::from_wide(&wide, &[]).unwrap()).unwrap();
+    let rays = [GpuRay::from(Ray::new(Vec3::ZERO, Vec3::X)), GpuRay::from(Ray::segment(Vec3::ONE, -Vec3::Z, 3.0))];
+    for mode in [HitMode::Closest, HitMode::Any] {
+        let hits = trace_rays_wide(&device, &uploaded, &rays, mode).unwrap();
+        assert!(hits.iter().all(|h| !h.is_hit()), "{mode}: {hits:?}");
+        assert_eq!(hits[1].t, 3.0, "a miss reports t_max");
+        for schedule in WideSchedule::BENCHMARKED {
+            assert!(trace_rays_wide_with(&device, &uploaded, &[], mode, schedule).unwrap().is_empty());
+            assert_eq!(trace_rays_wide_with(&device, &uploaded, &rays, mode, schedule).unwrap(), hits);
+        }
+    }
+}
