@@ -131,8 +131,13 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 30.0, value_parser = parse_radius)]
     pub restir_radius: f32,
     /// restir-di: no temporal reuse.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "restir_temporal")]
     pub restir_no_temporal: bool,
+    /// restir-di: temporal reuse in an accumulated still too. A still accumulates frames without
+    /// it by default (issue 29: reuse across frames correlates them, so N accumulated frames
+    /// are worth fewer independent ones); --sequence frames have it unless --restir-no-temporal.
+    #[arg(long)]
+    pub restir_temporal: bool,
     /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
     #[arg(long)]
     pub restir_no_pool: bool,
