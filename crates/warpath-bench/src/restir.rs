@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpath_cli::commands::load_scene;
 use warpath_core::camera::Camera;
-use warpath_core::restir::{BiasCorrection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, RestirOptions, TargetFunction};
 use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, Settings, prepare};
 use warpath_scene::Scene;
 
@@ -82,6 +82,9 @@ pub struct RestirArgs {
     /// ReSTIR: neighbours per spatial pass.
     #[arg(long)]
     pub neighbours: Option<u32>,
+    /// ReSTIR: the target function (luminance, l2, sum, max).
+    #[arg(long)]
+    pub target: Option<String>,
     /// ReSTIR: spatial radius in pixels.
     #[arg(long)]
     pub radius: Option<f32>,
@@ -180,6 +183,9 @@ pub fn run(args: RestirArgs) -> Result<()> {
     }
     if let Some(b) = &args.bias {
         restir.bias = BiasCorrection::from_name(b).context("--bias: ray-traced, pairwise or off")?;
+    }
+    if let Some(t) = &args.target {
+        restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum or max")?;
     }
     restir.temporal &= !args.no_temporal;
     if let Some(p) = args.spatial_passes {

@@ -43,6 +43,7 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             neighbours: args.restir_neighbours,
             radius: args.restir_radius,
             bias: args.restir_bias,
+            target: args.restir_target,
             ..Default::default()
         },
         restir_gpu: RestirGpu {

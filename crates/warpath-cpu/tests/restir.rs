@@ -21,7 +21,7 @@ use glam::Vec3;
 use std::sync::atomic::AtomicBool;
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
-use warpath_cpu::restir::{BiasCorrection, RestirOptions};
+use warpath_cpu::restir::{BiasCorrection, RestirOptions, TargetFunction};
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_scene::Scene;
 
@@ -223,6 +223,22 @@ fn unbiased_restir_converges_to_direct_lighting() {
             "temporal + spatial, candidates from the distribution",
             RestirOptions { light_pool: false, ..Default::default() },
             0.03,
+        ),
+        // Issue 29's target functions: any p̂ > 0 where the integrand is keeps RIS unbiased.
+        (
+            "spatial only, target l2",
+            RestirOptions { temporal: false, target: TargetFunction::L2, ..Default::default() },
+            0.01,
+        ),
+        (
+            "spatial only, target sum",
+            RestirOptions { temporal: false, target: TargetFunction::Sum, ..Default::default() },
+            0.01,
+        ),
+        (
+            "spatial only, target max",
+            RestirOptions { temporal: false, target: TargetFunction::Max, ..Default::default() },
+            0.01,
         ),
     ] {
         let result = restir_runs(&scene, options);

@@ -550,7 +550,7 @@ impl<'d> RestirRenderer<'d> {
             pending_z: self.pending_z.address(d),
             neighbour_sees: self.neighbour_sees.address(d),
             ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
-            _pad: 0,
+            target: self.options.target.code(),
             pending_temporal: self.pending_temporal.address(d),
         }
     }
