@@ -85,7 +85,8 @@ pub struct RestirArgs {
     /// ReSTIR: the target function (luminance, l2, sum, max).
     #[arg(long)]
     pub target: Option<String>,
-    /// ReSTIR: spatial radius in pixels.
+    /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
+    /// width (at least 2), so that a small CPU image reuses over the same part of the scene].
     #[arg(long)]
     pub radius: Option<f32>,
 }
@@ -227,6 +228,11 @@ pub fn run(args: RestirArgs) -> Result<()> {
         eprintln!("note: {w}");
     }
     let (w, h) = (restir_settings.width(), restir_settings.height());
+    let mut restir_settings = restir_settings;
+    if args.radius.is_none() {
+        restir_settings.restir.radius = (30.0 * w as f32 / 1920.0).max(2.0);
+    }
+    let restir_settings = restir_settings;
     let step = args.orbit.unwrap_or(0.0) / args.frames as f32;
     let camera_of = |frame: u32| scene.camera.orbited(step * frame as f32);
     let scored: Vec<u32> = if args.orbit.is_some() {
