@@ -82,6 +82,10 @@ pub struct RestirArgs {
     /// ReSTIR: neighbours per spatial pass.
     #[arg(long)]
     pub neighbours: Option<u32>,
+    /// ReSTIR: RTXDI's boiling filter after temporal reuse at this strength (0: off; RTXDI's
+    /// default 0.2; CPU only so far).
+    #[arg(long)]
+    pub boiling_filter: Option<f32>,
     /// ReSTIR: the target function (luminance, l2, sum, max).
     #[arg(long)]
     pub target: Option<String>,
@@ -189,6 +193,9 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum or max")?;
     }
     restir.temporal &= !args.no_temporal;
+    if let Some(b) = args.boiling_filter {
+        restir.boiling_filter = b;
+    }
     if let Some(p) = args.spatial_passes {
         restir.spatial_passes = p;
     }

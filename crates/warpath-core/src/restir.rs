@@ -98,6 +98,10 @@ pub struct RestirOptions {
     pub bias: BiasCorrection,
     /// The target function p̂ of resampling.
     pub target: TargetFunction,
+    /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
+    /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
+    /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
+    pub boiling_filter: f32,
     pub seed: u32,
 }
 
@@ -113,6 +117,7 @@ impl Default for RestirOptions {
             radius: 30.0,
             bias: BiasCorrection::RayTraced,
             target: TargetFunction::Luminance,
+            boiling_filter: 0.0,
             seed: 0,
         }
     }

@@ -342,6 +342,9 @@ fn check_options(options: &RestirOptions) -> CudaResult<()> {
     if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
         return bad(format!("temporal cap {}", options.temporal_cap));
     }
+    if options.boiling_filter != 0.0 {
+        return bad("the boiling filter is on the CPU reference only so far (issue 29)".into());
+    }
     Ok(())
 }
 
