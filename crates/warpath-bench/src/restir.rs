@@ -6,8 +6,9 @@
 //!   frame's image on its own, and the scores averaged: a steady frame with history, not a
 //!   cold start.
 //! - The path tracer (max depth 1: the same direct lighting) gets the spp of equal time: its
-//!   time per spp is measured on the same backend in the same run, and spp = round(ReSTIR's
-//!   time per frame / that). Each scored frame gets its own independent path-traced image.
+//!   time per spp is measured on the same backend in the same run, spp = round(ReSTIR's time
+//!   per frame / that), lowered while a pass of that many spp takes over 1.1 × a ReSTIR frame.
+//!   Each scored frame gets its own independent path-traced image.
 //! - The reference is the path tracer at `--reference-spp` (default 4096), cached in
 //!   `--cache` under a key of scene, size, spp, camera and backend.
 //! - Scores over the pixels whose primary hit is a non-emitting, non-specular surface
@@ -305,7 +306,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
     // The path tracer's time per spp, then its equal-time images.
     let path_ms = path_ms_per_spp(&scene, &backend, &path_settings)?;
     let ratio = restir_ms / path_ms;
-    let spp = (ratio.round() as u32).max(1);
+    let spp = equal_time_spp(&scene, &backend, &path_settings, (ratio.round() as u32).max(1), restir_ms)?;
     let mut path_scores = (Scores::default(), Scores::default());
     let mut path_seconds = 0.0;
     let mut last_path = Vec::new();
@@ -437,6 +438,34 @@ fn path_ms_per_spp(
         }
         spp *= 4;
     }
+}
+
+/// The spp of equal time in the shape the scored images are rendered (one pass of `spp`):
+/// starting from the ratio's `spp`, one fewer while three such passes take over 1.1 × ReSTIR's
+/// frame on average (a pass of a few spp can cost more per spp than the long calibration
+/// render, on the GPU above all).
+fn equal_time_spp(
+    scene: &Scene,
+    backend: &Backend,
+    settings: &dyn Fn(u32, u32) -> warpath_render::Result<Settings>,
+    mut spp: u32,
+    restir_ms: f64,
+) -> Result<u32> {
+    while spp > 1 {
+        let mut renderer = prepare(scene, &settings(spp, 98)?, backend)?;
+        renderer.render_pass(0..spp)?;
+        let start = Instant::now();
+        for k in 1..4 {
+            renderer.render_pass(k * spp..(k + 1) * spp)?;
+        }
+        let pass_ms = 1e3 * start.elapsed().as_secs_f64() / 3.0;
+        if pass_ms <= 1.1 * restir_ms {
+            break;
+        }
+        eprintln!("path tracer: {spp} spp take {pass_ms:.3} ms a pass, over ReSTIR's {restir_ms:.3} ms: one fewer");
+        spp -= 1;
+    }
+    Ok(spp)
 }
 
 /// The reference image of `scene` (its camera) with `settings`, from the cache or rendered
