@@ -74,6 +74,9 @@ pub struct RestirArgs {
     /// ReSTIR: bias correction (ray-traced, pairwise, off).
     #[arg(long)]
     pub bias: Option<String>,
+    /// ReSTIR: candidates from the power distribution, not the 16x16 tile's light pool.
+    #[arg(long)]
+    pub no_pool: bool,
     /// ReSTIR: no temporal reuse.
     #[arg(long)]
     pub no_temporal: bool,
@@ -194,6 +197,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum or max")?;
     }
     restir.temporal &= !args.no_temporal;
+    restir.light_pool &= !args.no_pool;
     if let Some(b) = args.boiling_filter {
         restir.boiling_filter = b;
     }
