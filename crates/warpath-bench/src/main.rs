@@ -11,10 +11,12 @@
 //! - `warpath-bench compaction`: stream compaction (`compaction.rs`);
 //! - `warpath-bench strategies`: path scheduling strategies (`strategies.rs`);
 //! - `warpath-bench volumes`: the volumetric path tracer (`volumes.rs`);
-//! - `warpath-bench isosurface`: isosurface images, fps over views (`isosurface.rs`).
+//! - `warpath-bench isosurface`: isosurface images, fps over views (`isosurface.rs`);
+//! - `warpath-bench restir`: ReSTIR DI against the path tracer at equal time (`restir.rs`).
 
 mod compaction;
 mod isosurface;
+mod restir;
 mod strategies;
 mod traversal;
 mod volumes;
@@ -94,6 +96,10 @@ pub enum BenchCommand {
     /// Isosurface images (seed 001): fps per volume and isovalue over views around it, the
     /// per-isovalue tree update timed apart.
     Isosurface(isosurface::BenchIsosurfaceArgs),
+    /// ReSTIR DI's yardstick (issue 29): steady frames (after history) against the path
+    /// tracer at equal time on one backend; RMSE, trimmed RMSE, median, 99.9th percentile
+    /// over surfaces and all pixels; a table and a PNG of error maps.
+    Restir(restir::RestirArgs),
 }
 
 #[derive(Serialize)]
@@ -229,6 +235,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         BenchCommand::Strategies(args) => strategies::run(args),
         BenchCommand::Volumes(args) => volumes::run(args),
         BenchCommand::Isosurface(args) => isosurface::bench(&args),
+        BenchCommand::Restir(args) => restir::run(args),
     }
 }
 

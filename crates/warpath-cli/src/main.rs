@@ -128,6 +128,10 @@ pub struct RenderArgs {
     /// bounded where targets differ: glossy surfaces under motion) or off (1/M, biased).
     #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
     pub restir_bias: warpath_cpu::restir::BiasCorrection,
+    /// restir-di: the target function p̂ of a sample's unshadowed contribution c: luminance,
+    /// l2 (|c|), sum (r + g + b) or max (of the channels); CPU and GPU alike.
+    #[arg(long, default_value = "luminance", value_parser = parse_target)]
+    pub restir_target: warpath_cpu::restir::TargetFunction,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
     #[arg(long, default_value_t = 1, value_parser = parse_passes)]
     pub restir_spatial_passes: u32,
@@ -138,8 +142,13 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 30.0, value_parser = parse_radius)]
     pub restir_radius: f32,
     /// restir-di: no temporal reuse.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "restir_temporal")]
     pub restir_no_temporal: bool,
+    /// restir-di: temporal reuse in an accumulated still too. A still accumulates frames without
+    /// it by default (issue 29: reuse across frames correlates them, so N accumulated frames
+    /// are worth fewer independent ones); --sequence frames have it unless --restir-no-temporal.
+    #[arg(long)]
+    pub restir_temporal: bool,
     /// restir-di: draw candidates from the power distribution, not the 16x16 tile's light pool.
     #[arg(long)]
     pub restir_no_pool: bool,
@@ -276,6 +285,11 @@ fn parse_radius(s: &str) -> Result<f32, String> {
         Ok(r) if r.is_finite() && (1.0..=10_000.0).contains(&r) => Ok(r),
         _ => Err(format!("'{s}' is not a radius between 1 and 10000 pixels")),
     }
+}
+
+fn parse_target(s: &str) -> Result<warpath_cpu::restir::TargetFunction, String> {
+    warpath_cpu::restir::TargetFunction::from_name(s)
+        .ok_or_else(|| format!("unknown target function '{s}' (one of luminance, l2, sum, max)"))
 }
 
 fn parse_bias(s: &str) -> Result<warpath_cpu::restir::BiasCorrection, String> {

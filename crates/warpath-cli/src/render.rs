@@ -39,11 +39,12 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
         restir: warpath_core::restir::RestirOptions {
             candidates: args.restir_candidates,
             light_pool: !args.restir_no_pool,
-            temporal: !args.restir_no_temporal,
+            temporal: !args.restir_no_temporal && (args.sequence || args.restir_temporal),
             spatial_passes: args.restir_spatial_passes,
             neighbours: args.restir_neighbours,
             radius: args.restir_radius,
             bias: args.restir_bias,
+            target: args.restir_target,
             ..Default::default()
         },
         restir_gpu: RestirGpu {
@@ -434,4 +435,30 @@ fn render_sequence(
         std::process::exit(130);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An accumulated still renders ReSTIR without temporal reuse unless --restir-temporal asks
+    /// for it (issue 29); a --sequence keeps it unless --restir-no-temporal.
+    #[test]
+    fn stills_accumulate_without_temporal_reuse_by_default() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            render: RenderArgs,
+        }
+        let temporal = |args: &[&str]| {
+            let cli = Cli::try_parse_from([&["warpath", "many-lights", "--integrator", "restir-di"], args].concat());
+            cli.map(|c| overrides(&c.render).restir.temporal)
+        };
+        assert_eq!(temporal(&[]).unwrap(), false);
+        assert_eq!(temporal(&["--restir-temporal"]).unwrap(), true);
+        assert_eq!(temporal(&["--sequence"]).unwrap(), true);
+        assert_eq!(temporal(&["--sequence", "--restir-no-temporal"]).unwrap(), false);
+        assert!(temporal(&["--restir-temporal", "--restir-no-temporal"]).is_err());
+    }
 }

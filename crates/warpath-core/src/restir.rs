@@ -31,6 +31,56 @@ impl BiasCorrection {
     }
 }
 
+/// The target function p̂ = t(c) of a sample whose unshadowed contribution is the colour c
+/// (issue 29: with coloured lights a luminance cannot prefer the emitter whose colour matches
+/// the surface). Every function here is written in the order of operations restir.cuh's
+/// `restir_target_value` rounds, so the CPU and the GPU resample alike bit for bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TargetFunction {
+    /// Rec.709 luminance (the original target).
+    #[default]
+    Luminance,
+    /// The Euclidean norm √(r² + g² + b²).
+    L2,
+    /// r + g + b.
+    Sum,
+    /// max(r, g, b).
+    Max,
+}
+
+impl TargetFunction {
+    pub const ALL: [TargetFunction; 4] =
+        [TargetFunction::Luminance, TargetFunction::L2, TargetFunction::Sum, TargetFunction::Max];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetFunction::Luminance => "luminance",
+            TargetFunction::L2 => "l2",
+            TargetFunction::Sum => "sum",
+            TargetFunction::Max => "max",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The code the GPU kernels read (`RestirArgs.target`, restir.cuh `RESTIR_TARGET_*`).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// p̂ of contribution `c` (each channel ≥ 0 and finite where it is called).
+    pub fn of(self, c: glam::Vec3) -> f32 {
+        match self {
+            TargetFunction::Luminance => crate::color::luminance(c),
+            TargetFunction::L2 => ((c.x * c.x + c.y * c.y) + c.z * c.z).sqrt(),
+            TargetFunction::Sum => (c.x + c.y) + c.z,
+            TargetFunction::Max => c.x.max(c.y).max(c.z),
+        }
+    }
+}
+
 /// The knobs of a ReSTIR DI frame (the issue's defaults).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestirOptions {
@@ -46,6 +96,12 @@ pub struct RestirOptions {
     pub neighbours: u32,
     pub radius: f32,
     pub bias: BiasCorrection,
+    /// The target function p̂ of resampling.
+    pub target: TargetFunction,
+    /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
+    /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
+    /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
+    pub boiling_filter: f32,
     pub seed: u32,
 }
 
@@ -60,6 +116,8 @@ impl Default for RestirOptions {
             neighbours: 5,
             radius: 30.0,
             bias: BiasCorrection::RayTraced,
+            target: TargetFunction::Luminance,
+            boiling_filter: 0.0,
             seed: 0,
         }
     }
@@ -120,6 +178,23 @@ mod tests {
     use super::*;
     use crate::camera::Camera;
     use glam::{Vec2, Vec3};
+
+    /// Each target is its formula, names round-trip, and grey light gives each the same
+    /// ordering of samples (all proportional to the grey level).
+    #[test]
+    fn target_functions() {
+        let c = Vec3::new(3.0, 4.0, 12.0);
+        assert_eq!(TargetFunction::L2.of(c), 13.0);
+        assert_eq!(TargetFunction::Sum.of(c), 19.0);
+        assert_eq!(TargetFunction::Max.of(c), 12.0);
+        assert_eq!(TargetFunction::Luminance.of(c), crate::color::luminance(c));
+        for t in TargetFunction::ALL {
+            assert_eq!(TargetFunction::from_name(t.name()), Some(t));
+            assert_eq!(TargetFunction::ALL[t.code() as usize], t);
+            assert!(t.of(Vec3::splat(2.0)) > t.of(Vec3::splat(1.0)) && t.of(Vec3::ZERO) == 0.0);
+        }
+        assert_eq!(TargetFunction::from_name("hue"), None);
+    }
 
     /// A point on a camera ray through pixel (x + a, y + b) projects back into pixel (x, y),
     /// at the ray's distance; behind the camera or off the image it projects nowhere.

@@ -3,8 +3,9 @@
 //!
 //! 1. `initial_ris` — the camera ray (the path tracer's `generate`, jittered per frame) and its
 //!    hit make the pixel's G-buffer entry; M candidates (default 32) are resampled into a
-//!    reservoir with the target function p̂(y) = luminance(f(wo, wi)·cos · Le(y) · |cos_y| / d²),
-//!    the unshadowed contribution in area measure. Candidates come from a **light pool** per
+//!    reservoir with the target function p̂(y) = t(f(wo, wi)·cos · Le(y) · |cos_y| / d²), t of
+//!    the unshadowed contribution in area measure ([`TargetFunction`]: luminance by default;
+//!    L2 norm, channel sum or max). Candidates come from a **light pool** per
 //!    16×16 tile (seed 002's shared-memory pool: each of the tile's 256 entries is one light
 //!    point drawn in proportion to power — emissive triangle by `TriangleLight::power`, point
 //!    uniform on it — and a pixel picks its candidates uniformly from the pool) or, without the
@@ -51,7 +52,6 @@ use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpath_core::bsdf;
-use warpath_core::color::luminance;
 use warpath_core::detmath::det_sin_cos;
 use warpath_core::distribution::Distribution1D;
 use warpath_core::film::Film;
@@ -60,7 +60,7 @@ use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
 use warpath_core::camera::Camera;
-pub use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
+pub use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions, TargetFunction};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -197,9 +197,9 @@ fn contribution(view: &SceneView, s: &Surface, y: LightPoint) -> Option<(Vec3, L
     (c.max_element() > 0.0 && c.is_finite()).then_some((c, g))
 }
 
-/// The target function p̂ at `s`.
-fn target(view: &SceneView, s: &Surface, y: LightPoint) -> f32 {
-    contribution(view, s, y).map_or(0.0, |(c, _)| luminance(c))
+/// The target function p̂ = `kind`(unshadowed contribution) at `s`.
+fn target(view: &SceneView, kind: TargetFunction, s: &Surface, y: LightPoint) -> f32 {
+    contribution(view, s, y).map_or(0.0, |(c, _)| kind.of(c))
 }
 
 /// Whether nothing blocks the segment from `s` to the light point.
@@ -315,7 +315,7 @@ pub fn initial_ris(
                 };
                 let source = sampler.pdf(view, y);
                 if source > 0.0 {
-                    let p = target(view, s, y);
+                    let p = target(view, options.target, s, y);
                     if r.update(y, p / source, u(4 * c + 3)) {
                         chosen_target = p;
                     }
@@ -358,12 +358,13 @@ fn similar_at(s: &Surface, n: &Surface, depth: f32) -> bool {
 fn combine(
     view: &SceneView,
     bias: BiasCorrection,
+    kind: TargetFunction,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, s, inputs, u);
+        return combine_pairwise(view, kind, s, inputs, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -372,7 +373,7 @@ fn combine(
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, s, y);
+            let p = target(view, kind, s, y);
             if out.update(y, p * r.w * r.m, u(i as u32)) {
                 chosen_target = p;
                 chosen = i;
@@ -408,6 +409,7 @@ fn combine(
 /// written in the order restir.cuh's `restir_pairwise_*` computes it.
 fn combine_pairwise(
     view: &SceneView,
+    kind: TargetFunction,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
     mut u: impl FnMut(u32) -> f32,
@@ -418,14 +420,14 @@ fn combine_pairwise(
     let own = inputs[0].0;
     let mut chosen_own = false;
     let k = (inputs.len() - 1) as f32;
-    let own_target = own.y.map_or(0.0, |y| target(view, s, y));
+    let own_target = own.y.map_or(0.0, |y| target(view, kind, s, y));
     // Σ_i c/(c + d_i): the pixel's own sample's share against each reused input.
     let mut own_share = 0.0f32;
     for (i, (r, surface)) in inputs.iter().enumerate().skip(1) {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, s, y);
-            let a = (k * r.m) * target(view, surface, y);
+            let p = target(view, kind, s, y);
+            let a = (k * r.m) * target(view, kind, surface, y);
             let b = own.m * p;
             let mis = if a + b > 0.0 { (a / (a + b)) / k } else { 0.0 };
             if out.update(y, (mis * p) * r.w, u(i as u32)) {
@@ -434,7 +436,7 @@ fn combine_pairwise(
         }
         if let Some(y) = own.y {
             let c = own.m * own_target;
-            let mut d = (k * r.m) * target(view, surface, y);
+            let mut d = (k * r.m) * target(view, kind, surface, y);
             // The reused input's technique cannot produce a sample its surface does not see.
             if d > 0.0 && !sees(view, surface, y) {
                 d = 0.0;
@@ -495,9 +497,44 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options.bias, s, &inputs, |d| restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
+            combine(view, options.bias, options.target, s, &inputs, |d| {
+                restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
+            })
         })
         .collect()
+}
+
+/// Side of the pixel groups of the boiling filter (RTXDI's 8×8 thread groups).
+pub const BOILING_GROUP: u32 = 8;
+
+/// RTXDI's boiling filter (`RestirOptions::boiling_filter` = strength in (0, 1]): in each 8×8
+/// pixel group, a reservoir whose W exceeds (10/strength − 9) × the group's mean nonzero W is
+/// emptied, so that a rare bright sample does not spread through temporal and spatial reuse.
+/// Biased (the emptied samples' light is lost); off at 0.
+pub fn boiling_filter(width: u32, height: u32, strength: f32, reservoirs: &mut [Reservoir]) {
+    if !(strength > 0.0) {
+        return;
+    }
+    let multiplier = 10.0 / strength.min(1.0) - 9.0;
+    for gy in (0..height).step_by(BOILING_GROUP as usize) {
+        for gx in (0..width).step_by(BOILING_GROUP as usize) {
+            let pixels = || {
+                (gy..(gy + BOILING_GROUP).min(height))
+                    .flat_map(move |y| (gx..(gx + BOILING_GROUP).min(width)).map(move |x| (y * width + x) as usize))
+            };
+            let (sum, count) =
+                pixels().map(|i| reservoirs[i].w).filter(|w| *w > 0.0).fold((0.0f32, 0u32), |(s, n), w| (s + w, n + 1));
+            if count == 0 {
+                continue;
+            }
+            let limit = sum / count as f32 * multiplier;
+            for i in pixels() {
+                if reservoirs[i].w > limit {
+                    reservoirs[i] = Reservoir::default();
+                }
+            }
+        }
+    }
 }
 
 /// One spatial pass: each pixel with k similar neighbours within the radius.
@@ -532,7 +569,7 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options.bias, s, &inputs, |d| u(1000 + d))
+            combine(view, options.bias, options.target, s, &inputs, |d| u(1000 + d))
         })
         .collect()
 }
@@ -618,6 +655,7 @@ impl RestirFrames {
                 _ => None,
             };
             reservoirs = reuse_temporally(view, options, &g, &reservoirs, &self.previous, moved.as_ref(), frame);
+            boiling_filter(view.width, view.height, options.boiling_filter, &mut reservoirs);
         }
         for pass in 0..options.spatial_passes {
             reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
@@ -652,4 +690,34 @@ pub fn render(
         progress(frame + 1);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The boiling filter empties only the reservoir far above its 8×8 group's mean nonzero W
+    /// (strength 0.2: 41×), leaves other groups (here one without any light) alone, and does
+    /// nothing at strength 0.
+    #[test]
+    fn the_boiling_filter_empties_outliers_of_their_group() {
+        let (w, h) = (16, 8);
+        let lit = Reservoir { y: Some(LightPoint::default()), w_sum: 1.0, m: 32.0, w: 1.0 };
+        let mut reservoirs: Vec<Reservoir> =
+            (0..w * h).map(|i| if i % w < 8 { lit } else { Reservoir::default() }).collect();
+        // The group's mean nonzero W: (62 + 1000 + 100)/64 ≈ 18.2, so the limit is ≈ 744.
+        reservoirs[3 * w as usize + 5].w = 1000.0;
+        reservoirs[4 * w as usize + 2].w = 100.0; // under the limit: kept
+        let before = reservoirs.clone();
+        boiling_filter(w, h, 0.0, &mut reservoirs);
+        assert_eq!(reservoirs, before, "strength 0 is off");
+        boiling_filter(w, h, 0.2, &mut reservoirs);
+        for (i, (a, b)) in reservoirs.iter().zip(&before).enumerate() {
+            if i == 3 * w as usize + 5 {
+                assert_eq!(*a, Reservoir::default(), "the outlier is emptied");
+            } else {
+                assert_eq!(a, b, "pixel {i} kept");
+            }
+        }
+    }
 }

@@ -132,7 +132,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
     }
     a.gbuffer[pixel] = g;
     if (g.lit != 0u && has_lights) {
-        const RestirShading s = restir_shading(g);
+        const RestirShading s = restir_shading(g, a.target);
         for (unsigned int c = 0; c < a.candidates; ++c) {
             const float u_select = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c);
             RestirLightPoint point;
@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
                 float3 contribution;
                 RestirLightGeometry geometry;
                 const float target = restir_contribution_at(scene, s, point, contribution, geometry)
-                                         ? restir_luminance(contribution)
+                                         ? restir_target_value(s.target, contribution)
                                          : 0.0f;
                 if (reservoir_update(r, point, __fdiv_rn(target, point.source_pdf),
                                      restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u))) {
@@ -173,7 +173,7 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
     if (g.lit == 0u) return;
     Reservoir r = restir_load(a, a.output, pixel);
     if (r.light == RESTIR_NO_LIGHT) return;
-    const RestirShading s = restir_shading(g);
+    const RestirShading s = restir_shading(g, a.target);
     float3 c;
     RestirLightGeometry geometry;
     if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry) &&
@@ -219,7 +219,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
-    const RestirShading q = restir_shading(a.gbuffer[pixel]);
+    const RestirShading q = restir_shading(a.gbuffer[pixel], a.target);
     bool has_prev = false;
     Reservoir prev;
     RestirShading ps;
@@ -228,7 +228,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     bool found = a.has_previous != 0u;
     if (found && a.camera_moved != 0u) found = restir_reproject(a, q.p, prev_pixel, depth);
     if (found && a.prev_gbuffer[prev_pixel].lit != 0u && restir_load_m(a, a.previous, prev_pixel) > 0.0f) {
-        ps = restir_shading(a.prev_gbuffer[prev_pixel]);
+        ps = restir_shading(a.prev_gbuffer[prev_pixel], a.target);
         if (restir_similar_at(q, ps, depth)) {
             has_prev = true;
             prev = restir_load(a, a.previous, prev_pixel);
@@ -303,7 +303,7 @@ extern "C" __global__ void restir_temporal_visibility(RestirArgs a) {
     bool sees = false;
     if (trace_own || trace_prev) {
         // (one traversal inlined: the surface chosen first)
-        const RestirShading s = restir_shading(trace_own ? a.gbuffer[pixel] : a.prev_gbuffer[p.prev_pixel]);
+        const RestirShading s = restir_shading(trace_own ? a.gbuffer[pixel] : a.prev_gbuffer[p.prev_pixel], a.target);
         sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out));
     }
     const bool seen_own = !trace_own || sees;
@@ -332,7 +332,7 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
     }
     const unsigned int j = (unsigned int)(ny * params.width + nx);
     const RestirSurface& ng = a.gbuffer[j];
-    if (ng.lit == 0u || !restir_similar(q, restir_shading(ng))) return -1;
+    if (ng.lit == 0u || !restir_similar(q, restir_shading(ng, a.target))) return -1;
     return (int)j;
 }
 
@@ -345,7 +345,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
-    const RestirShading q = restir_shading(a.gbuffer[pixel]);
+    const RestirShading q = restir_shading(a.gbuffer[pixel], a.target);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
     // The neighbour slot `out`'s sample came from (-1: the pixel's own), whose surface sees it.
@@ -378,7 +378,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
             for (unsigned int k = 0; k < a.neighbours; ++k) {
                 const int j = restir_neighbour(a, pixel, q, k);
                 if (j < 0) continue;
-                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j]), y)) {
+                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), y)) {
                     z = __fadd_rn(z, restir_load_m(a, a.input, j));
                 }
             }
@@ -453,7 +453,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
                 sees = !trace;
                 input_m = restir_load_m(a, a.input, l.pixel);
             } else {
-                const int j = restir_neighbour(a, l.pixel, restir_shading(a.gbuffer[l.pixel]), i - 1u);
+                const int j = restir_neighbour(a, l.pixel, restir_shading(a.gbuffer[l.pixel], a.target), i - 1u);
                 if (j >= 0) {
                     trace = (int)(i - 1u) != pending.chosen;
                     sees = !trace;
@@ -462,7 +462,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
                 }
             }
             if (trace) {
-                sees = restir_sees(a.scene, restir_shading(a.gbuffer[surface]),
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[surface], a.target),
                                    restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)));
             }
         }
@@ -498,10 +498,10 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
         const unsigned int k = first + l.lane;
         bool sees = false;
         if (active && k < a.neighbours) {
-            const RestirShading q = restir_shading(a.gbuffer[l.pixel]);
+            const RestirShading q = restir_shading(a.gbuffer[l.pixel], a.target);
             const int j = restir_neighbour(a, l.pixel, q, k);
             if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
-                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j]), restir_sample_point(a.scene, own));
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), restir_sample_point(a.scene, own));
             }
         }
         // (first < neighbours ≤ 32: the shift is in range; bits of k ≥ neighbours are 0)
@@ -520,7 +520,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
-    const RestirShading q = restir_shading(a.gbuffer[pixel]);
+    const RestirShading q = restir_shading(a.gbuffer[pixel], a.target);
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
     // k first (the neighbours found once to count them), then the neighbours, then the
@@ -537,7 +537,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
         if (j < 0) continue;
         // Whether neighbour k sees y_own: traced by restir_spatial_pairwise_sees (grouped rays) or here.
         const int sees_own = GroupedSees ? (int)((a.neighbour_sees[pixel] >> k) & 1u) : -1;
-        restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j]), restir_load(a, a.input, j), current,
+        restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j], a.target), restir_load(a, a.input, j), current,
                               own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), sees_own,
                               out, m, chosen_target, own_share);
         ++index;
@@ -562,7 +562,7 @@ extern "C" __global__ void restir_shade(RestirArgs a) {
     const Reservoir r = restir_load(a, a.input, pixel);
     float3 l = f3(g.emitted);
     if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
-        const RestirShading s = restir_shading(g);
+        const RestirShading s = restir_shading(g, a.target);
         float3 c;
         RestirLightGeometry geometry;
         if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) l += c * r.w;

@@ -25,7 +25,7 @@ use glam::Vec3;
 use std::sync::atomic::AtomicBool;
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
-use warpath_core::restir::{BiasCorrection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, RestirOptions, TargetFunction};
 use warpath_cpu::{CpuRenderer, RenderOptions};
 use warpath_cuda::restir::{LightSampleFormat, RayLanes, ReservoirLayout, RestirRenderer};
 use warpath_cuda::runtime::CudaDevice;
@@ -138,6 +138,13 @@ fn gpu_restir_is_the_cpu_reference() {
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
+        // The target functions of issue 29 (restir/target.cuh), each through every pass.
+        ("target l2", RestirOptions { target: TargetFunction::L2, ..base }),
+        (
+            "target sum, pairwise MIS",
+            RestirOptions { target: TargetFunction::Sum, bias: BiasCorrection::Pairwise, ..base },
+        ),
+        ("target max, 1/M", RestirOptions { target: TargetFunction::Max, bias: BiasCorrection::Off, ..base }),
         // More neighbours than a warp has lanes (ray-traced: dealt out over rounds; pairwise:
         // the full 32-bit mask, then inline beyond it).
         ("ray-traced, 40 neighbours", RestirOptions { neighbours: 40, ..base }),
@@ -270,6 +277,7 @@ fn gpu_restir_converges_to_direct_lighting() {
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
+        ("default, target l2", RestirOptions { target: TargetFunction::L2, ..unbiased }),
     ] {
         let (m, se) = measure(options);
         let z = z_of(m, se);

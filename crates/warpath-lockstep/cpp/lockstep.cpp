@@ -36,6 +36,7 @@ static inline float lockstep_mutable_fsqrt_rn(int site, float a) { return lockst
 #endif
 
 #include "common/film.cuh"
+#include "restir/target.cuh"
 #include "volume/estimator.cuh"
 
 namespace {
@@ -371,6 +372,13 @@ void film_merge(const DeviceScene&, In& in, Out& out) {
     out.u(pass_count);
 }
 
+// ---- restir/target.cuh ----------------------------------------------------------------------
+
+void restir_target_case(const DeviceScene&, In& in, Out& out) {
+    const unsigned int kind = in.u();
+    out.f(restir_target_value(kind, in.f3()));
+}
+
 // ---- detmath.cuh ----------------------------------------------------------------------------
 
 void det_sin_cos_case(const DeviceScene&, In& in, Out& out) {
@@ -666,6 +674,7 @@ const Case CASES[] = {
     {"texture_sample", surface<texture_lookup>},
     {"camera_generate_ray", surface<camera_generate_ray>},
     {"film_merge", surface<film_merge>},
+    {"restir_target", surface<restir_target_case>},
     {"det_sin_cos", surface<det_sin_cos_case>},
     {"det_atan2", surface<det_atan2_case>},
     {"det_acos", surface<det_acos_case>},

@@ -246,6 +246,11 @@ pub const CASES: &[Case] = &[
         o.f(ray.t_max);
     }),
     exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
+    // ReSTIR's target functions (issue 29): the CPU's TargetFunction::of.
+    exact("restir_target", Needs::Nothing, draw::target_contribution, |_, r, o| {
+        let kind = warpath_core::restir::TargetFunction::ALL[r.u() as usize];
+        o.f(kind.of(r.vec3()))
+    }),
     exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
     exact("det_atan2", Needs::Nothing, det_cases::atan2_args, det_cases::atan2),
     exact("det_acos", Needs::Nothing, det_cases::acos_arg, det_cases::acos),
@@ -389,6 +394,16 @@ fn surface_path(s: &HostScene, r: &mut Reader, o: &mut Output) {
 /// 1 - ε, grazing and axis-aligned directions, both hemispheres, extreme exponents and
 /// roughnesses, out-of-range material kinds).
 pub mod draw {
+    /// A target function's code and a contribution: channels 0 now and then, else spread
+    /// over 2^-40 .. 2^40 (the range a light's f·Le·G spans), each channel on its own.
+    pub fn target_contribution(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        w.u(rng.below(4));
+        for _ in 0..3 {
+            let v = if rng.chance(0.1) { 0.0 } else { rng.range(1.0, 2.0) * rng.range(-40.0, 40.0).exp2() };
+            w.f(v);
+        }
+    }
+
     use super::*;
 
     /// A number of [0, 1), now and then an edge value.

@@ -32,6 +32,7 @@ const FAMILIES: &[(&str, usize)] = &[
     ("camera_", 4_000),
     ("film_", 10_000),
     ("det_", 50_000),
+    ("restir_", 50_000),
     ("surface_", 1_500),
     ("volume_", 10_000),
     ("volume_shadow_", 3_000),
@@ -120,6 +121,12 @@ fn camera_rays_match() {
 #[test]
 fn deterministic_transcendentals_match() {
     check_family("det_");
+}
+
+/// ReSTIR's target functions (restir/target.cuh against warpath_core::restir::TargetFunction).
+#[test]
+fn restir_targets_match() {
+    check_family("restir_");
 }
 
 #[test]

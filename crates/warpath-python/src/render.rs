@@ -389,7 +389,7 @@ pub(crate) fn render_range(
 ///
 /// `spp`, `resolution` (`(w, h)` or `"WxH"`), `seed`, `max_depth` (-1: no limit) override the
 /// scene's `[render]` settings; `integrator` is `"path"` or `"restir-di"` (which counts
-/// `frames`, not `spp`); `backend` `"auto"`, `"cpu"`, `"cuda"` or `"cuda:N"`; `strategy` the
+/// `frames`, not `spp`, accumulated without temporal reuse: independent frames); `backend` `"auto"`, `"cpu"`, `"cuda"` or `"cuda:N"`; `strategy` the
 /// GPU schedule; `pass_size` samples per progressive pass. `progress`: `True` (a line on
 /// stderr), `False`, or a callable `f(done, total)`. With `variance=True` or `counts=True`
 /// the result is a dict: `image`, `variance` (of the mean, per channel), `counts` (samples
@@ -421,7 +421,11 @@ fn render<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let scene = scene.get().scene.clone();
     let choice = parse_backend(backend)?;
-    let overrides = overrides(spp, frames, resolution, integrator, strategy, seed, max_depth, pass_size, count_rays)?;
+    let mut overrides =
+        overrides(spp, frames, resolution, integrator, strategy, seed, max_depth, pass_size, count_rays)?;
+    // An accumulated still: ReSTIR without temporal reuse, whose frames would be correlated
+    // (issue 29; the CLI's default too). The frame sequences below keep it.
+    overrides.restir.temporal = false;
     let settings = Settings::resolve(&scene, &overrides).map_err(|e| render_error(&e))?;
     let rendered = render_range(py, scene, &settings, choice, 0..settings.count, progress)?;
     let (width, height) = (settings.width(), settings.height());

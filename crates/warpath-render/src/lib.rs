@@ -116,9 +116,10 @@ pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -
 pub fn restir_summary(settings: &Settings) -> String {
     let r = &settings.restir;
     format!(
-        "{} candidates{}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}",
+        "{} candidates{}, target {}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}",
         r.candidates,
         if r.light_pool { " from 16x16 light pools" } else { "" },
+        r.target.name(),
         if r.temporal { "on" } else { "off" },
         r.spatial_passes,
         r.neighbours,

@@ -469,23 +469,25 @@ pub fn terrain(cells: u32) -> Scene {
     scene
 }
 
-/// A field of small emissive triangles in `hues` saturated colours, the many-light setting of
+/// A field of small emissive triangles in `hues` colours, the many-light setting of
 /// ReSTIR DI (issue 15): the built-in `many-lights` and the TOML shape `light-field`.
 /// Triangle `k` has its centre at `place(u)` for a hashed `u` in [0,1)³, an edge of
 /// `light_size[0]..light_size[1]` (world units), faces down (−y, one-sided) turned about y and
-/// tilted up to ±14°, and belongs to hue `k mod hues`. The same parameters make the same
-/// triangles everywhere.
+/// tilted up to ±14°, and belongs to hue `k mod hues`; `saturation` (1: the pure hues, 0:
+/// white) mixes each hue with white. The same parameters make the same triangles everywhere.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LightField {
     pub count: u32,
     pub hues: u32,
     pub seed: u32,
     pub light_size: [f32; 2],
+    /// 1: fully saturated hues; 0: white (the brightest channel stays 1).
+    pub saturation: f32,
 }
 
 impl LightField {
     /// One mesh per hue (named `lights-H`, in world space) with its colour: hues around the
-    /// colour wheel at full saturation, the brightest channel 1.
+    /// colour wheel at `saturation`, the brightest channel 1.
     pub fn meshes(&self, place: impl Fn(Vec3) -> Vec3) -> Vec<(TriangleMesh, Vec3)> {
         let hues = self.hues.max(1);
         let hash = |k: u32, d: u32| lattice_hash(k as i32, d as i32, self.seed);
@@ -517,7 +519,8 @@ impl LightField {
                     (2.0 - (hue - 2.0).abs()).clamp(0.0, 1.0),
                     (2.0 - (hue - 4.0).abs()).clamp(0.0, 1.0),
                 );
-                (mesh, rgb)
+                let s = self.saturation.clamp(0.0, 1.0);
+                (mesh, Vec3::ONE - (Vec3::ONE - rgb) * s)
             })
             .collect()
     }
@@ -546,7 +549,7 @@ pub fn many_lights(lights: u32) -> Scene {
         * Mat4::from_rotation_y(0.5)
         * Mat4::from_scale(Vec3::new(0.6, 0.4, 0.5));
     place(&mut b, cube_mesh(), "box", box_to_world, boxm);
-    let field = LightField { count: lights, hues: 32, seed: 4242, light_size: [0.04, 0.08] };
+    let field = LightField { count: lights, hues: 32, seed: 4242, light_size: [0.04, 0.08], saturation: 1.0 };
     let radiance = 6.0 * MANY_LIGHTS as f32 / lights as f32;
     // Centres through the slab x, z in [-4.5, 4.5], y in [2.2, 3.4].
     let slab = |u: Vec3| Vec3::new(u.x * 9.0 - 4.5, 2.2 + 1.2 * u.y, u.z * 9.0 - 4.5);

@@ -207,6 +207,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                 shape.hues.as_ref().map(|v| ("hues", v.span())),
                 shape.seed.as_ref().map(|v| ("seed", v.span())),
                 shape.light_size.as_ref().map(|v| ("light_size", v.span())),
+                shape.saturation.as_ref().map(|v| ("saturation", v.span())),
             ];
             if let Some((key, span)) = stray.into_iter().flatten().next() {
                 return Err(source.error_at(span, format!("'{key}' applies to light fields, not '{kind}'")));

@@ -197,7 +197,7 @@ fn non_utf8_scene_is_a_parse_error() {
 
 /// A `light-field` (issue 15's many-light scenes): `count` emissive triangles in `hues`
 /// emitter materials (emission × the hue's colour), centres inside the transformed box
-/// [-1,1]³, edges within light_size; the same triangles as the built-in's generator; and its
+/// [-1,1]³, edges within light_size, colours mixed with white by `saturation`; the same triangles as the built-in's generator; and its
 /// mistakes are errors at their keys.
 #[test]
 fn light_fields_make_their_emitters_and_refuse_bad_keys() {
@@ -229,7 +229,13 @@ fn light_fields_make_their_emitters_and_refuse_bad_keys() {
     }
     // The same generator as the built-in many-lights: same seed and sizes, same triangles up
     // to the placement.
-    let field = warpath_scene::builtin::LightField { count: 1000, hues: 5, seed: 4242, light_size: [0.1, 0.2] };
+    let field = warpath_scene::builtin::LightField {
+        count: 1000,
+        hues: 5,
+        seed: 4242,
+        light_size: [0.1, 0.2],
+        saturation: 1.0,
+    };
     let meshes = field.meshes(|u| {
         glam::Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0))
             .mul_mat4(&glam::Mat4::from_scale(Vec3::new(4.0, 0.5, 4.0)))
@@ -240,12 +246,21 @@ fn light_fields_make_their_emitters_and_refuse_bad_keys() {
     let first = meshes[0].0.positions[0];
     assert!((first - scene.positions[0]).length() < 1e-5, "{first} vs {}", scene.positions[0]);
 
+    // saturation mixes every hue with white (the brightest channel kept): 0.2 is near-white.
+    let pale = parse(&text.replace("count = 1000", "count = 1000\nsaturation = 0.2")).unwrap();
+    for mesh in &pale.meshes {
+        let m = material_of(&pale, &mesh.name);
+        assert!(m.emission.max_element() == 3.0 && m.emission.min_element() >= 0.8 * 3.0 - 1e-5, "{m:?}");
+    }
+    let white = parse(&text.replace("count = 1000", "count = 1000\nsaturation = 0")).unwrap();
+    assert!(white.meshes.iter().all(|mesh| material_of(&white, &mesh.name).emission == Vec3::splat(3.0)));
     let field = |extra: &str| format!("[[shape]]\ntype = \"light-field\"\n{extra}\n");
     assert_error_at(&field("count = 10"), 1, "needs 'emission'");
     assert_error_at(&field("emission = 1"), 1, "needs 'count'");
     assert_error_at(&field("emission = 1\ncount = 0"), 4, "'count' must be");
     assert_error_at(&field("emission = 1\ncount = 10\nhues = 0"), 5, "'hues' must be");
     assert_error_at(&field("emission = 1\ncount = 10\nlight_size = [0.2, 0.1]"), 5, "light_size");
+    assert_error_at(&field("emission = 1\ncount = 10\nsaturation = 1.5"), 5, "'saturation' must be");
     let with_material = "[[material]]\nname = \"m\"\ntype = \"black\"\n[[shape]]\ntype = \"light-field\"\n\
                          material = \"m\"\nemission = 1\ncount = 10\n";
     assert_error_at(with_material, 6, "makes its own emitters");

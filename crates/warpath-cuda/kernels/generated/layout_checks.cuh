@@ -481,6 +481,6 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, camera_moved) == 316, "RestirArgs.cam
 static_assert(WARPATH_OFFSETOF(RestirArgs, pending_z) == 320, "RestirArgs.pending_z");
 static_assert(WARPATH_OFFSETOF(RestirArgs, neighbour_sees) == 328, "RestirArgs.neighbour_sees");
 static_assert(WARPATH_OFFSETOF(RestirArgs, ray_group) == 336, "RestirArgs.ray_group");
-static_assert(WARPATH_OFFSETOF(RestirArgs, _pad) == 340, "RestirArgs._pad");
+static_assert(WARPATH_OFFSETOF(RestirArgs, target) == 340, "RestirArgs.target");
 static_assert(WARPATH_OFFSETOF(RestirArgs, pending_temporal) == 344, "RestirArgs.pending_temporal");
 #endif

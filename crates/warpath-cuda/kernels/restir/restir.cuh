@@ -26,6 +26,7 @@
 // checked by the generated layout checks (end of file).
 #pragma once
 #include "surface/estimator.cuh"
+#include "restir/target.cuh"
 
 #define RESTIR_STREAMS_PER_FRAME 32u
 #define RESTIR_STAGE_POOL 0u
@@ -130,7 +131,7 @@ struct RestirArgs {
     RestirPendingZ* pending_z;           // ray-traced and 1/M: what the Z kernel needs of the choice
     unsigned int* neighbour_sees;        // pairwise: bit k — neighbour k sees the pixel's sample
     unsigned int ray_group;
-    unsigned int _pad;
+    unsigned int target;  // the target function p̂ (restir/target.cuh RESTIR_TARGET_*)
     // The temporal pass's ray in a kernel of its own (restir_temporal_choose, then
     // restir_temporal_visibility; ray-traced and 1/M modes, unless the rays are inline).
     RestirPendingTemporal* pending_temporal;
@@ -142,10 +143,6 @@ __device__ __forceinline__ float restir_random(unsigned int seed, unsigned int i
     return pcg_sample(seed, index, frame * RESTIR_STREAMS_PER_FRAME + stage, 0u, dim);
 }
 
-__device__ __forceinline__ float restir_luminance(float3 c) {
-    return __fadd_rn(__fadd_rn(__fmul_rn(0.212671f, c.x), __fmul_rn(0.715160f, c.y)), __fmul_rn(0.072169f, c.z));
-}
-
 // The shading surface of a G-buffer entry (restir.rs Surface).
 struct RestirShading {
     float3 p;
@@ -155,12 +152,15 @@ struct RestirShading {
     float3 base_color;
     float3 wo;
     float depth;
+    unsigned int target;  // the target function p̂ resampling uses here (RESTIR_TARGET_*)
 };
 
 __device__ __forceinline__ float3 f3(const float v[3]) { return make_float3(v[0], v[1], v[2]); }
 
-__device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g) {
+// A G-buffer entry as a surface to resample at with target function `target` (RestirArgs.target).
+__device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, unsigned int target) {
     RestirShading s;
+    s.target = target;
     s.p = f3(g.p);
     s.ng = f3(g.ng);
     s.frame = frame_from_normal(f3(g.n));
@@ -298,12 +298,12 @@ __device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene,
     return max_element(c) > 0.0f && is_finite3(c);
 }
 
-// target: p̂ at s.
+// target: p̂ at s (its target function of the unshadowed contribution).
 __device__ __forceinline__ float restir_target(const DeviceScene& scene, const RestirShading& s,
                                                const RestirLightPoint& y) {
     float3 c;
     RestirLightGeometry g;
-    return restir_contribution_at(scene, s, y, c, g) ? restir_luminance(c) : 0.0f;
+    return restir_contribution_at(scene, s, y, c, g) ? restir_target_value(s.target, c) : 0.0f;
 }
 
 // visible: nothing between s and the light point.

@@ -36,7 +36,8 @@ pub struct RestirArgs {
     pub pending_z: u64,
     pub neighbour_sees: u64,
     pub ray_group: u32,
-    pub _pad: u32,
+    /// The target function p̂ (`TargetFunction::code`).
+    pub target: u32,
     /// The temporal pass's hand-over to its ray kernel.
     pub pending_temporal: u64,
 }

@@ -362,6 +362,9 @@ fn check_options(options: &RestirOptions) -> CudaResult<()> {
     if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
         return bad(format!("temporal cap {}", options.temporal_cap));
     }
+    if options.boiling_filter != 0.0 {
+        return bad("the boiling filter is on the CPU reference only so far (issue 29)".into());
+    }
     Ok(())
 }
 
@@ -583,7 +586,7 @@ impl<'d> RestirRenderer<'d> {
             pending_z: self.pending_z.address(d),
             neighbour_sees: self.neighbour_sees.address(d),
             ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
-            _pad: 0,
+            target: self.options.target.code(),
             pending_temporal: self.pending_temporal.address(d),
         }
     }

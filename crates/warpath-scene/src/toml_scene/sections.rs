@@ -104,11 +104,12 @@ pub(super) struct ShapeSection {
     pub(super) isovalue: Option<Spanned<f32>>,
     pub(super) brick_cells: Option<Spanned<i64>>,
     /// Light fields: how many emissive triangles, in how many hues, from which seed, with
-    /// edges between light_size[0] and light_size[1].
+    /// edges between light_size[0] and light_size[1], at which saturation (1: pure hues, 0: white).
     pub(super) count: Option<Spanned<i64>>,
     pub(super) hues: Option<Spanned<i64>>,
     pub(super) seed: Option<Spanned<i64>>,
     pub(super) light_size: Option<Spanned<[f32; 2]>>,
+    pub(super) saturation: Option<Spanned<f32>>,
 }
 
 #[derive(Deserialize)]

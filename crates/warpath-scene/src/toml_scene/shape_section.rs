@@ -127,7 +127,14 @@ pub(super) fn light_field_shape(
         }
         None => [0.04, 0.08],
     };
-    let field = builtin::LightField { count, hues, seed, light_size };
+    let saturation = match &shape.saturation {
+        Some(s) if !(0.0..=1.0).contains(s.get_ref()) => {
+            return Err(source.error_at(s.span(), "'saturation' must be from 0 (white) to 1 (pure hues)"));
+        }
+        Some(s) => *s.get_ref(),
+        None => 1.0,
+    };
+    let field = builtin::LightField { count, hues, seed, light_size, saturation };
     for (mut mesh, colour) in field.meshes(|u| to_world.transform_point3(u * 2.0 - Vec3::ONE)) {
         let hue = mesh.name.trim_start_matches("lights-").to_string();
         mesh.name = format!("{shape_name}-{}", mesh.name);
