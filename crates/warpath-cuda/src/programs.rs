@@ -37,14 +37,6 @@ pub fn isosurface_shape_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .programs()
         .into_iter()
         .map(|(program, source)| (source, kernels_of(program)))
-        .chain(std::iter::once((
-            crate::restir::program_for(
-                crate::restir::ReservoirLayout::Aos,
-                crate::restir::LightSampleFormat::Compact,
-                crate::wide_bvh::BvhLayout::Wide8,
-            ),
-            kernels_of(Program::Restir),
-        )))
         .collect()
 }
 
