@@ -180,6 +180,11 @@ pub struct IsosurfaceArgs {
     /// Output image (.png sRGB, .exr linear).
     #[arg(short, long, default_value = "isosurface.png")]
     pub output: PathBuf,
+    /// CUDA devices to cast on: `all` or a list such as 0,2 [default: all found]. Several
+    /// devices share the frames (isovalues × views), a frame at a time as each asks; a frame's
+    /// image does not depend on the device.
+    #[arg(long, value_parser = crate::parse_devices)]
+    pub devices: Option<crate::Devices>,
 }
 
 fn parse_triple(s: &str) -> Result<[u32; 3], String> {
@@ -284,6 +289,87 @@ pub fn caster<'a>(
         .context("preparing the isosurface caster")
 }
 
+/// The image of the frame of `isovalue` and view `k`: OUTPUT, suffixed `-iso<V>` in a sweep and
+/// `-view<K>` in an orbit.
+fn frame_path(args: &IsosurfaceArgs, isovalues: &[f32], views: usize, isovalue: f32, k: usize) -> PathBuf {
+    let mut path = args.output.clone();
+    if isovalues.len() > 1 {
+        path = suffixed(&path, &format!("iso{isovalue}"));
+    }
+    if views > 1 {
+        path = suffixed(&path, &format!("view{k}"));
+    }
+    path
+}
+
+/// The frames (every isovalue × view) on several devices (`warpath_render::iso_devices`): each
+/// image written as it arrives; a device that fails is reported and the others take its frames.
+fn run_on_devices(
+    args: &IsosurfaceArgs,
+    backends: &[warpath_render::Backend],
+    lattice: &Lattice,
+    bvh: &BrickBvh,
+    isovalues: &[f32],
+    views: &[(f64, f64)],
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<()> {
+    use warpath_render::iso_devices::{CastFrame, IsoFrame, cast_on_devices};
+    let (width, height) = args.image.resolution;
+    let names: Vec<String> = backends.iter().map(|b| b.describe()).collect();
+    crate::progress::note!("casting on {} devices: {}", backends.len(), names.join("; "));
+    let mut frames = Vec::new();
+    let mut labels = Vec::new();
+    for &isovalue in isovalues {
+        for (k, &(azimuth, elevation)) in views.iter().enumerate() {
+            frames.push(IsoFrame { isovalue, view: IsoView::orbit(lattice, azimuth, elevation, width, height) });
+            labels.push((isovalue, k, azimuth, elevation));
+        }
+    }
+    let options = IsoOptions {
+        pipeline: args.pipeline,
+        tree_update: args.image.tree_update.into(),
+        cub_lib: args.image.cub_lib.clone(),
+    };
+    let start = Instant::now();
+    let reports = cast_on_devices(
+        backends,
+        lattice,
+        bvh,
+        &options,
+        args.image.shading(),
+        &frames,
+        cancel,
+        |f: CastFrame| {
+            let (isovalue, k, azimuth, elevation) = labels[f.index];
+            let path = frame_path(args, isovalues, views.len(), isovalue, k);
+            let linear: Vec<Vec3> = f.image.pixels.iter().map(|p| Vec3::from_array(*p)).collect();
+            crate::output::write_image(&path, width, height, &linear, 0.0, None)
+                .map_err(|e| warpath_render::Error::invalid(format!("{e:#}")))?;
+            eprintln!(
+                "isovalue {isovalue}, view {azimuth:.1}°/{elevation:.1}° (device {}): {} of {} pixels hit; tree {:.2} ms, render {:.2} ms; wrote {}",
+                f.device,
+                f.image.hits,
+                f.image.pixels.len(),
+                f.times.update_ms,
+                f.times.render_ms,
+                path.display()
+            );
+            Ok(())
+        },
+    )?;
+    for r in &reports {
+        match &r.error {
+            None => eprintln!("  {}: {} frames", r.device, r.frames),
+            Some(e) => eprintln!("  {}: {} frames, then failed: {e}", r.device, r.frames),
+        }
+    }
+    eprintln!("{} frames on {} devices in {:.2} s", frames.len(), backends.len(), start.elapsed().as_secs_f64());
+    if crate::progress::interrupted() {
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
 /// OUTPUT with `-suffix` before its extension.
 pub fn suffixed(output: &Path, suffix: &str) -> PathBuf {
     let stem = output.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
@@ -332,15 +418,22 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
         args.image.source.brick,
         start.elapsed().as_secs_f64() * 1e3
     );
-    let backend = crate::commands::open_backend(args.image.backend)?;
-    let first_view = IsoView::orbit(&lattice, args.azimuth, args.elevation, width, height);
-    let mut caster = caster(&args.image, &backend, &lattice, &bvh, args.pipeline, first_view, isovalues[0])?;
     let views: Vec<(f64, f64)> = match args.orbit {
         Some(0) => unreachable!("refused above"),
         Some(n) => (0..n).map(|k| (args.azimuth + 360.0 * k as f64 / n as f64, args.elevation)).collect(),
         None => vec![(args.azimuth, args.elevation)],
     };
+    let (mut backends, fallback) = crate::commands::open_backends(args.image.backend, args.devices.as_ref())?;
+    if let Some(why) = fallback {
+        crate::progress::note!("note: {why}");
+    }
     let cancel = crate::progress::rendering("finishing the current image");
+    if backends.len() > 1 {
+        return run_on_devices(args, &backends, &lattice, &bvh, &isovalues, &views, &cancel);
+    }
+    let backend = backends.pop().expect("one backend");
+    let first_view = IsoView::orbit(&lattice, args.azimuth, args.elevation, width, height);
+    let mut caster = caster(&args.image, &backend, &lattice, &bvh, args.pipeline, first_view, isovalues[0])?;
     for &isovalue in &isovalues {
         if crate::progress::interrupted() {
             break;
@@ -357,13 +450,7 @@ pub fn run(args: &IsosurfaceArgs) -> Result<()> {
             caster.set_view(IsoView::orbit(&lattice, azimuth, elevation, width, height))?;
             let (image, times) = caster.frame(isovalue, true, UpdateWait::Apart, None)?;
             let FrameImage { pixels, hits } = image.expect("kept");
-            let mut path = args.output.clone();
-            if isovalues.len() > 1 {
-                path = suffixed(&path, &format!("iso{isovalue}"));
-            }
-            if views.len() > 1 {
-                path = suffixed(&path, &format!("view{k}"));
-            }
+            let path = frame_path(args, &isovalues, views.len(), isovalue, k);
             let linear: Vec<Vec3> = pixels.iter().map(|p| Vec3::from_array(*p)).collect();
             crate::output::write_image(&path, width, height, &linear, 0.0, None)?;
             eprintln!(

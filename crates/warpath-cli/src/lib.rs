@@ -111,3 +111,26 @@ pub fn error_chain(error: &anyhow::Error) -> String {
     }
     message
 }
+
+/// `--devices`: which CUDA devices render.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Devices {
+    All,
+    List(Vec<usize>),
+}
+
+pub fn parse_devices(s: &str) -> Result<Devices, String> {
+    if s.trim() == "all" {
+        return Ok(Devices::All);
+    }
+    let mut list = Vec::new();
+    for part in s.split(',') {
+        let d: usize =
+            part.trim().parse().map_err(|_| format!("'{s}' is not `all` or a list of device numbers (0,2)"))?;
+        if list.contains(&d) {
+            return Err(format!("device {d} is listed twice in '{s}'"));
+        }
+        list.push(d);
+    }
+    Ok(Devices::List(list))
+}

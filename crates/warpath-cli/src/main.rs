@@ -14,7 +14,8 @@ mod render;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use warpath_cli::{
-    Backend, BvhKind, BvhLayoutArg, commands, isosurface, output, parse_resolution, parse_strategy, progress,
+    Backend, BvhKind, BvhLayoutArg, Devices, commands, isosurface, output, parse_devices, parse_resolution,
+    parse_strategy, progress,
 };
 
 #[derive(Parser)]
@@ -217,29 +218,6 @@ fn parse_define(s: &str) -> Result<(String, String), String> {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
         _ => Err(format!("'{s}' is not NAME=VALUE (e.g. -D spp=256)")),
     }
-}
-
-/// `--devices`: which CUDA devices render.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Devices {
-    All,
-    List(Vec<usize>),
-}
-
-fn parse_devices(s: &str) -> Result<Devices, String> {
-    if s.trim() == "all" {
-        return Ok(Devices::All);
-    }
-    let mut list = Vec::new();
-    for part in s.split(',') {
-        let d: usize =
-            part.trim().parse().map_err(|_| format!("'{s}' is not `all` or a list of device numbers (0,2)"))?;
-        if list.contains(&d) {
-            return Err(format!("device {d} is listed twice in '{s}'"));
-        }
-        list.push(d);
-    }
-    Ok(Devices::List(list))
 }
 
 /// `--samples A..B`: a non-empty range of sample indices within the scene format's limits.

@@ -86,39 +86,9 @@ fn sequence_path(args: &RenderArgs, frame: u32) -> PathBuf {
     crate::isosurface::suffixed(&output, &format!("{frame:04}"))
 }
 
-/// The backends `--backend` and `--devices` ask for, opened: one CPU, or one or more CUDA
-/// devices (by default every device found), and the note of a fallback to the CPU.
+/// The backends `--backend` and `--devices` ask for (`commands::open_backends`).
 fn open_backends(args: &RenderArgs) -> Result<(Vec<Backend>, Option<String>)> {
-    let context = || format!("--backend {}", args.backend.name());
-    if args.backend == crate::Backend::Cpu {
-        if args.devices.is_some() {
-            eprintln!("note: --devices chooses CUDA devices; the CPU renderer uses every core");
-        }
-        return Ok((vec![Backend::Cpu], None));
-    }
-    let count = match warpath_cuda::CudaDevice::count() {
-        Ok(n) if n > 0 => n,
-        _ => {
-            let (backend, fallback) = Backend::open(args.backend.choice()).with_context(context)?;
-            return Ok((vec![backend], fallback));
-        }
-    };
-    let ordinals: Vec<usize> = match &args.devices {
-        None | Some(crate::Devices::All) => (0..count).collect(),
-        Some(crate::Devices::List(list)) => {
-            if let Some(bad) = list.iter().find(|&&d| d >= count) {
-                bail!("--devices: there is no CUDA device {bad} (this machine has {count}: 0..{})", count - 1);
-            }
-            list.clone()
-        }
-    };
-    let mut backends = Vec::new();
-    for ordinal in ordinals {
-        let (backend, _) = Backend::open(warpath_render::BackendChoice::Cuda(ordinal))
-            .with_context(|| format!("--devices: CUDA device {ordinal}"))?;
-        backends.push(backend);
-    }
-    Ok((backends, None))
+    warpath_cli::commands::open_backends(args.backend, args.devices.as_ref())
 }
 
 pub fn render(args: &RenderArgs) -> Result<()> {

@@ -30,6 +30,7 @@ mod cuda;
 mod error;
 pub mod film_file;
 pub mod image_file;
+pub mod iso_devices;
 pub mod isosurface;
 pub mod multi;
 mod renderer;
