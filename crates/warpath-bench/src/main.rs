@@ -91,12 +91,12 @@ pub enum BenchCommand {
     /// bounce, time per warp, regeneration and sorting, kernel resources (seeds 000, 003).
     Strategies(strategies::StrategiesArgs),
     /// The volumetric path tracer: time, Msamples/s, vertices/s, tracking steps and grid
-    /// lookups per path, with the majorant grid and one global majorant (issue 11).
+    /// lookups per path, with the majorant grid and one global majorant.
     Volumes(volumes::VolumesArgs),
     /// Isosurface images (seed 001): fps per volume and isovalue over views around it, the
     /// per-isovalue tree update timed apart.
     Isosurface(isosurface::BenchIsosurfaceArgs),
-    /// ReSTIR DI's yardstick (issue 29): steady frames (after history) against the path
+    /// ReSTIR DI's yardstick: steady frames (after history) against the path
     /// tracer at equal time on one backend; RMSE, trimmed RMSE, median, 99.9th percentile
     /// over surfaces and all pixels; a table and a PNG of error maps.
     Restir(restir::RestirArgs),

@@ -146,7 +146,7 @@ pub struct RenderArgs {
     #[arg(long, conflicts_with = "restir_temporal")]
     pub restir_no_temporal: bool,
     /// restir-di: temporal reuse in an accumulated still too. A still accumulates frames without
-    /// it by default (issue 29: reuse across frames correlates them, so N accumulated frames
+    /// it by default (reuse across frames correlates them, so N accumulated frames
     /// are worth fewer independent ones); --sequence frames have it unless --restir-no-temporal.
     #[arg(long)]
     pub restir_temporal: bool,
