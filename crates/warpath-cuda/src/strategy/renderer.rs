@@ -80,6 +80,20 @@ impl EstimatorScene for DeviceVolumeSceneArgs {
     }
 }
 
+/// An error for a scene no estimator renders: isosurface shapes (the surface path tracer's)
+/// together with media or `null` materials (the volumetric one's). Checked before the BVH is
+/// built.
+fn check_estimator(scene: &Scene) -> CudaResult<()> {
+    if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
+        return Err(CudaError::InvalidArgument(format!(
+            "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
+             volumetric one (media or 'null' materials)",
+            scene.name
+        )));
+    }
+    Ok(())
+}
+
 /// The stage kernels of `estimator`'s stage list, in launch order, with their names in timings.
 fn stage_kernels(estimator: Estimator) -> Vec<(KernelEntry, &'static str)> {
     match estimator {
@@ -174,13 +188,7 @@ impl<'d> StrategyRenderer<'d> {
         settings: &RenderSettings,
         bvh_kind: BuildKind,
     ) -> CudaResult<Self> {
-        if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
-            return Err(CudaError::InvalidArgument(format!(
-                "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
-                 volumetric one (media or 'null' materials)",
-                scene.name
-            )));
-        }
+        check_estimator(scene)?;
         let soup = scene.triangle_soup();
         let (bvh, _) = Bvh::build(&soup, &Self::bvh_options(bvh_kind));
         Self::with_bvh(device, scene, settings, &bvh)
@@ -202,13 +210,7 @@ impl<'d> StrategyRenderer<'d> {
         bvh: &Bvh,
         layout: BvhLayout,
     ) -> CudaResult<Self> {
-        if !scene.isosurfaces.is_empty() && scene.needs_volume_estimator() {
-            return Err(CudaError::InvalidArgument(format!(
-                "scene `{}`: isosurface shapes render with the surface path tracer, and the scene needs the \
-                 volumetric one (media or 'null' materials)",
-                scene.name
-            )));
-        }
+        check_estimator(scene)?;
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
         let wide_bvh = layout == BvhLayout::Wide8;
