@@ -167,6 +167,31 @@ impl TraversalBuffers {
 
 /// Launches `kernel` in `mode` over every ray of `rays`, writing `hits[i]` for ray `i`.
 /// `ray_counter` is only used (and reset) by the persistent kernels.
+/// Checks a batch of `rays` rays against room for `hits` results and one launch's `int` count;
+/// `Ok(false)` for an empty batch (nothing to launch).
+pub(crate) fn check_batch(rays: usize, hits: usize) -> CudaResult<bool> {
+    if hits < rays {
+        return Err(CudaError::InvalidArgument(format!("{rays} rays but room for only {hits} hits")));
+    }
+    if rays > i32::MAX as usize {
+        return Err(CudaError::InvalidArgument(format!("{rays} rays exceed one launch's 2^31 - 1")));
+    }
+    Ok(rays > 0)
+}
+
+/// One thread per ray, in blocks of [`TRAVERSAL_BLOCK_SIZE`].
+pub(crate) fn one_ray_config(rays: usize) -> LaunchConfig {
+    let blocks = (rays as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
+    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// Persistent threads: `per_sm` resident blocks on every SM, no more blocks than `rays` need.
+pub(crate) fn persistent_config(device: &CudaDevice, per_sm: u32, rays: usize) -> LaunchConfig {
+    let needed_blocks = (rays as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64);
+    let blocks = (device.info().multiprocessors as u64 * per_sm as u64).min(needed_blocks).max(1) as u32;
+    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn trace(
     device: &CudaDevice,
@@ -178,13 +203,7 @@ pub fn trace(
     mode: HitMode,
     settings: &PersistentSettings,
 ) -> CudaResult<()> {
-    if hits.len() < rays.len() {
-        return Err(CudaError::InvalidArgument(format!("{} rays but room for only {} hits", rays.len(), hits.len())));
-    }
-    if rays.len() > i32::MAX as usize {
-        return Err(CudaError::InvalidArgument(format!("{} rays exceed one launch's 2^31 - 1", rays.len())));
-    }
-    if rays.is_empty() {
+    if !check_batch(rays.len(), hits.len())? {
         return Ok(());
     }
     let ray_count = rays.len() as i32;
@@ -204,10 +223,7 @@ pub fn trace(
             Some(blocks) => blocks.max(1),
             None => device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?,
         };
-        let needed_blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64);
-        let blocks = (device.info().multiprocessors as u64 * per_sm as u64).min(needed_blocks).max(1) as u32;
-        let config =
-            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let config = persistent_config(device, per_sm, rays.len());
         let fetch_threshold = settings.fetch_threshold as i32;
         // Every buffer holds at least what the kernel reads or writes (checked above).
         let args = (
@@ -223,9 +239,7 @@ pub fn trace(
         device.launch(persistent, config, args)
     } else {
         let one_ray = kernel.one_ray_kernel(mode).expect("a schedule is persistent or one ray per thread");
-        let blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
-        let config =
-            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let config = one_ray_config(rays.len());
         // `hits` holds at least `ray_count` results (checked above).
         let args = (
             bvh.nodes.raw().into(),

@@ -19,9 +19,10 @@ use crate::catalog::{
 use crate::error::{CudaError, CudaResult};
 use crate::layout::{GpuHit, GpuRay};
 use crate::runtime::CudaDevice;
-use crate::traverse::{DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE};
+use crate::traverse::{
+    DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE, check_batch, one_ray_config, persistent_config,
+};
 use bytemuck::{Pod, Zeroable};
-use cudarc::driver::LaunchConfig;
 use glam::Vec3;
 use warpath_bvh::Bvh;
 use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats};
@@ -231,13 +232,7 @@ pub fn trace_wide_with(
     mode: HitMode,
     schedule: WideSchedule,
 ) -> CudaResult<()> {
-    if hits.len() < rays.len() {
-        return Err(CudaError::InvalidArgument(format!("{} rays but room for only {} hits", rays.len(), hits.len())));
-    }
-    if rays.len() > i32::MAX as usize {
-        return Err(CudaError::InvalidArgument(format!("{} rays exceed one launch's 2^31 - 1", rays.len())));
-    }
-    if rays.is_empty() {
+    if !check_batch(rays.len(), hits.len())? {
         return Ok(());
     }
     if let WideSchedule::Persistent { fetch_threshold, postpone_lanes } = schedule {
@@ -255,10 +250,7 @@ pub fn trace_wide_with(
         let function = device.entry_function(kernel.entry(), &kernel.program().source())?;
         ray_counter.clear(device)?;
         let per_sm = device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?;
-        let needed_blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64);
-        let blocks = (device.info().multiprocessors as u64 * per_sm as u64).min(needed_blocks).max(1) as u32;
-        let config =
-            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+        let config = persistent_config(device, per_sm, rays.len());
         // `hits` holds at least `rays.len()` results (checked above).
         let args = (
             bvh.nodes.raw().into(),
@@ -276,9 +268,7 @@ pub fn trace_wide_with(
         HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
         HitMode::Any => TRAVERSE_WIDE_ANY,
     };
-    let blocks = (rays.len() as u64).div_ceil(TRAVERSAL_BLOCK_SIZE as u64) as u32;
-    let config =
-        LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (TRAVERSAL_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+    let config = one_ray_config(rays.len());
     // `hits` holds at least `rays.len()` results (checked above).
     let args = (
         bvh.nodes.raw().into(),
