@@ -226,6 +226,7 @@ __device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& 
     const unsigned int lanes_below = (1u << lane) - 1u;
     const int threshold = max(fetch_threshold, 1);
     PreparedRay ray{};
+    WideGroup stack[WARPATH_WIDE_STACK_SIZE];
     WideTraversal state;
     state.done = true;  // idle
     int ray_index = -1;
@@ -258,7 +259,7 @@ __device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& 
         }
         if (!__any_sync(WARPATH_FULL_WARP, !state.done)) break;
         while (true) {
-            if (!state.done) wide_step<AnyHit>(scene, ray, state, postpone_lanes);
+            if (!state.done) wide_step<AnyHit>(scene, ray, state, stack, postpone_lanes);
             const unsigned int busy = __ballot_sync(WARPATH_FULL_WARP, !state.done);
             if (__popc(busy) < threshold) break;
         }

@@ -81,6 +81,13 @@ inline float __uint_as_float(unsigned int u) {
 }
 inline int __float_as_int(float f) { return (int)__float_as_uint(f); }
 inline float __int_as_float(int i) { return __uint_as_float((unsigned int)i); }
+// PRMT: byte n of the result is byte (s >> 4n) & 7 of the 8 bytes {y, x} (x the low four).
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    const unsigned long long both = ((unsigned long long)y << 32) | x;
+    unsigned int result = 0;
+    for (int n = 0; n < 4; ++n) result |= (unsigned int)((both >> (8 * ((s >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
+    return result;
+}
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }

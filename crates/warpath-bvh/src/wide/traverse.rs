@@ -20,15 +20,16 @@
 //! pop the stack (or stop). The start is the node group `(0, 0x8000_0000)`: a pretend parent
 //! whose only hit child, slot `oct` at bit 31 with `imask = 0`, is node 0.
 //!
-//! The box test decodes every plane as `origin + q * 2^e` in `f32` (exact product, so `fma` gives
-//! the same float), then runs the binary traversal's robust slab test: entry and exit planes by
-//! the direction's sign, `(plane - o) * (1 / d)`, NaN slabs dropped by `max`/`min` taking the
-//! other operand, exit widened by `1 + 2γ₃`, and a box entered when `max(entries, t_min) <=
-//! min(exits * widening, cull)`, where `cull` is the best hit's `t` plus a relative `1e-5`
-//! slack (`t_max` plus slack before any hit). Triangles are `intersect_triangle`'s Möller–Trumbore
+//! The box test is the paper's: per node and axis the ray is expressed in the node's quantized
+//! grid ([`AxisRay`]), so each plane costs one fused multiply-add (`q * 2^e / d + (p - o) / d`);
+//! entry and exit planes by the direction's sign, the offsets moved outward by a bound on their
+//! rounding, NaN slabs dropped by `max`/`min` taking the other operand, exit widened by
+//! `1 + 2γ₃`, and a box entered when `max(entries, t_min) <= min(min(exits) * widening, cull)`,
+//! where `cull` is the best hit's `t` plus a relative `1e-5` slack (`t_max` plus slack before any
+//! hit). Triangles are `intersect_triangle`'s Möller–Trumbore
 //! and the closest hit keeps the least `(t, prim)`, so the result is brute force's.
 
-use super::{WIDTH, WideBvh, WideNode, compress};
+use super::{WIDTH, WideBvh, WideNode};
 use crate::Hit;
 use glam::Vec3;
 use warpath_core::math::{Ray, intersect_triangle};
@@ -84,7 +85,9 @@ impl WideRay {
     /// `24 + (s ^ oct_inv)`, leaf triangles at bits `offset .. offset + count`.
     #[inline(always)]
     fn intersect_node(&self, node: &WideNode, cull: f32) -> u32 {
-        let scale = [node.scale(0), node.scale(1), node.scale(2)];
+        let axes: [AxisRay; 3] = std::array::from_fn(|axis| {
+            AxisRay::new(node.origin[axis], node.scale(axis), self.origin[axis], self.inv_direction[axis])
+        });
         let mut hits = 0u32;
         for slot in 0..WIDTH {
             let meta = node.meta[slot] as u32;
@@ -93,21 +96,22 @@ impl WideRay {
                 continue;
             }
             let mut near = self.t_min;
-            let mut far = cull;
-            for (axis, &scale) in scale.iter().enumerate() {
+            let mut far = f32::INFINITY;
+            for (axis, ray) in axes.iter().enumerate() {
                 let (q_near, q_far) = if self.negative[axis] {
                     (node.q_hi[axis][slot], node.q_lo[axis][slot])
                 } else {
                     (node.q_lo[axis][slot], node.q_hi[axis][slot])
                 };
-                let near_plane = compress::decode(node.origin[axis], q_near, scale);
-                let far_plane = compress::decode(node.origin[axis], q_far, scale);
-                let t_near = (near_plane - self.origin[axis]) * self.inv_direction[axis];
-                let t_far = (far_plane - self.origin[axis]) * self.inv_direction[axis] * EXIT_WIDENING;
+                let t_near = ray.plane(q_near, ray.near_offset);
+                let t_far = ray.plane(q_far, ray.far_offset);
                 // `f32::max`/`min` return the non-NaN operand: a NaN slab is dropped.
                 near = t_near.max(near);
                 far = t_far.min(far);
             }
+            // Widening the least exit equals the least widened exit (rounding a product by a
+            // positive constant is monotonic; NaN stays NaN and is dropped by `min`).
+            let far = (far * EXIT_WIDENING).min(cull);
             if near <= far {
                 let child_bits = meta >> 5;
                 let mut bit_index = meta & 0x1f;
@@ -126,6 +130,41 @@ impl WideRay {
         intersect_triangle(self.origin, self.direction, tri[0], tri[1], tri[2], self.t_min, self.t_max)
     }
 }
+
+/// One axis of the ray relative to a node (the paper's transformed ray): a plane `q` is at
+/// `t = q * 2^e / d + (p - o) / d`, computed with one fused multiply-add as
+/// `(1 + q * 2^-15) * scaled_inv + (offset - scaled_inv)` where `scaled_inv = 2^15 * 2^e / d`
+/// (exact; the GPU builds `1 + q * 2^-15` from the byte with one byte permute). The offsets are
+/// rounded and the box is the exact `p + q * 2^e` (the builder bounded the rounded decode), so the
+/// entry offset moves down and the exit offset up by
+/// `2^-21 * (|(p - o) / d| + |1 / d| * (|p| + 2^16 * 2^e))`, at least twice a bound on those
+/// errors; the fused multiply-add's own rounding is covered by the exit widening. An infinite
+/// `1 / d` gives NaN offsets: that axis never culls a child.
+struct AxisRay {
+    scaled_inv: f32,
+    near_offset: f32,
+    far_offset: f32,
+}
+
+impl AxisRay {
+    #[inline(always)]
+    fn new(node_origin: f32, scale: f32, ray_origin: f32, inv_direction: f32) -> Self {
+        let scaled_inv = scale * 32768.0 * inv_direction;
+        let offset = (node_origin - ray_origin) * inv_direction;
+        let reach = 65536.0f32.mul_add(scale, node_origin.abs());
+        let slack = inv_direction.abs().mul_add(reach, offset.abs()) * SLACK_FACTOR;
+        AxisRay { scaled_inv, near_offset: (offset - slack) - scaled_inv, far_offset: (offset + slack) - scaled_inv }
+    }
+
+    /// The distance of plane `q`.
+    #[inline(always)]
+    fn plane(&self, q: u8, offset: f32) -> f32 {
+        f32::from_bits(0x3f80_0000 | (q as u32) << 8).mul_add(self.scaled_inv, offset)
+    }
+}
+
+/// `2^-21`: the relative slack of [`AxisRay`]'s offsets.
+const SLACK_FACTOR: f32 = 4.768_371_6e-7;
 
 #[inline(always)]
 fn cull_distance(t: f32) -> f32 {

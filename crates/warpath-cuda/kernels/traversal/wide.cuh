@@ -67,14 +67,38 @@ __device__ __forceinline__ float wide_scale(unsigned int exponent_byte) {
     return __uint_as_float(((exponent_byte + 127u) & 0xffu) << 23);
 }
 
-// One plane: p + q * 2^e, the product exact (CPU: compress::decode).
-__device__ __forceinline__ float wide_plane(float origin, unsigned int q, float scale) {
-    return __fadd_rn(origin, __fmul_rn((float)q, scale));
+// Byte `index` (0..3) of `word` as the float 1 + q * 2^-15, exactly: one PRMT builds its bits
+// 0x3f80qq00. (An int-to-float conversion runs at an eighth of the FP32 rate on Hopper, and the
+// node test needs 48 per node; the 1 + is folded into the plane's offset below.)
+__device__ __forceinline__ float wide_byte(unsigned int word, unsigned int index) {
+    return __uint_as_float(__byte_perm(word, 0x3f800000u, 0x7604u | (index << 4)));
 }
 
-// The slab distance of one plane: (plane - o) / d, as (plane - o) * (1 / d).
-__device__ __forceinline__ float wide_slab(float plane, float origin, float inv_direction) {
-    return __fmul_rn(__fsub_rn(plane, origin), inv_direction);
+// The slab distances of one axis of a node as one FMA per plane (the paper's node-relative
+// ray): t(q) = q * 2^e / d + (p - o) / d, computed as fma(1 + q * 2^-15, scaled_inv,
+// offset - scaled_inv) with scaled_inv = 2^15 * 2^e / d (exact). The offsets are rounded,
+// and the box is the exact p + q * 2^e where the builder bounded the rounded decode, so the
+// entry offset moves down and the exit offset up by `slack`, a bound on those errors:
+// 2^-21 (|(p - o) / d| + |1/d| (|p| + 2^16 * 2^e)) covers them at least twice over. The FMA's
+// own rounding is the exit widening's to cover, as in the binary slab test. A zero direction
+// component (1/d infinite) gives NaN offsets, and NaN slabs are dropped: that axis then never
+// culls a child (conservative).
+struct WideAxisRay {
+    float scaled_inv;
+    float near_offset;
+    float far_offset;
+};
+
+__device__ __forceinline__ WideAxisRay wide_axis_ray(float node_origin, float scale, float ray_origin,
+                                                     float inv_direction) {
+    WideAxisRay axis;
+    axis.scaled_inv = __fmul_rn(__fmul_rn(scale, 32768.0f), inv_direction);
+    const float offset = __fmul_rn(__fsub_rn(node_origin, ray_origin), inv_direction);
+    const float reach = __fmaf_rn(65536.0f, scale, fabsf(node_origin));
+    const float slack = __fmul_rn(__fmaf_rn(fabsf(inv_direction), reach, fabsf(offset)), 4.76837158203125e-7f);
+    axis.near_offset = __fsub_rn(__fsub_rn(offset, slack), axis.scaled_inv);
+    axis.far_offset = __fsub_rn(__fadd_rn(offset, slack), axis.scaled_inv);
+    return axis;
 }
 
 // Entry and exit plane words of one axis for slots 0..3 (`half` 0) or 4..7 (`half` 1):
@@ -96,14 +120,19 @@ __device__ __forceinline__ WideAxisPlanes wide_axis_planes(unsigned int lo0, uns
 
 // The hit mask of a node's 8 children within [t_min, cull] (traverse.rs's intersect_node):
 // hit internal children at bit 24 + (s ^ oct_inv), hit leaves' triangles at their offsets.
-// w0..w4 are the node's five float4 words.
+// w0..w4 are the node's five float4 words. A child's bit index and bits are worked out four
+// slots at a time (Ylitie et al.): a meta byte 0b001_11sss is internal (bits 3 and 4 set, which
+// no leaf offset < 24 has), its index swizzled by the octant.
 __device__ __forceinline__ unsigned int wide_intersect_children(const PreparedRay& ray, unsigned int oct_inv,
                                                                 float cull, float4 w0, float4 w1, float4 w2,
                                                                 float4 w3, float4 w4) {
     const unsigned int exponents_imask = __float_as_uint(w0.w);
-    const float scale_x = wide_scale(exponents_imask & 0xffu);
-    const float scale_y = wide_scale((exponents_imask >> 8) & 0xffu);
-    const float scale_z = wide_scale((exponents_imask >> 16) & 0xffu);
+    const WideAxisRay ax =
+        wide_axis_ray(w0.x, wide_scale(exponents_imask & 0xffu), ray.origin.x, ray.inv_direction.x);
+    const WideAxisRay ay =
+        wide_axis_ray(w0.y, wide_scale((exponents_imask >> 8) & 0xffu), ray.origin.y, ray.inv_direction.y);
+    const WideAxisRay az =
+        wide_axis_ray(w0.z, wide_scale((exponents_imask >> 16) & 0xffu), ray.origin.z, ray.inv_direction.z);
     // q_lo.x at w2.xy, q_lo.y at w2.zw, q_lo.z at w3.xy, q_hi.x at w3.zw, q_hi.y at w4.xy, q_hi.z at w4.zw.
     const WideAxisPlanes x = wide_axis_planes(__float_as_uint(w2.x), __float_as_uint(w2.y), __float_as_uint(w3.z),
                                               __float_as_uint(w3.w), ray.negative_x);
@@ -111,38 +140,29 @@ __device__ __forceinline__ unsigned int wide_intersect_children(const PreparedRa
                                               __float_as_uint(w4.y), ray.negative_y);
     const WideAxisPlanes z = wide_axis_planes(__float_as_uint(w3.x), __float_as_uint(w3.y), __float_as_uint(w4.z),
                                               __float_as_uint(w4.w), ray.negative_z);
-    const unsigned int meta_words[2] = {__float_as_uint(w1.z), __float_as_uint(w1.w)};
+    const unsigned int oct_inv4 = oct_inv * 0x01010101u;
     unsigned int hits = 0u;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
+        const unsigned int meta4 = __float_as_uint(half == 0 ? w1.z : w1.w);
+        const unsigned int inner4 = ((meta4 & (meta4 << 1)) & 0x10101010u) >> 4;  // 1 per internal child
+        const unsigned int bit_index4 = (meta4 ^ (oct_inv4 & (inner4 * 0xffu))) & 0x1f1f1f1fu;
+        const unsigned int child_bits4 = (meta4 >> 5) & 0x07070707u;
 #pragma unroll
-        for (int byte = 0; byte < 4; ++byte) {
-            const unsigned int shift = 8u * (unsigned int)byte;
-            const unsigned int meta = (meta_words[half] >> shift) & 0xffu;
-            const float near_x =
-                wide_slab(wide_plane(w0.x, (x.near_words[half] >> shift) & 0xffu, scale_x), ray.origin.x,
-                          ray.inv_direction.x);
-            const float far_x = wide_slab(wide_plane(w0.x, (x.far_words[half] >> shift) & 0xffu, scale_x),
-                                          ray.origin.x, ray.inv_direction.x);
-            const float near_y =
-                wide_slab(wide_plane(w0.y, (y.near_words[half] >> shift) & 0xffu, scale_y), ray.origin.y,
-                          ray.inv_direction.y);
-            const float far_y = wide_slab(wide_plane(w0.y, (y.far_words[half] >> shift) & 0xffu, scale_y),
-                                          ray.origin.y, ray.inv_direction.y);
-            const float near_z =
-                wide_slab(wide_plane(w0.z, (z.near_words[half] >> shift) & 0xffu, scale_z), ray.origin.z,
-                          ray.inv_direction.z);
-            const float far_z = wide_slab(wide_plane(w0.z, (z.far_words[half] >> shift) & 0xffu, scale_z),
-                                          ray.origin.z, ray.inv_direction.z);
-            // fmaxf/fminf drop a NaN operand (origin on a plane, direction parallel to it).
-            // Widening the least exit equals the CPU's least widened exit: rounding a product
-            // by a positive constant is monotonic, and NaN stays NaN.
+        for (unsigned int byte = 0; byte < 4u; ++byte) {
+            const float near_x = __fmaf_rn(wide_byte(x.near_words[half], byte), ax.scaled_inv, ax.near_offset);
+            const float far_x = __fmaf_rn(wide_byte(x.far_words[half], byte), ax.scaled_inv, ax.far_offset);
+            const float near_y = __fmaf_rn(wide_byte(y.near_words[half], byte), ay.scaled_inv, ay.near_offset);
+            const float far_y = __fmaf_rn(wide_byte(y.far_words[half], byte), ay.scaled_inv, ay.far_offset);
+            const float near_z = __fmaf_rn(wide_byte(z.near_words[half], byte), az.scaled_inv, az.near_offset);
+            const float far_z = __fmaf_rn(wide_byte(z.far_words[half], byte), az.scaled_inv, az.far_offset);
+            // fmaxf/fminf drop a NaN operand. Widening the least exit equals the CPU's least
+            // widened exit: rounding a product by a positive constant is monotonic.
             const float near = fmaxf(fmaxf(fmaxf(ray.t_min, near_x), near_y), near_z);
             const float far = fminf(__fmul_rn(fminf(fminf(far_x, far_y), far_z), WARPATH_EXIT_WIDENING), cull);
             if (near <= far) {
-                unsigned int bit = meta & 0x1fu;
-                if (bit >= 24u) bit ^= oct_inv;  // internal children by the ray's octant
-                hits |= (meta >> 5) << bit;
+                const unsigned int shift = 8u * byte;
+                hits |= ((child_bits4 >> shift) & 0x7u) << ((bit_index4 >> shift) & 0x1fu);
             }
         }
     }
@@ -163,9 +183,10 @@ struct WideGroup {
     unsigned int bits;
 };
 
-// One ray's traversal state, advanced by wide_step: the stack, the node group, the best hit.
+// One ray's traversal state, advanced by wide_step: the node group, the best hit, the stack's
+// size. The stack itself is a separate array: a struct holding a dynamically indexed array
+// would keep every field in local memory, where these scalars belong in registers.
 struct WideTraversal {
-    WideGroup stack[WARPATH_WIDE_STACK_SIZE];
     int stack_size;
     WideGroup node_group;
     unsigned int oct_inv;
@@ -206,7 +227,7 @@ __device__ __forceinline__ bool wide_postpone(bool has_triangles, int stack_size
 // postpone_lanes > 0 takes part in the postponing vote.
 template <bool AnyHit>
 __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const PreparedRay& ray,
-                                          WideTraversal& state, int postpone_lanes) {
+                                          WideTraversal& state, WideGroup* stack, int postpone_lanes) {
     WideGroup tri_group = {0u, 0u};
     WideGroup& node_group = state.node_group;
     if (node_group.bits & WARPATH_WIDE_NODE_BITS) {
@@ -215,7 +236,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
         const unsigned int slot = (bit - 24u) ^ state.oct_inv;
         const unsigned int below = node_group.bits & 0xffu & ((1u << slot) - 1u);
         const unsigned int node = node_group.base + (unsigned int)__popc(below);
-        if (node_group.bits & WARPATH_WIDE_NODE_BITS) state.stack[state.stack_size++] = node_group;
+        if (node_group.bits & WARPATH_WIDE_NODE_BITS) stack[state.stack_size++] = node_group;
         const float4* words = scene.nodes + (size_t)node * 5u;
         const float4 w0 = __ldg(words + 0);
         const float4 w1 = __ldg(words + 1);
@@ -228,7 +249,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
         tri_group.base = __float_as_uint(w1.y);
         tri_group.bits = hits & WARPATH_WIDE_TRI_BITS;
         if (postpone_lanes > 0 && wide_postpone(tri_group.bits != 0u, state.stack_size, postpone_lanes)) {
-            state.stack[state.stack_size++] = tri_group;
+            stack[state.stack_size++] = tri_group;
             tri_group.bits = 0u;
         }
     } else {
@@ -266,7 +287,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
             state.done = true;
             return;
         }
-        node_group = state.stack[--state.stack_size];
+        node_group = stack[--state.stack_size];
     }
 }
 
@@ -276,9 +297,10 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
 template <bool AnyHit>
 __device__ __forceinline__ WideHit wide_trace(const WideTraversalScene& scene, const PreparedRay& ray,
                                               int postpone_lanes = 0) {
+    WideGroup stack[WARPATH_WIDE_STACK_SIZE];
     WideTraversal state;
     wide_begin(state, ray);
-    while (!state.done) wide_step<AnyHit>(scene, ray, state, postpone_lanes);
+    while (!state.done) wide_step<AnyHit>(scene, ray, state, stack, postpone_lanes);
     return state.best;
 }
 
