@@ -79,9 +79,11 @@ pub struct RenderArgs {
     pub bvh: BvhKind,
     /// GPU BVH layout: binary (Aila–Laine) or wide8 (the compressed 8-wide BVH of Ylitie et al.
     /// 2017, collapsed from the --bvh tree). Every GPU renderer traces it (path tracer under
-    /// every strategy, volumes, ReSTIR DI); the CPU renderer keeps its own traversal.
-    #[arg(long, value_enum, default_value_t = BvhLayoutArg::Binary)]
-    pub bvh_layout: BvhLayoutArg,
+    /// every strategy, volumes, ReSTIR DI); the CPU renderer keeps its own traversal. Default:
+    /// the faster one measured for the integrator (docs/benchmarks/traversal.md): wide8 for
+    /// restir-di, binary for the path tracers.
+    #[arg(long, value_enum)]
+    pub bvh_layout: Option<BvhLayoutArg>,
     /// GPU path scheduling strategy (docs/benchmarks/strategies.md): multistage (a kernel per
     /// stage; faster than naive on every benchmark scene, fastest on the open ones), naive (the megakernel), naive-mk, wavefront,
     /// wavefront-lookback, wavefront-inkcompact, wavefront-ofk, wavefront-nocompact, wavefront-sorted, tiled,

@@ -7,7 +7,7 @@
 
 use crate::output::{OutputPaths, RenderMetadata, check_outputs, save_render};
 use crate::progress::{Progress, note, stage};
-use crate::{LightSampleArg, RenderArgs};
+use crate::{BvhLayoutArg, LightSampleArg, RenderArgs};
 use anyhow::{Context, Result, bail};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
         sampler: args.sampler,
         pass_size: args.spp_per_pass,
         bvh: Some(args.bvh.build_kind()),
-        bvh_layout: Some(args.bvh_layout.layout()),
+        bvh_layout: args.bvh_layout.map(BvhLayoutArg::layout),
         integrator: match args.integrator {
             crate::Integrator::Path => Integrator::Path,
             crate::Integrator::RestirDi => Integrator::RestirDi,

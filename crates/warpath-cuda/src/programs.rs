@@ -9,9 +9,23 @@ use crate::compiler::KernelSource;
 use crate::kernels::Program;
 use crate::strategy::{KernelVariant, SURFACE, VOLUME, benchmark_variants};
 
-/// Every program's default build with the kernels it defines.
+/// Every program's default build with the kernels it defines, and ReSTIR's build for the
+/// compressed 8-wide BVH (the layout ReSTIR renders trace by default).
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    Program::all().into_iter().map(|program| (program.source(), kernels_of(program))).collect()
+    Program::all()
+        .into_iter()
+        .map(|program| (program.source(), kernels_of(program)))
+        .chain(std::iter::once((restir_wide_program(), kernels_of(Program::Restir))))
+        .collect()
+}
+
+/// ReSTIR's default reservoirs tracing the compressed 8-wide BVH.
+fn restir_wide_program() -> KernelSource {
+    crate::restir::program_for(
+        crate::restir::ReservoirLayout::Aos,
+        crate::restir::LightSampleFormat::Compact,
+        crate::wide_bvh::BvhLayout::Wide8,
+    )
 }
 
 /// The variant builds: the volumetric estimator's benchmark variants
@@ -40,9 +54,9 @@ pub fn isosurface_shape_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .collect()
 }
 
-/// Both path tracers' programs and ReSTIR's (default reservoirs) tracing the compressed 8-wide
-/// BVH (what scenes uploaded with [`crate::wide_bvh::BvhLayout::Wide8`] render with:
-/// `KernelVariant::wide_bvh`, `restir::program_for`).
+/// Both path tracers' programs tracing the compressed 8-wide BVH (what scenes uploaded with
+/// [`crate::wide_bvh::BvhLayout::Wide8`] render with: `KernelVariant::wide_bvh`; ReSTIR's is
+/// among [`programs`]).
 pub fn wide_bvh_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     let wide = KernelVariant { wide_bvh: true, ..Default::default() };
     SURFACE
@@ -51,13 +65,5 @@ pub fn wide_bvh_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .into_iter()
         .chain(VOLUME.variant(wide).programs())
         .map(|(program, source)| (source, kernels_of(program)))
-        .chain(std::iter::once((
-            crate::restir::program_for(
-                crate::restir::ReservoirLayout::Aos,
-                crate::restir::LightSampleFormat::Compact,
-                crate::wide_bvh::BvhLayout::Wide8,
-            ),
-            kernels_of(Program::Restir),
-        )))
         .collect()
 }

@@ -52,7 +52,7 @@ fn every_kernel_compiles_for_sm_90_without_warnings() {
             .filter(|(p, _)| p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages")),
     );
     // And the programs tracing the compressed 8-wide BVH (WARPATH_WIDE_BVH): the surface
-    // megakernel and stage list, and ReSTIR (the volumetric megakernel's came with the variants).
+    // megakernel and stage list (the volumetric megakernel's came with the variants; ReSTIR's is a default program).
     programs.extend(warpath_cuda::programs::wide_bvh_programs().into_iter().filter(|(p, _)| {
         p.name.starts_with("surface_megakernel") || p.name.starts_with("surface_stages") || p.name.starts_with("restir")
     }));

@@ -102,8 +102,8 @@ pub struct Settings {
     pub pass_size: Option<u32>,
     pub bvh: BuildKind,
     /// The layout the GPU renderers (path tracer, volumes, ReSTIR DI) trace the tree in:
-    /// binary (default, until the wide layout measures faster on the H100) or the compressed
-    /// 8-wide BVH. The CPU renderer keeps its own traversal.
+    /// binary or the compressed 8-wide BVH; by default [`default_bvh_layout`]. The CPU renderer
+    /// keeps its own traversal.
     pub bvh_layout: BvhLayout,
     pub integrator: Integrator,
     /// `None`: the scene's default schedule ([`default_strategy`]).
@@ -121,6 +121,17 @@ pub fn check_resolution(width: u32, height: u32) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The BVH layout a GPU renderer traces when none is asked for: the faster one measured for
+/// the integrator (docs/benchmarks/traversal.md, H200): ReSTIR DI's frame is about 10% faster
+/// on the compressed 8-wide BVH (its shadow rays are any-hit rays, where the wide kernels gain
+/// most), the path tracers' renders are not (as fast on the Cornell box, slower on the dragon).
+pub fn default_bvh_layout(integrator: Integrator) -> BvhLayout {
+    match integrator {
+        Integrator::RestirDi => BvhLayout::Wide8,
+        Integrator::Path => BvhLayout::Binary,
+    }
 }
 
 /// The GPU schedule a scene renders with when none is asked for: the multi-stage wavefront
@@ -191,7 +202,7 @@ impl Settings {
             scene: s,
             pass_size: overrides.pass_size,
             bvh: overrides.bvh.unwrap_or(BuildKind::Sbvh),
-            bvh_layout: overrides.bvh_layout.unwrap_or_default(),
+            bvh_layout: overrides.bvh_layout.unwrap_or(default_bvh_layout(overrides.integrator)),
             integrator: overrides.integrator,
             strategy: overrides.strategy,
             count_rays: overrides.count_rays,
@@ -240,11 +251,15 @@ mod tests {
     }
 
     #[test]
-    fn bvh_layout_defaults_to_binary_and_takes_wide8() {
+    fn bvh_layout_defaults_per_integrator_and_takes_an_override() {
         let scene = cornell();
         assert_eq!(Settings::resolve(&scene, &Overrides::default()).unwrap().bvh_layout, BvhLayout::Binary);
         let o = Overrides { bvh_layout: Some(BvhLayout::Wide8), ..Default::default() };
         assert_eq!(Settings::resolve(&scene, &o).unwrap().bvh_layout, BvhLayout::Wide8);
+        let restir = Overrides { integrator: Integrator::RestirDi, ..Default::default() };
+        assert_eq!(Settings::resolve(&scene, &restir).unwrap().bvh_layout, BvhLayout::Wide8);
+        let o = Overrides { bvh_layout: Some(BvhLayout::Binary), ..restir };
+        assert_eq!(Settings::resolve(&scene, &o).unwrap().bvh_layout, BvhLayout::Binary);
     }
 
     #[test]
