@@ -18,7 +18,7 @@ use warpath_cuda::compaction::{
 use warpath_cuda::{CudaDevice, DeviceBuffer};
 
 /// The seed of the benchmark's data (the data of 2^k elements uses `DATA_SEED ^ 2^k`); the
-/// CUB peer (`cub/cub_select.cu`) makes the same data from the same seed.
+/// CUB peer (`crates/warpath-bench/cub/cub_select.cu`) makes the same data from the same seed.
 const DATA_SEED: u32 = 0x2545_f491;
 
 /// The methods of the benchmark's table unless `--methods` says otherwise: the renderer's
@@ -63,7 +63,7 @@ pub struct CompactionArgs {
     /// and InK-Compact's intermediate buffer has that size).
     #[arg(long, default_value_t = 4.0)]
     pub max_buffer_gib: f64,
-    /// The CUB peer (`crates/warpath-cuda/cub/build.sh` builds it): run after warpath's
+    /// The CUB peer (`crates/warpath-bench/cub/build.sh` builds it): run after warpath's
     /// methods with the same sizes, selectivities and elements; its `cub-if`, `cub-flagged`
     /// and its own memcpy join the table.
     #[arg(long)]

@@ -12,7 +12,13 @@
 //! - `warpath-bench strategies`: path scheduling strategies (`strategies.rs`);
 //! - `warpath-bench volumes`: the volumetric path tracer (`volumes.rs`);
 //! - `warpath-bench isosurface`: isosurface images, fps over views (`isosurface.rs`);
-//! - `warpath-bench restir`: ReSTIR DI against the path tracer at equal time (`restir.rs`).
+//! - `warpath-bench restir`: ReSTIR DI against the path tracer at equal time (`restir.rs`);
+//! - `warpath-bench precompile`: this crate's CUDA programs (and with `--variants` the
+//!   volumetric benchmark variants) into the kernel cache, as `warpath precompile` does for
+//!   the product's (`warpath_bench::programs`).
+//!
+//! The GPU code the commands share with this crate's tests (the traversal kernels' catalog and
+//! launches, the ray sets, the benchmark variants) is the library, src/lib.rs.
 
 mod compaction;
 mod isosurface;
@@ -100,6 +106,10 @@ pub enum BenchCommand {
     /// tracer at equal time on one backend; RMSE, trimmed RMSE, median, 99.9th percentile
     /// over surfaces and all pixels; a table and a PNG of error maps.
     Restir(restir::RestirArgs),
+    /// Compiles the benchmarks' CUDA programs (the traversal kernels; with --variants the
+    /// volumetric benchmark variants) into the kernel cache, as `warpath precompile` does for
+    /// the renderers'.
+    Precompile(warpath_cli::precompile::PrecompileArgs),
 }
 
 #[derive(Serialize)]
@@ -131,7 +141,10 @@ struct CpuRow {
 }
 
 pub fn run(cmd: BenchCommand) -> Result<()> {
-    println!("{}", header());
+    if !matches!(cmd, BenchCommand::Precompile(_)) {
+        // Not for precompile, which is no benchmark.
+        println!("{}", header());
+    }
     match cmd {
         BenchCommand::Bvh { scenes, repeat, json } => {
             let mut rows = Vec::new();
@@ -236,6 +249,13 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         BenchCommand::Volumes(args) => volumes::run(args),
         BenchCommand::Isosurface(args) => isosurface::bench(&args),
         BenchCommand::Restir(args) => restir::run(args),
+        BenchCommand::Precompile(args) => {
+            let mut programs = warpath_bench::programs::programs();
+            if args.variants {
+                programs.extend(warpath_bench::programs::variant_programs());
+            }
+            warpath_cli::precompile::compile(&args, programs)
+        }
     }
 }
 

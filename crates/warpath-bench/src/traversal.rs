@@ -1,11 +1,6 @@
-//! `warpath-bench traversal`: Mrays/s of every GPU traversal kernel (seed 004) on both
-//! trees, for three ray distributions generated from the scene's camera:
-//!
-//! - **primary**: one ray through the centre of every pixel, in pixel order (coherent);
-//! - **ao**: from every primary hit, a cosine-distributed direction around the surface
-//!   normal, length 10% of the scene's bounding-box diagonal, any hit (shadow-like);
-//! - **diffuse**: the same origins with cosine directions and unbounded length, closest
-//!   hit, unsorted (as a path tracer's bounces are).
+//! `warpath-bench traversal`: Mrays/s of every GPU traversal kernel (seed 004; this crate's
+//! `kernels/traverse.cu`) on both trees, for three ray distributions generated from the
+//! scene's camera (primary, ao, diffuse: `warpath_bench::rays`, which the GPU tests trace too).
 //!
 //! Rays are made on the CPU (the hit points by the CPU BVH), then each kernel is timed with
 //! CUDA events after warm-up runs; the median is reported. Every kernel's hits are also
@@ -22,19 +17,19 @@
 //! the fastest binary kernel and the fastest schedule of each wide collapse, with the ratio.
 
 use anyhow::{Context, Result};
-use glam::{Vec2, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
+use warpath_bench::rays::{RaySet, make_rays};
+use warpath_bench::traverse::{BenchOptions, HitMode, TraversalKernel, bench_traversal, trace_rays};
+use warpath_bench::wide_traverse::{WideSchedule, bench_wide_traversal, trace_rays_wide_with};
 use warpath_bvh::wide::{Collapse, WideBvh};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_cli::commands::load_scene;
-use warpath_core::math::{Frame, Ray, offset_ray_origin};
-use warpath_core::sampler::{pcg_hash, u32_to_unit};
-use warpath_core::warp::square_to_cosine_hemisphere;
-use warpath_cuda::traverse::{BenchOptions, HitMode, TraversalKernel, trace_rays};
-use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, WideSchedule, bench_wide_traversal, trace_rays_wide_with};
-use warpath_cuda::{CudaDevice, DeviceBvh, GpuBvh, GpuHit, GpuRay, bench_traversal};
+use warpath_core::math::Ray;
+use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh};
+use warpath_cuda::{CudaDevice, DeviceBvh, GpuBvh, GpuHit, GpuRay};
 
 /// Which trees `bench traversal` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -140,56 +135,6 @@ fn verify(tree: CpuTree, tris: &[[Vec3; 3]], rays: &[Ray], mode: HitMode, gpu: &
         .collect();
     let count = |v: u8| verdicts.iter().filter(|&&x| x == v).count();
     (count(0), count(1), count(2))
-}
-
-struct RaySet {
-    name: &'static str,
-    mode: HitMode,
-    rays: Vec<Ray>,
-}
-
-fn random2(index: u32, salt: u32) -> Vec2 {
-    let a = pcg_hash(index.wrapping_mul(2).wrapping_add(salt.wrapping_mul(0x9E37_79B9)));
-    let b = pcg_hash(a ^ 0x68E3_1DA4);
-    Vec2::new(u32_to_unit(a), u32_to_unit(b))
-}
-
-fn make_rays(scene: &warpath_scene::Scene, bvh: &Bvh, tris: &[[Vec3; 3]], width: u32, height: u32) -> Vec<RaySet> {
-    let primary: Vec<Ray> = (0..width * height)
-        .map(|i| {
-            let film = Vec2::new((i % width) as f32 + 0.5, (i / width) as f32 + 0.5);
-            scene.camera.generate_ray(film, width, height, Vec2::splat(0.5))
-        })
-        .collect();
-    let ao_length = 0.1 * scene.bounds().extent().length();
-    let secondary: Vec<(Ray, Ray)> = primary
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, ray)| {
-            let hit = bvh.intersect(tris, ray)?;
-            let [a, b, c] = tris[hit.prim as usize];
-            let mut n = (b - a).cross(c - a).normalize_or_zero();
-            if n == Vec3::ZERO {
-                return None;
-            }
-            if n.dot(ray.d) > 0.0 {
-                n = -n;
-            }
-            let p = ray.at(hit.t);
-            let frame = Frame::from_normal(n);
-            let ao_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 1)));
-            let diffuse_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 2)));
-            let ao = Ray::segment(offset_ray_origin(p, n, ao_dir), ao_dir, ao_length);
-            let diffuse = Ray::new(offset_ray_origin(p, n, diffuse_dir), diffuse_dir);
-            Some((ao, diffuse))
-        })
-        .collect();
-    let (ao, diffuse): (Vec<Ray>, Vec<Ray>) = secondary.into_iter().unzip();
-    vec![
-        RaySet { name: "primary", mode: HitMode::Closest, rays: primary },
-        RaySet { name: "ao", mode: HitMode::Any, rays: ao },
-        RaySet { name: "diffuse", mode: HitMode::Closest, rays: diffuse },
-    ]
 }
 
 pub fn run(args: TraversalArgs) -> Result<()> {

@@ -1,7 +1,8 @@
 //! The library of the `warpath` command line: what its commands share with the benchmarks'
 //! binary, `warpath-bench` (crates/warpath-bench): loading a scene with its note and the BVH
 //! each renderer builds ([`commands`]), progress notes and Ctrl-C ([`progress`]), image
-//! output ([`output`]), the isosurface caster's plumbing ([`isosurface`]), and the flags both
+//! output ([`output`]), the isosurface caster's plumbing ([`isosurface`]), compiling kernels
+//! into the cache ([`precompile`]: each binary hands it its own programs), and the flags both
 //! binaries take (`--backend`, `--bvh`, `--resolution`, `--strategy`). The `warpath` binary
 //! (src/main.rs) renders, casts, compares, exports and precompiles; the benchmarks live in
 //! warpath-bench.
@@ -9,6 +10,7 @@
 pub mod commands;
 pub mod isosurface;
 pub mod output;
+pub mod precompile;
 pub mod progress;
 
 use clap::ValueEnum;

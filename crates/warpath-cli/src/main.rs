@@ -8,7 +8,6 @@ mod compare;
 mod export_mitsuba;
 mod info;
 mod merge;
-mod precompile;
 mod render;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -343,7 +342,7 @@ enum Command {
     },
     /// Compile the CUDA programs for this GPU into the kernel cache, several at once (a
     /// render otherwise compiles what it needs on first use, one program at a time).
-    Precompile(precompile::PrecompileArgs),
+    Precompile(warpath_cli::precompile::PrecompileArgs),
     /// Render the isosurface of a scalar volume (a scan, a simulation) at an isovalue, or a
     /// sweep of isovalues, from views around it: the min-max brick BVH, the exact trilinear
     /// intersection, Blinn-Phong under a head light (docs/isosurface.md).
@@ -363,7 +362,7 @@ fn main() {
             eprintln!("error: the benchmarks moved to their own binary: run `warpath-bench{rest}` instead");
             std::process::exit(2);
         }
-        Command::Precompile(args) => precompile::run(&args),
+        Command::Precompile(args) => warpath_cli::precompile::run(&args),
         Command::Isosurface(args) => isosurface::run(&args),
     };
     if let Err(e) = result {

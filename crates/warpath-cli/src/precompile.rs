@@ -1,5 +1,6 @@
-//! `warpath precompile`: compiles every CUDA program (or those whose names match) for the
-//! GPU at hand into the kernel cache, several at once. A render compiles the programs its
+//! `warpath precompile` (and `warpath-bench precompile`, for the benchmarks' programs):
+//! compiles every CUDA program (or those whose names match) for the GPU at hand into the
+//! kernel cache, several at once. A render compiles the programs its
 //! estimator and strategy use on first use, one after another; the schedule programs of the
 //! volumetric estimator take a minute or more each, so a machine that will run many
 //! strategies is better warmed once, in parallel.
@@ -12,8 +13,8 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use warpath_cuda::CudaDevice;
 use warpath_cuda::compiler::{CacheUse, KernelCompiler};
+use warpath_cuda::{CudaDevice, KernelSource};
 
 #[derive(Args)]
 pub struct PrecompileArgs {
@@ -35,8 +36,10 @@ pub struct PrecompileArgs {
     /// registers allow (a markdown table; nothing is cached).
     #[arg(long, requires = "offline")]
     pub resources: bool,
-    /// Also the volumetric estimator's benchmark variants (grids as 3D textures, register
-    /// caps: `warpath-bench volumes --grid-fetch/--max-registers`), named `<program>-<variant>`.
+    /// Also the variant builds, named `<program>-<variant>`: for `warpath`, those renders make
+    /// when asked (isosurface shapes, `--bvh-layout wide8`, ReSTIR's `--restir-soa` and
+    /// `--restir-light-sample full`); for `warpath-bench`, the volumetric benchmark variants
+    /// (grids as 3D textures, register caps: `warpath-bench volumes --grid-fetch/--max-registers`).
     #[arg(long)]
     pub variants: bool,
 }
@@ -52,11 +55,19 @@ fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
     Ok(capability)
 }
 
+/// `warpath precompile`: the product's programs (warpath-cuda's), with `--variants` also the
+/// variant builds renders make.
 pub fn run(args: &PrecompileArgs) -> Result<()> {
     let mut programs = warpath_cuda::programs::programs();
     if args.variants {
         programs.extend(warpath_cuda::programs::variant_programs());
     }
+    compile(args, programs)
+}
+
+/// Compiles those of `programs` that `args` selects (`--only`) as `args` say: into the kernel
+/// cache for this GPU, or `--offline` for a compute capability (`--resources`: ptxas's report).
+pub fn compile(args: &PrecompileArgs, programs: Vec<(KernelSource, Vec<&'static str>)>) -> Result<()> {
     let sources: Vec<_> = programs
         .into_iter()
         .map(|(source, _)| source)

@@ -109,13 +109,14 @@ impl<T: Pod> DeviceBuffer<T> {
         address
     }
 
-    /// The raw allocation, for kernel arguments (`const T*` on the device).
-    pub(crate) fn raw(&self) -> &CudaSlice<u8> {
+    /// The raw allocation, for kernel arguments (`const T*` on the device) of a typed launch
+    /// ([`CudaDevice::launch`]).
+    pub fn raw(&self) -> &CudaSlice<u8> {
         &self.bytes
     }
 
     /// The raw allocation, for kernel arguments the kernel writes (`T*`).
-    pub(crate) fn raw_mut(&mut self) -> &mut CudaSlice<u8> {
+    pub fn raw_mut(&mut self) -> &mut CudaSlice<u8> {
         &mut self.bytes
     }
 }

@@ -393,6 +393,21 @@ impl DeviceBvh {
     pub fn from_bvh(device: &CudaDevice, bvh: &Bvh, tris: &[[Vec3; 3]]) -> CudaResult<DeviceBvh> {
         Self::upload(device, &GpuBvh::from_bvh(bvh, tris)?)
     }
+
+    /// The nodes (`const float4* nodes` of the traversal kernels).
+    pub fn nodes(&self) -> &DeviceBuffer<AilaLaineNode> {
+        &self.nodes
+    }
+
+    /// The triangle records (`const float4* triangles`).
+    pub fn triangles(&self) -> &DeviceBuffer<[f32; 4]> {
+        &self.triangles
+    }
+
+    /// The triangle id of each record slot (`const int* triangle_ids`).
+    pub fn triangle_ids(&self) -> &DeviceBuffer<i32> {
+        &self.triangle_ids
+    }
 }
 
 #[cfg(test)]

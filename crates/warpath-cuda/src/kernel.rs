@@ -223,6 +223,32 @@ impl<A: KernelArgs> Kernel<A> {
     }
 }
 
+/// Declares kernel constants and a function listing them:
+///
+/// ```ignore
+/// warpath_cuda::kernel_catalog! {
+///     pub fn declared;
+///     /// `(const float4* nodes, GpuHit* hits, int ray_count)`.
+///     MY_KERNEL: (ConstPtr, MutPtr, i32) = MY_PROGRAM, "my_kernel";
+/// }
+/// ```
+///
+/// makes `pub const MY_KERNEL: Kernel<(ConstPtr, MutPtr, i32)>` (program `MY_PROGRAM`, entry point
+/// `my_kernel`) and `pub fn declared() -> Vec<KernelInfo>`. The catalog declares this crate's
+/// kernels with it; another crate declares those of its [`Program::External`] programs the same
+/// way, and checks them against their sources with `catalog::signatures::mismatches`.
+#[macro_export]
+macro_rules! kernel_catalog {
+    ($list_vis:vis fn $list:ident; $($(#[$doc:meta])* $name:ident: $args:ty = $program:expr, $entry:literal;)*) => {
+        $($(#[$doc])* pub const $name: $crate::kernel::Kernel<$args> = $crate::kernel::Kernel::new($program, $entry);)*
+
+        /// Every kernel constant of this list.
+        $list_vis fn $list() -> Vec<$crate::kernel::KernelInfo> {
+            vec![$($name.info()),*]
+        }
+    };
+}
+
 /// A kernel's program and name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelEntry {

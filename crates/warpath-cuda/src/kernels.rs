@@ -45,14 +45,6 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("generated/layout_checks.cuh", include_str!("../kernels/generated/layout_checks.cuh")),
 ];
 
-/// `traverse.cu`: the Aila–Laine traversal kernels.
-pub const TRAVERSE: KernelSource = KernelSource {
-    name: "traverse",
-    file_name: "traverse.cu",
-    source: include_str!("../kernels/traverse.cu"),
-    headers: HEADERS,
-};
-
 /// `surface_megakernel.cu`: the naive megakernel (seed 000 B.1) over the surface estimator.
 pub const SURFACE_MEGAKERNEL: KernelSource = KernelSource {
     name: "surface_megakernel",
@@ -163,13 +155,57 @@ impl Family {
     ];
 }
 
+/// A program that another crate embeds and declares over this crate's headers (warpath-bench's
+/// benchmark kernels, `crates/warpath-bench/kernels/`): its `.cu` source may include any header
+/// of [`HEADERS`]. Its kernels are declared as [`crate::kernel::Kernel`] constants of
+/// `Program::External(...)` in that crate (with [`crate::kernel_catalog!`]) and checked against
+/// its source by [`crate::catalog::signatures::mismatches`]; it is launched through
+/// [`CudaDevice::launch`](crate::runtime::CudaDevice::launch) like any program. Programs are
+/// told apart by name and file name (the module cache's key is the name).
+#[derive(Clone, Copy)]
+pub struct ExternalProgram {
+    source: KernelSource,
+}
+
+impl ExternalProgram {
+    /// The program `name` of `file_name` with `source` (e.g. `include_str!("../kernels/x.cu")`),
+    /// over this crate's headers.
+    pub const fn new(name: &'static str, file_name: &'static str, source: &'static str) -> Self {
+        ExternalProgram { source: KernelSource { name, file_name, source, headers: HEADERS } }
+    }
+
+    /// Its source, as NVRTC compiles it.
+    pub const fn source(&self) -> KernelSource {
+        self.source
+    }
+}
+
+impl PartialEq for ExternalProgram {
+    fn eq(&self, other: &Self) -> bool {
+        self.source.name == other.source.name && self.source.file_name == other.source.file_name
+    }
+}
+
+impl Eq for ExternalProgram {}
+
+impl std::hash::Hash for ExternalProgram {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.source.name.hash(state);
+        self.source.file_name.hash(state);
+    }
+}
+
+impl std::fmt::Debug for ExternalProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.source.name, self.source.file_name)
+    }
+}
+
 /// A program: one embedded `.cu` file, compiled as a module of its own. Variants of a
 /// program (register caps, texture fetches, reservoir formats) are its source with
 /// `#define`s in front ([`KernelSource::with_prelude`]); they define the same kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Program {
-    /// `traverse.cu`.
-    Traverse,
     /// `compaction.cu`.
     Compaction,
     /// `film.cu`.
@@ -180,13 +216,14 @@ pub enum Program {
     Restir,
     /// `<estimator>_megakernel.cu`, `<estimator>_<family>.cu`.
     Schedule(Estimator, Family),
+    /// A program of another crate ([`ExternalProgram`]).
+    External(ExternalProgram),
 }
 
 impl Program {
-    /// Every program.
+    /// Every program of this crate (the product's; not the [`Program::External`] ones).
     pub fn all() -> Vec<Program> {
-        let mut programs =
-            vec![Program::Traverse, Program::Compaction, Program::Film, Program::Isosurface, Program::Restir];
+        let mut programs = vec![Program::Compaction, Program::Film, Program::Isosurface, Program::Restir];
         for estimator in Estimator::ALL {
             programs.extend(Family::ALL.map(|family| Program::Schedule(estimator, family)));
         }
@@ -197,7 +234,6 @@ impl Program {
     pub const fn source(self) -> KernelSource {
         use {Estimator::*, Family::*};
         match self {
-            Program::Traverse => TRAVERSE,
             Program::Compaction => COMPACTION,
             Program::Film => FILM,
             Program::Isosurface => ISOSURFACE,
@@ -216,6 +252,7 @@ impl Program {
             Program::Schedule(Volume, Tiled) => VOLUME_TILED,
             Program::Schedule(Volume, Streaming) => VOLUME_STREAMING,
             Program::Schedule(Volume, Stages) => VOLUME_STAGES,
+            Program::External(program) => program.source,
         }
     }
 

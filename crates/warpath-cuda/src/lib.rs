@@ -24,18 +24,20 @@
 //! * [`compaction`]: stream compaction (seed 001 InK-Collate/InK-Compact, decoupled look-back,
 //!   OfK and three-pass baselines) over u32, 16-byte and 64-byte elements: the method table,
 //!   the workspace, typed launches and a timing helper (the benchmark is `warpath-bench
-//!   compaction`, in the CLI crate).
+//!   compaction`, in warpath-bench).
 //! * [`cub_library`]: CUB's `DeviceSelect::Flagged` from an nvcc-built library opened at run
 //!   time (the isosurface pipeline's `cub` method; optional, never needed by CI).
 //! * [`volume_upload`]: a scene's media (grids, majorants, interfaces) as the volumetric
 //!   estimator's device buffers (`kernels/volume/`).
 //! * [`isosurface`]: the isosurface ray caster (issue 14): a lattice and the condensed brick
 //!   tree of `warpath_isosurface` uploaded, one thread per ray (`kernels/isosurface/`).
-//! * [`traverse`]: the traversal kernels (while-while, speculative, persistent threads with
-//!   dynamic fetch, postponed leaves; closest and any hit) and their benchmark.
+//! * [`wide_bvh`]: the compressed 8-wide BVH's layout and upload (`--bvh-layout wide8`).
 //!
-//! Data flows one way: a `warpath_bvh::Bvh` and its triangles become a [`GpuBvh`], are
-//! uploaded as a [`DeviceBvh`], and the traversal kernels turn ray buffers into hit buffers.
+//! Data flows one way: a `warpath_bvh::Bvh` and its triangles become a [`GpuBvh`] (or a
+//! [`GpuWideBvh`]), are uploaded as a [`DeviceBvh`], and the estimators trace it through
+//! `kernels/traversal/`. The stand-alone traversal kernels (rays in, hits out: while-while,
+//! speculative, persistent, postponed, wide) are benchmarks and live in warpath-bench, which
+//! declares them as [`kernels::ExternalProgram`]s over this crate's headers.
 
 pub mod buffer;
 pub mod bvh_layout;
@@ -57,7 +59,6 @@ pub mod runtime;
 pub mod scene_upload;
 pub mod strategy;
 pub mod timing;
-pub mod traverse;
 pub mod volume_upload;
 pub mod wide_bvh;
 
@@ -70,5 +71,4 @@ pub use megakernel::MegakernelRenderer;
 pub use runtime::{CudaDevice, DeviceInfo};
 pub use strategy::{Strategy, StrategyRenderer, WavefrontCompaction};
 pub use timing::KernelTimes;
-pub use traverse::{BenchOptions, HitMode, TraversalKernel, TraversalTiming, bench_traversal};
-pub use wide_bvh::{DeviceWideBvh, GpuWideBvh, bench_wide_traversal, trace_rays_wide};
+pub use wide_bvh::{DeviceWideBvh, GpuWideBvh};

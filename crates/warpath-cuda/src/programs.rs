@@ -1,13 +1,15 @@
 //! The programs to compile, each with the catalogued kernels it must define: every
 //! [`Program`]'s default build ([`programs`], what renders use and `warpath precompile`
-//! compiles) and the variant builds ([`variant_programs`]: the volumetric estimator's
-//! benchmark variants, the surface estimator with isosurface shapes, ReSTIR's reservoir
-//! formats; `precompile --variants`). The kernel compile test checks both.
+//! compiles) and the variant builds that renders compile on demand ([`variant_programs`]: the
+//! surface estimator with isosurface shapes, both path tracers over the wide BVH (ReSTIR's is a default build),
+//! ReSTIR's reservoir formats; `precompile --variants`). The kernel compile test checks both.
+//! The benchmarks' programs (the traversal kernels, the volumetric estimator's benchmark
+//! variants) are warpath-bench's (`warpath-bench precompile`).
 
 use crate::catalog::kernels_of;
-use crate::compiler::KernelSource;
+use crate::compiler::{CompileTarget, KernelCompiler, KernelSource, ModuleImage};
 use crate::kernels::Program;
-use crate::strategy::{KernelVariant, SURFACE, VOLUME, benchmark_variants};
+use crate::strategy::{KernelVariant, SURFACE, VOLUME};
 
 /// Every program's default build with the kernels it defines, and ReSTIR's build for the
 /// compressed 8-wide BVH (the layout ReSTIR renders trace by default).
@@ -28,16 +30,13 @@ fn restir_wide_program() -> KernelSource {
     )
 }
 
-/// The variant builds: the volumetric estimator's benchmark variants
-/// ([`crate::strategy::benchmark_variants`]: grids as 3D textures, register caps), the surface
-/// estimator with isosurface shapes and ReSTIR's reservoir formats (`restir_soa`,
-/// `restir_full`, `restir_soa_full`), each with its kernels.
+/// The variant builds renders use: the surface estimator with isosurface shapes, the programs
+/// tracing the wide BVH and ReSTIR's reservoir formats (`restir_soa`, `restir_full`,
+/// `restir_soa_full`: `warpath render --restir-soa`, `--restir-light-sample full`), each with its
+/// kernels.
 pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
-    benchmark_variants()
+    isosurface_shape_programs()
         .into_iter()
-        .flat_map(|variant| VOLUME.variant(variant).programs())
-        .map(|(program, source)| (source, kernels_of(program)))
-        .chain(isosurface_shape_programs())
         .chain(wide_bvh_programs())
         .chain(crate::restir::variant_programs().into_iter().map(|source| (source, kernels_of(Program::Restir))))
         .collect()
@@ -66,4 +65,49 @@ pub fn wide_bvh_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .chain(VOLUME.variant(wide).programs())
         .map(|(program, source)| (source, kernels_of(program)))
         .collect()
+}
+
+/// Compiles `programs` for `target` on `threads` threads and returns the problems found, one
+/// line each: a program that does not compile, compiles with messages (warnings), gives no
+/// CUBIN or lacks one of its kernels. What CI's kernel check (`.ci/nvrtc-check`) asserts empty,
+/// for this crate's programs and for warpath-bench's.
+pub fn compile_problems(
+    compiler: &KernelCompiler,
+    target: &CompileTarget,
+    programs: &[(KernelSource, Vec<&'static str>)],
+    threads: usize,
+) -> Vec<String> {
+    let sources: Vec<_> = programs.iter().map(|(source, _)| *source).collect();
+    let mut problems = Vec::new();
+    let compiled = compiler.compile_many(&sources, target, threads, |module| module);
+    for ((source, kernels), (_, _, outcome)) in programs.iter().zip(compiled) {
+        let module = match outcome {
+            Err(error) => {
+                problems.push(format!("{}: {error}", source.file_name));
+                continue;
+            }
+            Ok(module) => module,
+        };
+        if !module.log.is_empty() {
+            problems.push(format!("{} compiled with messages:\n{}", source.file_name, module.log));
+        }
+        let ModuleImage::Cubin(cubin) = &module.image else {
+            problems.push(format!("{}: expected a CUBIN", source.file_name));
+            continue;
+        };
+        eprintln!("{} ({}): {} bytes of CUBIN", source.name, source.file_name, cubin.len());
+        for kernel in kernels {
+            if !cubin_defines(cubin, kernel) {
+                problems.push(format!("{} ({}) does not define kernel `{kernel}`", source.name, source.file_name));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `name` appears as a NUL-terminated symbol name in the CUBIN's string tables.
+fn cubin_defines(cubin: &[u8], name: &str) -> bool {
+    let mut needle = name.as_bytes().to_vec();
+    needle.push(0);
+    cubin.windows(needle.len()).any(|window| window == needle.as_slice())
 }

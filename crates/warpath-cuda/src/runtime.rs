@@ -13,10 +13,10 @@
 use crate::compiler::{CacheUse, CompileTarget, KernelCompiler, KernelSource, ModuleImage, panic_text};
 use crate::error::{CudaError, CudaResult, describe_driver_error, is_out_of_memory, mib};
 use crate::kernel::{Kernel, KernelArgs, KernelEntry};
+/// The grid and block of a launch (cudarc's), for callers of [`CudaDevice::launch`] in other crates.
+pub use cudarc::driver::LaunchConfig;
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
-};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -398,7 +398,7 @@ impl CudaDevice {
 
     /// The function of a catalogued kernel in `program` (its program or a variant of it), for
     /// occupancy and attribute queries.
-    pub(crate) fn entry_function(&self, entry: KernelEntry, program: &KernelSource) -> CudaResult<CudaFunction> {
+    pub fn entry_function(&self, entry: KernelEntry, program: &KernelSource) -> CudaResult<CudaFunction> {
         if !entry.program.builds(program) {
             return Err(CudaError::Kernel {
                 kernel: entry.name.to_string(),
@@ -487,7 +487,7 @@ impl CudaDevice {
     /// [`KernelTimes`] (CUDA events around the run; the run's step is its index), without
     /// waiting on the host after each launch (a fault still shows when an event is read);
     /// returns the milliseconds of each timed run.
-    pub(crate) fn time_runs(
+    pub fn time_runs(
         &self,
         warmup_runs: usize,
         timed_runs: usize,
@@ -516,7 +516,7 @@ impl CudaDevice {
     }
 
     /// Resident blocks of `block_size` threads per SM for `function` (occupancy API).
-    pub(crate) fn blocks_per_multiprocessor(&self, function: &CudaFunction, block_size: u32) -> CudaResult<u32> {
+    pub fn blocks_per_multiprocessor(&self, function: &CudaFunction, block_size: u32) -> CudaResult<u32> {
         self.blocks_per_multiprocessor_with_shared(function, block_size, 0)
     }
 
@@ -536,7 +536,7 @@ impl CudaDevice {
 }
 
 /// The median of run times (the mean of the middle two for an even count; 0 for none).
-pub(crate) fn median(values: &[f32]) -> f32 {
+pub fn median(values: &[f32]) -> f32 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f32::total_cmp);
     let half = sorted.len() / 2;

@@ -1,9 +1,9 @@
 //! The compressed 8-wide BVH (Ylitie, Karras and Laine, HPG 2017; `warpath_bvh::wide`) on the
 //! device: its layout ([`GpuWideBvh`]: the 80-byte [`WideNode`]s as built, and one
-//! Möller–Trumbore triangle record per reference), its upload ([`DeviceWideBvh`]) and the launches
-//! of `traverse.cu`'s wide kernels (`traversal/wide.cuh`: closest and any hit, one ray per
-//! thread), with [`bench_wide_traversal`] timing them as [`crate::bench_traversal`] times the
-//! binary ones.
+//! Möller–Trumbore triangle record per reference) and its upload ([`DeviceWideBvh`]), which the
+//! estimators trace through `traversal/trace.cuh` and `traversal/wide.cuh` when a scene is
+//! uploaded as [`BvhLayout::Wide8`]. The stand-alone traversal kernels over it (rays in, hits out)
+//! are benchmark kernels: warpath-bench's `kernels/traverse.cu` and `wide_traverse.rs`.
 //!
 //! Triangle records: reference `i` (the `i`-th entry of `WideBvh::prim_indices`, which the nodes'
 //! `tri_base + offset` address) is three float4 from float4 `3 i`: `v0` with `w` holding the
@@ -13,20 +13,12 @@
 //! implemented: the plain records make the wide kernel's hits bit-identical to the CPU's.
 
 use crate::buffer::DeviceBuffer;
-use crate::catalog::{
-    TRAVERSE_WIDE_ANY, TRAVERSE_WIDE_CLOSEST, TRAVERSE_WIDE_PERSISTENT_ANY, TRAVERSE_WIDE_PERSISTENT_CLOSEST,
-};
 use crate::error::{CudaError, CudaResult};
-use crate::layout::{GpuHit, GpuRay};
 use crate::runtime::CudaDevice;
-use crate::traverse::{
-    DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE, check_batch, one_ray_config, persistent_config,
-};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use warpath_bvh::Bvh;
 use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats};
-use warpath_core::math::Ray;
 
 /// The BVH layout a scene is uploaded with and traced in (`--bvh-layout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -177,180 +169,16 @@ impl DeviceWideBvh {
     pub fn args(&self, device: &CudaDevice) -> WideTraversalSceneArgs {
         WideTraversalSceneArgs { nodes: self.nodes.address(device), triangles: self.triangles.address(device) }
     }
-}
 
-/// The wide kernels' schedules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WideSchedule {
-    /// One ray per thread (`traverse_wide_closest` / `_any`).
-    OneRay,
-    /// Persistent warps with dynamic fetch (`traverse_wide_persistent_*`), postponing triangle
-    /// groups while at most `postpone_lanes` 32nds of the stepping lanes have triangles (0: never).
-    Persistent { fetch_threshold: u32, postpone_lanes: u32 },
-}
-
-impl WideSchedule {
-    /// The schedules `bench traversal` times: one ray per thread, persistent without and with
-    /// postponing (the paper's threshold, about 20% of the lanes).
-    pub const BENCHMARKED: [WideSchedule; 3] = [
-        WideSchedule::OneRay,
-        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 0 },
-        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 6 },
-    ];
-
-    /// `while-while`, `persistent`, `persistent-postpone6`, ...
-    pub fn name(&self) -> String {
-        match self {
-            WideSchedule::OneRay => "while-while".into(),
-            WideSchedule::Persistent { postpone_lanes: 0, .. } => "persistent".into(),
-            WideSchedule::Persistent { postpone_lanes, .. } => format!("persistent-postpone{postpone_lanes}"),
-        }
+    /// The compressed nodes (`const float4* nodes` of the wide kernels).
+    pub fn nodes(&self) -> &DeviceBuffer<WideNode> {
+        &self.nodes
     }
-}
 
-/// Launches the wide kernel for `mode` over every ray of `rays`, writing `hits[i]` for ray `i`
-/// (`prim` -1 and `t = t_max` for a miss, as the binary kernels write): one ray per thread.
-pub fn trace_wide(
-    device: &CudaDevice,
-    bvh: &DeviceWideBvh,
-    rays: &DeviceBuffer<GpuRay>,
-    hits: &mut DeviceBuffer<GpuHit>,
-    mode: HitMode,
-) -> CudaResult<()> {
-    let mut no_counter = DeviceBuffer::zeroed(device, 1)?;
-    trace_wide_with(device, bvh, rays, hits, &mut no_counter, mode, WideSchedule::OneRay)
-}
-
-/// [`trace_wide`] under `schedule`; `ray_counter` (one element, reset here) feeds the
-/// persistent kernels.
-pub fn trace_wide_with(
-    device: &CudaDevice,
-    bvh: &DeviceWideBvh,
-    rays: &DeviceBuffer<GpuRay>,
-    hits: &mut DeviceBuffer<GpuHit>,
-    ray_counter: &mut DeviceBuffer<u32>,
-    mode: HitMode,
-    schedule: WideSchedule,
-) -> CudaResult<()> {
-    if !check_batch(rays.len(), hits.len())? {
-        return Ok(());
+    /// The triangle records, three float4 per reference (`const float4* triangles`).
+    pub fn triangles(&self) -> &DeviceBuffer<[f32; 4]> {
+        &self.triangles
     }
-    if let WideSchedule::Persistent { fetch_threshold, postpone_lanes } = schedule {
-        if !(1..=32).contains(&fetch_threshold) || postpone_lanes > 32 || ray_counter.is_empty() {
-            return Err(CudaError::InvalidArgument(format!(
-                "fetch_threshold {fetch_threshold} (1..=32), postpone_lanes {postpone_lanes} (0..=32) and a \
-                 one-element ray counter ({} elements)",
-                ray_counter.len()
-            )));
-        }
-        let kernel = match mode {
-            HitMode::Closest => TRAVERSE_WIDE_PERSISTENT_CLOSEST,
-            HitMode::Any => TRAVERSE_WIDE_PERSISTENT_ANY,
-        };
-        let function = device.entry_function(kernel.entry(), &kernel.program().source())?;
-        ray_counter.clear(device)?;
-        let per_sm = device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?;
-        let config = persistent_config(device, per_sm, rays.len());
-        // `hits` holds at least `rays.len()` results (checked above).
-        let args = (
-            bvh.nodes.raw().into(),
-            bvh.triangles.raw().into(),
-            rays.raw().into(),
-            hits.raw_mut().into(),
-            rays.len() as i32,
-            ray_counter.raw_mut().into(),
-            fetch_threshold as i32,
-            postpone_lanes as i32,
-        );
-        return device.launch(kernel, config, args);
-    }
-    let kernel = match mode {
-        HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
-        HitMode::Any => TRAVERSE_WIDE_ANY,
-    };
-    let config = one_ray_config(rays.len());
-    // `hits` holds at least `rays.len()` results (checked above).
-    let args = (
-        bvh.nodes.raw().into(),
-        bvh.triangles.raw().into(),
-        rays.raw().into(),
-        hits.raw_mut().into(),
-        rays.len() as i32,
-    );
-    device.launch(kernel, config, args)
-}
-
-/// Uploads `rays`, traces them through the wide kernel in `mode` and returns the hits.
-pub fn trace_rays_wide(
-    device: &CudaDevice,
-    bvh: &DeviceWideBvh,
-    rays: &[GpuRay],
-    mode: HitMode,
-) -> CudaResult<Vec<GpuHit>> {
-    trace_rays_wide_with(device, bvh, rays, mode, WideSchedule::OneRay)
-}
-
-/// [`trace_rays_wide`] under `schedule`.
-pub fn trace_rays_wide_with(
-    device: &CudaDevice,
-    bvh: &DeviceWideBvh,
-    rays: &[GpuRay],
-    mode: HitMode,
-    schedule: WideSchedule,
-) -> CudaResult<Vec<GpuHit>> {
-    let ray_buffer = DeviceBuffer::from_slice(device, rays)?;
-    let mut hits = DeviceBuffer::zeroed(device, rays.len())?;
-    let mut counter = DeviceBuffer::zeroed(device, 1)?;
-    trace_wide_with(device, bvh, &ray_buffer, &mut hits, &mut counter, mode, schedule)?;
-    hits.download(device)
-}
-
-/// The timing of the wide kernel on one ray batch.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WideTiming {
-    pub mode: HitMode,
-    pub rays: usize,
-    /// Each timed run, in milliseconds (CUDA events around the launch).
-    pub run_ms: Vec<f32>,
-    pub median_ms: f32,
-    /// Millions of rays per second at the median time.
-    pub mrays_per_second: f64,
-    /// Rays that hit something (closest) or are occluded (any), from the last run.
-    pub hit_count: usize,
-}
-
-/// Times the wide kernel in `mode` under `schedule` on `rays` against the uploaded `bvh`:
-/// `warmup_runs` untimed launches, then `timed_runs` launches between CUDA events; the median is
-/// reported (the persistent kernels' interval includes their 4-byte counter reset).
-pub fn bench_wide_traversal(
-    device: &CudaDevice,
-    bvh: &DeviceWideBvh,
-    rays: &[Ray],
-    mode: HitMode,
-    schedule: WideSchedule,
-    warmup_runs: usize,
-    timed_runs: usize,
-) -> CudaResult<WideTiming> {
-    if timed_runs == 0 {
-        return Err(CudaError::InvalidArgument("bench_wide_traversal needs at least one timed run".into()));
-    }
-    let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
-    let ray_buffer = DeviceBuffer::from_slice(device, &gpu_rays)?;
-    let mut hits = DeviceBuffer::zeroed(device, gpu_rays.len())?;
-    let mut counter = DeviceBuffer::zeroed(device, 1)?;
-    let run_ms = device.time_runs(warmup_runs, timed_runs, || {
-        trace_wide_with(device, bvh, &ray_buffer, &mut hits, &mut counter, mode, schedule)
-    })?;
-    let median_ms = crate::runtime::median(&run_ms);
-    let hit_count = hits.download(device)?.iter().filter(|h| h.is_hit()).count();
-    Ok(WideTiming {
-        mode,
-        rays: rays.len(),
-        run_ms,
-        median_ms,
-        mrays_per_second: if median_ms > 0.0 { rays.len() as f64 / (median_ms as f64 * 1e-3) / 1e6 } else { 0.0 },
-        hit_count,
-    })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Renders with the scene uploaded in the compressed 8-wide BVH layout (`BvhLayout::Wide8`:
 //! programs built with `WARPATH_WIDE_BVH`) against the same renders in the binary layout, same
 //! scene, seed and spp. The two traversals return the same closest hits (both equal brute force
-//! on these scenes; gpu_wide_traversal.rs and the lockstep crate check that ray for ray), so the
-//! renders trace the same paths:
+//! on these scenes; warpath-bench's gpu_wide_traversal.rs and the lockstep crate check that ray
+//! for ray), so the renders trace the same paths:
 //!
 //! - per-bounce active path counts, extension and shadow rays exactly equal;
 //! - per pixel and channel the means agree within 1e-4 relative for at least 99.9% of the values

@@ -1,44 +1,23 @@
 //! Isosurfaces of volumes held in NumPy arrays (or files, or warpath's procedural fields):
 //! the `Isosurface` class keeps the lattice, its min-max brick tree and (on the GPU) the
 //! uploaded volume between calls, so an isovalue sweep condenses the tree per isovalue and
-//! never rebuilds it. The renderers are the CLI's (`warpath isosurface`,
-//! crates/warpath-cli/src/isosurface.rs): the CPU reference `warpath_isosurface::render`, or
-//! the GPU's caster (`DeviceIsosurface::render_with_caster`, which matches the CPU pixel for
+//! never rebuilds it. It renders through the front door's caster, an owning
+//! `warpath_render::IsoCaster` (what `warpath isosurface` renders with): the CPU reference
+//! `warpath_isosurface::render`, or the GPU's caster pipeline (which matches the CPU pixel for
 //! pixel) with the tree condensed on the device.
 
 use crate::arrays::{GridKind, grid_from_array, image_stack};
-use crate::{value_error, warpath_error};
+use crate::value_error;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-use warpath_cuda::CudaDevice;
-use warpath_cuda::isosurface::{DeviceIsosurface, IsoPipeline, RenderTarget};
-use warpath_isosurface::render::{IsoView, KeyLight, Shading, render};
+use warpath_isosurface::render::{IsoView, KeyLight, Shading};
 use warpath_isosurface::{BrickBvh, Lattice, fields};
+use warpath_render::isosurface::{FrameTimes, IsoCaster, IsoOptions, UpdateWait};
 
 /// The image size when none is given (`resolution=None`).
 const DEFAULT_SIZE: (u32, u32) = (512, 512);
-
-/// The GPU's state for one volume.
-struct Gpu {
-    device: CudaDevice,
-    surface: Box<DeviceIsosurface>,
-    target: Option<RenderTarget>,
-}
-
-/// One frame's pixels and times (milliseconds).
-struct Frame {
-    pixels: Vec<[f32; 3]>,
-    update_ms: f64,
-    render_ms: f64,
-    frame_ms: f64,
-}
-
-fn cuda_error(e: warpath_cuda::CudaError) -> PyErr {
-    warpath_error(e.to_string())
-}
 
 /// The isosurfaces of one volume (any level), rendered on the CPU or a CUDA device.
 ///
@@ -51,7 +30,8 @@ fn cuda_error(e: warpath_cuda::CudaError) -> PyErr {
 pub struct PyIsosurface {
     lattice: Arc<Lattice>,
     bvh: Arc<BrickBvh>,
-    gpu: Arc<Mutex<Option<Gpu>>>,
+    /// The caster (the GPU's state between calls); one frame at a time.
+    caster: Mutex<IsoCaster<'static>>,
     backend: &'static str,
     brick: u32,
 }
@@ -105,39 +85,18 @@ fn shading(key_light: Option<[f64; 3]>, shadows: bool) -> PyResult<Shading> {
 }
 
 impl PyIsosurface {
-    /// One frame: the tree of `isovalue`, then the image of `view`.
-    fn frame(&self, isovalue: f32, view: &IsoView, shading: &Shading) -> Result<Frame, warpath_cuda::CudaError> {
-        let start = Instant::now();
-        let mut gpu = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
-        match gpu.as_mut() {
-            None => {
-                let tree = self.bvh.condense(isovalue);
-                let update_ms = start.elapsed().as_secs_f64() * 1e3;
-                let render_start = Instant::now();
-                let image = render(&self.lattice, &self.bvh, &tree, isovalue, view, shading);
-                let render_ms = render_start.elapsed().as_secs_f64() * 1e3;
-                Ok(Frame { pixels: image.pixels, update_ms, render_ms, frame_ms: start.elapsed().as_secs_f64() * 1e3 })
-            }
-            Some(Gpu { device, surface, target }) => {
-                surface.update_tree(device, isovalue)?;
-                device.synchronize()?;
-                let update_ms = start.elapsed().as_secs_f64() * 1e3;
-                if target.as_ref().is_none_or(|t| t.size() != (view.width, view.height)) {
-                    *target = None;
-                    *target = Some(RenderTarget::new(device, view.width, view.height, false)?);
-                }
-                let Some(target) = target.as_ref() else {
-                    return Err(warpath_cuda::CudaError::InvalidArgument("no render target".into()));
-                };
-                let render_start = Instant::now();
-                surface.render_with_caster(device, IsoPipeline::Caster, view, shading, target)?;
-                device.synchronize()?;
-                let render_ms = render_start.elapsed().as_secs_f64() * 1e3;
-                let frame_ms = start.elapsed().as_secs_f64() * 1e3;
-                let image = target.download(device)?;
-                Ok(Frame { pixels: image.pixels, update_ms, render_ms, frame_ms })
-            }
-        }
+    /// One frame: the tree of `isovalue`, then the image of `view` (timed apart).
+    fn frame(
+        &self,
+        isovalue: f32,
+        view: IsoView,
+        shading: Shading,
+    ) -> warpath_render::Result<(Vec<[f32; 3]>, FrameTimes)> {
+        let mut caster = self.caster.lock().unwrap_or_else(|p| p.into_inner());
+        caster.set_view(view)?;
+        caster.set_shading(shading);
+        let (image, times) = caster.frame(isovalue, true, UpdateWait::Apart, None)?;
+        Ok((image.map(|image| image.pixels).unwrap_or_default(), times))
     }
 }
 
@@ -151,28 +110,27 @@ impl PyIsosurface {
         }
         let choice = warpath_render::BackendChoice::from_name(backend)
             .ok_or_else(|| value_error(format!("unknown backend '{backend}' (expected auto, cpu, cuda or cuda:N)")))?;
-        let lattice = lattice_from(volume)?;
-        let (lattice, bvh, gpu) = py.allow_threads(move || -> PyResult<_> {
-            let bvh = BrickBvh::build(&lattice, brick);
+        let lattice = Arc::new(lattice_from(volume)?);
+        let (bvh, caster) = py.allow_threads(|| -> PyResult<_> {
+            let bvh = Arc::new(BrickBvh::build(&lattice, brick));
             let (opened, _fallback) = warpath_render::Backend::open(choice).map_err(|e| crate::render_error(&e))?;
-            let gpu = match opened {
-                warpath_render::Backend::Cpu => None,
-                warpath_render::Backend::Cuda(device) => {
-                    let mut surface = DeviceIsosurface::upload(&device, &lattice).map_err(cuda_error)?;
-                    surface.upload_bvh(&device, &bvh).map_err(cuda_error)?;
-                    Some(Gpu { device, surface: Box::new(surface), target: None })
-                }
-            };
-            Ok((lattice, bvh, gpu))
+            // A 1x1 view until the first frame sets its own (the caster's film is its size).
+            let view = IsoView::orbit(&lattice, 30.0, 20.0, 1, 1);
+            let (range_lo, _) = lattice.range();
+            let caster = IsoCaster::owning(
+                opened,
+                lattice.clone(),
+                bvh.clone(),
+                IsoOptions::default(),
+                view,
+                Shading::default(),
+                range_lo,
+            )
+            .map_err(|e| crate::render_error(&e))?;
+            Ok((bvh, caster))
         })?;
-        let backend = if gpu.is_some() { "cuda" } else { "cpu" };
-        Ok(PyIsosurface {
-            lattice: Arc::new(lattice),
-            bvh: Arc::new(bvh),
-            gpu: Arc::new(Mutex::new(gpu)),
-            backend,
-            brick,
-        })
+        let backend = caster.backend_name();
+        Ok(PyIsosurface { lattice, bvh, caster: Mutex::new(caster), backend, brick })
     }
 
     /// Where it renders: `"cpu"` or `"cuda"`.
@@ -257,11 +215,12 @@ impl PyIsosurface {
         for &isovalue in &isovalues {
             for &(azimuth, elevation) in &views {
                 let view = IsoView::orbit(&self.lattice, azimuth, elevation, width, height);
-                let frame = py.allow_threads(|| self.frame(isovalue, &view, &shading)).map_err(cuda_error)?;
-                pixels.extend_from_slice(&frame.pixels);
-                update_ms.push(frame.update_ms);
-                render_ms.push(frame.render_ms);
-                frame_ms.push(frame.frame_ms);
+                let (frame, times) =
+                    py.allow_threads(|| self.frame(isovalue, view, shading)).map_err(|e| crate::render_error(&e))?;
+                pixels.extend_from_slice(&frame);
+                update_ms.push(times.update_ms);
+                render_ms.push(times.render_ms);
+                frame_ms.push(times.frame_ms);
                 py.check_signals()?;
             }
         }

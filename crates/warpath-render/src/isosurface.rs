@@ -11,12 +11,16 @@
 //!
 //! [`IsoCaster::frame`] is the timed form the benchmarks use: the tree update and the render
 //! timed apart or back to back, optionally without downloading the image.
+//!
+//! [`IsoCaster::new`] borrows the volume, its tree and the backend from its caller (the CLI
+//! loads them once for many casters); [`IsoCaster::owning`] takes them, for a caster that
+//! outlives its caller's frame (the Python package's `warpath.Isosurface`).
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::renderer::Renderer;
 use glam::Vec3;
-use std::ops::Range;
+use std::ops::{Deref, Range};
 use std::sync::Arc;
 use std::time::Instant;
 use warpath_core::camera::Camera;
@@ -102,9 +106,26 @@ impl Default for IsoOptions {
     }
 }
 
+/// A value the caster borrows from its caller ([`IsoCaster::new`]) or holds itself
+/// ([`IsoCaster::owning`]).
+enum Held<'a, T> {
+    Borrowed(&'a T),
+    Owned(Arc<T>),
+}
+
+impl<T> Deref for Held<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Held::Borrowed(value) => value,
+            Held::Owned(value) => value,
+        }
+    }
+}
+
 /// The device side of a GPU caster.
 struct GpuCaster<'a> {
-    device: &'a CudaDevice,
+    device: Held<'a, CudaDevice>,
     surface: Box<DeviceIsosurface>,
     target: Option<RenderTarget>,
     buffers: Option<PipelineBuffers>,
@@ -113,8 +134,8 @@ struct GpuCaster<'a> {
 
 /// A volume prepared for casting on one backend.
 pub struct IsoCaster<'a> {
-    lattice: &'a Lattice,
-    bvh: &'a BrickBvh,
+    lattice: Held<'a, Lattice>,
+    bvh: Held<'a, BrickBvh>,
     gpu: Option<GpuCaster<'a>>,
     options: IsoOptions,
     view: IsoView,
@@ -159,12 +180,47 @@ impl<'a> IsoCaster<'a> {
         shading: Shading,
         isovalue: f32,
     ) -> Result<IsoCaster<'a>> {
-        let gpu = match backend {
+        let device = match backend {
             Backend::Cpu => None,
-            Backend::Cuda(device) => {
-                let mut surface = DeviceIsosurface::upload(device, lattice)?;
+            Backend::Cuda(device) => Some(Held::Borrowed(device)),
+        };
+        Self::with(device, Held::Borrowed(lattice), Held::Borrowed(bvh), options, view, shading, isovalue)
+    }
+
+    /// [`IsoCaster::new`] owning its backend, volume and tree (shared with the caller through
+    /// the `Arc`s): a caster with no borrow to outlive.
+    pub fn owning(
+        backend: Backend,
+        lattice: Arc<Lattice>,
+        bvh: Arc<BrickBvh>,
+        options: IsoOptions,
+        view: IsoView,
+        shading: Shading,
+        isovalue: f32,
+    ) -> Result<IsoCaster<'static>> {
+        let device = match backend {
+            Backend::Cpu => None,
+            Backend::Cuda(device) => Some(Held::Owned(Arc::new(device))),
+        };
+        IsoCaster::with(device, Held::Owned(lattice), Held::Owned(bvh), options, view, shading, isovalue)
+    }
+
+    /// The caster of the volume and tree on `device` (None: the CPU).
+    fn with(
+        device: Option<Held<'a, CudaDevice>>,
+        lattice: Held<'a, Lattice>,
+        bvh: Held<'a, BrickBvh>,
+        options: IsoOptions,
+        view: IsoView,
+        shading: Shading,
+        isovalue: f32,
+    ) -> Result<IsoCaster<'a>> {
+        let gpu = match device {
+            None => None,
+            Some(device) => {
+                let mut surface = DeviceIsosurface::upload(&device, &lattice)?;
                 if options.tree_update != TreeUpdate::Cpu {
-                    surface.upload_bvh(device, bvh)?;
+                    surface.upload_bvh(&device, &bvh)?;
                 }
                 Some(GpuCaster { device, surface: Box::new(surface), target: None, buffers: None, cub: None })
             }
@@ -206,7 +262,7 @@ impl<'a> IsoCaster<'a> {
 
     /// The device of a GPU caster.
     pub fn device(&self) -> Option<&CudaDevice> {
-        self.gpu.as_ref().map(|g| g.device)
+        self.gpu.as_ref().map(|g| &*g.device)
     }
 
     /// The isovalues frames render, frame `f` the `f`-th (cyclically); at least one.
@@ -256,17 +312,17 @@ impl<'a> IsoCaster<'a> {
             let tree = self.bvh.condense(isovalue);
             let update_ms = frame_start.elapsed().as_secs_f64() * 1e3;
             let start = Instant::now();
-            let image = render(self.lattice, self.bvh, &tree, isovalue, view, shading);
+            let image = render(&self.lattice, &self.bvh, &tree, isovalue, view, shading);
             let render_ms = start.elapsed().as_secs_f64() * 1e3;
             let hits = image.hit_count();
             let times = FrameTimes { update_ms, render_ms, frame_ms: frame_start.elapsed().as_secs_f64() * 1e3 };
             return Ok((keep.then_some(FrameImage { pixels: image.pixels, hits }), times));
         };
-        let device = gpu.device;
+        let device = &*gpu.device;
         match self.options.tree_update {
             TreeUpdate::Gpu => gpu.surface.update_tree(device, isovalue)?,
             TreeUpdate::GpuLevels => gpu.surface.update_tree_split(device, isovalue, WIDE_LEVEL_NODES)?,
-            TreeUpdate::Cpu => gpu.surface.set_tree(device, self.bvh, &self.bvh.condense(isovalue), isovalue)?,
+            TreeUpdate::Cpu => gpu.surface.set_tree(device, &self.bvh, &self.bvh.condense(isovalue), isovalue)?,
         }
         if wait == UpdateWait::Apart {
             device.synchronize()?;
@@ -412,5 +468,31 @@ mod tests {
         caster.clear_film().unwrap();
         caster.render_pass(0..2).unwrap();
         assert_eq!(caster.film().unwrap().total_samples(), 2 * 32 * 24);
+    }
+
+    #[test]
+    fn an_owning_caster_renders_what_a_borrowing_one_renders() {
+        let lattice = Arc::new(warpath_isosurface::fields::marschner_lobb([20, 18, 16]));
+        let bvh = Arc::new(BrickBvh::build(&lattice, 4));
+        let view = IsoView::orbit(&lattice, 60.0, 10.0, 24, 20);
+        let backend = Backend::Cpu;
+        let options = IsoOptions::default();
+        let mut borrowed =
+            IsoCaster::new(&backend, &lattice, &bvh, options.clone(), view, Shading::default(), 0.5).unwrap();
+        let mut owned =
+            IsoCaster::owning(Backend::Cpu, lattice.clone(), bvh.clone(), options, view, Shading::default(), 0.5)
+                .unwrap();
+        // The Python package keeps an owning caster behind a mutex that any thread may take.
+        fn sendable<T: Send + 'static>(_: &T) {}
+        sendable(&owned);
+        for isovalue in [0.3, 0.5] {
+            let (a, _) = borrowed.frame(isovalue, true, UpdateWait::Apart, None).unwrap();
+            let (b, _) = owned.frame(isovalue, true, UpdateWait::Apart, None).unwrap();
+            let (a, b) = (a.unwrap(), b.unwrap());
+            assert!(a.hits > 0 && a.hits < 24 * 20, "{} hits", a.hits);
+            assert_eq!((a.pixels, a.hits), (b.pixels, b.hits));
+        }
+        assert_eq!(owned.backend_name(), "cpu");
+        assert!(owned.device().is_none());
     }
 }

@@ -29,15 +29,6 @@ pub type CountArgs = (ConstPtr, MutPtr, u32, u64);
 /// `(const T* in, T* out, const unsigned int* block_offsets, unsigned int n,
 /// unsigned long long threshold)`.
 pub type ScatterArgs = (ConstPtr, MutPtr, ConstPtr, u32, u64);
-/// `(nodes, triangles, triangle_ids, rays, GpuHit* hits, int ray_count)`.
-pub type TraversalArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
-/// [`TraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold`.
-pub type PersistentTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32);
-/// `(const float4* nodes, const float4* triangles, const GpuRay* rays, GpuHit* hits, int ray_count)`:
-/// the compressed 8-wide BVH's kernels (`traversal/wide.cuh`).
-pub type WideTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
-/// [`WideTraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes`.
-pub type WidePersistentArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32);
 /// Every ReSTIR kernel: `(RestirArgs a)`.
 pub type RestirKernelArgs = (RestirArgs,);
 /// `iso_traverse_*(IsoPipelineArgs, const unsigned* in, const unsigned* in_count, unsigned bound, IsoStageOut)`.
@@ -49,37 +40,13 @@ pub type StageArgs = (ScheduleArgs<DeviceSceneArgs>, MultiStageQueues, u32);
 /// `multistage_<stage>_volume(ScheduleArgs<VolumeEstimator>, MultiStageQueues, unsigned int count)`.
 pub type VolumeStageArgs = (ScheduleArgs<DeviceVolumeSceneArgs>, MultiStageQueues, u32);
 
-/// Declares the kernel constants and [`declared`], the list of them.
-macro_rules! catalog {
-    ($($(#[$doc:meta])* $name:ident: $args:ty = $program:expr, $entry:literal;)*) => {
-        $($(#[$doc])* pub const $name: Kernel<$args> = Kernel::new($program, $entry);)*
+crate::kernel_catalog! {
+    fn declared;
 
-        /// Every kernel constant of this file.
-        fn declared() -> Vec<KernelInfo> {
-            vec![$($name.info()),*]
-        }
-    };
-}
-
-catalog! {
     // film.cu
     /// `(float* pass_sum, float* pass_sum_sq, unsigned* pass_count, double* sum, double* sum_sq,
     /// unsigned* count, unsigned pixels)`.
     FILM_MERGE_PASS: (MutPtr, MutPtr, MutPtr, MutPtr, MutPtr, MutPtr, u32) = Program::Film, "film_merge_pass";
-
-    // traverse.cu
-    TRAVERSE_WHILE_WHILE_CLOSEST: TraversalArgs = Program::Traverse, "traverse_while_while_closest";
-    TRAVERSE_WHILE_WHILE_ANY: TraversalArgs = Program::Traverse, "traverse_while_while_any";
-    TRAVERSE_SPECULATIVE_CLOSEST: TraversalArgs = Program::Traverse, "traverse_speculative_closest";
-    TRAVERSE_SPECULATIVE_ANY: TraversalArgs = Program::Traverse, "traverse_speculative_any";
-    TRAVERSE_PERSISTENT_CLOSEST: PersistentTraversalArgs = Program::Traverse, "traverse_persistent_closest";
-    TRAVERSE_PERSISTENT_ANY: PersistentTraversalArgs = Program::Traverse, "traverse_persistent_any";
-    TRAVERSE_POSTPONED_CLOSEST: PersistentTraversalArgs = Program::Traverse, "traverse_postponed_closest";
-    TRAVERSE_POSTPONED_ANY: PersistentTraversalArgs = Program::Traverse, "traverse_postponed_any";
-    TRAVERSE_WIDE_CLOSEST: WideTraversalArgs = Program::Traverse, "traverse_wide_closest";
-    TRAVERSE_WIDE_ANY: WideTraversalArgs = Program::Traverse, "traverse_wide_any";
-    TRAVERSE_WIDE_PERSISTENT_CLOSEST: WidePersistentArgs = Program::Traverse, "traverse_wide_persistent_closest";
-    TRAVERSE_WIDE_PERSISTENT_ANY: WidePersistentArgs = Program::Traverse, "traverse_wide_persistent_any";
 
     // compaction.cu
     COMPACTION_COLLATE_U32: CollateArgs = Program::Compaction, "compaction_collate_u32";

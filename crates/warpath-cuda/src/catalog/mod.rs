@@ -18,8 +18,7 @@
 //! and import neither this module nor any that launches), never the code that launches.
 
 mod list;
-#[cfg(test)]
-mod signatures;
+pub mod signatures;
 
 pub use list::*;
 

@@ -1,17 +1,14 @@
 //! The catalog against the CUDA sources, without a GPU: every `extern "C" __global__`
 //! signature of every program (the headers it includes and its source, comments removed, the
 //! macros that define kernels expanded) is parsed and compared with the catalog's declared
-//! parameters; every entry point of the sources must be catalogued (or listed in [`UNUSED`])
-//! and every catalogued kernel must exist.
+//! parameters; every entry point of the sources must be catalogued (or listed as unused) and
+//! every catalogued kernel must exist. [`mismatches`] is public so that a crate with programs
+//! of its own ([`Program::External`], warpath-bench's) checks its declarations the same way.
 
-use super::all;
 use crate::compiler::included_headers;
 use crate::kernel::{KernelInfo, ParamType};
 use crate::kernels::Program;
 use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// Entry points of the sources that no Rust code launches (none today).
-const UNUSED: &[&str] = &[];
 
 /// A parameter type as the CUDA source declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -343,10 +340,10 @@ fn param_type(param: &str, aliases: &HashMap<String, String>) -> Result<CudaType
     })
 }
 
-/// Every entry point of every program: program → name → parameter types.
-fn source_kernels() -> BTreeMap<String, (Program, Result<Vec<CudaType>, String>)> {
+/// Every entry point of every program of `programs`: name → program, parameter types.
+fn source_kernels(programs: &[Program]) -> BTreeMap<String, (Program, Result<Vec<CudaType>, String>)> {
     let mut kernels = BTreeMap::new();
-    for program in Program::all() {
+    for &program in programs {
         let (text, aliases) = expanded_program(program);
         for (name, params) in entry_points(&text) {
             let types = params.iter().map(|p| param_type(p, &aliases)).collect::<Result<Vec<_>, _>>();
@@ -357,9 +354,12 @@ fn source_kernels() -> BTreeMap<String, (Program, Result<Vec<CudaType>, String>)
     kernels
 }
 
-/// The mismatches between the catalog and the sources.
-fn mismatches(catalog: &[KernelInfo]) -> Vec<String> {
-    let sources = source_kernels();
+/// The mismatches between `catalog` (the kernels declared for `programs`) and the sources of
+/// `programs`: a kernel catalogued twice, catalogued but defined by no program or by another
+/// one, or declared with other parameters than its CUDA signature's; an entry point that is
+/// neither catalogued nor listed in `unused`. Empty when they agree.
+pub fn mismatches(programs: &[Program], catalog: &[KernelInfo], unused: &[&str]) -> Vec<String> {
+    let sources = source_kernels(programs);
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
     for kernel in catalog {
@@ -380,61 +380,69 @@ fn mismatches(catalog: &[KernelInfo]) -> Vec<String> {
         }
     }
     for name in sources.keys() {
-        if !seen.contains(name.as_str()) && !UNUSED.contains(&name.as_str()) {
+        if !seen.contains(name.as_str()) && !unused.contains(&name.as_str()) {
             problems.push(format!("`{name}` is defined but neither catalogued nor listed as unused"));
         }
     }
     problems
 }
 
-#[test]
-fn every_catalogued_kernel_matches_its_cuda_signature_and_every_entry_point_is_catalogued() {
-    let catalog = all();
-    assert!(catalog.len() > 100, "{} kernels", catalog.len());
-    let problems = mismatches(&catalog);
-    assert!(problems.is_empty(), "{} mismatch(es):\n{}", problems.len(), problems.join("\n"));
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-#[test]
-fn a_wrong_declaration_is_found() {
-    let mut catalog = all();
-    let shade = catalog.iter_mut().find(|k| k.name == "iso_shade").expect("catalogued");
-    shade.params.swap(1, 3);
-    let restir = catalog.iter_mut().find(|k| k.name == "restir_shade").expect("catalogued");
-    restir.params.push(ParamType::U32);
-    let film = catalog.iter_mut().find(|k| k.name == "film_merge_pass").expect("catalogued");
-    film.params[6] = ParamType::I32;
-    catalog.retain(|k| k.name != "traverse_postponed_any");
-    let problems = mismatches(&catalog);
-    assert_eq!(problems.len(), 4, "{problems:#?}");
-    for name in ["iso_shade", "restir_shade", "film_merge_pass", "traverse_postponed_any"] {
-        assert!(problems.iter().any(|p| p.contains(name)), "{name}: {problems:#?}");
+    /// Entry points of this crate's sources that no Rust code launches (none today).
+    const UNUSED: &[&str] = &[];
+
+    #[test]
+    fn every_catalogued_kernel_matches_its_cuda_signature_and_every_entry_point_is_catalogued() {
+        let catalog = crate::catalog::all();
+        assert!(catalog.len() > 100, "{} kernels", catalog.len());
+        let problems = mismatches(&Program::all(), &catalog, UNUSED);
+        assert!(problems.is_empty(), "{} mismatch(es):\n{}", problems.len(), problems.join("\n"));
     }
-}
 
-#[test]
-fn signatures_parse_through_macros_attributes_and_aliases() {
-    let mut macros = HashMap::new();
-    let text = split_macros(
-        &strip_comments(
-            "// a comment with extern \"C\" __global__ void fake(int x)\n\
-             #define K(SUFFIX, T) \\\n extern \"C\" __global__ void __launch_bounds__(256, 2) k_##SUFFIX(const T* __restrict__ in, T* out, unsigned int n) {}\n\
-             #define KS(E) K(a, E) K(b, E)\n\
-             using Alias = Wrapped<typename E::Deferred>;\n\
-             KS(float)\n\
-             extern \"C\" __global__ void WARPATH_BOUNDS(64) plain(Alias a, unsigned long long t, int i, float f) {}\n",
-        ),
-        &mut macros,
-    );
-    let expand: HashSet<String> = ["K".to_string(), "KS".to_string()].into();
-    let (once, _) = expand_once(&text, &macros, &expand);
-    let (twice, _) = expand_once(&once, &macros, &expand);
-    let kernels = entry_points(&twice);
-    let names: Vec<_> = kernels.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["k_a", "k_b", "plain"]);
-    let aliases = HashMap::from([("Alias".to_string(), "Wrapped<typename E::Deferred>".to_string())]);
-    let types: Vec<_> = kernels[0].1.iter().map(|p| param_type(p, &aliases).unwrap()).collect();
-    assert_eq!(types, [CudaType::ConstPtr, CudaType::MutPtr, CudaType::U32]);
-    let types: Vec<_> = kernels[2].1.iter().map(|p| param_type(p, &aliases).unwrap()).collect();
-    assert_eq!(types, [CudaType::Struct("Wrapped<E>".into()), CudaType::U64, CudaType::I32, CudaType::F32]);
+    #[test]
+    fn a_wrong_declaration_is_found() {
+        let mut catalog = crate::catalog::all();
+        let shade = catalog.iter_mut().find(|k| k.name == "iso_shade").expect("catalogued");
+        shade.params.swap(1, 3);
+        let restir = catalog.iter_mut().find(|k| k.name == "restir_shade").expect("catalogued");
+        restir.params.push(ParamType::U32);
+        let film = catalog.iter_mut().find(|k| k.name == "film_merge_pass").expect("catalogued");
+        film.params[6] = ParamType::I32;
+        catalog.retain(|k| k.name != "compaction_scan_counts");
+        let problems = mismatches(&Program::all(), &catalog, UNUSED);
+        assert_eq!(problems.len(), 4, "{problems:#?}");
+        for name in ["iso_shade", "restir_shade", "film_merge_pass", "compaction_scan_counts"] {
+            assert!(problems.iter().any(|p| p.contains(name)), "{name}: {problems:#?}");
+        }
+    }
+
+    #[test]
+    fn signatures_parse_through_macros_attributes_and_aliases() {
+        let mut macros = HashMap::new();
+        let text = split_macros(
+            &strip_comments(
+                "// a comment with extern \"C\" __global__ void fake(int x)\n\
+                 #define K(SUFFIX, T) \\\n extern \"C\" __global__ void __launch_bounds__(256, 2) k_##SUFFIX(const T* __restrict__ in, T* out, unsigned int n) {}\n\
+                 #define KS(E) K(a, E) K(b, E)\n\
+                 using Alias = Wrapped<typename E::Deferred>;\n\
+                 KS(float)\n\
+                 extern \"C\" __global__ void WARPATH_BOUNDS(64) plain(Alias a, unsigned long long t, int i, float f) {}\n",
+            ),
+            &mut macros,
+        );
+        let expand: HashSet<String> = ["K".to_string(), "KS".to_string()].into();
+        let (once, _) = expand_once(&text, &macros, &expand);
+        let (twice, _) = expand_once(&once, &macros, &expand);
+        let kernels = entry_points(&twice);
+        let names: Vec<_> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["k_a", "k_b", "plain"]);
+        let aliases = HashMap::from([("Alias".to_string(), "Wrapped<typename E::Deferred>".to_string())]);
+        let types: Vec<_> = kernels[0].1.iter().map(|p| param_type(p, &aliases).unwrap()).collect();
+        assert_eq!(types, [CudaType::ConstPtr, CudaType::MutPtr, CudaType::U32]);
+        let types: Vec<_> = kernels[2].1.iter().map(|p| param_type(p, &aliases).unwrap()).collect();
+        assert_eq!(types, [CudaType::Struct("Wrapped<E>".into()), CudaType::U64, CudaType::I32, CudaType::F32]);
+    }
 }

@@ -59,9 +59,7 @@ pub use renderer::{
     DEFAULT_POOL_FACTOR, DEFAULT_WAVE_PATHS, KernelResources, LaunchTimes, MAX_COUNTED_SURFACE_DEPTH, PathCounters,
     StrategyRenderer,
 };
-pub use variant::{
-    EstimatorKernels, GridFetch, KernelVariant, REGISTER_CAP_RANGE, SURFACE, VOLUME, benchmark_variants,
-};
+pub use variant::{EstimatorKernels, GridFetch, KernelVariant, REGISTER_CAP_RANGE, SURFACE, VOLUME};
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,12 @@
 //! Kernel variants of the estimators' programs. The volumetric estimator's, for the
 //! benchmarks of issues 11 and 13: how grids are read ([`GridFetch`]: plain buffers or 3D
 //! textures) and a register bound (seed 003's Table 4.4: `__launch_bounds__` with the blocks
-//! per SM that cap the registers). The surface estimator's: with isosurface shapes
-//! (`WARPATH_ISOSURFACE_SHAPES`, issue 14), what a scene with isosurfaces renders with, so
-//! that the triangle-only programs keep their code and registers.
+//! per SM that cap the registers); warpath-bench lists the ones it measures (its
+//! `programs.rs`, `warpath-bench precompile --variants`). Both estimators' over the wide BVH
+//! (`wide_bvh`), what scenes uploaded as `BvhLayout::Wide8` render with. The surface
+//! estimator's: with isosurface shapes (`WARPATH_ISOSURFACE_SHAPES`, issue 14), what a scene
+//! with isosurfaces renders with, so that the triangle-only programs keep their code and
+//! registers.
 //! A variant is the same sources compiled with `#define`s in front
 //! ([`KernelSource::with_prelude`]), so each is its own module and kernel-cache entry and the
 //! default variant is exactly the programs every render uses. [`EstimatorKernels`] holds an
@@ -248,19 +251,6 @@ impl EstimatorKernels {
     }
 }
 
-/// The variants `warpath precompile --variants` compiles and the benchmarks use: both
-/// texture fetches, and register caps 255, 168, 128, 96, 64 (with buffers).
-pub fn benchmark_variants() -> Vec<KernelVariant> {
-    let mut variants = vec![
-        KernelVariant { grid_fetch: GridFetch::Texture, max_registers: None, ..Default::default() },
-        KernelVariant { grid_fetch: GridFetch::TextureLinear, max_registers: None, ..Default::default() },
-    ];
-    for r in [255, 168, 128, 96, 64] {
-        variants.push(KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: Some(r), ..Default::default() });
-    }
-    variants
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,11 +281,17 @@ mod tests {
     fn variants_have_cache_keys_of_their_own() {
         let compiler = crate::compiler::KernelCompiler::new_for_tests();
         let target = crate::compiler::CompileTarget::Cubin { arch: 90 };
-        let keys: std::collections::HashSet<String> = std::iter::once(KernelVariant::default())
-            .chain(benchmark_variants())
-            .map(|v| compiler.cache_key(&VOLUME.variant(v).streaming, &target))
-            .collect();
-        assert_eq!(keys.len(), 1 + benchmark_variants().len());
+        let variants = [
+            KernelVariant::default(),
+            KernelVariant { grid_fetch: GridFetch::Texture, ..Default::default() },
+            KernelVariant { grid_fetch: GridFetch::TextureLinear, ..Default::default() },
+            KernelVariant { max_registers: Some(128), ..Default::default() },
+            KernelVariant { max_registers: Some(64), ..Default::default() },
+            KernelVariant { wide_bvh: true, ..Default::default() },
+        ];
+        let keys: std::collections::HashSet<String> =
+            variants.iter().map(|&v| compiler.cache_key(&VOLUME.variant(v).streaming, &target)).collect();
+        assert_eq!(keys.len(), variants.len());
     }
 
     #[test]

@@ -18,10 +18,10 @@
 use glam::Vec3;
 use rayon::prelude::*;
 use std::f32::consts::PI;
+use warpath_bench::traverse::{self, HitMode, PersistentSettings, TraversalBuffers, TraversalKernel, trace_rays};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh, Hit, brute_force_intersect};
 use warpath_core::math::{Ray, intersect_triangle};
 use warpath_cuda::runtime::{CudaDevice, test_device};
-use warpath_cuda::traverse::{self, HitMode, PersistentSettings, TraversalBuffers, TraversalKernel, trace_rays};
 use warpath_cuda::{DeviceBvh, GpuBvh, GpuHit, GpuRay};
 
 const RAYS_PER_SCENE: usize = 1 << 20;

@@ -1,6 +1,8 @@
 //! Typed launches of the traversal kernels of `kernels/traverse.cu` (seed 004, Aila & Laine
-//! 2009/2012): one Rust function per kernel, each taking the uploaded BVH, a ray buffer
-//! and the hit buffer it fills. Rays in, hits out; nothing else runs between.
+//! 2009/2012): one Rust function per kernel, each taking the uploaded BVH (warpath-cuda's
+//! [`DeviceBvh`], the tree the estimators trace), a ray buffer and the hit buffer it fills.
+//! Rays in, hits out; nothing else runs between. Benchmark kernels: the product traces rays
+//! inside its estimators (`traversal/trace.cuh`), never through these.
 //!
 //! | [`TraversalKernel`]        | schedule                                                        |
 //! |----------------------------|-----------------------------------------------------------------|
@@ -13,21 +15,18 @@
 //! hit ([`HitMode::Any`]: shadow rays, stop at the first hit). [`bench_traversal`] times one
 //! kernel with CUDA events (warm-up, then the median of several runs) in Mrays/s.
 
-use crate::buffer::DeviceBuffer;
-use crate::bvh_layout::{DeviceBvh, GpuBvh};
 use crate::catalog::{
-    Kernel, PersistentTraversalArgs, TRAVERSE_PERSISTENT_ANY, TRAVERSE_PERSISTENT_CLOSEST, TRAVERSE_POSTPONED_ANY,
+    PersistentTraversalArgs, TRAVERSE_PERSISTENT_ANY, TRAVERSE_PERSISTENT_CLOSEST, TRAVERSE_POSTPONED_ANY,
     TRAVERSE_POSTPONED_CLOSEST, TRAVERSE_SPECULATIVE_ANY, TRAVERSE_SPECULATIVE_CLOSEST, TRAVERSE_WHILE_WHILE_ANY,
     TRAVERSE_WHILE_WHILE_CLOSEST, TraversalArgs,
 };
-use crate::error::{CudaError, CudaResult};
-use crate::layout::{GpuHit, GpuRay};
-use crate::runtime::CudaDevice;
-use cudarc::driver::LaunchConfig;
 use glam::Vec3;
 use std::fmt;
 use warpath_bvh::Bvh;
 use warpath_core::math::Ray;
+use warpath_cuda::kernel::Kernel;
+use warpath_cuda::runtime::LaunchConfig;
+use warpath_cuda::{CudaDevice, CudaError, CudaResult, DeviceBuffer, DeviceBvh, GpuBvh, GpuHit, GpuRay};
 
 /// Threads per block of every traversal kernel (`WARPATH_TRAVERSAL_BLOCK`).
 pub const TRAVERSAL_BLOCK_SIZE: u32 = 128;
@@ -227,9 +226,9 @@ pub fn trace(
         let fetch_threshold = settings.fetch_threshold as i32;
         // Every buffer holds at least what the kernel reads or writes (checked above).
         let args = (
-            bvh.nodes.raw().into(),
-            bvh.triangles.raw().into(),
-            bvh.triangle_ids.raw().into(),
+            bvh.nodes().raw().into(),
+            bvh.triangles().raw().into(),
+            bvh.triangle_ids().raw().into(),
             rays.raw().into(),
             hits.raw_mut().into(),
             ray_count,
@@ -242,9 +241,9 @@ pub fn trace(
         let config = one_ray_config(rays.len());
         // `hits` holds at least `ray_count` results (checked above).
         let args = (
-            bvh.nodes.raw().into(),
-            bvh.triangles.raw().into(),
-            bvh.triangle_ids.raw().into(),
+            bvh.nodes().raw().into(),
+            bvh.triangles().raw().into(),
+            bvh.triangle_ids().raw().into(),
             rays.raw().into(),
             hits.raw_mut().into(),
             ray_count,
@@ -374,7 +373,7 @@ pub fn bench_traversal(
     // Warm-up with the configured launch checks; timed runs do not wait on the host between
     // the launch and the end event (a fault still shows when the event is read).
     let run_ms = device.time_runs(options.warmup_runs, options.timed_runs, || run(device))?;
-    let median_ms = crate::runtime::median(&run_ms);
+    let median_ms = warpath_cuda::runtime::median(&run_ms);
     let hit_count = buffers.hits.download(device)?.iter().filter(|h| h.is_hit()).count();
     Ok(TraversalTiming {
         kernel,

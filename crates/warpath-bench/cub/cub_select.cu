@@ -8,7 +8,7 @@
 // written; memcpy 2 × n × size. The timed interval holds the DeviceSelect call alone (its
 // temporary storage is allocated once, before timing).
 //
-// Build: crates/warpath-cuda/cub/build.sh (nvcc -O3 -arch=sm_90). Run:
+// Build: crates/warpath-bench/cub/build.sh (nvcc -O3 -arch=sm_90). Run:
 //   cub_select [--sizes 16,20,24,28] [--selectivity 1,10,50,90,100]
 //              [--elements u32,elem16,path64] [--runs 10] [--warmup 3] [--max-buffer-gib 4]
 #include <cub/cub.cuh>

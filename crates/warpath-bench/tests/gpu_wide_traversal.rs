@@ -18,7 +18,7 @@
 //! Every schedule of `WideSchedule::BENCHMARKED` (one ray per thread, persistent with dynamic
 //! fetch, persistent postponing triangle groups) is checked so.
 //!
-//! Rays: `warpath-bench traversal`'s three sets (camera rays through every pixel; from every
+//! Rays: `warpath-bench traversal`'s three sets (`warpath_bench::rays::make_rays`: camera rays through every pixel; from every
 //! primary hit an "ao" any-hit segment of 10% of the scene diagonal and an unbounded cosine
 //! "diffuse" ray), at 512x512, on the Cornell box and, where their assets are present
 //! (`scripts/fetch-assets`), the bunny and the dragon (absent: skipped with a notice); SAH and
@@ -27,69 +27,23 @@
 //! `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored`; without a device they skip
 //! with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
-use glam::{Vec2, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 use std::path::PathBuf;
+use warpath_bench::rays::make_rays;
+use warpath_bench::traverse::{HitMode, TraversalKernel, trace_rays};
+use warpath_bench::wide_traverse::{WideSchedule, trace_rays_wide, trace_rays_wide_with};
 use warpath_bvh::wide::{Collapse, WideBvh};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
-use warpath_core::math::{Frame, Ray, offset_ray_origin};
-use warpath_core::sampler::{pcg_hash, u32_to_unit};
-use warpath_core::warp::square_to_cosine_hemisphere;
+use warpath_core::math::Ray;
 use warpath_cuda::runtime::{CudaDevice, test_device};
-use warpath_cuda::traverse::{HitMode, TraversalKernel, trace_rays};
-use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh, WideSchedule, trace_rays_wide, trace_rays_wide_with};
+use warpath_cuda::wide_bvh::{DeviceWideBvh, GpuWideBvh};
 use warpath_cuda::{DeviceBvh, GpuBvh, GpuHit, GpuRay};
 
 const RESOLUTION: u32 = 512;
 
 fn device() -> Option<CudaDevice> {
     test_device().unwrap_or_else(|error| panic!("WARPATH_REQUIRE_GPU=1 or a broken device: {error}"))
-}
-
-fn random2(index: u32, salt: u32) -> Vec2 {
-    let a = pcg_hash(index.wrapping_mul(2).wrapping_add(salt.wrapping_mul(0x9E37_79B9)));
-    let b = pcg_hash(a ^ 0x68E3_1DA4);
-    Vec2::new(u32_to_unit(a), u32_to_unit(b))
-}
-
-/// `warpath-bench traversal`'s ray sets (crates/warpath-bench/src/traversal.rs, `make_rays`).
-fn bench_ray_sets(
-    scene: &warpath_scene::Scene,
-    bvh: &Bvh,
-    tris: &[[Vec3; 3]],
-) -> Vec<(&'static str, HitMode, Vec<Ray>)> {
-    let (width, height) = (RESOLUTION, RESOLUTION);
-    let primary: Vec<Ray> = (0..width * height)
-        .map(|i| {
-            let film = Vec2::new((i % width) as f32 + 0.5, (i / width) as f32 + 0.5);
-            scene.camera.generate_ray(film, width, height, Vec2::splat(0.5))
-        })
-        .collect();
-    let ao_length = 0.1 * scene.bounds().extent().length();
-    let secondary: Vec<(Ray, Ray)> = primary
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, ray)| {
-            let hit = bvh.intersect(tris, ray)?;
-            let [a, b, c] = tris[hit.prim as usize];
-            let mut n = (b - a).cross(c - a).normalize_or_zero();
-            if n == Vec3::ZERO {
-                return None;
-            }
-            if n.dot(ray.d) > 0.0 {
-                n = -n;
-            }
-            let p = ray.at(hit.t);
-            let frame = Frame::from_normal(n);
-            let ao_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 1)));
-            let diffuse_dir = frame.to_world(square_to_cosine_hemisphere(random2(i as u32, 2)));
-            let ao = Ray::segment(offset_ray_origin(p, n, ao_dir), ao_dir, ao_length);
-            let diffuse = Ray::new(offset_ray_origin(p, n, diffuse_dir), diffuse_dir);
-            Some((ao, diffuse))
-        })
-        .collect();
-    let (ao, diffuse): (Vec<Ray>, Vec<Ray>) = secondary.into_iter().unzip();
-    vec![("primary", HitMode::Closest, primary), ("ao", HitMode::Any, ao), ("diffuse", HitMode::Closest, diffuse)]
 }
 
 /// Checks one tree pair on one ray set; returns failure lines.
@@ -173,21 +127,22 @@ fn check_scene(device: &CudaDevice, name: &str, scene: &warpath_scene::Scene) {
         let (bvh, stats) = Bvh::build(&tris, &BuildOptions { kind, ..Default::default() });
         eprintln!("{name}: {stats}");
         let binary = DeviceBvh::upload(device, &GpuBvh::from_bvh(&bvh, &tris).expect("conversion")).expect("upload");
-        let sets = bench_ray_sets(scene, &bvh, &tris);
+        let sets = make_rays(scene, &bvh, &tris, RESOLUTION, RESOLUTION);
         for collapse in [Collapse::Optimal, Collapse::Greedy] {
             let (wide, wide_stats) = WideBvh::from_binary(&bvh, &tris, collapse);
             eprintln!("{name} {kind:?} {collapse}: {wide_stats}");
             let wide_device = DeviceWideBvh::upload(device, &GpuWideBvh::from_wide(&wide, &tris).expect("conversion"))
                 .expect("upload");
-            for (set, mode, rays) in &sets {
+            for set in &sets {
+                let (mode, rays) = (set.mode, &set.rays);
                 let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
                 let binary_hits =
-                    trace_rays(device, &binary, &gpu_rays, TraversalKernel::WhileWhile, *mode).expect("binary kernel");
+                    trace_rays(device, &binary, &gpu_rays, TraversalKernel::WhileWhile, mode).expect("binary kernel");
                 for schedule in WideSchedule::BENCHMARKED {
                     let wide_hits =
-                        trace_rays_wide_with(device, &wide_device, &gpu_rays, *mode, schedule).expect("wide kernel");
-                    let label = format!("{name} {kind:?} {collapse} {set}/{mode} {}", schedule.name());
-                    failures.extend(check_set(&label, &tris, &bvh, &wide, *mode, rays, &binary_hits, &wide_hits));
+                        trace_rays_wide_with(device, &wide_device, &gpu_rays, mode, schedule).expect("wide kernel");
+                    let label = format!("{name} {kind:?} {collapse} {}/{mode} {}", set.name, schedule.name());
+                    failures.extend(check_set(&label, &tris, &bvh, &wide, mode, rays, &binary_hits, &wide_hits));
                 }
             }
         }
