@@ -1,5 +1,6 @@
 //! Mitsuba shapes (`obj`, `ply`, `rectangle`, `cube`, `sphere`, `disk`) placed by their
-//! `to_world` transforms, with their BSDF and area emitter.
+//! `to_world` transforms, with their BSDF and area emitter (an emitter without a BSDF gets
+//! Mitsuba's black diffuse). The cube carries Mitsuba's per-face uv layout.
 
 use super::*;
 
@@ -25,7 +26,7 @@ impl Loader {
         // warpath's (v = 0 at the bottom).
         let (meshes, mesh_source, flip_uv) = match kind.as_str() {
             "rectangle" => (vec![builtin::rectangle_mesh()], src.path.to_path_buf(), true),
-            "cube" => (vec![builtin::cube_mesh()], src.path.to_path_buf(), true),
+            "cube" => (vec![mitsuba_cube_mesh()], src.path.to_path_buf(), true),
             "disk" => (vec![disk_mesh(DISK_SEGMENTS)], src.path.to_path_buf(), true),
             "sphere" => {
                 let center = self.point(src, &mut props, "center")?.unwrap_or(Vec3::ZERO);
@@ -43,7 +44,7 @@ impl Loader {
                     );
                 };
                 let err = |message: String| SceneError::Parse { path: src.path.to_path_buf(), line, message };
-                let path = src.resolve(&file);
+                let path = self.resolve(src, &file);
                 if !path.is_file() {
                     return Err(err(format!("mesh file '{}' not found", path.display())));
                 }
@@ -124,11 +125,10 @@ impl Loader {
             }
         }
         let material = match &mut bsdf {
-            Some(b) => {
-                let i = self.material_index(b);
-                // A declared BSDF keeps its index (it was added when declared).
-                i
-            }
+            // A declared BSDF keeps its index (it was added when declared).
+            Some(b) => self.material_index(b),
+            // Mitsuba gives an emitter without a BSDF a black diffuse one: it only emits.
+            None if emission.is_some() => self.emitter_fallback_material(),
             None => self.fallback_material(),
         };
         let material = match emission {
@@ -176,6 +176,16 @@ impl Loader {
             .builder
             .add_material("mitsuba-default", Material::diffuse(Vec3::splat(FALLBACK_REFLECTANCE)).with_one_sided());
         self.fallback_material = Some(m);
+        m
+    }
+
+    /// The BSDF of an area emitter given none: Mitsuba's `diffuse` of reflectance 0.
+    pub(super) fn emitter_fallback_material(&mut self) -> u32 {
+        if let Some(m) = self.emitter_fallback_material {
+            return m;
+        }
+        let m = self.builder.add_material("mitsuba-default-emitter", Material::diffuse(Vec3::ZERO).with_one_sided());
+        self.emitter_fallback_material = Some(m);
         m
     }
 
@@ -271,3 +281,49 @@ pub fn disk_mesh(segments: u32) -> TriangleMesh {
     }
     mesh
 }
+
+/// Mitsuba's `cube` ([-1, 1]³): warpath's cube mesh (the same vertices, triangles and
+/// normals as the TOML `cube`) with Mitsuba's texture coordinates, which lay each face out
+/// its own way: every vertex takes the uv of Mitsuba's vertex with the same normal and
+/// position ([`MITSUBA_CUBE_UVS`]; still Mitsuba's v, flipped by the caller).
+pub fn mitsuba_cube_mesh() -> TriangleMesh {
+    let mut mesh = builtin::cube_mesh();
+    for i in 0..mesh.positions.len() {
+        let (p, n) = (mesh.positions[i], mesh.normals[i]);
+        if let Some(&(_, _, uv)) = MITSUBA_CUBE_UVS
+            .iter()
+            .find(|(q, m, _)| Vec3::from_array(*q).distance(p) < 1e-6 && Vec3::from_array(*m).distance(n) < 1e-6)
+        {
+            mesh.uvs[i] = Vec2::from_array(uv);
+        }
+    }
+    mesh
+}
+
+/// Mitsuba 3's cube (`src/shapes/cube.cpp`): each vertex's position, normal and uv.
+pub const MITSUBA_CUBE_UVS: [([f32; 3], [f32; 3], [f32; 2]); 24] = [
+    ([1.0, -1.0, -1.0], [0.0, -1.0, 0.0], [0.0, 1.0]),
+    ([1.0, -1.0, 1.0], [0.0, -1.0, 0.0], [1.0, 1.0]),
+    ([-1.0, -1.0, 1.0], [0.0, -1.0, 0.0], [1.0, 0.0]),
+    ([-1.0, -1.0, -1.0], [0.0, -1.0, 0.0], [0.0, 0.0]),
+    ([1.0, 1.0, -1.0], [0.0, 1.0, 0.0], [0.0, 1.0]),
+    ([-1.0, 1.0, -1.0], [0.0, 1.0, 0.0], [1.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0]),
+    ([1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0]),
+    ([1.0, -1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0]),
+    ([1.0, 1.0, -1.0], [1.0, 0.0, 0.0], [1.0, 1.0]),
+    ([1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0]),
+    ([1.0, -1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0]),
+    ([1.0, -1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 1.0]),
+    ([1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 0.0]),
+    ([-1.0, -1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0]),
+    ([-1.0, -1.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [-1.0, 0.0, 0.0], [1.0, 1.0]),
+    ([-1.0, 1.0, -1.0], [-1.0, 0.0, 0.0], [1.0, 0.0]),
+    ([-1.0, -1.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 0.0]),
+    ([1.0, 1.0, -1.0], [0.0, 0.0, -1.0], [0.0, 1.0]),
+    ([1.0, -1.0, -1.0], [0.0, 0.0, -1.0], [1.0, 1.0]),
+    ([-1.0, -1.0, -1.0], [0.0, 0.0, -1.0], [1.0, 0.0]),
+    ([-1.0, 1.0, -1.0], [0.0, 0.0, -1.0], [0.0, 0.0]),
+];
