@@ -30,15 +30,19 @@ mod bsdf;
 mod sensor;
 mod shape;
 
-pub use shape::{MITSUBA_CUBE_UVS, disk_mesh, mitsuba_cube_mesh};
+pub use shape::{MITSUBA_CUBE_UVS, disk_mesh, mitsuba_cube_mesh, mitsuba_sphere_mesh};
 
 /// Reflectance of Mitsuba's default BSDF (a one-sided `diffuse`), given to shapes without a
 /// `<bsdf>` and to BSDFs warpath does not have.
 pub const FALLBACK_REFLECTANCE: f32 = 0.5;
 
-/// Subdivisions of the icosphere that stands in for Mitsuba's analytic `sphere` (5120
+/// Subdivisions of the icosphere that stands in for pbrt's analytic `sphere` (5120
 /// triangles, as the TOML format's default).
 pub const SPHERE_SUBDIVISIONS: u32 = 4;
+
+/// Columns of the latitude-longitude mesh that stands in for Mitsuba's analytic `sphere`
+/// (half as many rows: 16128 triangles; its facets lie within 3·10⁻⁴ of the radius).
+pub const SPHERE_SEGMENTS: u32 = 128;
 
 /// Segments of the triangle fan that stands in for Mitsuba's analytic `disk`.
 pub const DISK_SEGMENTS: u32 = 64;

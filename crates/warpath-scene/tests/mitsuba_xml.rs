@@ -12,7 +12,8 @@ use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::Environment;
 use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_scene::mitsuba_xml::{
-    FALLBACK_REFLECTANCE, MITSUBA_CUBE_UVS, load_mitsuba_xml, mitsuba_cube_mesh, parse_mitsuba_xml,
+    FALLBACK_REFLECTANCE, MITSUBA_CUBE_UVS, SPHERE_SEGMENTS, load_mitsuba_xml, mitsuba_cube_mesh, mitsuba_sphere_mesh,
+    parse_mitsuba_xml,
 };
 use warpath_scene::{Scene, SceneError, UNLIMITED_DEPTH, builtin};
 
@@ -466,4 +467,39 @@ fn approximate_rough_and_tinted_conductors_are_warned_about() {
     assert!(tint[0].contains("inline.xml:4:"), "{tint:?}");
     assert_eq!(s.warnings.iter().filter(|w| !w.contains("no <sensor>")).count(), 2, "{:?}", s.warnings);
     assert_eq!(material_of(&s, "c").specular, Vec3::splat(0.5));
+}
+
+#[test]
+fn the_sphere_has_mitsubas_parametrization() {
+    let mesh = mitsuba_sphere_mesh(SPHERE_SEGMENTS);
+    let tau = std::f32::consts::TAU;
+    for (i, (p, uv)) in mesh.positions.iter().zip(&mesh.uvs).enumerate() {
+        assert!((p.length() - 1.0).abs() < 1e-5 && mesh.normals[i] == *p, "vertex {i}");
+        // Mitsuba: u = atan2(y, x) / 2π in [0, 1) (1 on the seam's second copy), v = θ/π from +z.
+        assert!((uv.y - p.z.clamp(-1.0, 1.0).acos() / std::f32::consts::PI).abs() < 1e-5, "vertex {i}: {uv}");
+        if p.x.hypot(p.y) > 1e-4 {
+            let u = p.y.atan2(p.x).rem_euclid(tau) / tau;
+            let du = (uv.x - u).abs();
+            assert!(du < 1e-5 || (du - 1.0).abs() < 1e-5, "vertex {i} at {p}: u {} vs {u}", uv.x);
+        }
+    }
+    // Closed, wound outward, and close to the sphere's area.
+    let mut area = 0.0f64;
+    for t in &mesh.triangles {
+        let [a, b, c] = t.map(|k| mesh.positions[k as usize]);
+        let n = (b - a).cross(c - a);
+        assert!(n.dot(a + b + c) > 0.0, "triangle {t:?} faces inward");
+        area += 0.5 * n.length() as f64;
+    }
+    assert_eq!(mesh.triangles.len() as u32, 2 * SPHERE_SEGMENTS * (SPHERE_SEGMENTS / 2 - 1));
+    assert!((area / (4.0 * std::f64::consts::PI) - 1.0).abs() < 1e-3, "area {area}");
+    // A scene's sphere: placed by center and radius, v flipped to warpath's convention.
+    let s = scene(&format!(
+        r#"<shape type="sphere" id="s"><point name="center" x="1" y="2" z="3"/><float name="radius" value="2"/></shape>{LIGHT}"#
+    ));
+    let n = mesh.positions.len();
+    for k in 0..n {
+        assert!((s.positions[k] - (Vec3::new(1.0, 2.0, 3.0) + 2.0 * mesh.positions[k])).length() < 1e-5);
+        assert_eq!(s.uvs[k], Vec2::new(mesh.uvs[k].x, 1.0 - mesh.uvs[k].y));
+    }
 }

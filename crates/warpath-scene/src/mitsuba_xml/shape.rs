@@ -35,7 +35,7 @@ impl Loader {
                     return Err(src.error(node, format!("sphere '{name}': radius = {radius} must be positive")));
                 }
                 to_world = to_world * Mat4::from_translation(center) * Mat4::from_scale(Vec3::splat(radius));
-                (vec![builtin::sphere_mesh(SPHERE_SUBDIVISIONS)], src.path.to_path_buf(), true)
+                (vec![mitsuba_sphere_mesh(SPHERE_SEGMENTS)], src.path.to_path_buf(), true)
             }
             "obj" | "ply" => {
                 let Some((file, line)) = self.string(src, &mut props, "filename")? else {
@@ -261,6 +261,54 @@ impl Loader {
         }
         Ok(m)
     }
+}
+
+/// Mitsuba's `sphere` (the unit sphere) as a latitude-longitude mesh of `segments` columns
+/// and `segments / 2` rows with Mitsuba's parametrization: u = φ/2π with φ = atan2(y, x) in
+/// [0, 2π), v = θ/π with θ measured from +z (still Mitsuba's v, flipped by the caller). The
+/// seam at φ = 0 and the poles have vertices of their own (a pole's u is its column's
+/// middle), so every triangle interpolates its uv without wrapping around.
+pub fn mitsuba_sphere_mesh(segments: u32) -> TriangleMesh {
+    let (n_phi, n_theta) = (segments.max(4), (segments / 2).max(2));
+    let mut mesh = TriangleMesh { name: "sphere".into(), ..TriangleMesh::default() };
+    let tau = 2.0 * std::f32::consts::PI;
+    let at = |u: f32, v: f32| {
+        let (phi, theta) = (tau * u, std::f32::consts::PI * v);
+        Vec3::new(theta.sin() * phi.cos(), theta.sin() * phi.sin(), theta.cos())
+    };
+    // Rows 1 ..= n_theta - 1 of n_phi + 1 vertices (the seam column twice).
+    for j in 1..n_theta {
+        let v = j as f32 / n_theta as f32;
+        for i in 0..=n_phi {
+            let u = i as f32 / n_phi as f32;
+            let p = at(u, v);
+            mesh.positions.push(p);
+            mesh.normals.push(p);
+            mesh.uvs.push(Vec2::new(u, v));
+        }
+    }
+    let row = |j: u32, i: u32| (j - 1) * (n_phi + 1) + i;
+    for j in 1..n_theta - 1 {
+        for i in 0..n_phi {
+            let (a, b, c, d) = (row(j, i), row(j, i + 1), row(j + 1, i + 1), row(j + 1, i));
+            // Counter-clockwise seen from outside.
+            mesh.triangles.push([a, d, c]);
+            mesh.triangles.push([a, c, b]);
+        }
+    }
+    for (pole_v, ring) in [(0.0f32, 1), (1.0, n_theta - 1)] {
+        for i in 0..n_phi {
+            let u = (i as f32 + 0.5) / n_phi as f32;
+            let p = at(u, pole_v);
+            let k = mesh.positions.len() as u32;
+            mesh.positions.push(p);
+            mesh.normals.push(p);
+            mesh.uvs.push(Vec2::new(u, pole_v));
+            let (a, b) = (row(ring, i), row(ring, i + 1));
+            mesh.triangles.push(if pole_v == 0.0 { [k, a, b] } else { [k, b, a] });
+        }
+    }
+    mesh
 }
 
 /// Mitsuba's `disk`: the unit disk in the xy-plane, normal +z, as a fan of `segments`
