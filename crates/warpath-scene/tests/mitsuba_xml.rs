@@ -12,8 +12,8 @@ use warpath_core::camera::{Camera, FovAxis};
 use warpath_core::light::Environment;
 use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_scene::mitsuba_xml::{
-    FALLBACK_REFLECTANCE, MITSUBA_CUBE_UVS, SPHERE_SEGMENTS, load_mitsuba_xml, mitsuba_cube_mesh, mitsuba_sphere_mesh,
-    parse_mitsuba_xml,
+    DISK_SEGMENTS, FALLBACK_REFLECTANCE, MITSUBA_CUBE_UVS, SPHERE_SEGMENTS, disk_mesh, load_mitsuba_xml,
+    mitsuba_cube_mesh, mitsuba_sphere_mesh, parse_mitsuba_xml,
 };
 use warpath_scene::{Scene, SceneError, UNLIMITED_DEPTH, builtin};
 
@@ -501,5 +501,24 @@ fn the_sphere_has_mitsubas_parametrization() {
     for k in 0..n {
         assert!((s.positions[k] - (Vec3::new(1.0, 2.0, 3.0) + 2.0 * mesh.positions[k])).length() < 1e-5);
         assert_eq!(s.uvs[k], Vec2::new(mesh.uvs[k].x, 1.0 - mesh.uvs[k].y));
+    }
+}
+
+#[test]
+fn the_disk_has_mitsubas_polar_uv() {
+    let mesh = disk_mesh(DISK_SEGMENTS);
+    assert_eq!(mesh.triangles.len() as u32, DISK_SEGMENTS);
+    let tau = std::f32::consts::TAU;
+    for t in &mesh.triangles {
+        let [a, b, c] = t.map(|k| mesh.positions[k as usize]);
+        assert!((b - a).cross(c - a).z > 0.0, "triangle {t:?} faces -z");
+        // Mitsuba: uv = (r, phi / 2 pi). At the triangle's centroid the interpolated uv is
+        // within half a segment of it.
+        let [ua, ub, uc] = t.map(|k| mesh.uvs[k as usize]);
+        let (p, uv) = ((a + b + c) / 3.0, (ua + ub + uc) / 3.0);
+        let phi = p.y.atan2(p.x).rem_euclid(tau) / tau;
+        assert!((uv.x - p.truncate().length()).abs() < 0.01, "{t:?}: u {} vs r {}", uv.x, p.truncate().length());
+        let dv = (uv.y - phi).abs().min((uv.y - phi - 1.0).abs());
+        assert!(dv < 0.5 / DISK_SEGMENTS as f32, "{t:?}: v {} vs {phi}", uv.y);
     }
 }

@@ -312,12 +312,12 @@ pub fn mitsuba_sphere_mesh(segments: u32) -> TriangleMesh {
 }
 
 /// Mitsuba's `disk`: the unit disk in the xy-plane, normal +z, as a fan of `segments`
-/// triangles (uv: Mitsuba's polar (r, φ/2π)).
+/// triangles with Mitsuba's polar uv (r, φ/2π), φ = atan2(y, x) in [0, 2π). Each triangle
+/// has a centre vertex of its own at its middle angle, so v stays close to φ/2π along the
+/// radii instead of running to 0 at the centre (within half a segment near the centre, exact
+/// on the rim).
 pub fn disk_mesh(segments: u32) -> TriangleMesh {
     let mut mesh = TriangleMesh { name: "disk".into(), ..TriangleMesh::default() };
-    mesh.positions.push(Vec3::ZERO);
-    mesh.normals.push(Vec3::Z);
-    mesh.uvs.push(Vec2::ZERO);
     for i in 0..=segments {
         let phi = 2.0 * std::f32::consts::PI * i as f32 / segments as f32;
         mesh.positions.push(Vec3::new(phi.cos(), phi.sin(), 0.0));
@@ -325,7 +325,11 @@ pub fn disk_mesh(segments: u32) -> TriangleMesh {
         mesh.uvs.push(Vec2::new(1.0, i as f32 / segments as f32));
     }
     for i in 0..segments {
-        mesh.triangles.push([0, i + 1, i + 2]);
+        let centre = mesh.positions.len() as u32;
+        mesh.positions.push(Vec3::ZERO);
+        mesh.normals.push(Vec3::Z);
+        mesh.uvs.push(Vec2::new(0.0, (i as f32 + 0.5) / segments as f32));
+        mesh.triangles.push([centre, i, i + 1]);
     }
     mesh
 }
