@@ -30,15 +30,19 @@ mod bsdf;
 mod sensor;
 mod shape;
 
-pub use shape::disk_mesh;
+pub use shape::{MITSUBA_CUBE_UVS, disk_mesh, mitsuba_cube_mesh, mitsuba_sphere_mesh};
 
 /// Reflectance of Mitsuba's default BSDF (a one-sided `diffuse`), given to shapes without a
 /// `<bsdf>` and to BSDFs warpath does not have.
 pub const FALLBACK_REFLECTANCE: f32 = 0.5;
 
-/// Subdivisions of the icosphere that stands in for Mitsuba's analytic `sphere` (5120
+/// Subdivisions of the icosphere that stands in for pbrt's analytic `sphere` (5120
 /// triangles, as the TOML format's default).
 pub const SPHERE_SUBDIVISIONS: u32 = 4;
+
+/// Columns of the latitude-longitude mesh that stands in for Mitsuba's analytic `sphere`
+/// (half as many rows: 16128 triangles; its facets lie within 3·10⁻⁴ of the radius).
+pub const SPHERE_SEGMENTS: u32 = 128;
 
 /// Segments of the triangle fan that stands in for Mitsuba's analytic `disk`.
 pub const DISK_SEGMENTS: u32 = 64;
@@ -63,6 +67,8 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         objects: HashMap::new(),
         textures: HashMap::new(),
         fallback_material: None,
+        emitter_fallback_material: None,
+        root_dir: path.parent().unwrap_or(Path::new("")).to_path_buf(),
         include_stack: vec![path.to_path_buf()],
         shape_count: 0,
         camera: None,
@@ -152,10 +158,6 @@ impl Src<'_, '_> {
     fn at(&self, node: Node) -> String {
         format!("{}:{}", self.path.display(), self.line(node))
     }
-    fn resolve(&self, name: &str) -> PathBuf {
-        let p = Path::new(name);
-        if p.is_absolute() { p.to_path_buf() } else { self.path.parent().unwrap_or(Path::new(".")).join(p) }
-    }
 }
 
 struct Loader {
@@ -167,6 +169,10 @@ struct Loader {
     /// Bitmap textures by file, loaded once.
     textures: HashMap<PathBuf, i32>,
     fallback_material: Option<u32>,
+    emitter_fallback_material: Option<u32>,
+    /// The folder of the scene file, against which Mitsuba resolves every relative file
+    /// name, in included files too.
+    root_dir: PathBuf,
     include_stack: Vec<PathBuf>,
     shape_count: usize,
     camera: Option<Camera>,
@@ -226,6 +232,28 @@ impl Loader {
     fn required(&mut self, src: &Src, node: Node, name: &str) -> Result<String, SceneError> {
         self.attr(src, node, name)?
             .ok_or_else(|| src.error(node, format!("<{}> needs a '{name}' attribute", node.tag_name().name())))
+    }
+
+    /// A file name as Mitsuba resolves it: a relative name against the scene file's folder,
+    /// in an included file too. A name found only relative to the included file that names
+    /// it is taken from there, with a warning (Mitsuba would not find it).
+    fn resolve(&mut self, src: &Src, name: &str) -> PathBuf {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        let from_root = self.root_dir.join(p);
+        let from_file = src.path.parent().unwrap_or(Path::new("")).join(p);
+        if !from_root.exists() && from_file.exists() && from_file != from_root {
+            self.warn(format!(
+                "{}: '{name}' is read relative to this included file; Mitsuba resolves relative names against the \
+                 scene's folder ({}) and would not find it",
+                src.path.display(),
+                self.root_dir.display()
+            ));
+            return from_file;
+        }
+        from_root
     }
 
     fn warn(&mut self, message: String) {
@@ -325,7 +353,7 @@ impl Loader {
 
     fn include(&mut self, src: &Src, node: Node) -> Result<(), SceneError> {
         let name = self.required(src, node, "filename")?;
-        let path = src.resolve(&name);
+        let path = self.resolve(src, &name);
         if !path.is_file() {
             return Err(src.error(node, format!("included file '{}' not found", path.display())));
         }
@@ -584,7 +612,7 @@ impl Loader {
                 let Some((file, _)) = self.string(src, &mut props, "filename")? else {
                     return Err(src.error(node, "a 'bitmap' texture needs a <string name=\"filename\">"));
                 };
-                let path = src.resolve(&file);
+                let path = self.resolve(src, &file);
                 if !path.is_file() {
                     return Err(src.error(node, format!("texture '{}' not found", path.display())));
                 }

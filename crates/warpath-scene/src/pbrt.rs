@@ -166,6 +166,10 @@ struct Loader {
     object: Option<(String, Vec<Placed>)>,
     include_stack: Vec<PathBuf>,
     default_material: Option<u32>,
+    /// Named materials used (`NamedMaterial`) before any `MakeNamedMaterial` defines them, as
+    /// pbrt-v4 allows (it resolves names after parsing): name → (placeholder material index,
+    /// where first used). The definition fills the placeholder.
+    pending_materials: HashMap<String, (u32, String)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
     camera: Option<Camera>,
@@ -210,6 +214,7 @@ impl Loader {
             object: None,
             include_stack: vec![path.to_path_buf()],
             default_material: None,
+            pending_materials: HashMap::new(),
             emissive: HashMap::new(),
             camera: None,
             camera_line: String::new(),
@@ -255,8 +260,26 @@ impl Loader {
             media,
             mesh_media,
             lenient,
+            pending_materials,
             ..
         } = self;
+        let mut builder = builder;
+        let mut undefined: Vec<_> = pending_materials.into_iter().collect();
+        undefined.sort_by(|a, b| a.1.1.cmp(&b.1.1));
+        for (name, (_, at)) in undefined {
+            let message =
+                format!("{at}: NamedMaterial: no material named \"{name}\" (no MakeNamedMaterial defines it)");
+            if !lenient {
+                // `at` is FILE:LINE of the first use.
+                let (file, line) = at.rsplit_once(':').unwrap_or((at.as_str(), "0"));
+                return Err(SceneError::Parse {
+                    path: PathBuf::from(file),
+                    line: line.parse().unwrap_or(0),
+                    message: format!("NamedMaterial: no material named \"{name}\" (no MakeNamedMaterial defines it)"),
+                });
+            }
+            builder.warn(format!("{message}: rendered as pbrt's default diffuse"));
+        }
         let mut scene = builder.finish();
         if !mesh_media.is_empty() {
             scene.triangle_media = vec![0; scene.triangles.len()];
@@ -568,7 +591,11 @@ impl Loader {
                     return Err(lx.error(line, format!("MakeNamedMaterial \"{name}\" needs \"string type\"")));
                 };
                 params.what = format!("MakeNamedMaterial \"{name}\" (type \"{kind}\")");
-                let index = self.material(&kind, &name, params)?;
+                let mut index = self.material(&kind, &name, params)?;
+                if let Some((placeholder, _)) = self.pending_materials.remove(&name) {
+                    self.fill_placeholder(placeholder, index, &at);
+                    index = placeholder;
+                }
                 if self.named_materials.insert(name.clone(), index).is_some() {
                     self.warn(format!("{at}: named material \"{name}\" is redefined"));
                 }
@@ -578,10 +605,20 @@ impl Loader {
                 match self.named_materials.get(&name) {
                     Some(&i) => self.g.material = Some(i),
                     None => {
-                        return Err(lx.error(
-                            line,
-                            format!("NamedMaterial: no material named \"{name}\" (MakeNamedMaterial it first)"),
-                        ));
+                        // pbrt-v4 resolves names after parsing: a later MakeNamedMaterial
+                        // (e.g. in a file included further down) fills this placeholder.
+                        let i = match self.pending_materials.get(&name) {
+                            Some(&(i, _)) => i,
+                            None => {
+                                let i = self.builder.add_material(
+                                    &name,
+                                    warpath_core::material::Material::diffuse(Vec3::splat(shapes::DEFAULT_REFLECTANCE)),
+                                );
+                                self.pending_materials.insert(name.clone(), (i, at.clone()));
+                                i
+                            }
+                        };
+                        self.g.material = Some(i);
                     }
                 }
             }

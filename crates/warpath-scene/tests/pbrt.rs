@@ -605,3 +605,40 @@ fn an_area_light_on_an_interface_absorbs_and_says_so() {
     assert_eq!(material(&s, 0).emission, Vec3::splat(2.0));
     assert!(warned(&s, "inline.pbrt:4: an area light on the interface material"), "{:?}", s.warnings);
 }
+
+#[test]
+fn named_materials_may_be_used_before_they_are_defined() {
+    // pbrt-v4 resolves material names after parsing (contemporary-bathroom uses "light"
+    // before including the file that defines it): the definition fills the placeholder,
+    // the emissive variant included.
+    let s = scene(&format!(
+        "AttributeBegin\nNamedMaterial \"later\"\nAreaLightSource \"diffuse\" \"rgb L\" [2 3 4]\n{TRIANGLE}\nAttributeEnd\n\
+         NamedMaterial \"later\"\n{TRIANGLE}\n\
+         MakeNamedMaterial \"later\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.1 0.2 0.3]"
+    ));
+    assert!(!warned(&s, "NamedMaterial"), "{:?}", s.warnings);
+    let lit = material(&s, 0);
+    assert_eq!(
+        (lit.kind(), lit.base_color, lit.emission),
+        (MaterialKind::Diffuse, Vec3::new(0.1, 0.2, 0.3), Vec3::new(2.0, 3.0, 4.0))
+    );
+    let plain = material(&s, 1);
+    assert_eq!(
+        (plain.kind(), plain.base_color, plain.emission),
+        (MaterialKind::Diffuse, Vec3::new(0.1, 0.2, 0.3), Vec3::ZERO)
+    );
+    // Never defined: an error at its first use; check_pbrt (files missing) warns instead.
+    assert_error_at(
+        &format!("LightSource \"infinite\"\n{TRIANGLE}\nNamedMaterial \"nope\"\n{TRIANGLE}"),
+        3,
+        "no material named",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.pbrt"),
+        format!("LightSource \"infinite\"\nNamedMaterial \"nope\"\n{TRIANGLE}\n"),
+    )
+    .unwrap();
+    let s = check_pbrt(&dir.path().join("a.pbrt")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(warned(&s, "a.pbrt:2: NamedMaterial: no material named \"nope\""), "{:?}", s.warnings);
+}

@@ -38,6 +38,15 @@ impl Loader {
             "conductor" | "roughconductor" => {
                 let f0 = self.conductor_f0(src, &mut props, node)?;
                 let reflectance = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
+                if reflectance != Vec3::ONE {
+                    // Mitsuba multiplies the Fresnel term by it; warpath's conductors have
+                    // Schlick's Fresnel of F0 alone, which rises to 1 at grazing angles.
+                    self.warn(format!(
+                        "{}: {plugin}: specular_reflectance {reflectance} is rendered as part of Schlick's normal-incidence \
+                         reflectance F0 (Mitsuba scales the Fresnel term by it at every angle: grazing reflections differ)",
+                        src.at(node)
+                    ));
+                }
                 let f0 = check_reflectance(src, node, "specular_reflectance", f0 * reflectance)?;
                 let m = if kind == "conductor" {
                     Material::mirror(f0)
@@ -109,14 +118,20 @@ impl Loader {
 
     /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`.
     pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<f32, SceneError> {
-        if let Some((d, line)) = self.string(src, props, "distribution")?
-            && d != "ggx"
-        {
-            self.warn(format!(
+        // Mitsuba's rough BSDFs default to Beckmann: only an explicit "ggx" is exact here.
+        match self.string(src, props, "distribution")? {
+            Some((d, _)) if d == "ggx" => {}
+            Some((d, line)) => self.warn(format!(
                 "{}:{line}: {}: distribution '{d}' is rendered as GGX (warpath's only microfacet distribution)",
                 src.path.display(),
                 props.plugin
-            ));
+            )),
+            None => self.warn(format!(
+                "{}: {}: no 'distribution': Mitsuba's default, Beckmann, is rendered as GGX (warpath's only \
+                 microfacet distribution; give <string name=\"distribution\" value=\"ggx\"/> for the same image)",
+                src.at(node),
+                props.plugin
+            )),
         }
         let alpha = match self.float(src, props, "alpha")? {
             Some(a) => a,

@@ -19,7 +19,7 @@ impl Loader {
                 let Some((file, line)) = self.string(src, &mut props, "filename")? else {
                     return Err(src.error(node, "an 'envmap' emitter needs <string name=\"filename\">"));
                 };
-                let path = src.resolve(&file);
+                let path = self.resolve(src, &file);
                 if !path.is_file() {
                     return Err(SceneError::Parse {
                         path: src.path.to_path_buf(),

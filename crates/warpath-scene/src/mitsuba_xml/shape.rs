@@ -1,5 +1,6 @@
 //! Mitsuba shapes (`obj`, `ply`, `rectangle`, `cube`, `sphere`, `disk`) placed by their
-//! `to_world` transforms, with their BSDF and area emitter.
+//! `to_world` transforms, with their BSDF and area emitter (an emitter without a BSDF gets
+//! Mitsuba's black diffuse). The cube carries Mitsuba's per-face uv layout.
 
 use super::*;
 
@@ -25,7 +26,7 @@ impl Loader {
         // warpath's (v = 0 at the bottom).
         let (meshes, mesh_source, flip_uv) = match kind.as_str() {
             "rectangle" => (vec![builtin::rectangle_mesh()], src.path.to_path_buf(), true),
-            "cube" => (vec![builtin::cube_mesh()], src.path.to_path_buf(), true),
+            "cube" => (vec![mitsuba_cube_mesh()], src.path.to_path_buf(), true),
             "disk" => (vec![disk_mesh(DISK_SEGMENTS)], src.path.to_path_buf(), true),
             "sphere" => {
                 let center = self.point(src, &mut props, "center")?.unwrap_or(Vec3::ZERO);
@@ -34,7 +35,7 @@ impl Loader {
                     return Err(src.error(node, format!("sphere '{name}': radius = {radius} must be positive")));
                 }
                 to_world = to_world * Mat4::from_translation(center) * Mat4::from_scale(Vec3::splat(radius));
-                (vec![builtin::sphere_mesh(SPHERE_SUBDIVISIONS)], src.path.to_path_buf(), true)
+                (vec![mitsuba_sphere_mesh(SPHERE_SEGMENTS)], src.path.to_path_buf(), true)
             }
             "obj" | "ply" => {
                 let Some((file, line)) = self.string(src, &mut props, "filename")? else {
@@ -43,7 +44,7 @@ impl Loader {
                     );
                 };
                 let err = |message: String| SceneError::Parse { path: src.path.to_path_buf(), line, message };
-                let path = src.resolve(&file);
+                let path = self.resolve(src, &file);
                 if !path.is_file() {
                     return Err(err(format!("mesh file '{}' not found", path.display())));
                 }
@@ -124,11 +125,10 @@ impl Loader {
             }
         }
         let material = match &mut bsdf {
-            Some(b) => {
-                let i = self.material_index(b);
-                // A declared BSDF keeps its index (it was added when declared).
-                i
-            }
+            // A declared BSDF keeps its index (it was added when declared).
+            Some(b) => self.material_index(b),
+            // Mitsuba gives an emitter without a BSDF a black diffuse one: it only emits.
+            None if emission.is_some() => self.emitter_fallback_material(),
             None => self.fallback_material(),
         };
         let material = match emission {
@@ -176,6 +176,16 @@ impl Loader {
             .builder
             .add_material("mitsuba-default", Material::diffuse(Vec3::splat(FALLBACK_REFLECTANCE)).with_one_sided());
         self.fallback_material = Some(m);
+        m
+    }
+
+    /// The BSDF of an area emitter given none: Mitsuba's `diffuse` of reflectance 0.
+    pub(super) fn emitter_fallback_material(&mut self) -> u32 {
+        if let Some(m) = self.emitter_fallback_material {
+            return m;
+        }
+        let m = self.builder.add_material("mitsuba-default-emitter", Material::diffuse(Vec3::ZERO).with_one_sided());
+        self.emitter_fallback_material = Some(m);
         m
     }
 
@@ -253,13 +263,61 @@ impl Loader {
     }
 }
 
+/// Mitsuba's `sphere` (the unit sphere) as a latitude-longitude mesh of `segments` columns
+/// and `segments / 2` rows with Mitsuba's parametrization: u = φ/2π with φ = atan2(y, x) in
+/// [0, 2π), v = θ/π with θ measured from +z (still Mitsuba's v, flipped by the caller). The
+/// seam at φ = 0 and the poles have vertices of their own (a pole's u is its column's
+/// middle), so every triangle interpolates its uv without wrapping around.
+pub fn mitsuba_sphere_mesh(segments: u32) -> TriangleMesh {
+    let (n_phi, n_theta) = (segments.max(4), (segments / 2).max(2));
+    let mut mesh = TriangleMesh { name: "sphere".into(), ..TriangleMesh::default() };
+    let tau = 2.0 * std::f32::consts::PI;
+    let at = |u: f32, v: f32| {
+        let (phi, theta) = (tau * u, std::f32::consts::PI * v);
+        Vec3::new(theta.sin() * phi.cos(), theta.sin() * phi.sin(), theta.cos())
+    };
+    // Rows 1 ..= n_theta - 1 of n_phi + 1 vertices (the seam column twice).
+    for j in 1..n_theta {
+        let v = j as f32 / n_theta as f32;
+        for i in 0..=n_phi {
+            let u = i as f32 / n_phi as f32;
+            let p = at(u, v);
+            mesh.positions.push(p);
+            mesh.normals.push(p);
+            mesh.uvs.push(Vec2::new(u, v));
+        }
+    }
+    let row = |j: u32, i: u32| (j - 1) * (n_phi + 1) + i;
+    for j in 1..n_theta - 1 {
+        for i in 0..n_phi {
+            let (a, b, c, d) = (row(j, i), row(j, i + 1), row(j + 1, i + 1), row(j + 1, i));
+            // Counter-clockwise seen from outside.
+            mesh.triangles.push([a, d, c]);
+            mesh.triangles.push([a, c, b]);
+        }
+    }
+    for (pole_v, ring) in [(0.0f32, 1), (1.0, n_theta - 1)] {
+        for i in 0..n_phi {
+            let u = (i as f32 + 0.5) / n_phi as f32;
+            let p = at(u, pole_v);
+            let k = mesh.positions.len() as u32;
+            mesh.positions.push(p);
+            mesh.normals.push(p);
+            mesh.uvs.push(Vec2::new(u, pole_v));
+            let (a, b) = (row(ring, i), row(ring, i + 1));
+            mesh.triangles.push(if pole_v == 0.0 { [k, a, b] } else { [k, b, a] });
+        }
+    }
+    mesh
+}
+
 /// Mitsuba's `disk`: the unit disk in the xy-plane, normal +z, as a fan of `segments`
-/// triangles (uv: Mitsuba's polar (r, φ/2π)).
+/// triangles with Mitsuba's polar uv (r, φ/2π), φ = atan2(y, x) in [0, 2π). Each triangle
+/// has a centre vertex of its own at its middle angle, so v stays close to φ/2π along the
+/// radii instead of running to 0 at the centre (within half a segment near the centre, exact
+/// on the rim).
 pub fn disk_mesh(segments: u32) -> TriangleMesh {
     let mut mesh = TriangleMesh { name: "disk".into(), ..TriangleMesh::default() };
-    mesh.positions.push(Vec3::ZERO);
-    mesh.normals.push(Vec3::Z);
-    mesh.uvs.push(Vec2::ZERO);
     for i in 0..=segments {
         let phi = 2.0 * std::f32::consts::PI * i as f32 / segments as f32;
         mesh.positions.push(Vec3::new(phi.cos(), phi.sin(), 0.0));
@@ -267,7 +325,57 @@ pub fn disk_mesh(segments: u32) -> TriangleMesh {
         mesh.uvs.push(Vec2::new(1.0, i as f32 / segments as f32));
     }
     for i in 0..segments {
-        mesh.triangles.push([0, i + 1, i + 2]);
+        let centre = mesh.positions.len() as u32;
+        mesh.positions.push(Vec3::ZERO);
+        mesh.normals.push(Vec3::Z);
+        mesh.uvs.push(Vec2::new(0.0, (i as f32 + 0.5) / segments as f32));
+        mesh.triangles.push([centre, i, i + 1]);
     }
     mesh
 }
+
+/// Mitsuba's `cube` ([-1, 1]³): warpath's cube mesh (the same vertices, triangles and
+/// normals as the TOML `cube`) with Mitsuba's texture coordinates, which lay each face out
+/// its own way: every vertex takes the uv of Mitsuba's vertex with the same normal and
+/// position ([`MITSUBA_CUBE_UVS`]; still Mitsuba's v, flipped by the caller).
+pub fn mitsuba_cube_mesh() -> TriangleMesh {
+    let mut mesh = builtin::cube_mesh();
+    for i in 0..mesh.positions.len() {
+        let (p, n) = (mesh.positions[i], mesh.normals[i]);
+        if let Some(&(_, _, uv)) = MITSUBA_CUBE_UVS
+            .iter()
+            .find(|(q, m, _)| Vec3::from_array(*q).distance(p) < 1e-6 && Vec3::from_array(*m).distance(n) < 1e-6)
+        {
+            mesh.uvs[i] = Vec2::from_array(uv);
+        }
+    }
+    mesh
+}
+
+/// Mitsuba 3's cube (`src/shapes/cube.cpp`): each vertex's position, normal and uv.
+pub const MITSUBA_CUBE_UVS: [([f32; 3], [f32; 3], [f32; 2]); 24] = [
+    ([1.0, -1.0, -1.0], [0.0, -1.0, 0.0], [0.0, 1.0]),
+    ([1.0, -1.0, 1.0], [0.0, -1.0, 0.0], [1.0, 1.0]),
+    ([-1.0, -1.0, 1.0], [0.0, -1.0, 0.0], [1.0, 0.0]),
+    ([-1.0, -1.0, -1.0], [0.0, -1.0, 0.0], [0.0, 0.0]),
+    ([1.0, 1.0, -1.0], [0.0, 1.0, 0.0], [0.0, 1.0]),
+    ([-1.0, 1.0, -1.0], [0.0, 1.0, 0.0], [1.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0]),
+    ([1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0]),
+    ([1.0, -1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0]),
+    ([1.0, 1.0, -1.0], [1.0, 0.0, 0.0], [1.0, 1.0]),
+    ([1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0]),
+    ([1.0, -1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0]),
+    ([1.0, -1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 1.0]),
+    ([1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 0.0]),
+    ([-1.0, -1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0]),
+    ([-1.0, -1.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 1.0]),
+    ([-1.0, 1.0, 1.0], [-1.0, 0.0, 0.0], [1.0, 1.0]),
+    ([-1.0, 1.0, -1.0], [-1.0, 0.0, 0.0], [1.0, 0.0]),
+    ([-1.0, -1.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 0.0]),
+    ([1.0, 1.0, -1.0], [0.0, 0.0, -1.0], [0.0, 1.0]),
+    ([1.0, -1.0, -1.0], [0.0, 0.0, -1.0], [1.0, 1.0]),
+    ([-1.0, -1.0, -1.0], [0.0, 0.0, -1.0], [1.0, 0.0]),
+    ([-1.0, 1.0, -1.0], [0.0, 0.0, -1.0], [0.0, 0.0]),
+];

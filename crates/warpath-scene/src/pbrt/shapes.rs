@@ -228,11 +228,24 @@ impl Loader {
         m
     }
 
-    fn emissive_material(&mut self, material: u32, light: AreaLight, at: &str) -> u32 {
-        let key = (material, light.radiance.to_array().map(f32::to_bits), light.two_sided);
-        if let Some(&m) = self.emissive.get(&key) {
-            return m;
+    /// A `MakeNamedMaterial` that defines a name used before: its material (`defined`) is
+    /// copied into the placeholder, and the emissive variants made from the placeholder are
+    /// made again from it.
+    pub(super) fn fill_placeholder(&mut self, placeholder: u32, defined: u32, at: &str) {
+        let scene = self.builder.scene_mut();
+        scene.materials[placeholder as usize] = scene.materials[defined as usize];
+        let mut variants: Vec<_> =
+            self.emissive.iter().filter(|(k, _)| k.0 == placeholder).map(|(k, &m)| (*k, m)).collect();
+        variants.sort_by_key(|v| v.1);
+        for ((_, radiance, two_sided), m) in variants {
+            let light = AreaLight { radiance: Vec3::from_array(radiance.map(f32::from_bits)), two_sided };
+            let base = self.emissive_base(placeholder, light, at);
+            self.builder.scene_mut().materials[m as usize] = base;
         }
+    }
+
+    /// The emissive variant of `material` for `light`.
+    fn emissive_base(&mut self, material: u32, light: AreaLight, at: &str) -> Material {
         let scene = self.builder.scene_mut();
         let mut base = scene.materials[material as usize];
         if base.is_null() {
@@ -244,12 +257,20 @@ impl Loader {
                  null boundary cannot emit)"
             ));
         }
-        let scene = self.builder.scene_mut();
         let mut base = base.with_emission(light.radiance);
         if light.two_sided {
             base.flags |= flags::TWO_SIDED_EMISSION;
         }
-        let name = format!("{}+emission", scene.material_names[material as usize]);
+        base
+    }
+
+    fn emissive_material(&mut self, material: u32, light: AreaLight, at: &str) -> u32 {
+        let key = (material, light.radiance.to_array().map(f32::to_bits), light.two_sided);
+        if let Some(&m) = self.emissive.get(&key) {
+            return m;
+        }
+        let base = self.emissive_base(material, light, at);
+        let name = format!("{}+emission", self.builder.scene_mut().material_names[material as usize]);
         let m = self.builder.add_material(&name, base);
         self.emissive.insert(key, m);
         m

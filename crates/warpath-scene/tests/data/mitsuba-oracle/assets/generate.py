@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes the meshes and images of the Mitsuba oracle scenes (run once; the outputs are
+committed): a UV sphere as OBJ (positions, normals, uvs), a torus as ASCII PLY (positions
+only: shaded with face normals), an 8x8 sRGB PNG texture and a 32x16 EXR environment map.
+Needs numpy and mitsuba (for the EXR):  python3 generate.py"""
+import math
+import os
+import struct
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def uv_sphere_obj(path, n_u=16, n_v=10):
+    lines = ["# UV sphere (generate.py): radius 1, poles on +-y"]
+    for j in range(n_v + 1):
+        theta = math.pi * j / n_v
+        for i in range(n_u + 1):
+            phi = 2 * math.pi * i / n_u
+            x, y, z = math.sin(theta) * math.cos(phi), math.cos(theta), -math.sin(theta) * math.sin(phi)
+            lines.append(f"v {x:.6f} {y:.6f} {z:.6f}")
+            lines.append(f"vn {x:.6f} {y:.6f} {z:.6f}")
+            lines.append(f"vt {i / n_u:.6f} {1 - j / n_v:.6f}")
+    idx = lambda i, j: j * (n_u + 1) + i + 1
+    for j in range(n_v):
+        for i in range(n_u):
+            a, b, c, d = idx(i, j), idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1)
+            # Counter-clockwise seen from outside.
+            if j > 0:
+                lines.append(f"f {a}/{a}/{a} {d}/{d}/{d} {b}/{b}/{b}")
+            if j < n_v - 1:
+                lines.append(f"f {b}/{b}/{b} {d}/{d}/{d} {c}/{c}/{c}")
+    open(path, "w").write("\n".join(lines) + "\n")
+
+
+def torus_ply(path, n_u=24, n_v=12, big=1.0, small=0.35):
+    verts, faces = [], []
+    for j in range(n_v):
+        t = 2 * math.pi * j / n_v
+        for i in range(n_u):
+            p = 2 * math.pi * i / n_u
+            r = big + small * math.cos(t)
+            verts.append((r * math.cos(p), small * math.sin(t), -r * math.sin(p)))
+    for j in range(n_v):
+        for i in range(n_u):
+            a = j * n_u + i
+            b = j * n_u + (i + 1) % n_u
+            c = ((j + 1) % n_v) * n_u + (i + 1) % n_u
+            d = ((j + 1) % n_v) * n_u + i
+            faces.append((a, b, c))
+            faces.append((a, c, d))
+    out = ["ply", "format ascii 1.0", "comment torus (generate.py)", f"element vertex {len(verts)}",
+           "property float x", "property float y", "property float z", f"element face {len(faces)}",
+           "property list uchar int vertex_indices", "end_header"]
+    out += [f"{x:.6f} {y:.6f} {z:.6f}" for x, y, z in verts]
+    out += [f"3 {a} {b} {c}" for a, b, c in faces]
+    open(path, "w").write("\n".join(out) + "\n")
+
+
+def png(path, rgb):
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[y].astype(np.uint8).tobytes() for y in range(h))
+    chunk = lambda tag, data: struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+    data += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    open(path, "wb").write(data)
+
+
+def texture_png(path):
+    rng = np.random.default_rng(7)
+    rgb = rng.integers(30, 250, size=(8, 8, 3))
+    rgb[0, :, :] = (240, 40, 40)  # a red top row: shows which way v runs
+    png(path, rgb)
+
+
+def envmap_exr(path):
+    import mitsuba as mi
+    mi.set_variant("scalar_rgb")
+    h, w = 16, 32
+    v = (np.arange(h) + 0.5) / h
+    u = (np.arange(w) + 0.5) / w
+    sky = 0.3 + 0.9 * np.clip(np.cos(np.pi * v), 0, None)[:, None] * np.ones((1, w))
+    img = np.stack([0.6 * sky, 0.8 * sky, 1.0 * sky], axis=-1)
+    img[h // 2:, :, :] = (0.25, 0.2, 0.15)  # ground
+    img[3:5, 5:8, :] = (12.0, 10.0, 7.0)  # a small bright sun
+    img += 0.15 * np.sin(2 * np.pi * u)[None, :, None]  # varies with azimuth: rotations show
+    mi.Bitmap(img.astype(np.float32), pixel_format=mi.Bitmap.PixelFormat.RGB).write(path)
+
+
+if __name__ == "__main__":
+    uv_sphere_obj(os.path.join(HERE, "ball.obj"))
+    torus_ply(os.path.join(HERE, "torus.ply"))
+    texture_png(os.path.join(HERE, "tiles.png"))
+    envmap_exr(os.path.join(HERE, "sky.exr"))
