@@ -297,16 +297,21 @@ fn errors_name_the_file_and_line() {
     }
     assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"cube\">\n</shap>\n</scene>", 3, "malformed XML");
     assert_error_at(
-        "<scene version=\"3.0.0\">\n\n<emitter type=\"point\">\n<point name=\"position\" value=\"0 1 0\"/>\n</emitter>\n</scene>",
-        3,
-        "point lights are not supported yet",
+        "<scene version=\"3.0.0\">\n\n<emitter type=\"point\">\n<point name=\"position\" value=\"0 1 0\"/>\n<transform name=\"to_world\"><translate value=\"1 2 3\"/></transform>\n</emitter>\n</scene>",
+        5,
+        "not both",
     );
     assert_error_at(
-        "<scene version=\"3.0.0\">\n<emitter type=\"spot\"/>\n</scene>",
+        "<scene version=\"3.0.0\">\n<emitter type=\"spot\"><float name=\"cutoff_angle\" value=\"-3\"/></emitter>\n</scene>",
         2,
-        "spot lights are not supported yet",
+        "cutoff_angle",
     );
-    assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"directional\"/>\n</scene>", 2, "directional lights");
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<emitter type=\"directional\"><vector name=\"direction\" value=\"0 0 0\"/></emitter>\n</scene>",
+        2,
+        "direction is zero",
+    );
+    assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"sunsky\"/>\n</scene>", 2, "not supported yet");
     assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"serialized\"/>\n</scene>", 2, "not supported yet");
     assert_error_at("<scene version=\"3.0.0\">\n<medium type=\"homogeneous\"/>\n</scene>", 2, "media");
     assert_error_at(
@@ -360,4 +365,39 @@ fn focal_length_is_mitsubas_diagonal_field_of_view() {
     assert_eq!(s.camera.fov_axis, FovAxis::X);
     let expected = 2.0 * (18.0f32 / 50.0).atan().to_degrees();
     assert!((s.camera.fov_degrees - expected).abs() < 1e-3, "{} vs {expected}", s.camera.fov_degrees);
+}
+
+#[test]
+fn point_spot_and_directional_emitters_keep_mitsubas_units() {
+    use warpath_core::light::delta_kind;
+    let s = scene(
+        r#"<shape type="rectangle"/>
+<emitter type="point"><point name="position" value="0 2 0"/><rgb name="intensity" value="1 2 3"/></emitter>
+<emitter type="spot">
+  <transform name="to_world"><lookat origin="0 4 0" target="0 0 0" up="0 0 1"/></transform>
+  <float name="cutoff_angle" value="30"/><float name="beam_width" value="10"/><float name="intensity" value="5"/>
+</emitter>
+<emitter type="spot"><float name="cutoff_angle" value="40"/></emitter>
+<emitter type="directional"><vector name="direction" value="0 -2 0"/><float name="irradiance" value="4"/></emitter>"#,
+    );
+    assert_eq!(s.delta_lights.len(), 4);
+    let [point, spot, default_spot, sun] = [s.delta_lights[0], s.delta_lights[1], s.delta_lights[2], s.delta_lights[3]];
+    assert_eq!(point.kind, delta_kind::POINT);
+    assert_eq!(point.position, Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(point.intensity, Vec3::new(1.0, 2.0, 3.0));
+    assert_eq!(spot.kind, delta_kind::SPOT);
+    assert!((spot.position - Vec3::new(0.0, 4.0, 0.0)).length() < 1e-5);
+    assert!((spot.direction - Vec3::NEG_Y).length() < 1e-5, "{}", spot.direction);
+    assert!((spot.cos_cutoff - 30f32.to_radians().cos()).abs() < 1e-6);
+    assert!((spot.cos_beam - 10f32.to_radians().cos()).abs() < 1e-6);
+    assert_eq!(spot.intensity, Vec3::splat(5.0));
+    // Mitsuba's defaults: at the origin along +z, beam width 3/4 of the cutoff, intensity 1.
+    assert_eq!(default_spot.position, Vec3::ZERO);
+    assert_eq!(default_spot.direction, Vec3::Z);
+    assert!((default_spot.cos_beam - 30f32.to_radians().cos()).abs() < 1e-6);
+    assert_eq!(default_spot.intensity, Vec3::ONE);
+    assert_eq!(sun.kind, delta_kind::DIRECTIONAL);
+    assert_eq!(sun.direction, Vec3::NEG_Y);
+    assert_eq!(sun.intensity, Vec3::splat(4.0));
+    assert!(s.warnings.iter().all(|w| !w.contains("no light")), "{:?}", s.warnings);
 }

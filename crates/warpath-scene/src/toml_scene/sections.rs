@@ -24,6 +24,8 @@ pub(super) struct SceneFile {
     #[serde(default)]
     pub(super) medium: Vec<Spanned<medium_section::MediumSection>>,
     pub(super) environment: Option<Spanned<EnvironmentSection>>,
+    #[serde(default)]
+    pub(super) light: Vec<Spanned<super::light_section::LightSection>>,
 }
 
 #[derive(Deserialize)]
