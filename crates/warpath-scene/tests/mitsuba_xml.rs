@@ -228,12 +228,12 @@ fn bsdfs_map_to_warpaths_materials() {
 #[test]
 fn unknown_bsdfs_and_parameters_are_warnings_with_their_line() {
     let s = scene(&format!(
-        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"plastic\">\n<rgb name=\"diffuse_reflectance\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
+        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"principled\">\n<rgb name=\"base_color\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
          <shape type=\"cube\" id=\"d\">\n<bsdf type=\"diffuse\">\n<float name=\"sheen\" value=\"1\"/>\n</bsdf>\n</shape>\n{LIGHT}"
     ));
     let p = material_of(&s, "p");
     assert_eq!((p.kind(), p.base_color), (MaterialKind::Diffuse, Vec3::splat(0.5)));
-    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'plastic'")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'principled'")), "{:?}", s.warnings);
     assert!(s.warnings.iter().any(|w| w.contains("inline.xml:9:") && w.contains("'sheen'")), "{:?}", s.warnings);
 }
 
@@ -400,4 +400,54 @@ fn point_spot_and_directional_emitters_keep_mitsubas_units() {
     assert_eq!(sun.direction, Vec3::NEG_Y);
     assert_eq!(sun.intensity, Vec3::splat(4.0));
     assert!(s.warnings.iter().all(|w| !w.contains("no light")), "{:?}", s.warnings);
+}
+
+#[test]
+fn the_oracle_scenes_load_without_warnings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mitsuba-oracle");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let s = load_mitsuba_xml(&file, &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.warnings.is_empty(), "{}: {:?}", file.display(), s.warnings);
+        assert_eq!((s.settings.width, s.settings.height, s.settings.spp), (64, 64, 64), "{}", file.display());
+        let name = file.file_stem().unwrap().to_string_lossy();
+        if name.starts_with("light-") {
+            assert_eq!(s.delta_lights.len(), 1, "{name}");
+        }
+    }
+}
+
+#[test]
+fn plastic_and_roughplastic_keep_mitsubas_parameters() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="smooth"><bsdf type="plastic">
+  <rgb name="diffuse_reflectance" value="0.5, 0.2, 0.1"/><float name="int_ior" value="1.6"/>
+  <boolean name="nonlinear" value="true"/></bsdf></shape>
+<shape type="cube" id="rough"><bsdf type="roughplastic">
+  <string name="distribution" value="ggx"/><float name="alpha" value="0.09"/>
+  <rgb name="specular_reflectance" value="0.8"/><string name="int_ior" value="bk7"/></bsdf></shape>
+<shape type="cube" id="default"><bsdf type="plastic"/></shape>
+{LIGHT}"#
+    ));
+    let smooth = material_of(&s, "smooth");
+    assert_eq!(smooth.kind(), MaterialKind::Plastic);
+    assert_eq!(smooth.base_color, Vec3::new(0.5, 0.2, 0.1));
+    assert!((smooth.ior - 1.6 / 1.000277).abs() < 1e-6);
+    assert_eq!((smooth.roughness, smooth.specular), (0.0, Vec3::ONE));
+    assert!(smooth.flags & flags::NONLINEAR != 0 && smooth.one_sided());
+    let rough = material_of(&s, "rough");
+    assert!((rough.roughness - 0.3).abs() < 1e-6, "alpha 0.09 is roughness 0.3: {}", rough.roughness);
+    assert_eq!(rough.specular, Vec3::splat(0.8));
+    assert!((rough.ior - 1.5046 / 1.000277).abs() < 1e-4);
+    // Mitsuba's defaults: polypropylene (1.49) in air, diffuse 0.5.
+    let default = material_of(&s, "default");
+    assert!((default.ior - 1.49 / 1.000277).abs() < 1e-6);
+    assert_eq!(default.base_color, Vec3::splat(0.5));
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
 }

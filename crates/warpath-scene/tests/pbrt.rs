@@ -279,11 +279,12 @@ fn materials_map_to_warpaths() {
     let (m, w) = one("\"thindielectric\"");
     assert_eq!(m, Material::glass(1.5));
     assert!(w.iter().any(|w| w.contains("thindielectric")));
-    // Coated: a smooth coat is car paint without flakes; a rough one Blinn.
+    // Coated diffuse: Mitsuba's plastic, smooth or rough.
     let (m, _) = one("\"coateddiffuse\" \"rgb reflectance\" [0.5 0.1 0.1]");
-    assert_eq!(m, Material::car_paint(Vec3::new(0.5, 0.1, 0.1), Vec3::ZERO, 1.0, 1.5));
+    assert_eq!(m, Material::plastic(Vec3::new(0.5, 0.1, 0.1), Vec3::ONE, 1.5, 0.0, false));
     let (m, w) = one("\"coateddiffuse\" \"float roughness\" 0.1 \"float thickness\" 0.02");
-    assert_eq!(m.kind(), MaterialKind::Blinn);
+    assert_eq!(m.kind(), MaterialKind::Plastic);
+    assert!(m.roughness > 0.0);
     assert!(w.iter().any(|w| w.contains("'thickness'")));
     let (m, _) = one(
         "\"coatedconductor\" \"float interface.eta\" 1.4 \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" \"metal-Ag-k\"",
