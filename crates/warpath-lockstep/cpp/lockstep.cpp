@@ -672,7 +672,7 @@ const Case CASES[] = {
     {"bsdf_eval", surface<bsdf_eval_case>},
     {"bsdf_pdf", surface<bsdf_pdf_case>},
     {"bsdf_sample", surface<bsdf_sample_case>},
-    {"delta_light", surface<delta_light_case>},
+    {"light_delta", surface<delta_light_case>},
     {"light_selection", surface<light_selection>},
     {"light_sample", surface<light_sample>},
     {"light_pdf_triangle", surface<light_pdf_triangle>},

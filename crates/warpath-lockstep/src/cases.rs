@@ -172,7 +172,7 @@ pub const CASES: &[Case] = &[
         o.f(bsdf::pdf(&m, base_color, wo, wi))
     }),
     exact("bsdf_sample", Needs::Nothing, draw::bsdf_sample, bsdf_sample),
-    exact("delta_light", Needs::Nothing, draw::delta_light_query, |_, r, o| {
+    exact("light_delta", Needs::Nothing, draw::delta_light_query, |_, r, o| {
         let (light, p, w) = (r.pod::<DeltaLight>(), r.vec3(), r.vec3());
         o.f(light.falloff(w));
         let lit = light.illuminate(p);
@@ -447,8 +447,16 @@ pub mod draw {
     pub fn exponent(rng: &mut Rng) -> f32 {
         if rng.chance(0.125) { rng.pick(&[0.0, 1.0, 2.0, 1e4, -1.0]) } else { 10f32.powf(rng.range(0.0, 4.0)) }
     }
+    /// Relative indices: common ones, some below 1 (the inside of a dielectric; a plastic's
+    /// coat whose diffuse reflectance takes the fit for η ≥ 1 at 1/η), most in [1, 2.5].
     pub fn eta(rng: &mut Rng) -> f32 {
-        if rng.chance(0.25) { rng.pick(&[1.0, 1.5, 1.33, 0.75, 2.4]) } else { rng.range(1.0, 2.5) }
+        if rng.chance(0.25) {
+            rng.pick(&[1.0, 1.5, 1.33, 0.75, 2.4])
+        } else if rng.chance(0.2) {
+            rng.range(0.3, 1.0)
+        } else {
+            rng.range(1.0, 2.5)
+        }
     }
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
