@@ -20,6 +20,7 @@
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
 //! them; without a device they then skip with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
+use glam::Vec3;
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -280,17 +281,22 @@ fn material_scene_is_valid_and_lit() {
 }
 
 /// Runs without a GPU: the delta-light scene uploads (the delta lights after the triangle
-/// lights, their bins after the environment's) and they add light on the CPU.
+/// lights, their bins after the environment's) and, alone (no environment, the emitter
+/// dark), they light the scene on the CPU.
 #[test]
-fn delta_light_scene_is_valid_and_brighter() {
+fn delta_light_scene_is_valid_and_lit_by_its_delta_lights() {
     let scene = delta_light_scene();
     let lights = scene.light_set();
     let s = settings(32, 24, 4, 3, SamplerKind::Pcg);
     let params = warpath_cuda::scene_upload::GpuSceneParams::new(&scene, &lights, &s).expect("valid scene");
     assert_eq!((params.light_count, params.delta_light_count, params.selection_count), (2, 3, 6));
     assert_eq!(warpath_cuda::scene_upload::light_records(&lights).len(), 5);
-    let total = |scene: &Scene| render_cpu(scene, &s).0.mean().iter().map(|p| p.x + p.y + p.z).sum::<f32>();
-    assert!(total(&scene) > 1.2 * total(&material_scene()), "the delta lights must add light");
+    let mut alone = scene.clone();
+    alone.environment = warpath_core::light::Environment::None;
+    alone.materials.iter_mut().for_each(|m| m.emission = Vec3::ZERO);
+    let (film, counters) = render_cpu(&alone, &s);
+    let mean = film.mean().iter().map(|p| p.x + p.y + p.z).sum::<f32>() / film.pixel_count() as f32;
+    assert!(mean.is_finite() && mean > 0.05 && counters.shadow_rays > 0, "mean {mean}, {counters:?}");
 }
 
 /// Runs without a GPU: the same-seed check is sharp. Two CPU renders with the same seed
