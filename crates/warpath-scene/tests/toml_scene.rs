@@ -290,7 +290,7 @@ fn light_tables_make_point_spot_and_directional_lights() {
     assert_eq!((sun.kind, sun.direction, sun.intensity), (delta_kind::DIRECTIONAL, Vec3::NEG_Y, Vec3::splat(3.0)));
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     let light = |body: &str| format!("[[material]]\nname = \"m\"\ntype = \"diffuse\"\n{CUBE}\n[[light]]\n{body}");
-    assert_error_at(&light("type = \"point\"\nintensity = 1"), 10, "needs a 'position'");
+    assert_error_at(&light("type = \"point\"\nintensity = 1"), 9, "needs a 'position'");
     assert_error_at(&light("type = \"spot\"\nposition = [0, 1, 0]\ntarget = [0, 1, 0]"), 12, "target is its position");
     assert_error_at(
         &light("type = \"spot\"\nposition = [0, 1, 0]\ndirection = [0, -1, 0]\ncutoff_angle = 20\nbeam_width = 30"),
