@@ -151,6 +151,9 @@ fn scene_dict(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Valu
     if let Some(env) = environment(scene, dir, files)? {
         dict.insert("environment".into(), env);
     }
+    for (i, light) in scene.delta_lights.iter().enumerate() {
+        dict.insert(format!("light-{i}"), delta_light(light)?);
+    }
     for (key, shape) in shapes(scene, dir, files)? {
         dict.insert(key, shape);
     }
@@ -286,6 +289,30 @@ fn environment(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Opt
     })
 }
 
+/// Mitsuba's `point`, `spot` or `directional` emitter for a delta light (the same units).
+fn delta_light(l: &warpath_core::light::DeltaLight) -> Result<Value> {
+    use warpath_core::light::delta_kind;
+    let xyz = |v: Vec3| -> Result<Value> { Ok(json!([num(v.x)?, num(v.y)?, num(v.z)?])) };
+    Ok(match l.kind {
+        delta_kind::POINT => json!({"type": "point", "position": xyz(l.position)?, "intensity": rgb(l.intensity)?}),
+        delta_kind::SPOT => {
+            // A right-handed frame whose +z is the axis, at the light's position.
+            let z = l.direction;
+            let x = if z.x.abs() < 0.9 { Vec3::X } else { Vec3::Y }.cross(z).normalize();
+            let y = z.cross(x);
+            let to_world = Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), l.position.extend(1.0));
+            json!({
+                "type": "spot",
+                "to_world": matrix(&to_world)?,
+                "intensity": rgb(l.intensity)?,
+                "cutoff_angle": num(l.cutoff.to_degrees())?,
+                "beam_width": num(l.cos_beam.clamp(-1.0, 1.0).acos().to_degrees())?,
+            })
+        }
+        _ => json!({"type": "directional", "direction": xyz(l.direction)?, "irradiance": rgb(l.intensity)?}),
+    })
+}
+
 /// Mitsuba's BSDF for a warpath material, or why there is none.
 pub fn bsdf(m: &Material) -> Result<Value> {
     if m.base_color_texture >= 0 {
@@ -302,6 +329,19 @@ pub fn bsdf(m: &Material) -> Result<Value> {
         MaterialKind::Null => json!({"type": "null"}),
         MaterialKind::Diffuse => opaque(json!({"type": "diffuse", "reflectance": rgb(m.base_color)?})),
         MaterialKind::Black => json!({"type": "diffuse", "reflectance": rgb(Vec3::ZERO)?}),
+        MaterialKind::Plastic => {
+            let mut b = json!({
+                "type": "plastic", "diffuse_reflectance": rgb(m.base_color)?,
+                "specular_reflectance": rgb(m.specular)?, "int_ior": num(m.ior)?, "ext_ior": 1.0,
+                "nonlinear": m.flags & warpath_core::material::flags::NONLINEAR != 0,
+            });
+            if m.roughness > 0.0 {
+                b["type"] = json!("roughplastic");
+                b["distribution"] = json!("ggx");
+                b["alpha"] = num(ggx_alpha(m.roughness))?;
+            }
+            opaque(b)
+        }
         MaterialKind::Glass => {
             let mut b = json!({"type": "dielectric", "int_ior": num(m.ior)?, "ext_ior": 1.0});
             transmittance(&mut b)?;
@@ -612,6 +652,29 @@ radiance = [0.3, 0.35, 0.45]
             assert!(files.iter().any(|n| n == f), "{f} in {files:?}");
             assert!(dir.path().join(f).is_file(), "{f} written");
         }
+    }
+
+    #[test]
+    fn delta_lights_keep_their_units() {
+        use warpath_core::light::DeltaLight;
+        let mut s = scene();
+        s.delta_lights = vec![
+            DeltaLight::point(Vec3::new(0.0, 1.0, 0.0), Vec3::splat(3.0)),
+            DeltaLight::spot(Vec3::ZERO, Vec3::NEG_Y, Vec3::ONE, 30.0, 20.0),
+            DeltaLight::directional(Vec3::NEG_Y, Vec3::splat(2.0)),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        let dict = scene_dict(&s, dir.path(), &mut files).unwrap();
+        assert_eq!(
+            dict["light-0"],
+            json!({"type": "point", "position": [0.0, 1.0, 0.0], "intensity": {"type": "rgb", "value": [3.0, 3.0, 3.0]}})
+        );
+        let spot = &dict["light-1"];
+        assert!((spot["cutoff_angle"].as_f64().unwrap() - 30.0).abs() < 1e-4);
+        assert!((spot["beam_width"].as_f64().unwrap() - 20.0).abs() < 1e-3);
+        assert_eq!(dict["light-2"]["type"], json!("directional"));
+        assert_eq!(dict["light-2"]["direction"], json!([0.0, -1.0, 0.0]));
     }
 
     #[test]

@@ -96,6 +96,21 @@ pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()>
             warpath_core::light::Environment::Map(m) => format!("map {}x{}", m.width, m.height),
         }
     );
+    for light in &scene.delta_lights {
+        use warpath_core::light::delta_kind;
+        match light.kind {
+            delta_kind::POINT => println!("  point light at {}: intensity {} W/sr", light.position, light.intensity),
+            delta_kind::SPOT => println!(
+                "  spot light at {} toward {}: intensity {} W/sr, cutoff {:.1}°, beam {:.1}°",
+                light.position,
+                light.direction,
+                light.intensity,
+                light.cutoff.to_degrees(),
+                light.cos_beam.clamp(-1.0, 1.0).acos().to_degrees()
+            ),
+            _ => println!("  directional light toward {}: irradiance {} W/m²", light.direction, light.intensity),
+        }
+    }
     println!(
         "  settings: {}x{}, {} spp, max depth {}, seed {}, sampler {}",
         s.width, s.height, s.spp, s.max_depth, s.seed, s.sampler

@@ -1,11 +1,14 @@
-//! Lights: emissive triangles sampled by power, and the environment (a constant or an
-//! equirectangular HDR map importance-sampled by luminance × sin θ).
+//! Lights: emissive triangles sampled by power, the environment (a constant or an
+//! equirectangular HDR map importance-sampled by luminance × sin θ), and delta lights
+//! (point, spot and directional, Mitsuba 3's `point`, `spot` and `directional`).
 //!
-//! One [`LightSet`] holds both. Light sampling first picks a light from a discrete
-//! distribution over `[triangle lights..., environment]` (weights proportional to an
-//! estimate of emitted power), then a point or direction on it. All pdfs returned are
-//! solid-angle densities at the shading point *including* the selection probability, so
-//! the integrator can use them for MIS directly.
+//! One [`LightSet`] holds them all. Light sampling first picks a light from a discrete
+//! distribution over `[triangle lights..., environment, delta lights...]` (weights
+//! proportional to an estimate of emitted power; see [`DeltaLight::power`]), then a point or
+//! direction on it. All pdfs returned are solid-angle densities at the shading point
+//! *including* the selection probability, so the integrator can use them for MIS directly;
+//! a delta light's sample has `delta` set and its pdf is the selection probability alone
+//! (no ray can hit it, so it takes no MIS weight).
 //!
 //! Emission is one-sided by default: a triangle emits toward the side its geometric
 //! normal `cross(v1 - v0, v2 - v0)` points to (as Mitsuba's area emitter does).
@@ -76,6 +79,140 @@ impl TriangleLight {
     }
 }
 
+/// [`DeltaLight::kind`] values.
+pub mod delta_kind {
+    /// Mitsuba's `point`: `intensity` (W/sr) in every direction from `position`.
+    pub const POINT: u32 = 0;
+    /// Mitsuba's `spot`: `intensity` (W/sr) along `direction` from `position`, falling off
+    /// linearly in angle from the beam width to the cutoff angle.
+    pub const SPOT: u32 = 1;
+    /// Mitsuba's `directional`: `irradiance` (W/m², on a surface facing the light) arriving
+    /// along `direction` from infinitely far away.
+    pub const DIRECTIONAL: u32 = 2;
+}
+
+/// A point, spot or directional light, 64 bytes, GPU-readable. Never hit by a ray: only
+/// next-event estimation sees it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct DeltaLight {
+    /// Where a point or spot light sits (unused by a directional one).
+    pub position: Vec3,
+    /// A [`delta_kind`] value.
+    pub kind: u32,
+    /// Unit vector: the spot's axis (the way it shines), or the way a directional light's
+    /// light travels.
+    pub direction: Vec3,
+    /// Spot: cosine of the cutoff angle (black at and beyond it).
+    pub cos_cutoff: f32,
+    /// Intensity (W/sr) of a point or spot light (the spot's on its axis), or the irradiance
+    /// (W/m²) of a directional one, linear RGB.
+    pub intensity: Vec3,
+    /// Spot: cosine of the beam width (full intensity inside it).
+    pub cos_beam: f32,
+    /// Spot: the cutoff angle in radians.
+    pub cutoff: f32,
+    /// Spot: 1 / (cutoff − beam width) in radians (0 when the two are equal).
+    pub inv_transition: f32,
+    pub _pad: [f32; 2],
+}
+
+impl DeltaLight {
+    /// A point light at `position` of `intensity` W/sr.
+    pub fn point(position: Vec3, intensity: Vec3) -> Self {
+        DeltaLight { position, kind: delta_kind::POINT, intensity, ..Zeroable::zeroed() }
+    }
+
+    /// A spot light at `position` shining along `axis` (need not be unit), `intensity` W/sr on
+    /// its axis, black from `cutoff_degrees` on, full inside `beam_degrees` (clamped to the
+    /// cutoff) and falling off linearly in angle between (Mitsuba 3's `spot`).
+    pub fn spot(position: Vec3, axis: Vec3, intensity: Vec3, cutoff_degrees: f32, beam_degrees: f32) -> Self {
+        let cutoff = cutoff_degrees.to_radians();
+        let beam = beam_degrees.to_radians().min(cutoff);
+        let transition = cutoff - beam;
+        DeltaLight {
+            position,
+            kind: delta_kind::SPOT,
+            direction: axis.normalize_or_zero(),
+            cos_cutoff: cutoff.cos(),
+            intensity,
+            cos_beam: beam.cos(),
+            cutoff,
+            inv_transition: if transition > 0.0 { 1.0 / transition } else { 0.0 },
+            _pad: [0.0; 2],
+        }
+    }
+
+    /// A directional light whose light travels along `direction` (need not be unit) with
+    /// `irradiance` W/m² (Mitsuba 3's `directional`).
+    pub fn directional(direction: Vec3, irradiance: Vec3) -> Self {
+        DeltaLight {
+            kind: delta_kind::DIRECTIONAL,
+            direction: direction.normalize_or_zero(),
+            intensity: irradiance,
+            ..Zeroable::zeroed()
+        }
+    }
+
+    /// The spot's falloff toward unit direction `w` (pointing away from the light): 1 inside
+    /// the beam, `(cutoff − θ) / (cutoff − beam)` between, 0 from the cutoff on (Mitsuba's
+    /// linear ramp in angle). 1 for the other kinds.
+    pub fn falloff(&self, w: Vec3) -> f32 {
+        if self.kind != delta_kind::SPOT {
+            return 1.0;
+        }
+        let cos_theta = self.direction.dot(w);
+        if !(cos_theta > self.cos_cutoff) {
+            return 0.0;
+        }
+        if cos_theta >= self.cos_beam {
+            1.0
+        } else {
+            ((self.cutoff - det_acos(cos_theta.clamp(-1.0, 1.0))) * self.inv_transition).clamp(0.0, 1.0)
+        }
+    }
+
+    /// Emitted power estimate used for light selection: 4π I for a point light,
+    /// 2π I (1 − (cos cutoff + cos beam)/2) for a spot (the solid angle of a cone halfway
+    /// between beam and cutoff, as pbrt-v4 estimates it), and π r² E for a directional light,
+    /// whose light crosses the scene's bounding sphere of radius `scene_radius` (as Mitsuba's
+    /// `directional` emits through that sphere); luminance of I or E.
+    pub fn power(&self, scene_radius: f32) -> f32 {
+        let l = luminance(self.intensity);
+        match self.kind {
+            delta_kind::POINT => 4.0 * PI * l,
+            delta_kind::SPOT => 2.0 * PI * l * (1.0 - 0.5 * (self.cos_cutoff + self.cos_beam)),
+            _ => PI * scene_radius * scene_radius * l,
+        }
+    }
+
+    /// The light seen from `p`: direction toward it, distance (infinite for a directional
+    /// light) and the radiance-like quantity the estimator multiplies by the BSDF (I · falloff
+    /// / distance², or E). `None` when it sends nothing to `p`.
+    pub fn illuminate(&self, p: Vec3) -> Option<(Vec3, f32, Vec3)> {
+        if self.kind == delta_kind::DIRECTIONAL {
+            let wi = -self.direction;
+            if wi == Vec3::ZERO || self.intensity == Vec3::ZERO {
+                return None;
+            }
+            return Some((wi, f32::INFINITY, self.intensity));
+        }
+        let to = self.position - p;
+        let dist2 = to.length_squared();
+        if !(dist2 > 0.0) {
+            return None;
+        }
+        let dist = dist2.sqrt();
+        let wi = to / dist;
+        let falloff = self.falloff(-wi);
+        let radiance = self.intensity * falloff / dist2;
+        if radiance == Vec3::ZERO {
+            return None;
+        }
+        Some((wi, dist, radiance))
+    }
+}
+
 /// An equirectangular HDR environment map with Mitsuba's bilinear lookup, and a sampling
 /// distribution whose density is the bilinear interpolant of luminance × sin θ (see the
 /// module docs).
@@ -120,8 +257,11 @@ pub struct LightSample {
     pub distance: f32,
     /// Radiance arriving along `-wi`.
     pub radiance: Vec3,
-    /// Solid-angle pdf, selection probability included.
+    /// Solid-angle pdf, selection probability included; for a delta light, the selection
+    /// probability alone.
     pub pdf: f32,
+    /// Whether the sample is of a delta light (no MIS weight: no ray can hit it).
+    pub delta: bool,
 }
 
 /// Every light of a scene and the distribution that selects among them.
@@ -131,7 +271,10 @@ pub struct LightSet {
     /// For every scene triangle, its index in `triangles`, or -1.
     pub triangle_to_light: Vec<i32>,
     pub environment: Environment,
-    /// Selection over `triangles` followed by one bin for the environment when present.
+    /// Point, spot and directional lights.
+    pub deltas: Vec<DeltaLight>,
+    /// Selection over `triangles`, then one bin for the environment when present, then
+    /// `deltas`.
     pub selection: Distribution1D,
 }
 
@@ -142,6 +285,18 @@ impl LightSet {
         triangles: Vec<TriangleLight>,
         num_scene_triangles: usize,
         environment: Environment,
+        scene_radius: f32,
+    ) -> Self {
+        Self::with_delta_lights(triangles, num_scene_triangles, environment, Vec::new(), scene_radius)
+    }
+
+    /// [`LightSet::new`] with point, spot and directional lights too (selected by
+    /// [`DeltaLight::power`]).
+    pub fn with_delta_lights(
+        triangles: Vec<TriangleLight>,
+        num_scene_triangles: usize,
+        environment: Environment,
+        deltas: Vec<DeltaLight>,
         scene_radius: f32,
     ) -> Self {
         let mut triangle_to_light = vec![-1; num_scene_triangles];
@@ -160,12 +315,19 @@ impl LightSet {
             let r = scene_radius.max(1e-3);
             weights.push((mean * PI * r * r * 4.0 * PI).max(1e-12));
         }
+        let r = scene_radius.max(1e-3);
+        weights.extend(deltas.iter().map(|d| d.power(r).max(0.0)));
         let selection = Distribution1D::new(&weights);
-        LightSet { triangles, triangle_to_light, environment, selection }
+        LightSet { triangles, triangle_to_light, environment, deltas, selection }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.triangles.is_empty() && matches!(self.environment, Environment::None)
+        self.triangles.is_empty() && matches!(self.environment, Environment::None) && self.deltas.is_empty()
+    }
+
+    /// The selection bin of delta light 0 (after the triangles and the environment).
+    pub fn delta_offset(&self) -> usize {
+        self.triangles.len() + self.has_environment() as usize
     }
 
     fn has_environment(&self) -> bool {
@@ -195,7 +357,11 @@ impl LightSet {
                 return None;
             }
             let pdf = select_pdf * dist2 / (cos_l * light.area);
-            Some(LightSample { wi, distance: dist, radiance, pdf })
+            Some(LightSample { wi, distance: dist, radiance, pdf, delta: false })
+        } else if index >= self.delta_offset() {
+            let light = self.deltas.get(index - self.delta_offset())?;
+            let (wi, distance, radiance) = light.illuminate(p)?;
+            Some(LightSample { wi, distance, radiance, pdf: select_pdf, delta: true })
         } else {
             let (wi, pdf_dir) = self.sample_environment(u)?;
             Some(LightSample {
@@ -203,6 +369,7 @@ impl LightSet {
                 distance: f32::INFINITY,
                 radiance: self.environment_radiance(wi),
                 pdf: select_pdf * pdf_dir,
+                delta: false,
             })
         }
     }

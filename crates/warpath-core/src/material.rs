@@ -38,6 +38,13 @@ pub enum MaterialKind {
     /// Only the volumetric path tracer reads it, to bound a medium; a scene that has one is
     /// rendered with that estimator.
     Null = 8,
+    /// Mitsuba's `plastic` (`roughness` 0) and `roughplastic`: a dielectric coat of index
+    /// `ior` (interior over exterior) over a diffuse base of albedo `base_color`, the coat's
+    /// reflection tinted by `specular`. Smooth: a delta coat lobe of Fresnel F(wo) and the
+    /// base seen through the coat with internal reflections, (1 − F(wo))(1 − F(wi)) ρ /
+    /// (π η² (1 − F_dr)) cos θi (F_dr: the coat's diffuse internal reflectance; ρ F_dr with
+    /// [`flags::NONLINEAR`]). Rough: a GGX coat lobe (α = roughness²) and the same base.
+    Plastic = 9,
 }
 
 impl MaterialKind {
@@ -53,6 +60,7 @@ impl MaterialKind {
             6 => RoughDielectric,
             7 => Black,
             8 => Null,
+            9 => Plastic,
             _ => return None,
         })
     }
@@ -67,6 +75,9 @@ pub mod flags {
     /// Default (unset): two-sided, the back face scatters as the front does (what Mitsuba's
     /// `twosided` adapter makes). Transmissive kinds ignore it: they always see the true side.
     pub const ONE_SIDED: u32 = 2;
+    /// Plastic: Mitsuba's `nonlinear` (the internal reflections shift the base's color: the
+    /// denominator 1 − ρ F_dr instead of 1 − F_dr).
+    pub const NONLINEAR: u32 = 4;
 }
 
 /// One material, 64 bytes. See [`MaterialKind`] for the fields each kind reads.
@@ -144,6 +155,18 @@ impl Material {
     }
     pub fn rough_dielectric(ior: f32, roughness: f32) -> Self {
         Material { ior, roughness, specular: Vec3::ONE, ..Self::base(MaterialKind::RoughDielectric) }
+    }
+    /// Mitsuba's `plastic` (`roughness` = 0) or `roughplastic` (α = roughness²): `diffuse`
+    /// under a coat of relative index `ior` whose reflection `specular` tints.
+    pub fn plastic(diffuse: Vec3, specular: Vec3, ior: f32, roughness: f32, nonlinear: bool) -> Self {
+        Material {
+            base_color: diffuse,
+            specular,
+            ior,
+            roughness,
+            flags: if nonlinear { flags::NONLINEAR } else { 0 },
+            ..Self::base(MaterialKind::Plastic)
+        }
     }
     pub fn black() -> Self {
         Self::base(MaterialKind::Black)

@@ -9,8 +9,9 @@ use warpath_core::bsdf::{self, fresnel_dielectric, schlick_fresnel};
 use warpath_core::material::Material;
 use warpath_testkit::chi2::{Chi2Config, Rng, chi2_test};
 
-/// Number of χ² tests in this file (3 + 16 + 8 + 15 + 32 + 4), for the Šidák correction.
-const CHI2_TEST_COUNT: usize = 78;
+/// Number of χ² tests in this file (3 + 16 + 8 + 15 + 32 + 4 + 8 + 12), for the Šidák
+/// correction.
+const CHI2_TEST_COUNT: usize = 98;
 
 /// A unit direction at polar angle `theta_degrees` (φ = 30°, away from the grid's seams).
 fn direction(theta_degrees: f32) -> Vec3 {
@@ -120,6 +121,57 @@ fn chi2_rough_dielectric_tinted_low_index() {
     for theta in [20.0, 70.0] {
         check_lobes("rough water", &m, m.base_color, direction(theta));
         check_lobes("rough water, inside", &m, m.base_color, -direction(theta));
+    }
+}
+
+#[test]
+fn chi2_plastic() {
+    // Smooth: the base lobe (the delta coat is checked below); rough: coat and base.
+    let smooth = [
+        ("plastic", Material::plastic(Vec3::new(0.6, 0.3, 0.1), Vec3::ONE, 1.49, 0.0, false)),
+        (
+            "plastic nonlinear tinted",
+            Material::plastic(Vec3::new(0.1, 0.5, 0.8), Vec3::new(0.5, 0.4, 0.3), 1.9, 0.0, true),
+        ),
+    ];
+    for (label, m) in &smooth {
+        for theta in [0.0, 45.0, 80.0, 89.0] {
+            check_lobes(label, m, m.base_color, direction(theta));
+        }
+    }
+    for roughness in [0.1, 0.4, 0.8] {
+        let m = Material::plastic(Vec3::new(0.5, 0.4, 0.3), Vec3::ONE, 1.49, roughness, false);
+        for theta in [0.0, 45.0, 80.0, 89.0] {
+            check_lobes(&format!("roughplastic r={roughness}"), &m, m.base_color, direction(theta));
+        }
+    }
+}
+
+#[test]
+fn smooth_plastic_coat_is_chosen_with_its_probability_and_reflects_exactly() {
+    let m = Material::plastic(Vec3::new(0.6, 0.3, 0.1), Vec3::new(0.9, 0.8, 0.7), 1.49, 0.0, false);
+    let n = 100_000;
+    for theta in [0.0, 60.0, 85.0] {
+        let wo = direction(theta);
+        let f_o = fresnel_dielectric(wo.z, m.ior).reflectance as f64;
+        // Mitsuba's specular sampling weight: mean(specular) / (mean(diffuse) + mean(specular)).
+        let w = 0.8 / (0.8 + 1.0 / 3.0);
+        let p_coat = f_o * w / (f_o * w + (1.0 - f_o) * (1.0 - w));
+        let mut rng = Rng::new(7 + theta as u64);
+        let mut coat = 0usize;
+        for _ in 0..n {
+            let Some(s) = bsdf::sample(&m, m.base_color, wo, rng.next_f32(), rng.next_vec2()) else { continue };
+            if s.delta {
+                coat += 1;
+                assert!((s.wi - Vec3::new(-wo.x, -wo.y, wo.z)).length() < 1e-6);
+                assert!((s.pdf as f64 - p_coat).abs() < 1e-5);
+                // Weight: specular · F(wo) / p_coat.
+                let expected = m.specular * (f_o / p_coat) as f32;
+                assert!((s.weight - expected).abs().max_element() < 1e-4 * expected.max_element());
+            }
+        }
+        let frequency = coat as f64 / n as f64;
+        assert!((frequency - p_coat).abs() < binomial_tolerance(p_coat, n), "θ {theta}: {frequency} vs {p_coat}");
     }
 }
 

@@ -185,6 +185,8 @@ fn reflection_is_reciprocal() {
         Material::rough_conductor(Vec3::new(0.9, 0.9, 0.2), 0.8),
         Material::rough_dielectric(1.5, 0.3),
         Material::rough_dielectric(1.5, 0.7),
+        Material::plastic(Vec3::new(0.7, 0.4, 0.2), Vec3::ONE, 1.49, 0.0, false),
+        Material::plastic(Vec3::new(0.7, 0.4, 0.2), Vec3::splat(0.8), 1.6, 0.3, true),
     ];
     let mut rng = Rng::new(99);
     for m in &materials {
@@ -294,4 +296,30 @@ fn no_nan_or_negative_weights_at_extreme_inputs() {
 
 fn reflect_z(w: Vec3) -> Vec3 {
     Vec3::new(-w.x, -w.y, w.z)
+}
+
+/// Mitsuba's plastic: the base seen through the coat, ρ (1 − F(wo))(1 − F(wi)) / (π η² (1 −
+/// F_dr)), integrates over wi to (1 − F(wo)) ρ (the coat transmits 1 − F_dr,ext = η² (1 −
+/// F_dr,int) of diffuse light), so a white plastic under a white coat has albedo
+/// F(wo) + (1 − F(wo)) = 1, up to the fits of F_dr (well under 1%); darker ones lose energy.
+#[test]
+fn white_smooth_plastic_is_nearly_lossless_and_plastics_never_gain_energy() {
+    for nonlinear in [false, true] {
+        let white = Material::plastic(Vec3::ONE, Vec3::ONE, 1.49, 0.0, nonlinear);
+        for theta in [0.0, 30.0, 60.0, 85.0] {
+            let (mean, stderr) = albedo(&white, direction(theta), 200_000, 3);
+            assert!(
+                (mean - 1.0).abs() < 0.01 + 5.0 * stderr,
+                "nonlinear {nonlinear}, θ {theta}: albedo {mean} ± {stderr}"
+            );
+        }
+    }
+    for roughness in [0.0, 0.2, 0.6] {
+        for base in [0.2, 0.8] {
+            let m = Material::plastic(Vec3::splat(base), Vec3::ONE, 1.5, roughness, false);
+            for theta in WO_ANGLES {
+                assert_conserves_energy(&format!("plastic r={roughness} base {base}"), &m, direction(theta));
+            }
+        }
+    }
 }

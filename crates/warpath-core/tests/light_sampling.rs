@@ -496,3 +496,83 @@ fn triangle_light_irradiance_matches_lambert_formula() {
         assert_eq!(s.is_some(), two_sided);
     }
 }
+
+/// Point, spot and directional lights join the selection after the triangles and the
+/// environment, each with the power `DeltaLight::power` gives it (4π I, the spot's cone,
+/// π r² E): χ² of the selected bins against those powers; every delta sample carries the
+/// selection probability as its pdf, `delta` set, and I·falloff/d² or E.
+#[test]
+fn delta_lights_are_selected_by_power_chi2() {
+    use warpath_core::light::{DeltaLight, delta_kind};
+    let triangle = TriangleLight::new(
+        Vec3::new(-1.0, 2.0, -1.0),
+        Vec3::new(1.0, 2.0, -1.0),
+        Vec3::new(0.0, 2.0, 1.0),
+        Vec3::splat(5.0),
+        false,
+        0,
+    );
+    let deltas = vec![
+        DeltaLight::point(Vec3::new(0.0, 3.0, 0.0), Vec3::new(2.0, 1.0, 0.5)),
+        DeltaLight::spot(Vec3::new(1.0, 3.0, 0.0), Vec3::NEG_Y, Vec3::splat(8.0), 30.0, 10.0),
+        DeltaLight::directional(Vec3::new(0.2, -1.0, 0.1), Vec3::splat(0.7)),
+    ];
+    let radius = 4.0;
+    let lights =
+        LightSet::with_delta_lights(vec![triangle], 1, Environment::Constant(Vec3::splat(0.1)), deltas.clone(), radius);
+    assert_eq!((lights.selection.count(), lights.delta_offset()), (5, 2));
+    let powers: Vec<f64> =
+        [triangle.power(), luminance(Vec3::splat(0.1)) * std::f32::consts::PI * 16.0 * 4.0 * std::f32::consts::PI]
+            .into_iter()
+            .chain(deltas.iter().map(|d| d.power(radius)))
+            .map(f64::from)
+            .collect();
+    assert!((powers[2] - 4.0 * PI * luminance(Vec3::new(2.0, 1.0, 0.5)) as f64).abs() < 1e-4);
+    assert!((powers[4] - PI * 16.0 * 0.7).abs() < 1e-4);
+    let total: f64 = powers.iter().sum();
+    let n = 200_000usize;
+    let mut observed = vec![0.0; 5];
+    let mut rng = Rng::new(41);
+    let p = Vec3::new(0.3, 0.0, 0.2);
+    for _ in 0..n {
+        let u_select = rng.next_f32();
+        let (bin, select_pdf) = lights.selection.sample_discrete(u_select);
+        observed[bin] += 1.0;
+        if bin >= lights.delta_offset() {
+            let light = deltas[bin - lights.delta_offset()];
+            let ls = lights.sample(p, u_select, rng.next_vec2()).expect("every delta light reaches p");
+            assert!(ls.delta && ls.pdf == select_pdf, "{ls:?}");
+            let expected = match light.kind {
+                delta_kind::DIRECTIONAL => light.intensity,
+                _ => light.intensity * light.falloff(-ls.wi) / (light.position - p).length_squared(),
+            };
+            assert!((ls.radiance - expected).abs().max_element() <= 1e-5 * expected.max_element(), "{ls:?}");
+        }
+    }
+    let expected: Vec<f64> = powers.iter().map(|w| w / total * n as f64).collect();
+    let p_value = chi2_p_value(&observed, &expected);
+    assert!(p_value > SIGNIFICANCE, "selection counts {observed:?} vs powers {expected:?}: p = {p_value}");
+}
+
+/// The spot's falloff: 1 inside the beam, linear in the angle down to 0 at the cutoff (as
+/// Mitsuba's `spot`), 0 beyond; a beam wider than the cutoff is the cutoff.
+#[test]
+fn spot_falloff_is_linear_in_angle() {
+    use warpath_core::light::DeltaLight;
+    let spot = DeltaLight::spot(Vec3::ZERO, Vec3::Z, Vec3::ONE, 40.0, 20.0);
+    let at = |degrees: f32| {
+        let t = degrees.to_radians();
+        spot.falloff(Vec3::new(t.sin(), 0.0, t.cos()))
+    };
+    assert_eq!(at(0.0), 1.0);
+    assert_eq!(at(19.5), 1.0);
+    for (angle, expected) in [(25.0, 0.75), (30.0, 0.5), (35.0, 0.25), (39.0, 0.05)] {
+        assert!((at(angle) - expected).abs() < 2e-4, "{angle}°: {} vs {expected}", at(angle));
+    }
+    assert_eq!(at(40.5), 0.0);
+    assert_eq!(at(120.0), 0.0);
+    let wide = DeltaLight::spot(Vec3::ZERO, Vec3::Z, Vec3::ONE, 30.0, 45.0);
+    assert_eq!(wide.cos_beam, wide.cos_cutoff);
+    let t = 29.5f32.to_radians();
+    assert_eq!(wide.falloff(Vec3::new(t.sin(), 0.0, t.cos())), 1.0);
+}

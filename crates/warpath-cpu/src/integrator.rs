@@ -7,7 +7,8 @@
 //!   sampling), then, unless the path has reached `max_depth` bounces, it calls
 //!   [`illuminate`] and [`bounce`]; it returns whether the path is still alive;
 //! - [`illuminate`] is next-event estimation: one light sample, one shadow ray, the
-//!   power heuristic against BSDF sampling;
+//!   power heuristic against BSDF sampling (weight 1 for a point, spot or directional
+//!   light, which only light sampling reaches);
 //! - [`bounce`] samples the BSDF for the next ray and applies Russian roulette as the
 //!   seed does: a path whose weight (max component of its throughput) falls below the
 //!   threshold (5%) survives with probability weight / threshold;
@@ -302,7 +303,8 @@ fn illuminate(
         return;
     }
     let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi);
-    let weight = power_heuristic(ls.pdf, bsdf_pdf);
+    // A delta light cannot be hit by a BSDF sample: no MIS weight.
+    let weight = if ls.delta { 1.0 } else { power_heuristic(ls.pdf, bsdf_pdf) };
     path.radiance += path.throughput * f * ls.radiance * (weight / ls.pdf);
 }
 

@@ -218,7 +218,8 @@ fn add_light_sample(
     if transmittance == Vec3::ZERO {
         return;
     }
-    let weight = power_heuristic(ls.pdf, scattering_pdf);
+    // A delta light cannot be reached by scattering: no MIS weight.
+    let weight = if ls.delta { 1.0 } else { power_heuristic(ls.pdf, scattering_pdf) };
     let scaled = path.throughput * f * ls.radiance * transmittance;
     path.radiance += scaled * (weight / ls.pdf);
 }

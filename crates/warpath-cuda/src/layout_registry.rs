@@ -45,7 +45,7 @@ use crate::volume_upload::{DeviceVolumeSceneArgs, GpuMedium};
 use crate::wide_bvh::WideTraversalSceneArgs;
 use std::fmt::Write as _;
 use warpath_bvh::wide::WideNode;
-use warpath_core::light::TriangleLight;
+use warpath_core::light::{DeltaLight, TriangleLight};
 use warpath_core::material::Material;
 
 /// One GPU-shared struct: its names on both sides, where CUDA declares it, Rust's size and
@@ -119,6 +119,9 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(TriangleLight => "TriangleLight" in ["common/layout.cuh"] {
         p0, area, e1, two_sided, e2, triangle, emission, _pad
     }),
+    gpu_layout!(DeltaLight => "DeltaLight" in ["common/layout.cuh"] {
+        position, kind, direction, cos_cutoff, intensity, cos_beam, cutoff, inv_transition, _pad
+    }),
     // traversal/traversal.cuh and common/scene.cuh: the surface estimator's scene (scene_upload.rs).
     gpu_layout!(TraversalSceneArgs => "TraversalScene" in ["traversal/traversal.cuh"] {
         nodes, triangles, triangle_ids
@@ -135,7 +138,8 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(GpuSceneParams => "GpuSceneParams" in ["common/scene.cuh"] {
         camera, env_to_world, env_to_local, env_constant, env_scale, env_kind, env_width, env_height,
         env_is_black, width, height, max_depth, seed, sampler, rr_threshold, triangle_count, material_count,
-        light_count, selection_count, has_normals, has_uvs, texture_count, iso_shape_count, iso_shapes
+        light_count, selection_count, has_normals, has_uvs, texture_count, iso_shape_count, delta_light_count,
+        _pad_delta, iso_shapes
     }),
     gpu_layout!(DeviceSceneArgs => "DeviceScene" in ["common/scene.cuh"] {
         params, bvh, positions, normals, uvs, triangles, triangle_materials, materials, triangle_to_light,

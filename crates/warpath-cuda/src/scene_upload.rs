@@ -23,7 +23,7 @@ use glam::Vec3;
 use std::mem::size_of;
 use warpath_bvh::Bvh;
 use warpath_bvh::wide::Collapse;
-use warpath_core::light::{EnvMap, Environment, LightSet, TriangleLight};
+use warpath_core::light::{DeltaLight, EnvMap, Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_scene::{RenderSettings, Scene};
 
@@ -98,20 +98,24 @@ pub struct GpuSceneParams {
     pub material_count: u32,
     /// Triangle lights.
     pub light_count: u32,
-    /// Bins of the light selection (triangle lights, plus one for an environment).
+    /// Bins of the light selection (triangle lights, one for an environment, delta lights).
     pub selection_count: u32,
     pub has_normals: u32,
     pub has_uvs: u32,
     pub texture_count: u32,
     /// Isosurface shapes (their hits are numbered after the triangles).
     pub iso_shape_count: u32,
+    /// Point, spot and directional lights (selection bins from `selection_count −
+    /// delta_light_count`).
+    pub delta_light_count: u32,
+    pub _pad_delta: u32,
     /// Device address of the `GpuIsoShape` records (`crate::isosurface::shapes`), or 0.
     pub iso_shapes: u64,
 }
 
 const _: () = assert!(size_of::<GpuCamera>() == 80);
 const _: () = assert!(size_of::<GpuTexture>() == 16);
-const _: () = assert!(size_of::<GpuSceneParams>() == 248);
+const _: () = assert!(size_of::<GpuSceneParams>() == 256);
 
 fn mat3_columns(m: &glam::Mat3) -> [f32; 9] {
     m.to_cols_array()
@@ -151,6 +155,7 @@ impl GpuSceneParams {
             has_uvs: (!scene.uvs.is_empty()) as u32,
             texture_count: to_u32(scene.textures.len(), "texture count")?,
             iso_shape_count: to_u32(scene.isosurfaces.len(), "isosurface count")?,
+            delta_light_count: to_u32(lights.deltas.len(), "delta light count")?,
             ..Default::default()
         };
         match &lights.environment {
@@ -172,6 +177,19 @@ impl GpuSceneParams {
         Ok(params)
     }
 }
+
+/// The `lights` array the kernels read: the `light_count` triangle lights, then the
+/// `delta_light_count` delta lights, each a 64-byte [`DeltaLight`] stored in a
+/// [`TriangleLight`]'s slot (lights.cuh reads them as `DeltaLight`s from `lights +
+/// light_count`), so the scene's device addresses keep their layout.
+pub fn light_records(lights: &LightSet) -> Vec<TriangleLight> {
+    let mut records = lights.triangles.clone();
+    records.extend(lights.deltas.iter().map(|d| bytemuck::cast::<DeltaLight, TriangleLight>(*d)));
+    records
+}
+
+const _: () = assert!(size_of::<DeltaLight>() == size_of::<TriangleLight>());
+const _: () = assert!(align_of::<DeltaLight>() == align_of::<TriangleLight>());
 
 /// Checks every index the kernels follow, so that a malformed scene is an error here and
 /// never an out-of-bounds read on the device.
@@ -220,7 +238,7 @@ fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
         return invalid(format!("a triangle light names triangle {}", l.triangle));
     }
     let has_env = !matches!(lights.environment, Environment::None);
-    let expected_bins = lights.triangles.len() + has_env as usize;
+    let expected_bins = lights.triangles.len() + has_env as usize + lights.deltas.len();
     if lights.selection.count() != expected_bins || lights.selection.cdf.len() != expected_bins + 1 {
         return invalid(format!(
             "the light selection has {} bins (cdf of {}), expected {expected_bins}",
@@ -327,6 +345,7 @@ pub struct DeviceScene {
     pub(crate) triangle_materials: DeviceBuffer<u32>,
     pub(crate) materials: DeviceBuffer<Material>,
     pub(crate) triangle_to_light: DeviceBuffer<i32>,
+    /// The triangle lights, then the delta lights ([`light_records`]).
     pub(crate) lights: DeviceBuffer<TriangleLight>,
     pub(crate) light_cdf: DeviceBuffer<f32>,
     /// Per texel: linear RGB and the sampling weight (`EnvMap::weights`).
@@ -424,7 +443,7 @@ impl DeviceScene {
             triangle_materials: DeviceBuffer::from_slice(device, &scene.triangle_materials)?,
             materials: DeviceBuffer::from_slice(device, &scene.materials)?,
             triangle_to_light: DeviceBuffer::from_slice(device, &lights.triangle_to_light)?,
-            lights: DeviceBuffer::from_slice(device, &lights.triangles)?,
+            lights: DeviceBuffer::from_slice(device, &light_records(lights))?,
             light_cdf: DeviceBuffer::from_slice(device, &lights.selection.cdf)?,
             env_pixels: DeviceBuffer::from_slice(device, &env_pixels)?,
             env_conditional_cdf: DeviceBuffer::from_slice(device, &env_conditional_cdf)?,
@@ -490,7 +509,10 @@ mod tests {
         let params = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap();
         assert_eq!(params.triangle_count as usize, scene.triangles.len());
         assert!(params.light_count > 0);
-        assert_eq!(params.selection_count, params.light_count + (params.env_kind != env_kind::NONE) as u32);
+        assert_eq!(
+            params.selection_count,
+            params.light_count + (params.env_kind != env_kind::NONE) as u32 + params.delta_light_count
+        );
         let tan = scene.camera.tan_half_fov(scene.settings.width, scene.settings.height);
         assert_eq!(params.camera.tan_half_fov, [tan.x, tan.y]);
     }

@@ -20,6 +20,7 @@
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
 //! them; without a device they then skip with a notice, or fail with `WARPATH_REQUIRE_GPU=1`.
 
+use glam::Vec3;
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -29,7 +30,7 @@ use warpath_cuda::runtime::CudaDevice;
 use warpath_scene::{RenderSettings, Scene};
 
 mod common;
-use common::{device, isosurface_scene, material_scene, settings};
+use common::{delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, settings};
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
     RenderOptions { spp_per_pass: s.spp, ..RenderOptions::from_settings(s) }
@@ -191,6 +192,37 @@ fn material_scene_matches_cpu_reference() {
     compare_images("materials/seeds 3 vs 4", &cpu_film, &other_film);
 }
 
+/// Point, spot and directional lights (next-event estimation only, in the light selection
+/// after the triangles and the environment) on every material.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn delta_lights_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = delta_light_scene();
+    let s = settings(64, 48, 16, 9, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    compare_counters("delta lights", &cpu_counters, &gpu_counters);
+    compare_same_seed("delta lights", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 10, ..s.clone() });
+    compare_images("delta lights/seeds 9 vs 10", &cpu_film, &other_film);
+}
+
+/// Mitsuba's plastic and roughplastic (smooth, rough, nonlinear, tinted coat, textured base).
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn plastics_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = plastic_scene();
+    let s = settings(64, 48, 16, 12, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    compare_counters("plastics", &cpu_counters, &gpu_counters);
+    compare_same_seed("plastics", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 13, ..s.clone() });
+    compare_images("plastics/seeds 12 vs 13", &cpu_film, &other_film);
+}
+
 /// Isosurface shapes (issue 14): the GPU's "-iso" programs against the CPU. The caster runs
 /// in f64 on both sides, but the device contracts multiply-adds (FMA) where the CPU rounds
 /// each operation, so a hit may differ in its last f64 bits: the same-seed check (counts
@@ -246,6 +278,25 @@ fn material_scene_is_valid_and_lit() {
     let mean: f32 = film.mean().iter().map(|p| p.x + p.y + p.z).sum::<f32>() / film.pixel_count() as f32;
     assert!(mean.is_finite() && mean > 0.05, "mean {mean}");
     assert!(counters.active_per_bounce.len() >= 4 && counters.shadow_rays > 0, "{counters:?}");
+}
+
+/// Runs without a GPU: the delta-light scene uploads (the delta lights after the triangle
+/// lights, their bins after the environment's) and, alone (no environment, the emitter
+/// dark), they light the scene on the CPU.
+#[test]
+fn delta_light_scene_is_valid_and_lit_by_its_delta_lights() {
+    let scene = delta_light_scene();
+    let lights = scene.light_set();
+    let s = settings(32, 24, 4, 3, SamplerKind::Pcg);
+    let params = warpath_cuda::scene_upload::GpuSceneParams::new(&scene, &lights, &s).expect("valid scene");
+    assert_eq!((params.light_count, params.delta_light_count, params.selection_count), (2, 3, 6));
+    assert_eq!(warpath_cuda::scene_upload::light_records(&lights).len(), 5);
+    let mut alone = scene.clone();
+    alone.environment = warpath_core::light::Environment::None;
+    alone.materials.iter_mut().for_each(|m| m.emission = Vec3::ZERO);
+    let (film, counters) = render_cpu(&alone, &s);
+    let mean = film.mean().iter().map(|p| p.x + p.y + p.z).sum::<f32>() / film.pixel_count() as f32;
+    assert!(mean.is_finite() && mean > 0.05 && counters.shadow_rays > 0, "mean {mean}, {counters:?}");
 }
 
 /// Runs without a GPU: the same-seed check is sharp. Two CPU renders with the same seed

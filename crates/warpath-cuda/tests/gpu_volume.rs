@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{dense_volume_scene, device, volume_scene};
+use common::{delta_lights, dense_volume_scene, device, volume_scene};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -196,6 +196,17 @@ fn kernel_variants_trace_the_same_paths() {
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn heterogeneous_volume_matches_the_cpu_reference() {
     let scene = volume_scene();
+    let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
+    check_cpu_vs_gpu(&scene, &s);
+}
+
+/// The heterogeneous volume lit by point, spot and directional lights too: next-event
+/// estimation of delta lights through the media.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn delta_lights_in_a_volume_match_the_cpu_reference() {
+    let mut scene = volume_scene();
+    scene.delta_lights = delta_lights();
     let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
     check_cpu_vs_gpu(&scene, &s);
 }

@@ -275,6 +275,21 @@ void light_sample(const DeviceScene& scene, In& in, Out& out) {
     out.f(ls.distance);
     out.f3(ls.radiance);
     out.f(ls.pdf);
+    out.flag(ls.delta);
+}
+void delta_light_case(const DeviceScene&, In& in, Out& out) {
+    const DeltaLight light = in.pod<DeltaLight>();
+    const float3 p = in.f3();
+    const float3 w = in.f3();
+    out.f(delta_light_falloff(light, w));
+    float3 wi, radiance;
+    float distance;
+    const bool lit = delta_light_illuminate(light, p, wi, distance, radiance);
+    out.flag(lit);
+    if (!lit) return;
+    out.f3(wi);
+    out.f(distance);
+    out.f3(radiance);
 }
 void light_pdf_triangle(const DeviceScene& scene, In& in, Out& out) {
     const int light = in.i();
@@ -657,6 +672,7 @@ const Case CASES[] = {
     {"bsdf_eval", surface<bsdf_eval_case>},
     {"bsdf_pdf", surface<bsdf_pdf_case>},
     {"bsdf_sample", surface<bsdf_sample_case>},
+    {"light_delta", surface<delta_light_case>},
     {"light_selection", surface<light_selection>},
     {"light_sample", surface<light_sample>},
     {"light_pdf_triangle", surface<light_pdf_triangle>},

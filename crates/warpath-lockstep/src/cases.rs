@@ -13,7 +13,7 @@ use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
 use warpath_core::bsdf;
 use warpath_core::film::Film;
-use warpath_core::light::{Environment, sample_linear};
+use warpath_core::light::{DeltaLight, Environment, sample_linear};
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
 use warpath_core::sampler::{ONE_MINUS_EPSILON, Sampler, SamplerKind};
@@ -172,6 +172,17 @@ pub const CASES: &[Case] = &[
         o.f(bsdf::pdf(&m, base_color, wo, wi))
     }),
     exact("bsdf_sample", Needs::Nothing, draw::bsdf_sample, bsdf_sample),
+    exact("light_delta", Needs::Nothing, draw::delta_light_query, |_, r, o| {
+        let (light, p, w) = (r.pod::<DeltaLight>(), r.vec3(), r.vec3());
+        o.f(light.falloff(w));
+        let lit = light.illuminate(p);
+        o.flag(lit.is_some());
+        if let Some((wi, distance, radiance)) = lit {
+            o.vec3(wi);
+            o.f(distance);
+            o.vec3(radiance);
+        }
+    }),
     exact("light_selection", Needs::Lights, draw::unit_arg, light_selection),
     exact("light_sample", Needs::Lights, draw::light_sample, light_sample),
     exact("light_pdf_triangle", Needs::Lights, draw::light_pdf_triangle, |s, r, o| {
@@ -336,6 +347,7 @@ fn light_sample(s: &HostScene, r: &mut Reader, o: &mut Output) {
         o.f(ls.distance);
         o.vec3(ls.radiance);
         o.f(ls.pdf);
+        o.flag(ls.delta);
     }
 }
 
@@ -435,25 +447,35 @@ pub mod draw {
     pub fn exponent(rng: &mut Rng) -> f32 {
         if rng.chance(0.125) { rng.pick(&[0.0, 1.0, 2.0, 1e4, -1.0]) } else { 10f32.powf(rng.range(0.0, 4.0)) }
     }
+    /// Relative indices: common ones, some below 1 (the inside of a dielectric; a plastic's
+    /// coat whose diffuse reflectance takes the fit for η ≥ 1 at 1/η), most in [1, 2.5].
     pub fn eta(rng: &mut Rng) -> f32 {
-        if rng.chance(0.25) { rng.pick(&[1.0, 1.5, 1.33, 0.75, 2.4]) } else { rng.range(1.0, 2.5) }
+        if rng.chance(0.25) {
+            rng.pick(&[1.0, 1.5, 1.33, 0.75, 2.4])
+        } else if rng.chance(0.2) {
+            rng.range(0.3, 1.0)
+        } else {
+            rng.range(1.0, 2.5)
+        }
     }
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
     }
-    /// Any material: every kind, Null included (and a few unknown kind values), random
-    /// parameters and flags (two-sided emission, one-sided BSDF).
+    /// Any material: every kind, Null and Plastic included (and a few unknown kind values),
+    /// random parameters and flags (two-sided emission, one-sided BSDF, nonlinear).
     pub fn material(rng: &mut Rng) -> Material {
-        let kind = if rng.chance(0.05) { rng.pick(&[9, 99, u32::MAX]) } else { rng.below(9) };
+        let kind = if rng.chance(0.05) { rng.pick(&[10, 99, u32::MAX]) } else { rng.below(10) };
         Material {
             kind,
             base_color_texture: -1,
-            roughness: if rng.chance(0.125) { rng.pick(&[0.0, 1.0, 0.02]) } else { rng.unit() },
+            // Roughness 0 is the smooth plastic, a kind of its own.
+            roughness: if rng.chance(0.25) { rng.pick(&[0.0, 0.0, 1.0, 0.02]) } else { rng.unit() },
             ior: eta(rng),
             base_color: color(rng),
             exponent: exponent(rng),
             specular: color(rng),
-            flags: rng.below(4),
+            // Two-sided emission, one-sided BSDF, the plastic's nonlinear flag.
+            flags: rng.below(8),
             emission: Vec3::ZERO,
             _pad: 0,
         }
@@ -615,6 +637,31 @@ pub mod draw {
         let bounds = scene.bounds();
         let t = Vec3::new(rng.range(-0.1, 1.1), rng.range(-0.1, 1.1), rng.range(-0.1, 1.1));
         bounds.min + (bounds.max - bounds.min) * t
+    }
+    /// A point, spot or directional light (spots with beams from 0 to their cutoff, now and
+    /// then wider than it, cutoffs up to 180°), a point near it and a direction, most of them
+    /// near the spot's cone, some exactly on its axis or at the shading point.
+    pub fn delta_light_query(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let position = rng.point(2.0);
+        let axis = direction(rng);
+        let intensity = color(rng) * rng.range(0.0, 10.0);
+        let cutoffs = [rng.range(1.0, 60.0), rng.range(60.0, 180.0), 180.0, 0.5];
+        let cutoff = rng.pick(&cutoffs);
+        let beams = [rng.range(0.0, cutoff), cutoff, 0.0, cutoff * 1.5];
+        let beam = rng.pick(&beams);
+        let light = match rng.below(3) {
+            0 => DeltaLight::point(position, intensity),
+            1 => DeltaLight::spot(position, axis, intensity, cutoff, beam),
+            _ => DeltaLight::directional(axis, intensity),
+        };
+        w.pod(&light);
+        let p = match rng.below(8) {
+            0 => position,
+            1 => position + light.direction * rng.range(0.1, 3.0),
+            _ => position + (light.direction + rng.point(1.0)) * rng.range(0.1, 3.0),
+        };
+        w.vec3(p);
+        w.vec3(if rng.chance(0.5) { (light.direction + rng.point(0.7)).normalize_or_zero() } else { direction(rng) });
     }
     pub fn light_sample(rng: &mut Rng, scene: &HostScene, w: &mut Words) {
         w.vec3(scene_point(rng, scene));

@@ -8,7 +8,8 @@
 //!
 //! Also the scenes the tests run against: the empty scene (for pure functions), the
 //! built-in Cornell boxes and furnace, and random scenes with every material kind (Null and
-//! one-sided BSDFs included), one- and two-sided emitters, textures, shading normals,
+//! one-sided BSDFs included), one- and two-sided emitters, point, spot and directional lights,
+//! textures, shading normals,
 //! thin-lens cameras and environment maps (rotated, scaled, with black rows, all black, 1×1),
 //! constants or none.
 
@@ -20,14 +21,16 @@ use glam::{Mat3, Vec2, Vec3};
 use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_bvh::{BuildOptions, Bvh};
 use warpath_core::camera::{Camera, FovAxis};
-use warpath_core::light::{EnvMap, Environment, LightSet};
+use warpath_core::light::{DeltaLight, EnvMap, Environment, LightSet};
 use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_core::math::Aabb;
 use warpath_core::sampler::{Sampler, SamplerKind};
 use warpath_cpu::integrator::SceneView;
 use warpath_cpu::volpath::VolumeView;
 use warpath_cuda::bvh_layout::GpuBvh;
-use warpath_cuda::scene_upload::{DeviceSceneArgs, GpuSceneParams, TraversalSceneArgs, env_texels, flatten_textures};
+use warpath_cuda::scene_upload::{
+    DeviceSceneArgs, GpuSceneParams, TraversalSceneArgs, env_texels, flatten_textures, light_records,
+};
 use warpath_cuda::volume_upload::{DeviceVolumeSceneArgs, MediaTables, counter_slots};
 use warpath_scene::{RenderSettings, Scene, Texture, builtin};
 
@@ -130,7 +133,7 @@ impl HostScene {
             triangle_materials: DeviceArray::of(&scene.triangle_materials),
             materials: DeviceArray::of(&scene.materials),
             triangle_to_light: DeviceArray::of(&lights.triangle_to_light),
-            lights: DeviceArray::of(&lights.triangles),
+            lights: DeviceArray::of(&light_records(&lights)),
             light_cdf: DeviceArray::of(&lights.selection.cdf),
             env_pixels: DeviceArray::of(&env_pixels),
             env_conditional_cdf: DeviceArray::of(&env_conditional_cdf),
@@ -152,6 +155,7 @@ impl HostScene {
     pub fn is_empty(&self) -> bool {
         self.scene.triangles.is_empty()
             && matches!(self.lights.environment, Environment::None)
+            && self.lights.deltas.is_empty()
             && self.scene.media.is_empty()
     }
 
@@ -291,7 +295,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
     let mut rng = Rng::new(seed);
     let mut scene = Scene { name: format!("random-{seed}-{environment:?}"), ..Scene::default() };
     scene.textures = vec![random_texture(&mut rng, "a"), random_texture(&mut rng, "b")];
-    for kind in 0..=MaterialKind::Null as u32 {
+    for kind in 0..=MaterialKind::Plastic as u32 {
         let mut material = draw::material(&mut rng);
         material.kind = kind;
         if rng.chance(0.5) {
@@ -342,6 +346,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
         add_triangle(&mut scene, &mut rng, vertices, material);
     }
     scene.environment = random_environment(&mut rng, environment);
+    scene.delta_lights = random_delta_lights(seed);
     let origin = rng.direction() * rng.range(3.0, 5.0) + Vec3::new(0.0, 1.0, 0.0);
     let mut camera = Camera::look_at(origin, rng.point(0.3), Vec3::Y, rng.range(20.0, 70.0));
     camera.fov_axis = rng.pick(&[FovAxis::X, FovAxis::Y, FovAxis::Smaller, FovAxis::Larger]);
@@ -353,6 +358,28 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
     let (width, height) = (16 + rng.below(48), 16 + rng.below(48));
     scene.settings = small_settings(&mut rng, width, height);
     scene
+}
+
+/// A point, a spot (some shading points in its ramp, some outside its cone) and a directional
+/// light, from their own random stream (so the rest of a random scene does not change with
+/// them); none for a third of the seeds.
+pub fn random_delta_lights(seed: u64) -> Vec<DeltaLight> {
+    let mut rng = Rng::new(seed ^ 0xde17a);
+    if seed % 3 == 2 {
+        return Vec::new();
+    }
+    let spot_position = Vec3::new(0.0, 2.5, 0.0) + rng.point(0.5);
+    vec![
+        DeltaLight::point(Vec3::new(0.0, 2.0, 1.0) + rng.point(0.5), draw::color(&mut rng) * 3.0),
+        DeltaLight::spot(
+            spot_position,
+            rng.point(0.5) - spot_position,
+            draw::color(&mut rng) * 5.0,
+            rng.range(20.0, 50.0),
+            rng.range(0.0, 20.0),
+        ),
+        DeltaLight::directional(Vec3::new(0.3, -1.0, 0.2) + rng.point(0.3), draw::color(&mut rng)),
+    ]
 }
 
 /// A built-in scene with a small film and the given seed.
@@ -390,5 +417,11 @@ pub fn test_scenes() -> Vec<HostScene> {
     scenes.push(volume_scenes::cloud_scene(201));
     scenes.push(volume_scenes::dense_scene(202));
     scenes.push(volume_scenes::fog_scene(203));
+    // The fog lit by point, spot and directional lights too (the volumetric estimator's
+    // next-event estimation of delta lights, through the medium).
+    let mut lit_fog = volume_scenes::fog_scene(204);
+    lit_fog.name = format!("{}-delta-lights", lit_fog.name);
+    lit_fog.delta_lights = random_delta_lights(204);
+    scenes.push(lit_fog);
     scenes.into_iter().map(HostScene::new).collect()
 }

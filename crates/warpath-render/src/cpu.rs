@@ -76,6 +76,7 @@ pub struct CpuRestir<'a> {
 
 impl<'a> CpuRestir<'a> {
     pub fn new(scene: &'a Scene, settings: &Settings) -> Result<Self> {
+        crate::refuse_delta_lights_for_restir(scene)?;
         let film = new_film(settings)?;
         let cpu = CpuRenderer::new(scene, settings.bvh);
         let view = cpu.view(&settings.cpu_options(1));

@@ -99,6 +99,7 @@ impl<'d> CudaRestir<'d> {
     /// Uploads the scene, sets the reservoir format and ray lanes of the settings, compiles
     /// the kernels and turns the kernel timer on when asked.
     pub fn new(device: &'d CudaDevice, scene: &Scene, settings: &Settings) -> Result<Self> {
+        crate::refuse_delta_lights_for_restir(scene)?;
         let mut renderer = RestirRenderer::with_layout(
             device,
             scene,

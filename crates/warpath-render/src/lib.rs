@@ -60,6 +60,20 @@ pub fn prepare<'a>(scene: &'a Scene, settings: &Settings, backend: &'a Backend) 
     })
 }
 
+/// ReSTIR DI resamples emissive triangles: a scene with point, spot or directional lights is
+/// refused (its light selection would pick lights ReSTIR cannot sample).
+pub(crate) fn refuse_delta_lights_for_restir(scene: &Scene) -> Result<()> {
+    if scene.delta_lights.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "scene '{}': restir-di resamples emissive triangles; its {} point/spot/directional light(s) are not ReSTIR \
+         lights yet (render it with the path tracer, or replace them with emissive shapes)",
+        scene.name,
+        scene.delta_lights.len()
+    )))
+}
+
 /// Fits an opened `backend` (what `choice` asked for) to rendering `scene` with `settings`:
 /// `auto` moves ReSTIR DI to the CPU where the GPU's kernels cannot render the scene yet (an
 /// error when CUDA was asked for by name). Returns the backend and the warnings a caller

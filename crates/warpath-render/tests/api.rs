@@ -125,6 +125,17 @@ fn restir_renders_frames_in_order_on_the_cpu() {
 }
 
 #[test]
+fn restir_refuses_point_spot_and_directional_lights() {
+    let mut scene = warpath_scene::load("many-lights:16").expect("built-in");
+    scene.delta_lights.push(warpath_core::light::DeltaLight::point(glam::Vec3::Y, glam::Vec3::ONE));
+    let overrides =
+        Overrides { frames: Some(1), resolution: Some((8, 8)), integrator: Integrator::RestirDi, ..Default::default() };
+    let settings = Settings::resolve(&scene, &overrides).unwrap();
+    let error = prepare(&scene, &settings, &Backend::Cpu).err().expect("refused").to_string();
+    assert!(error.contains("point/spot/directional") && error.contains("path tracer"), "{error}");
+}
+
+#[test]
 fn the_cpu_says_which_gpu_settings_it_ignores() {
     let (scene, _) = cornell_settings(1, 1);
     let overrides = Overrides { strategy: Some(warpath_cuda::Strategy::Naive), ..Default::default() };

@@ -27,6 +27,7 @@ use warpath_core::light::{EnvMap, Environment};
 use warpath_core::material::{Material, flags};
 
 mod bsdf;
+mod delta;
 mod sensor;
 mod shape;
 
@@ -74,6 +75,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         camera: None,
         settings: RenderSettings { width: 768, height: 576, spp: 4, max_depth: UNLIMITED_DEPTH, ..Default::default() },
         environment: None,
+        delta_lights: Vec::new(),
         defaults: HashSet::new(),
     };
     for (name, value) in overrides {
@@ -88,9 +90,10 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             ));
         }
     }
-    let Loader { builder, camera, settings, environment, .. } = loader;
+    let Loader { builder, camera, settings, environment, delta_lights, .. } = loader;
     let mut scene = builder.finish();
     scene.settings = settings;
+    scene.delta_lights = delta_lights;
     scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
     scene.camera = match camera {
         Some(c) => c,
@@ -179,6 +182,8 @@ struct Loader {
     settings: RenderSettings,
     /// The environment and where it was declared.
     environment: Option<(Environment, String)>,
+    /// Point, spot and directional emitters.
+    delta_lights: Vec<warpath_core::light::DeltaLight>,
 }
 
 /// A plugin's parameters (its named child elements), each marked when read; those never read

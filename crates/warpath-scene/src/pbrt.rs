@@ -27,6 +27,7 @@ use std::sync::Arc;
 use warpath_core::camera::Camera;
 use warpath_core::light::Environment;
 
+mod delta;
 mod lexer;
 mod lights;
 mod materials;
@@ -176,6 +177,8 @@ struct Loader {
     camera_line: String,
     settings: RenderSettings,
     environment: Option<(Environment, String)>,
+    /// `point`, `spot` and `distant` lights.
+    delta_lights: Vec<warpath_core::light::DeltaLight>,
     /// Lights warpath cannot render, where they were declared.
     unsupported_lights: Vec<String>,
     /// Named media (`MakeNamedMedium`) by name: index into the scene's media, if imported.
@@ -221,6 +224,7 @@ impl Loader {
             // pbrt-v4's defaults: a 1280 × 720 film, 16 samples per pixel, maxdepth 5.
             settings: RenderSettings { width: 1280, height: 720, spp: 16, max_depth: 5, ..Default::default() },
             environment: None,
+            delta_lights: Vec::new(),
             unsupported_lights: Vec::new(),
             media: HashMap::new(),
             camera_medium: String::new(),
@@ -255,6 +259,7 @@ impl Loader {
             camera,
             settings,
             environment,
+            delta_lights,
             unsupported_lights,
             camera_medium,
             media,
@@ -291,6 +296,7 @@ impl Loader {
         }
         scene.settings = settings;
         scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
+        scene.delta_lights = delta_lights;
         if !camera_medium.is_empty() {
             scene.camera_medium = media.get(&camera_medium).copied().flatten();
         }

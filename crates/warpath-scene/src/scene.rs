@@ -6,7 +6,7 @@ use glam::{Vec2, Vec3};
 use std::path::Path;
 use std::sync::Arc;
 use warpath_core::camera::Camera;
-use warpath_core::light::{Environment, LightSet, TriangleLight};
+use warpath_core::light::{DeltaLight, Environment, LightSet, TriangleLight};
 use warpath_core::material::Material;
 use warpath_core::math::Aabb;
 use warpath_core::sampler::SamplerKind;
@@ -126,6 +126,8 @@ pub struct Scene {
     pub textures: Vec<Texture>,
     pub meshes: Vec<MeshInfo>,
     pub environment: Environment,
+    /// Point, spot and directional lights (only next-event estimation sees them).
+    pub delta_lights: Vec<DeltaLight>,
     pub camera: Camera,
     pub settings: RenderSettings,
     /// Participating media, each the interior (or exterior) of shapes that name it.
@@ -173,7 +175,7 @@ impl Scene {
         (id as usize).checked_sub(self.triangles.len()).and_then(|k| self.isosurfaces.get(k))
     }
 
-    /// The lights: every triangle whose material emits, plus the environment.
+    /// The lights: every triangle whose material emits, the environment, and the delta lights.
     pub fn light_set(&self) -> LightSet {
         let mut lights = Vec::new();
         for (i, &m) in self.triangle_materials.iter().enumerate() {
@@ -188,11 +190,17 @@ impl Scene {
         }
         let b = self.bounds();
         let radius = if b.is_empty() { 1.0 } else { 0.5 * b.extent().length() };
-        LightSet::new(lights, self.triangles.len(), self.environment.clone(), radius)
+        LightSet::with_delta_lights(
+            lights,
+            self.triangles.len(),
+            self.environment.clone(),
+            self.delta_lights.clone(),
+            radius,
+        )
     }
 
-    /// Whether anything in the scene emits light: an emissive triangle, or an environment
-    /// that is not black.
+    /// Whether anything in the scene emits light: an emissive triangle, an environment
+    /// that is not black, or a point, spot or directional light.
     pub fn has_light(&self) -> bool {
         let emissive_triangle = self.triangle_materials.iter().any(|&m| self.materials[m as usize].is_emissive());
         let environment = match &self.environment {
@@ -200,7 +208,8 @@ impl Scene {
             Environment::Constant(c) => c.max_element() > 0.0,
             Environment::Map(m) => m.scale > 0.0 && m.pixels.iter().any(|p| p.max_element() > 0.0),
         };
-        emissive_triangle || environment
+        let delta = self.delta_lights.iter().any(|l| l.intensity.max_element() > 0.0);
+        emissive_triangle || environment || delta
     }
 
     /// Warnings for a scene loaded from `source` whose image will be black or empty: no

@@ -7,8 +7,9 @@
 //! the span of the offending key or table.
 //!
 //! This module reads the file and walks its tables in order (materials, media, shapes, then
-//! environment and camera); its submodules hold the tables' types (`sections`) and readers
-//! (`material_section`, `medium_section`, `shape_section`, `render_camera_environment`).
+//! environment, lights and camera); its submodules hold the tables' types (`sections`) and
+//! readers (`material_section`, `medium_section`, `shape_section`, `light_section`,
+//! `render_camera_environment`).
 
 use crate::builtin;
 use crate::image_io::load_base_color_texture;
@@ -28,6 +29,7 @@ use warpath_core::light::Environment;
 use warpath_core::material::flags;
 use warpath_volume::medium::interface;
 
+mod light_section;
 mod material_section;
 mod medium_section;
 mod render_camera_environment;
@@ -325,6 +327,8 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
         Some(env) => environment_from_section(&source, env, &mut builder)?,
         None => Environment::None,
     };
+    let delta_lights =
+        file.light.iter().map(|l| light_section::light_from_section(&source, l)).collect::<Result<Vec<_>, _>>()?;
     let camera = match &file.camera {
         Some(c) => Some(camera_from_section(&source, c)?),
         None => None,
@@ -375,6 +379,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
     scene.isosurfaces = isosurfaces.into_iter().map(|(_, iso)| iso).collect();
     scene.settings = settings;
     scene.environment = environment;
+    scene.delta_lights = delta_lights;
     scene.camera = match camera {
         Some(c) => c,
         None => file_camera.map(|(c, _)| c).unwrap_or_else(|| framing_camera(scene.bounds())),

@@ -245,12 +245,12 @@ fn bsdfs_map_to_warpaths_materials() {
 #[test]
 fn unknown_bsdfs_and_parameters_are_warnings_with_their_line() {
     let s = scene(&format!(
-        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"plastic\">\n<rgb name=\"diffuse_reflectance\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
+        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"principled\">\n<rgb name=\"base_color\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
          <shape type=\"cube\" id=\"d\">\n<bsdf type=\"diffuse\">\n<float name=\"sheen\" value=\"1\"/>\n</bsdf>\n</shape>\n{LIGHT}"
     ));
     let p = material_of(&s, "p");
     assert_eq!((p.kind(), p.base_color), (MaterialKind::Diffuse, Vec3::splat(0.5)));
-    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'plastic'")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'principled'")), "{:?}", s.warnings);
     assert!(s.warnings.iter().any(|w| w.contains("inline.xml:9:") && w.contains("'sheen'")), "{:?}", s.warnings);
 }
 
@@ -314,16 +314,21 @@ fn errors_name_the_file_and_line() {
     }
     assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"cube\">\n</shap>\n</scene>", 3, "malformed XML");
     assert_error_at(
-        "<scene version=\"3.0.0\">\n\n<emitter type=\"point\">\n<point name=\"position\" value=\"0 1 0\"/>\n</emitter>\n</scene>",
-        3,
-        "point lights are not supported yet",
+        "<scene version=\"3.0.0\">\n\n<emitter type=\"point\">\n<point name=\"position\" value=\"0 1 0\"/>\n<transform name=\"to_world\"><translate value=\"1 2 3\"/></transform>\n</emitter>\n</scene>",
+        5,
+        "not both",
     );
     assert_error_at(
-        "<scene version=\"3.0.0\">\n<emitter type=\"spot\"/>\n</scene>",
+        "<scene version=\"3.0.0\">\n<emitter type=\"spot\"><float name=\"cutoff_angle\" value=\"-3\"/></emitter>\n</scene>",
         2,
-        "spot lights are not supported yet",
+        "cutoff_angle",
     );
-    assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"directional\"/>\n</scene>", 2, "directional lights");
+    assert_error_at(
+        "<scene version=\"3.0.0\">\n<emitter type=\"directional\"><vector name=\"direction\" value=\"0 0 0\"/></emitter>\n</scene>",
+        2,
+        "direction is zero",
+    );
+    assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"sunsky\"/>\n</scene>", 2, "not supported yet");
     assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"serialized\"/>\n</scene>", 2, "not supported yet");
     assert_error_at("<scene version=\"3.0.0\">\n<medium type=\"homogeneous\"/>\n</scene>", 2, "media");
     assert_error_at(
@@ -521,4 +526,87 @@ fn the_disk_has_mitsubas_polar_uv() {
         let dv = (uv.y - phi).abs().min((uv.y - phi - 1.0).abs());
         assert!(dv < 0.5 / DISK_SEGMENTS as f32, "{t:?}: v {} vs {phi}", uv.y);
     }
+
+fn point_spot_and_directional_emitters_keep_mitsubas_units() {
+    use warpath_core::light::delta_kind;
+    let s = scene(
+        r#"<shape type="rectangle"/>
+<emitter type="point"><point name="position" value="0 2 0"/><rgb name="intensity" value="1 2 3"/></emitter>
+<emitter type="spot">
+  <transform name="to_world"><lookat origin="0 4 0" target="0 0 0" up="0 0 1"/></transform>
+  <float name="cutoff_angle" value="30"/><float name="beam_width" value="10"/><float name="intensity" value="5"/>
+</emitter>
+<emitter type="spot"><float name="cutoff_angle" value="40"/></emitter>
+<emitter type="directional"><vector name="direction" value="0 -2 0"/><float name="irradiance" value="4"/></emitter>"#,
+    );
+    assert_eq!(s.delta_lights.len(), 4);
+    let [point, spot, default_spot, sun] = [s.delta_lights[0], s.delta_lights[1], s.delta_lights[2], s.delta_lights[3]];
+    assert_eq!(point.kind, delta_kind::POINT);
+    assert_eq!(point.position, Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(point.intensity, Vec3::new(1.0, 2.0, 3.0));
+    assert_eq!(spot.kind, delta_kind::SPOT);
+    assert!((spot.position - Vec3::new(0.0, 4.0, 0.0)).length() < 1e-5);
+    assert!((spot.direction - Vec3::NEG_Y).length() < 1e-5, "{}", spot.direction);
+    assert!((spot.cos_cutoff - 30f32.to_radians().cos()).abs() < 1e-6);
+    assert!((spot.cos_beam - 10f32.to_radians().cos()).abs() < 1e-6);
+    assert_eq!(spot.intensity, Vec3::splat(5.0));
+    // Mitsuba's defaults: at the origin along +z, beam width 3/4 of the cutoff, intensity 1.
+    assert_eq!(default_spot.position, Vec3::ZERO);
+    assert_eq!(default_spot.direction, Vec3::Z);
+    assert!((default_spot.cos_beam - 30f32.to_radians().cos()).abs() < 1e-6);
+    assert_eq!(default_spot.intensity, Vec3::ONE);
+    assert_eq!(sun.kind, delta_kind::DIRECTIONAL);
+    assert_eq!(sun.direction, Vec3::NEG_Y);
+    assert_eq!(sun.intensity, Vec3::splat(4.0));
+    assert!(s.warnings.iter().all(|w| !w.contains("no light")), "{:?}", s.warnings);
+}
+
+#[test]
+fn the_oracle_scenes_load_without_warnings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mitsuba-oracle");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let s = load_mitsuba_xml(&file, &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.warnings.is_empty(), "{}: {:?}", file.display(), s.warnings);
+        assert_eq!((s.settings.width, s.settings.height, s.settings.spp), (64, 64, 64), "{}", file.display());
+        let name = file.file_stem().unwrap().to_string_lossy();
+        if name.starts_with("light-") {
+            assert_eq!(s.delta_lights.len(), 1, "{name}");
+        }
+    }
+}
+
+#[test]
+fn plastic_and_roughplastic_keep_mitsubas_parameters() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="smooth"><bsdf type="plastic">
+  <rgb name="diffuse_reflectance" value="0.5, 0.2, 0.1"/><float name="int_ior" value="1.6"/>
+  <boolean name="nonlinear" value="true"/></bsdf></shape>
+<shape type="cube" id="rough"><bsdf type="roughplastic">
+  <string name="distribution" value="ggx"/><float name="alpha" value="0.09"/>
+  <rgb name="specular_reflectance" value="0.8"/><string name="int_ior" value="bk7"/></bsdf></shape>
+<shape type="cube" id="default"><bsdf type="plastic"/></shape>
+{LIGHT}"#
+    ));
+    let smooth = material_of(&s, "smooth");
+    assert_eq!(smooth.kind(), MaterialKind::Plastic);
+    assert_eq!(smooth.base_color, Vec3::new(0.5, 0.2, 0.1));
+    assert!((smooth.ior - 1.6 / 1.000277).abs() < 1e-6);
+    assert_eq!((smooth.roughness, smooth.specular), (0.0, Vec3::ONE));
+    assert!(smooth.flags & flags::NONLINEAR != 0 && smooth.one_sided());
+    let rough = material_of(&s, "rough");
+    assert!((rough.roughness - 0.3).abs() < 1e-6, "alpha 0.09 is roughness 0.3: {}", rough.roughness);
+    assert_eq!(rough.specular, Vec3::splat(0.8));
+    assert!((rough.ior - 1.5046 / 1.000277).abs() < 1e-4);
+    // Mitsuba's defaults: polypropylene (1.49) in air, diffuse 0.5.
+    let default = material_of(&s, "default");
+    assert!((default.ior - 1.49 / 1.000277).abs() < 1e-6);
+    assert_eq!(default.base_color, Vec3::splat(0.5));
+    assert!(s.warnings.iter().all(|w| w.contains("no <sensor>")), "{:?}", s.warnings);
 }

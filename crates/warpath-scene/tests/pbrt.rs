@@ -279,11 +279,12 @@ fn materials_map_to_warpaths() {
     let (m, w) = one("\"thindielectric\"");
     assert_eq!(m, Material::glass(1.5));
     assert!(w.iter().any(|w| w.contains("thindielectric")));
-    // Coated: a smooth coat is car paint without flakes; a rough one Blinn.
+    // Coated diffuse: Mitsuba's plastic, smooth or rough.
     let (m, _) = one("\"coateddiffuse\" \"rgb reflectance\" [0.5 0.1 0.1]");
-    assert_eq!(m, Material::car_paint(Vec3::new(0.5, 0.1, 0.1), Vec3::ZERO, 1.0, 1.5));
+    assert_eq!(m, Material::plastic(Vec3::new(0.5, 0.1, 0.1), Vec3::ONE, 1.5, 0.0, false));
     let (m, w) = one("\"coateddiffuse\" \"float roughness\" 0.1 \"float thickness\" 0.02");
-    assert_eq!(m.kind(), MaterialKind::Blinn);
+    assert_eq!(m.kind(), MaterialKind::Plastic);
+    assert!(m.roughness > 0.0);
     assert!(w.iter().any(|w| w.contains("'thickness'")));
     let (m, _) = one(
         "\"coatedconductor\" \"float interface.eta\" 1.4 \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" \"metal-Ag-k\"",
@@ -378,11 +379,11 @@ fn lights_area_infinite_and_the_unsupported_ones() {
     .unwrap();
     let Environment::Map(map) = &s.environment else { panic!("expected a map") };
     assert!(map.radiance(Vec3::Y).x > 3.0 && map.radiance(Vec3::Z).x < 0.5);
-    // Point, spot and distant lights: a warning with the line when something else lights
+    // Goniometric and projection lights: a warning with the line when something else lights
     // the scene, an error when nothing does.
-    let s = scene(&format!("\nLightSource \"point\" \"rgb I\" [1 1 1]\n{TRIANGLE}"));
-    assert!(warned(&s, "inline.pbrt:3: LightSource \"point\" is not supported"), "{:?}", s.warnings);
-    match parse(&format!("LightSource \"spot\"\nLightSource \"distant\"\n{TRIANGLE}")) {
+    let s = scene(&format!("\nLightSource \"goniometric\" \"rgb I\" [1 1 1]\n{TRIANGLE}"));
+    assert!(warned(&s, "inline.pbrt:3: LightSource \"goniometric\" is not supported"), "{:?}", s.warnings);
+    match parse(&format!("LightSource \"projection\"\nLightSource \"goniometric\"\n{TRIANGLE}")) {
         Err(SceneError::Invalid { message, .. }) => {
             assert!(
                 message.contains("lit only by")
@@ -592,7 +593,7 @@ fn motion_and_renderer_directives_are_warned_about() {
     assert_error_at("ActiveTransform Sometimes", 1, "StartTime, EndTime or All");
     // check_pbrt reports a scene lit only by unsupported lights instead of failing.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("sun.pbrt"), format!("LightSource \"distant\"\n{TRIANGLE}\n")).unwrap();
+    std::fs::write(dir.path().join("sun.pbrt"), format!("LightSource \"goniometric\"\n{TRIANGLE}\n")).unwrap();
     assert!(load_pbrt(&dir.path().join("sun.pbrt")).is_err());
     let s = check_pbrt(&dir.path().join("sun.pbrt")).unwrap();
     assert!(warned(&s, "lit only by lights warpath cannot render"));
@@ -641,4 +642,32 @@ fn named_materials_may_be_used_before_they_are_defined() {
     .unwrap();
     let s = check_pbrt(&dir.path().join("a.pbrt")).unwrap_or_else(|e| panic!("{e}"));
     assert!(warned(&s, "a.pbrt:2: NamedMaterial: no material named \"nope\""), "{:?}", s.warnings);
+
+fn point_spot_and_distant_lights_map_to_delta_lights() {
+    use std::f32::consts::PI;
+    use warpath_core::light::delta_kind;
+    let s = scene(&format!(
+        "LightSource \"point\" \"rgb I\" [1 2 3] \"float scale\" 2 \"point3 from\" [0 1 0]\n\
+         LightSource \"point\" \"float power\" 100\n\
+         AttributeBegin\nTranslate 0 0 5\n\
+         LightSource \"spot\" \"point3 from\" [0 0 0] \"point3 to\" [0 -1 0] \"float coneangle\" 40 \"float conedelta\" 10\n\
+         AttributeEnd\n\
+         LightSource \"distant\" \"rgb L\" [2 2 2] \"point3 from\" [0 1 0] \"point3 to\" [0 0 0] \"float illuminance\" 3\n\
+         {TRIANGLE}"
+    ));
+    assert_eq!(s.delta_lights.len(), 4, "{:?}", s.warnings);
+    let [point, powered, spot, sun] = [s.delta_lights[0], s.delta_lights[1], s.delta_lights[2], s.delta_lights[3]];
+    assert_eq!(point.kind, delta_kind::POINT);
+    assert_eq!(point.position, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(point.intensity, Vec3::new(2.0, 4.0, 6.0));
+    assert!((powered.intensity.x - 100.0 / (4.0 * PI)).abs() < 1e-4);
+    assert_eq!(spot.kind, delta_kind::SPOT);
+    assert!((spot.position - Vec3::new(0.0, 0.0, 5.0)).length() < 1e-6);
+    assert!((spot.direction - Vec3::NEG_Y).length() < 1e-6);
+    assert!((spot.cos_cutoff - 40f32.to_radians().cos()).abs() < 1e-6);
+    assert!((spot.cos_beam - 30f32.to_radians().cos()).abs() < 1e-6);
+    assert_eq!(sun.kind, delta_kind::DIRECTIONAL);
+    assert!((sun.direction - Vec3::NEG_Y).length() < 1e-6);
+    assert_eq!(sun.intensity, Vec3::splat(6.0));
+    assert_error_at("LightSource \"spot\" \"point3 from\" [1 1 1] \"point3 to\" [1 1 1]", 1, "coincide");
 }

@@ -146,7 +146,7 @@ fn absurd_values_are_errors_at_their_line() {
     assert_error_at(&material("type = \"rough-conductor\"\nroughness = 1.5"), 4, "roughness");
     assert_error_at(&material("type = \"diffuse\"\nbase_color = [0.5, -0.1, 0.5]"), 4, "base_color");
     assert_error_at(&material("type = \"diffuse\"\nior = 1.5"), 4, "does not apply");
-    assert_error_at(&material("type = \"plastic\""), 3, "unknown material type");
+    assert_error_at(&material("type = \"plastique\""), 3, "unknown material type");
     assert_error_at("[camera]\nlook_at = { origin = [0,0,1], target = [0,0,0] }\nfov = 0\n", 3, "fov");
     assert_error_at("[camera]\nfov = 30\n", 1, "look_at");
     assert_error_at("[[shape]]\ntype = \"cube\"\nscale = [1, 0, 1]\n", 3, "singular");
@@ -265,4 +265,61 @@ fn light_fields_make_their_emitters_and_refuse_bad_keys() {
                          material = \"m\"\nemission = 1\ncount = 10\n";
     assert_error_at(with_material, 6, "makes its own emitters");
     assert_error_at("[[shape]]\ntype = \"sphere\"\ncount = 10\n", 3, "applies to light fields");
+}
+
+const CUBE: &str = "[[shape]]\ntype = \"cube\"\nname = \"c\"\nmaterial = \"m\"\n";
+
+#[test]
+fn light_tables_make_point_spot_and_directional_lights() {
+    use warpath_core::light::delta_kind;
+    let s = parse(&format!(
+        "[[material]]\nname = \"m\"\ntype = \"diffuse\"\n{CUBE}\n\
+         [[light]]\ntype = \"point\"\nposition = [0, 3, 0]\nintensity = [1, 2, 3]\nscale = 2\n\n\
+         [[light]]\ntype = \"spot\"\nposition = [0, 4, 0]\ntarget = [0, 0, 0]\nintensity = 5\ncutoff_angle = 30\n\n\
+         [[light]]\ntype = \"directional\"\ndirection = [0, -2, 0]\nirradiance = 3\n"
+    ))
+    .unwrap();
+    assert_eq!(s.delta_lights.len(), 3);
+    let [point, spot, sun] = [s.delta_lights[0], s.delta_lights[1], s.delta_lights[2]];
+    assert_eq!(
+        (point.kind, point.position, point.intensity),
+        (delta_kind::POINT, Vec3::new(0.0, 3.0, 0.0), Vec3::new(2.0, 4.0, 6.0))
+    );
+    assert_eq!((spot.kind, spot.direction, spot.intensity), (delta_kind::SPOT, Vec3::NEG_Y, Vec3::splat(5.0)));
+    assert!((spot.cos_beam - 22.5f32.to_radians().cos()).abs() < 1e-6, "beam width defaults to 3/4 of the cutoff");
+    assert_eq!((sun.kind, sun.direction, sun.intensity), (delta_kind::DIRECTIONAL, Vec3::NEG_Y, Vec3::splat(3.0)));
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let light = |body: &str| format!("[[material]]\nname = \"m\"\ntype = \"diffuse\"\n{CUBE}\n[[light]]\n{body}");
+    assert_error_at(&light("type = \"point\"\nintensity = 1"), 9, "needs a 'position'");
+    assert_error_at(&light("type = \"spot\"\nposition = [0, 1, 0]\ntarget = [0, 1, 0]"), 12, "target is its position");
+    assert_error_at(
+        &light("type = \"spot\"\nposition = [0, 1, 0]\ndirection = [0, -1, 0]\ncutoff_angle = 20\nbeam_width = 30"),
+        14,
+        "beam_width",
+    );
+    assert_error_at(&light("type = \"directional\"\ndirection = [0, -1, 0]\nintensity = 2"), 12, "irradiance");
+    assert_error_at(&light("type = \"area\""), 10, "unknown light type");
+}
+
+#[test]
+fn plastic_materials_take_mitsubas_parameters() {
+    use warpath_core::material::flags;
+    let s = parse(&format!(
+        "[[material]]\nname = \"m\"\ntype = \"plastic\"\nbase_color = [0.5, 0.2, 0.1]\nroughness = 0.3\nnonlinear = true\n\
+         exterior_ior = 1.2\nior = 1.8\n{CUBE}"
+    ))
+    .unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!(m.kind(), MaterialKind::Plastic);
+    assert_eq!((m.base_color, m.specular, m.roughness), (Vec3::new(0.5, 0.2, 0.1), Vec3::ONE, 0.3));
+    assert!((m.ior - 1.5).abs() < 1e-6 && m.flags & flags::NONLINEAR != 0);
+    let s = parse(&format!("[[material]]\nname = \"m\"\ntype = \"plastic\"\n{CUBE}")).unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!((m.roughness, m.ior), (0.0, 1.49), "smooth polypropylene by default");
+    assert_error_at(
+        &format!("[[material]]\nname = \"m\"\ntype = \"diffuse\"\nnonlinear = true\n{CUBE}"),
+        4,
+        "'nonlinear' does not apply",
+    );
+    assert_error_at(&format!("[[material]]\nname = \"m\"\ntype = \"plastic\"\nior = 1\n{CUBE}"), 4, "needs ior");
 }

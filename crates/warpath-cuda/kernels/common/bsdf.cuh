@@ -19,12 +19,13 @@
 #define MATERIAL_ROUGH_DIELECTRIC 6u
 #define MATERIAL_BLACK 7u
 #define MATERIAL_NULL 8u  // an index-matched boundary: only the volumetric estimator crosses it
+#define MATERIAL_PLASTIC 9u  // Mitsuba's plastic (roughness 0) and roughplastic
 
 #define WARPATH_MIN_GGX_ALPHA 1e-3f
 
 // Material::kind(): unknown values read as Black.
 __device__ __forceinline__ unsigned int material_kind(const Material& m) {
-    return m.kind <= MATERIAL_NULL ? m.kind : MATERIAL_BLACK;
+    return m.kind <= MATERIAL_PLASTIC ? m.kind : MATERIAL_BLACK;
 }
 
 struct BsdfSample {
@@ -248,6 +249,74 @@ __device__ __forceinline__ float car_paint_coat_probability(float coat_fresnel, 
     return total > 0.0f ? __fdiv_rn(coat_fresnel, total) : 1.0f;
 }
 
+// ---- plastic (Mitsuba's plastic and roughplastic; warpath_core::bsdf) ---------------------
+
+#define MATERIAL_FLAG_NONLINEAR 4u
+
+// bsdf::fresnel_diffuse_reflectance: Mitsuba's fits of the diffuse Fresnel reflectance.
+__device__ __forceinline__ float fresnel_diffuse_reflectance(float eta) {
+    const float inv = __fdiv_rn(1.0f, eta);
+    if (eta < 1.0f) {
+        return __fadd_rn(__fmul_rn(0.0636f, inv),
+                         __fadd_rn(__fmul_rn(eta, __fadd_rn(__fmul_rn(eta, -1.4399f), 0.7099f)), 0.6681f));
+    }
+    float p = __fadd_rn(4.98554f, __fmul_rn(inv, -1.36881f));
+    p = __fadd_rn(-7.80989f, __fmul_rn(inv, p));
+    p = __fadd_rn(6.75335f, __fmul_rn(inv, p));
+    p = __fadd_rn(-3.4793f, __fmul_rn(inv, p));
+    return __fadd_rn(0.919317f, __fmul_rn(inv, p));
+}
+
+// bsdf::plastic_base: ρ / (1 − F_dr), or ρ / (1 − ρ F_dr) when nonlinear.
+__device__ __forceinline__ float3 plastic_base(const Material& m, float3 base_color) {
+    const float fdr_int = fresnel_diffuse_reflectance(__fdiv_rn(1.0f, m.ior));
+    const float3 internal = (m.flags & MATERIAL_FLAG_NONLINEAR) != 0u ? base_color * fdr_int : splat3(fdr_int);
+    return make_float3(__fdiv_rn(base_color.x, __fsub_rn(1.0f, internal.x)),
+                       __fdiv_rn(base_color.y, __fsub_rn(1.0f, internal.y)),
+                       __fdiv_rn(base_color.z, __fsub_rn(1.0f, internal.z)));
+}
+
+// bsdf::plastic_coat_probability: Mitsuba's specular sampling weight steers the lobe choice.
+__device__ __forceinline__ float plastic_coat_probability(const Material& m, float coat_fresnel) {
+    const float s_mean = __fdiv_rn(__fadd_rn(__fadd_rn(m.specular.x, m.specular.y), m.specular.z), 3.0f);
+    const float d_mean = __fdiv_rn(__fadd_rn(__fadd_rn(m.base_color.x, m.base_color.y), m.base_color.z), 3.0f);
+    const float total_mean = __fadd_rn(d_mean, s_mean);
+    const float weight = total_mean > 0.0f ? __fdiv_rn(s_mean, total_mean) : 0.5f;
+    const float p_coat = __fmul_rn(coat_fresnel, weight);
+    const float p_base = __fmul_rn(__fsub_rn(1.0f, coat_fresnel), __fsub_rn(1.0f, weight));
+    const float total = __fadd_rn(p_coat, p_base);
+    return total > 0.0f ? __fdiv_rn(p_coat, total) : 0.0f;
+}
+
+__device__ __forceinline__ bool plastic_is_smooth(const Material& m) { return !(m.roughness > 0.0f); }
+
+__device__ __forceinline__ float3 plastic_eval(const Material& m, float3 base_color, float3 wo, float3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
+    const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
+    const float f_i = fresnel_dielectric(wi.z, m.ior).reflectance;
+    const float inv_eta_2 = __fdiv_rn(1.0f, __fmul_rn(m.ior, m.ior));
+    const float3 base = plastic_base(m, base_color) *
+                        __fmul_rn(__fmul_rn(__fmul_rn(cosine_hemisphere_pdf(wi), inv_eta_2), __fsub_rn(1.0f, f_o)),
+                                  __fsub_rn(1.0f, f_i));
+    if (plastic_is_smooth(m)) return base;
+    const float alpha = ggx_alpha(m.roughness);
+    const float3 h = normalize(wo + wi);
+    const float fresnel = fresnel_dielectric(dot(wo, h), m.ior).reflectance;
+    const float g = __fmul_rn(smith_g1(wo, alpha), smith_g1(wi, alpha));
+    return m.specular * __fdiv_rn(__fmul_rn(__fmul_rn(fresnel, ggx_d(h, alpha)), g), __fmul_rn(4.0f, wo.z)) + base;
+}
+
+__device__ __forceinline__ float plastic_pdf(const Material& m, float3 wo, float3 wi) {
+    if (wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
+    const float p_coat = plastic_coat_probability(m, fresnel_dielectric(wo.z, m.ior).reflectance);
+    const float base = __fmul_rn(__fsub_rn(1.0f, p_coat), cosine_hemisphere_pdf(wi));
+    if (plastic_is_smooth(m)) return base;
+    const float alpha = ggx_alpha(m.roughness);
+    const float3 h = normalize(wo + wi);
+    return __fadd_rn(
+        __fmul_rn(p_coat, __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z))), base);
+}
+
 // ---- the interface ------------------------------------------------------------------------
 
 // f(wo, wi)·|cos θi| of the non-delta lobes.
@@ -272,6 +341,7 @@ __device__ __forceinline__ float3 bsdf_eval(const Material& m, float3 base_color
         }
         case MATERIAL_ROUGH_DIELECTRIC:
             return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi);
+        case MATERIAL_PLASTIC: return plastic_eval(m, base_color, wo, wi);
         default: return zero3();
     }
 }
@@ -293,6 +363,7 @@ __device__ __forceinline__ float bsdf_pdf(const Material& m, float3 base_color, 
             return __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
         }
         case MATERIAL_ROUGH_DIELECTRIC: return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi);
+        case MATERIAL_PLASTIC: return plastic_pdf(m, wo, wi);
         default: return 0.0f;
     }
 }
@@ -391,6 +462,26 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
                          __fmul_rn(__fmul_rn(__fdiv_rn(smith_g2(wo, wi, alpha), g1), fr.eta_ti), fr.eta_ti);
             }
             const float pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
+            out = make_bsdf_sample(wi, weight, pdf, false);
+            return pdf > 0.0f && is_finite3(weight);
+        }
+        case MATERIAL_PLASTIC: {
+            if (wo.z <= 0.0f) return false;
+            const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
+            const float p_coat = plastic_coat_probability(m, f_o);
+            float3 wi;
+            if (u_lobe < p_coat) {
+                if (plastic_is_smooth(m)) {
+                    out = make_bsdf_sample(reflect_z(wo), m.specular * __fdiv_rn(f_o, p_coat), p_coat, true);
+                    return true;
+                }
+                wi = reflect(wo, sample_ggx_vndf(wo, ggx_alpha(m.roughness), u));
+            } else {
+                wi = square_to_cosine_hemisphere(u);
+            }
+            if (wi.z <= 0.0f) return false;
+            const float pdf = plastic_pdf(m, wo, wi);
+            const float3 weight = plastic_eval(m, base_color, wo, wi) / pdf;
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f && is_finite3(weight);
         }

@@ -75,6 +75,22 @@ struct TriangleLight {
     float _pad;
 };
 
+// warpath_core::light::DeltaLight (64 B): a point, spot or directional light.
+#define DELTA_POINT 0u
+#define DELTA_SPOT 1u
+#define DELTA_DIRECTIONAL 2u
+struct DeltaLight {
+    float3 position;       // point, spot
+    unsigned int kind;     // DELTA_POINT / DELTA_SPOT / DELTA_DIRECTIONAL
+    float3 direction;      // unit: the spot's axis, or the way directional light travels
+    float cos_cutoff;      // spot
+    float3 intensity;      // W/sr (point, spot) or irradiance W/m² (directional), RGB
+    float cos_beam;        // spot
+    float cutoff;          // spot, radians
+    float inv_transition;  // spot: 1 / (cutoff − beam width), or 0
+    float _pad[2];
+};
+
 // The sizes and field offsets of this header's structs are Rust's (src/layout_registry.rs),
 // checked by the generated header once the headers each struct needs are complete.
 #define WARPATH_LAYOUT_COMMON_LAYOUT

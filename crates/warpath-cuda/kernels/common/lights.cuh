@@ -1,6 +1,7 @@
 // common/lights.cuh — warpath_core::light::LightSet and warpath_core::distribution on
-// the device: light selection by the uploaded CDF over [triangle lights..., environment],
-// uniform points on the chosen triangle, and the environment (a constant, or an
+// the device: light selection by the uploaded CDF over [triangle lights..., environment,
+// delta lights...], uniform points on the chosen triangle, point/spot/directional lights
+// (DeltaLight::illuminate), and the environment (a constant, or an
 // equirectangular map with Mitsuba's bilinear lookup, importance-sampled by patches between
 // texel centres with its flattened Distribution2D over the env_width × (env_height − 1)
 // patches: env_conditional_cdf holds env_height − 1 rows of env_width + 1 values,
@@ -207,8 +208,39 @@ struct LightSample {
     float3 wi;        // unit direction toward the light
     float distance;   // WARPATH_INF for the environment
     float3 radiance;  // arriving along -wi
-    float pdf;        // solid angle, selection included
+    float pdf;        // solid angle, selection included (a delta light: the selection alone)
+    bool delta;       // a point, spot or directional light (no MIS weight)
 };
+
+// DeltaLight::falloff: the spot's linear ramp in angle (1 for the other kinds).
+__device__ __forceinline__ float delta_light_falloff(const DeltaLight& l, float3 w) {
+    if (l.kind != DELTA_SPOT) return 1.0f;
+    const float cos_theta = dot(l.direction, w);
+    if (!(cos_theta > l.cos_cutoff)) return 0.0f;
+    if (cos_theta >= l.cos_beam) return 1.0f;
+    return clampf(__fmul_rn(__fsub_rn(l.cutoff, det_acos(clampf(cos_theta, -1.0f, 1.0f))), l.inv_transition), 0.0f,
+                  1.0f);
+}
+
+// DeltaLight::illuminate: direction, distance and I·falloff/d² (or E) seen from p.
+__device__ __forceinline__ bool delta_light_illuminate(const DeltaLight& l, float3 p, float3& wi, float& distance,
+                                                       float3& radiance) {
+    if (l.kind == DELTA_DIRECTIONAL) {
+        wi = -l.direction;
+        if (is_zero3(wi) || is_zero3(l.intensity)) return false;
+        distance = WARPATH_INF;
+        radiance = l.intensity;
+        return true;
+    }
+    const float3 to = l.position - p;
+    const float dist2 = length_squared(to);
+    if (!(dist2 > 0.0f)) return false;
+    distance = __fsqrt_rn(dist2);
+    wi = to / distance;
+    const float falloff = delta_light_falloff(l, -wi);
+    radiance = (l.intensity * falloff) / dist2;
+    return !is_zero3(radiance);
+}
 
 __device__ __forceinline__ float3 triangle_light_normal(const TriangleLight& l) {
     return normalize_or_zero(cross(l.e1, l.e2));
@@ -230,7 +262,7 @@ __device__ __forceinline__ float3 environment_radiance(const DeviceScene& scene,
 }
 
 __device__ __forceinline__ bool lights_is_empty(const GpuSceneParams& params) {
-    return params.light_count == 0u && params.env_kind == ENV_NONE;
+    return params.light_count == 0u && params.env_kind == ENV_NONE && params.delta_light_count == 0u;
 }
 
 // LightSet::sample: one light sample seen from p.
@@ -256,6 +288,17 @@ __device__ __forceinline__ bool sample_light(const DeviceScene& scene, float3 p,
         ls.distance = dist;
         ls.radiance = radiance;
         ls.pdf = __fdiv_rn(__fmul_rn(select_pdf, dist2), __fmul_rn(cos_l, light.area));
+        ls.delta = false;
+        return true;
+    }
+    const unsigned int delta_offset = params.light_count + (params.env_kind != ENV_NONE ? 1u : 0u);
+    if (index >= delta_offset) {
+        if (index - delta_offset >= params.delta_light_count) return false;
+        if (!delta_light_illuminate(delta_lights(scene)[index - delta_offset], p, ls.wi, ls.distance, ls.radiance)) {
+            return false;
+        }
+        ls.pdf = select_pdf;
+        ls.delta = true;
         return true;
     }
     float3 wi;
@@ -272,6 +315,7 @@ __device__ __forceinline__ bool sample_light(const DeviceScene& scene, float3 p,
     ls.distance = WARPATH_INF;
     ls.radiance = environment_radiance(scene, wi);
     ls.pdf = __fmul_rn(select_pdf, pdf_dir);
+    ls.delta = false;
     return true;
 }
 

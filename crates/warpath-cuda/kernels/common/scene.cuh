@@ -52,11 +52,13 @@ struct GpuSceneParams {
     unsigned int triangle_count;
     unsigned int material_count;
     unsigned int light_count;      // triangle lights
-    unsigned int selection_count;  // bins of the light selection (+1 with an environment)
+    unsigned int selection_count;  // bins of the light selection (+1 with an environment, + delta lights)
     unsigned int has_normals;
     unsigned int has_uvs;
     unsigned int texture_count;
     unsigned int iso_shape_count;     // isosurface shapes (hit ids triangle_count + k)
+    unsigned int delta_light_count;   // point, spot and directional lights (the last selection bins)
+    unsigned int _pad_delta;
     const GpuIsoShape* iso_shapes;    // iso_shape_count records, or null
 };
 
@@ -72,7 +74,7 @@ struct DeviceScene {
     const unsigned int* __restrict__ triangle_materials;
     const Material* __restrict__ materials;
     const int* __restrict__ triangle_to_light;        // per triangle: light index or -1
-    const TriangleLight* __restrict__ lights;
+    const TriangleLight* __restrict__ lights;         // light_count, then the delta lights (below)
     const float* __restrict__ light_cdf;              // selection_count + 1 values
     const float* __restrict__ env_pixels;             // 4 per texel (RGB, sampling weight), row-major, top row first
     const float* __restrict__ env_conditional_cdf;    // (env_height − 1) × (env_width + 1), over the patches
@@ -80,6 +82,12 @@ struct DeviceScene {
     const float* __restrict__ texels;                 // 3 per texel, every texture
     const GpuTexture* __restrict__ textures;
 };
+
+// The delta lights: delta_light_count 64-byte DeltaLight records stored after the
+// light_count triangle lights in `lights` (scene_upload.rs's light_records).
+__device__ __forceinline__ const DeltaLight* delta_lights(const DeviceScene& scene) {
+    return reinterpret_cast<const DeltaLight*>(scene.lights + scene.params->light_count);
+}
 
 // Rust's DeviceSceneArgs (scene_upload.rs) is this struct (its layout: the generated checks).
 using DeviceSceneArgs = DeviceScene;

@@ -55,6 +55,16 @@ static_assert(WARPATH_OFFSETOF(TriangleLight, e2) == 32, "TriangleLight.e2");
 static_assert(WARPATH_OFFSETOF(TriangleLight, triangle) == 44, "TriangleLight.triangle");
 static_assert(WARPATH_OFFSETOF(TriangleLight, emission) == 48, "TriangleLight.emission");
 static_assert(WARPATH_OFFSETOF(TriangleLight, _pad) == 60, "TriangleLight._pad");
+static_assert(sizeof(DeltaLight) == 64, "DeltaLight size (Rust DeltaLight)");
+static_assert(WARPATH_OFFSETOF(DeltaLight, position) == 0, "DeltaLight.position");
+static_assert(WARPATH_OFFSETOF(DeltaLight, kind) == 12, "DeltaLight.kind");
+static_assert(WARPATH_OFFSETOF(DeltaLight, direction) == 16, "DeltaLight.direction");
+static_assert(WARPATH_OFFSETOF(DeltaLight, cos_cutoff) == 28, "DeltaLight.cos_cutoff");
+static_assert(WARPATH_OFFSETOF(DeltaLight, intensity) == 32, "DeltaLight.intensity");
+static_assert(WARPATH_OFFSETOF(DeltaLight, cos_beam) == 44, "DeltaLight.cos_beam");
+static_assert(WARPATH_OFFSETOF(DeltaLight, cutoff) == 48, "DeltaLight.cutoff");
+static_assert(WARPATH_OFFSETOF(DeltaLight, inv_transition) == 52, "DeltaLight.inv_transition");
+static_assert(WARPATH_OFFSETOF(DeltaLight, _pad) == 56, "DeltaLight._pad");
 #endif
 
 // traversal/traversal.cuh
@@ -96,7 +106,7 @@ static_assert(WARPATH_OFFSETOF(GpuTexture, width) == 0, "GpuTexture.width");
 static_assert(WARPATH_OFFSETOF(GpuTexture, height) == 4, "GpuTexture.height");
 static_assert(WARPATH_OFFSETOF(GpuTexture, offset) == 8, "GpuTexture.offset");
 static_assert(WARPATH_OFFSETOF(GpuTexture, _pad) == 12, "GpuTexture._pad");
-static_assert(sizeof(GpuSceneParams) == 248, "GpuSceneParams size (Rust GpuSceneParams)");
+static_assert(sizeof(GpuSceneParams) == 256, "GpuSceneParams size (Rust GpuSceneParams)");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, camera) == 0, "GpuSceneParams.camera");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_world) == 80, "GpuSceneParams.env_to_world");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, env_to_local) == 116, "GpuSceneParams.env_to_local");
@@ -120,7 +130,9 @@ static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_normals) == 224, "GpuScenePar
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, has_uvs) == 228, "GpuSceneParams.has_uvs");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, texture_count) == 232, "GpuSceneParams.texture_count");
 static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shape_count) == 236, "GpuSceneParams.iso_shape_count");
-static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shapes) == 240, "GpuSceneParams.iso_shapes");
+static_assert(WARPATH_OFFSETOF(GpuSceneParams, delta_light_count) == 240, "GpuSceneParams.delta_light_count");
+static_assert(WARPATH_OFFSETOF(GpuSceneParams, _pad_delta) == 244, "GpuSceneParams._pad_delta");
+static_assert(WARPATH_OFFSETOF(GpuSceneParams, iso_shapes) == 248, "GpuSceneParams.iso_shapes");
 static_assert(sizeof(DeviceScene) == 144, "DeviceScene size (Rust DeviceSceneArgs)");
 static_assert(WARPATH_OFFSETOF(DeviceScene, params) == 0, "DeviceScene.params");
 static_assert(WARPATH_OFFSETOF(DeviceScene, bvh) == 8, "DeviceScene.bvh");

@@ -259,7 +259,8 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
     }
     if (ctx.counters) count_aggregated(ctx.counters, COUNTER_SHADOW_RAYS);
     const float bsdf_pdf_value = bsdf_pdf(material, surface.base_color, wo, wi);
-    const float weight = power_heuristic(ls.pdf, bsdf_pdf_value);
+    // A delta light cannot be hit by a BSDF sample: no MIS weight.
+    const float weight = ls.delta ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf_value);
     // Rounded multiplies: the value must not depend on where the add happens (no FMA).
     const float3 scaled = path.throughput * f * ls.radiance;
     const float scale = __fdiv_rn(weight, ls.pdf);

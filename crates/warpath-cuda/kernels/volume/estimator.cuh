@@ -181,7 +181,8 @@ __device__ __forceinline__ void add_light_sample(const VolumeContext& ctx, Volum
     const float3 transmittance =
         shadow_transmittance(ctx, origin, direction, t_max, shadow_medium, rng, counts.tracking);
     if (is_zero3(transmittance)) return;
-    const float weight = power_heuristic(ls.pdf, scattering_pdf);
+    // A delta light cannot be reached by scattering: no MIS weight.
+    const float weight = ls.delta ? 1.0f : power_heuristic(ls.pdf, scattering_pdf);
     const float3 scaled = path.throughput * f * ls.radiance * transmittance;
     path.radiance += scaled * __fdiv_rn(weight, ls.pdf);
 }

@@ -3,7 +3,7 @@
 
 use glam::{Mat3, Vec2, Vec3};
 use warpath_core::camera::Camera;
-use warpath_core::light::{EnvMap, Environment};
+use warpath_core::light::{DeltaLight, EnvMap, Environment};
 use warpath_core::material::Material;
 use warpath_core::sampler::SamplerKind;
 use warpath_cuda::runtime::{CudaDevice, test_device};
@@ -73,6 +73,48 @@ pub fn environment_map() -> EnvMap {
 
 /// Every material kind under an environment map and a small area light, with a textured
 /// floor, shading normals, a one-sided card seen from behind and a thin-lens camera.
+/// A point light, a spot whose cone's rim crosses the scene and a directional light, for
+/// `scene` (whose geometry sits around the origin within a few units).
+pub fn delta_lights() -> Vec<DeltaLight> {
+    vec![
+        DeltaLight::point(Vec3::new(1.0, 2.5, 1.5), Vec3::new(6.0, 5.0, 4.0)),
+        DeltaLight::spot(
+            Vec3::new(-1.5, 3.0, 1.0),
+            Vec3::new(0.5, -1.0, -0.3),
+            Vec3::new(10.0, 12.0, 14.0),
+            35.0,
+            15.0,
+        ),
+        DeltaLight::directional(Vec3::new(-0.4, -1.0, -0.3), Vec3::new(1.2, 1.0, 0.8)),
+    ]
+}
+
+/// [`material_scene`] lit by [`delta_lights`] too.
+pub fn delta_light_scene() -> Scene {
+    let mut scene = material_scene();
+    scene.name = "gpu-megakernel-delta-lights".into();
+    scene.delta_lights = delta_lights();
+    scene
+}
+
+/// [`delta_light_scene`] with three more spheres in front: a smooth plastic (textured base),
+/// a rough nonlinear plastic and a rough plastic with a tinted coat.
+pub fn plastic_scene() -> Scene {
+    let mut scene = delta_light_scene();
+    scene.name = "gpu-megakernel-plastics".into();
+    let first = scene.materials.len() as u32;
+    scene.materials.extend([
+        Material { base_color_texture: 0, ..Material::plastic(Vec3::ONE, Vec3::ONE, 1.49, 0.0, false) },
+        Material::plastic(Vec3::new(0.6, 0.2, 0.1), Vec3::ONE, 1.6, 0.35, true),
+        Material::plastic(Vec3::new(0.1, 0.3, 0.6), Vec3::new(0.9, 0.8, 0.5), 1.5, 0.15, false),
+    ]);
+    scene.material_names.extend(["plastic", "rough-plastic", "tinted-plastic"].map(String::from));
+    for (k, x) in [-1.6f32, 0.0, 1.6].into_iter().enumerate() {
+        add_sphere(&mut scene, Vec3::new(x, -0.65, 2.4), 0.35, first + k as u32);
+    }
+    scene
+}
+
 pub fn material_scene() -> Scene {
     let mut scene = Scene { name: "gpu-megakernel-materials".into(), ..Default::default() };
     let materials = [

@@ -1,5 +1,6 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
-//! `roughdielectric`, `twosided`, `null`, and the grey fallback for the rest (with a warning).
+//! `roughdielectric`, `plastic`/`roughplastic`, `twosided`, `null`, and the grey fallback for
+//! the rest (with a warning).
 
 use super::*;
 
@@ -78,6 +79,25 @@ impl Loader {
                     Material::rough_dielectric(ior, roughness)
                 };
                 Material { specular: transmittance, ..m }
+            }
+            "plastic" | "roughplastic" => {
+                let int_ior = self.ior(src, &mut props, "int_ior", 1.49)?;
+                let ext_ior = self.ior(src, &mut props, "ext_ior", 1.000277)?;
+                let ior = int_ior / ext_ior;
+                if ior == 1.0 {
+                    return Err(src.error(node, format!("{plugin}: int_ior and ext_ior must differ")));
+                }
+                let specular = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
+                let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
+                let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
+                let roughness = if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { 0.0 };
+                let (diffuse, texture) = match self.tex(src, &mut props, "diffuse_reflectance")? {
+                    None => (Vec3::splat(0.5), -1),
+                    Some(Tex::Color(c)) => (check_reflectance(src, node, "diffuse_reflectance", c)?, -1),
+                    Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
+                };
+                let m = Material::plastic(diffuse, specular, ior, roughness, nonlinear);
+                Material { base_color_texture: texture, ..m }.with_one_sided()
             }
             "null" => Material::null(),
             other => {

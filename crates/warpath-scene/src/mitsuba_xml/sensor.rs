@@ -1,4 +1,5 @@
-//! Mitsuba emitters (`constant`, `envmap`; the unsupported ones refused by line) and the
+//! Mitsuba emitters (`constant`, `envmap`; `point`, `spot`, `directional` in `delta.rs`; the
+//! unsupported ones refused by line) and the
 //! sensor, film, sampler and integrator that make the render settings.
 
 use super::*;
@@ -56,25 +57,23 @@ impl Loader {
             "area" => {
                 return Err(src.error(node, "an 'area' emitter belongs inside the <shape> that emits"));
             }
-            "point" | "spot" | "directional" | "sunsky" | "sky" | "sun" | "projector" | "directionalarea" => {
-                let what = match kind.as_str() {
-                    "point" => "point lights are",
-                    "spot" => "spot lights are",
-                    "directional" => "directional lights are",
-                    _ => "this emitter is",
-                };
+            "point" | "spot" | "directional" => return self.delta_emitter(src, node, &kind),
+            "sunsky" | "sky" | "sun" | "projector" | "directionalarea" => {
                 return Err(src.error(
                     node,
                     format!(
-                        "emitter '{kind}': {what} not supported yet (warpath has area, constant and envmap emitters): \
-                         replace it with a small emissive shape, or remove it"
+                        "emitter '{kind}' is not supported yet (warpath has area, constant, envmap, point, spot and \
+                         directional emitters): replace it with one of those, or remove it"
                     ),
                 ));
             }
             other => {
                 return Err(src.error(
                     node,
-                    format!("emitter type '{other}' is not supported (warpath reads area, constant and envmap)"),
+                    format!(
+                        "emitter type '{other}' is not supported (warpath reads area, constant, envmap, point, spot \
+                         and directional)"
+                    ),
                 ));
             }
         };

@@ -1,8 +1,8 @@
 //! pbrt-v4 lights, camera, film, sampler, integrator and media. Lights: `infinite`
 //! (constant, or an equal-area octahedral image resampled to warpath's latitude-longitude
-//! environment) and `AreaLightSource "diffuse"`; `point`, `spot`, `distant`, `goniometric`
-//! and `projection` have no counterpart in warpath (a warning, and an error when nothing
-//! else lights the scene). Media: `homogeneous`, `uniformgrid` and `cloud` (warpath's bake
+//! environment) and `AreaLightSource "diffuse"`; `point`, `spot` and `distant` are read in
+//! `delta.rs`; `goniometric` and `projection` have no counterpart in warpath (a warning, and
+//! an error when nothing else lights the scene). Media: `homogeneous`, `uniformgrid` and `cloud` (warpath's bake
 //! of pbrt's procedural cloud); `nanovdb` and `rgbgrid` are refused by line.
 
 use super::*;
@@ -230,11 +230,12 @@ impl Loader {
                     }
                 }
             }
-            "point" | "spot" | "distant" | "goniometric" | "projection" => {
+            "point" | "spot" | "distant" => return self.delta_light(kind, p),
+            "goniometric" | "projection" => {
                 p.ignore_all();
                 self.warn(format!(
-                    "{at}: LightSource \"{kind}\" is not supported (warpath has area and infinite lights): it is not \
-                     rendered; replace it with a small emissive shape"
+                    "{at}: LightSource \"{kind}\" is not supported (warpath has area, infinite, point, spot and \
+                     distant lights): it is not rendered; replace it with a spot or point light"
                 ));
                 self.unsupported_lights.push(format!("LightSource \"{kind}\" at {at}"));
                 p.finish(self.warnings());

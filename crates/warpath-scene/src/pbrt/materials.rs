@@ -2,8 +2,8 @@
 //! material kinds come (docs/scene-format.md, "pbrt-v4", lists the mapping per parameter):
 //! `diffuse` → diffuse; `conductor` → mirror or GGX rough conductor with the Schlick F0 of
 //! its eta/k (named metal spectra included); `dielectric` → glass or rough dielectric;
-//! `thindielectric` → glass; `coateddiffuse` → car paint without flakes (a smooth coat) or
-//! Blinn (a rough coat); `coatedconductor` → car paint whose flakes are the conductor;
+//! `thindielectric` → glass; `coateddiffuse` → plastic (Mitsuba's `plastic`/`roughplastic`:
+//! a smooth or GGX coat over the diffuse base); `coatedconductor` → car paint whose flakes are the conductor;
 //! `interface` → the null boundary. Textures: `imagemap`, `checkerboard` (baked to an
 //! image), `scale`, `constant`; warpath takes a texture only for a diffuse reflectance
 //! (elsewhere a texture's mean is used, with a warning).
@@ -220,16 +220,12 @@ impl Loader {
                 let eta = self.eta(&mut p, "eta")?;
                 let roughness = self.roughness(&mut p, "", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
-                if roughness * roughness < 1e-3 {
-                    Material::car_paint(base, Vec3::ZERO, 1.0, eta)
-                } else {
-                    let f0 = ((eta - 1.0) / (eta + 1.0)).powi(2);
-                    self.warn(format!(
-                        "{at}: Material \"coateddiffuse\" with a rough coat is rendered as Blinn (diffuse {base} under a \
-                         specular lobe of F0 {f0})"
-                    ));
-                    Material::blinn(base * (1.0 - f0), Vec3::splat(f0), blinn_exponent(roughness))
+                if eta == 1.0 {
+                    return Err(p.error(p.line, "coateddiffuse: eta 1 has no coat"));
                 }
+                // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
+                // base's light reflected back and forth under the coat (no layer medium).
+                Material::plastic(base, Vec3::ONE, eta, roughness, false)
             }
             "coatedconductor" => {
                 let eta = self.eta(&mut p, "interface.eta")?;

@@ -22,12 +22,13 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "rough-conductor" => &["base_color", "roughness"],
         "rough-dielectric" => &["ior", "roughness", "specular"],
         "null" => &[],
+        "plastic" => &["base_color", "specular", "ior", "roughness"],
         other => {
             return Err(source.error_at(
                 m.kind.span(),
                 format!(
                     "unknown material type '{other}' (expected diffuse, blinn, glass, mirror, chrome, car-paint, \
-                     rough-conductor, rough-dielectric, null or black)"
+                     rough-conductor, rough-dielectric, plastic, null or black)"
                 ),
             ));
         }
@@ -76,7 +77,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         None => 1.5,
     };
     let ior = match &m.exterior_ior {
-        Some(e) if !matches!(kind, "glass" | "rough-dielectric") => {
+        Some(e) if !matches!(kind, "glass" | "rough-dielectric" | "plastic") => {
             return Err(source.error_at(e.span(), format!("'exterior_ior' does not apply to material type '{kind}'")));
         }
         Some(e) if !(e.get_ref().is_finite() && *e.get_ref() > 0.0) => {
@@ -90,8 +91,25 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
             return Err(source.error_at(r.span(), format!("roughness must be in [0, 1], got {}", r.get_ref())));
         }
         Some(r) => *r.get_ref(),
+        None if kind == "plastic" => 0.0,
         None => 0.3,
     };
+    let nonlinear = match &m.nonlinear {
+        Some(n) if kind != "plastic" => {
+            return Err(source.error_at(n.span(), format!("'nonlinear' does not apply to material type '{kind}'")));
+        }
+        Some(n) => *n.get_ref(),
+        None => false,
+    };
+    let ior = match (kind, &m.ior) {
+        // Mitsuba's default interior: polypropylene.
+        ("plastic", None) => 1.49 / m.exterior_ior.as_ref().map_or(1.0, |e| *e.get_ref()),
+        _ => ior,
+    };
+    if kind == "plastic" && ior == 1.0 {
+        let span = m.ior.as_ref().map(|v| v.span()).unwrap_or_else(|| m.kind.span());
+        return Err(source.error_at(span, "a plastic's coat needs ior ≠ exterior_ior (ior 1 has no coat)"));
+    }
     if base_color.max_element() + specular.max_element() > 1.0 && kind == "blinn" {
         // Allowed, but the material then reflects more light than it receives.
     }
@@ -105,6 +123,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "rough-conductor" => Material::rough_conductor(base_color, roughness),
         "rough-dielectric" => Material { specular, ..Material::rough_dielectric(ior, roughness) },
         "null" => Material::null(),
+        "plastic" => Material::plastic(base_color, specular, ior, roughness, nonlinear),
         _ => Material::black(),
     };
     if kind == "null"

@@ -24,6 +24,8 @@ pub(super) struct SceneFile {
     #[serde(default)]
     pub(super) medium: Vec<Spanned<medium_section::MediumSection>>,
     pub(super) environment: Option<Spanned<EnvironmentSection>>,
+    #[serde(default)]
+    pub(super) light: Vec<Spanned<super::light_section::LightSection>>,
 }
 
 #[derive(Deserialize)]
@@ -73,6 +75,8 @@ pub(super) struct MaterialSection {
     /// is ior / exterior_ior (Mitsuba's int_ior / ext_ior).
     pub(super) exterior_ior: Option<Spanned<f32>>,
     pub(super) roughness: Option<Spanned<f32>>,
+    /// Plastic: Mitsuba's `nonlinear`.
+    pub(super) nonlinear: Option<Spanned<bool>>,
     pub(super) emission: Option<Spanned<Triple>>,
     pub(super) two_sided_emission: Option<bool>,
     pub(super) one_sided: Option<Spanned<bool>>,
