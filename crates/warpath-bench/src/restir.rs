@@ -91,7 +91,7 @@ pub struct RestirArgs {
     /// default 0.2; CPU only so far).
     #[arg(long)]
     pub boiling_filter: Option<f32>,
-    /// ReSTIR: the target function (luminance, l2, sum, max).
+    /// ReSTIR: the target function (luminance, l2, sum, max, channels: one reservoir per colour channel).
     #[arg(long)]
     pub target: Option<String>,
     /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
@@ -195,7 +195,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.bias = BiasCorrection::from_name(b).context("--bias: ray-traced, pairwise or off")?;
     }
     if let Some(t) = &args.target {
-        restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum or max")?;
+        restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum, max or channels")?;
     }
     restir.temporal &= !args.no_temporal;
     restir.light_pool &= !args.no_pool;

@@ -130,7 +130,9 @@ pub struct RenderArgs {
     #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
     pub restir_bias: warpath_cpu::restir::BiasCorrection,
     /// restir-di: the target function p̂ of a sample's unshadowed contribution c: luminance,
-    /// l2 (|c|), sum (r + g + b) or max (of the channels); CPU and GPU alike.
+    /// l2 (|c|), sum (r + g + b), max (of the channels), or channels (one reservoir per colour
+    /// channel from the same candidates, each resampled and reused with its own channel: best
+    /// under coloured lights, three times the reservoirs); CPU and GPU alike.
     #[arg(long, default_value = "luminance", value_parser = parse_target)]
     pub restir_target: warpath_cpu::restir::TargetFunction,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
@@ -267,7 +269,7 @@ fn parse_radius(s: &str) -> Result<f32, String> {
 
 fn parse_target(s: &str) -> Result<warpath_cpu::restir::TargetFunction, String> {
     warpath_cpu::restir::TargetFunction::from_name(s)
-        .ok_or_else(|| format!("unknown target function '{s}' (one of luminance, l2, sum, max)"))
+        .ok_or_else(|| format!("unknown target function '{s}' (one of luminance, l2, sum, max, channels)"))
 }
 
 fn parse_bias(s: &str) -> Result<warpath_cpu::restir::BiasCorrection, String> {

@@ -21,6 +21,13 @@
 //!    similar (normals within 25°, depths within 10%).
 //! 5. `shade` — f · Le · G · V · W plus emission the camera sees; V is known (below).
 //!
+//! With [`TargetFunction::Channels`] a pixel keeps three reservoirs, one per colour channel:
+//! initial RIS streams every candidate into all three (one contribution evaluated, the same
+//! selection numbers, each reservoir weighted by its own channel), each channel's reservoirs
+//! are reused on their own with their channel as target, and `shade` adds each reservoir's
+//! f·Le·G·W to its own channel. Each channel's estimate is an unbiased ReSTIR estimate of that
+//! channel, so the sum is unbiased too.
+//!
 //! Reservoirs are combined by generalised RIS: input i with sample y_i, weight W_i and count
 //! M_i enters with w_i = p̂_q(y_i)·W_i·M_i at the pixel q. [`BiasCorrection::Off`] then sets
 //! W = Σw / (p̂_q(y)·ΣM_i) — biased where neighbours' domains differ (RTXDI's "off", 1/M);
@@ -283,14 +290,17 @@ fn light_pool(sampler: &LightSampler<'_>, seed: u32, tile: u32, frame: u32) -> V
         .collect()
 }
 
-/// Initial RIS at every lit pixel, then the visibility pass.
+/// Initial RIS at every lit pixel, then the visibility pass: one reservoir per
+/// [`TargetFunction::reservoir_targets`] (three for [`TargetFunction::Channels`]), all
+/// resampled from the same candidates with the same selection numbers, each with its own
+/// target. The result is planar: `[target][pixel]`, as the GPU's reservoir buffers.
 pub fn initial_ris(
     view: &SceneView,
     options: &RestirOptions,
     sampler: &LightSampler<'_>,
     gbuffer: &[GBufferPixel],
     frame: u32,
-) -> Vec<Reservoir> {
+) -> Vec<Vec<Reservoir>> {
     let (w, h) = (view.width, view.height);
     let tiles_x = w.div_ceil(POOL_TILE);
     let pools: Vec<Vec<LightPoint>> = if options.light_pool {
@@ -298,13 +308,14 @@ pub fn initial_ris(
     } else {
         Vec::new()
     };
-    (0..w * h)
+    let targets = options.target.reservoir_targets();
+    let per_pixel: Vec<[Reservoir; 3]> = (0..w * h)
         .into_par_iter()
         .map(|pixel| {
-            let Some(s) = &gbuffer[pixel as usize].surface else { return Reservoir::default() };
+            let mut out = [Reservoir::default(); 3];
+            let Some(s) = &gbuffer[pixel as usize].surface else { return out };
             let u = |d: u32| restir_random(options.seed, pixel, frame, STAGE_CANDIDATE, d);
-            let mut r = Reservoir::default();
-            let mut chosen_target = 0.0;
+            let mut chosen_target = [0.0f32; 3];
             for c in 0..options.candidates {
                 let y = if options.light_pool {
                     let tile = (pixel / w / POOL_TILE) * tiles_x + (pixel % w) / POOL_TILE;
@@ -315,25 +326,36 @@ pub fn initial_ris(
                 };
                 let source = sampler.pdf(view, y);
                 if source > 0.0 {
-                    let p = target(view, options.target, s, y);
-                    if r.update(y, p / source, u(4 * c + 3)) {
-                        chosen_target = p;
+                    // One evaluation of the contribution serves every reservoir's target.
+                    let contribution = contribution(view, s, y).map(|(c, _)| c);
+                    for (t, kind) in targets.iter().enumerate() {
+                        let p = contribution.map_or(0.0, |c| kind.of(c));
+                        if out[t].update(y, p / source, u(4 * c + 3)) {
+                            chosen_target[t] = p;
+                        }
                     }
                 }
             }
-            r.m = options.candidates as f32;
-            let m = r.m;
-            finalize(&mut r, chosen_target, m);
-            // The visibility pass: an occluded sample contributes nothing.
-            if let Some(y) = r.y
-                && let Some((_, g)) = contribution(view, s, y)
-                && !visible(view, s, &g)
-            {
-                r.w = 0.0;
+            // The visibility pass: an occluded sample contributes nothing (one ray per distinct
+            // sample: reservoirs that chose the same point share its answer).
+            let mut answered: [Option<(LightPoint, bool)>; 3] = [None; 3];
+            for t in 0..targets.len() {
+                let r = &mut out[t];
+                r.m = options.candidates as f32;
+                let m = r.m;
+                finalize(r, chosen_target[t], m);
+                let Some(y) = r.y else { continue };
+                let known = answered[..t].iter().flatten().find(|(point, _)| *point == y).map(|(_, v)| *v);
+                let seen = known.unwrap_or_else(|| sees(view, s, y));
+                answered[t] = Some((y, seen));
+                if !seen {
+                    r.w = 0.0;
+                }
             }
-            r
+            out
         })
-        .collect()
+        .collect();
+    (0..targets.len()).map(|t| per_pixel.iter().map(|r| r[t]).collect()).collect()
 }
 
 /// W = w_sum / (normaliser · p̂_q(y)), with `p` = p̂_q(y) of the chosen sample (known from its
@@ -574,20 +596,33 @@ pub fn reuse_spatially(
         .collect()
 }
 
-/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W. V needs no shadow
-/// ray: a final reservoir has W > 0 only when its surface sees its sample (`sees_chosen`).
-pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir]) -> Vec<Vec3> {
+/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W of each reservoir
+/// (`reservoirs[t]` of target `targets[t]`: one reservoir adds the whole colour, a channel's
+/// reservoir its own channel). V needs no shadow ray: a final reservoir has W > 0 only when
+/// its surface sees its sample (`sees_chosen`).
+pub fn shade(
+    view: &SceneView,
+    targets: &[TargetFunction],
+    gbuffer: &[GBufferPixel],
+    reservoirs: &[Vec<Reservoir>],
+) -> Vec<Vec3> {
     gbuffer
         .par_iter()
-        .zip(reservoirs)
-        .map(|(g, r)| {
+        .enumerate()
+        .map(|(i, g)| {
             let mut l = g.emitted;
-            if let (Some(s), Some(y)) = (&g.surface, r.y)
-                && r.w > 0.0
-                && sees_chosen(view, s, y)
-                && let Some((c, _)) = contribution(view, s, y)
-            {
-                l += c * r.w;
+            for (kind, reservoirs) in targets.iter().zip(reservoirs) {
+                let r = reservoirs[i];
+                if let (Some(s), Some(y)) = (&g.surface, r.y)
+                    && r.w > 0.0
+                    && sees_chosen(view, s, y)
+                    && let Some((c, _)) = contribution(view, s, y)
+                {
+                    match kind.channel() {
+                        None => l += c * r.w,
+                        Some(k) => l[k] += c[k] * r.w,
+                    }
+                }
             }
             l
         })
@@ -615,7 +650,8 @@ pub fn check_scene(view: &SceneView) -> Result<(), String> {
 /// [`RestirFrames::render`] (the same one every frame), so a renderer can own both.
 pub struct RestirFrames {
     options: RestirOptions,
-    previous: Vec<(Reservoir, Option<Surface>)>,
+    /// The previous frame's final reservoirs, one set per reservoir target, with their surfaces.
+    previous: Vec<Vec<(Reservoir, Option<Surface>)>>,
     previous_camera: Option<Camera>,
     frame: u32,
 }
@@ -624,9 +660,10 @@ impl RestirFrames {
     /// Frames of `view` with `options`; the error says why the scene cannot be rendered so.
     pub fn new(view: &SceneView, options: &RestirOptions) -> Result<Self, String> {
         check_scene(view)?;
+        let pixels = (view.width * view.height) as usize;
         Ok(RestirFrames {
             options: *options,
-            previous: vec![(Reservoir::default(), None); (view.width * view.height) as usize],
+            previous: vec![vec![(Reservoir::default(), None); pixels]; options.target.reservoirs()],
             previous_camera: None,
             frame: 0,
         })
@@ -640,7 +677,7 @@ impl RestirFrames {
     /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
     pub fn render(&mut self, view: &SceneView, camera: &Camera) -> Vec<Vec3> {
         let (options, frame) = (&self.options, self.frame);
-        assert_eq!(self.previous.len(), (view.width * view.height) as usize, "the view of RestirFrames::new");
+        assert_eq!(self.previous[0].len(), (view.width * view.height) as usize, "the view of RestirFrames::new");
         let g = gbuffer(view, camera, frame);
         self.frame += 1;
         if view.lights.triangles.is_empty() {
@@ -648,20 +685,26 @@ impl RestirFrames {
             return g.iter().map(|p| p.emitted).collect();
         }
         let sampler = LightSampler::new(view);
-        let mut reservoirs = initial_ris(view, options, &sampler, &g, frame);
-        if options.temporal {
-            let moved = match self.previous_camera {
-                Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
-                _ => None,
-            };
-            reservoirs = reuse_temporally(view, options, &g, &reservoirs, &self.previous, moved.as_ref(), frame);
-            boiling_filter(view.width, view.height, options.boiling_filter, &mut reservoirs);
+        let targets = options.target.reservoir_targets();
+        let moved = match self.previous_camera {
+            Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
+            _ => None,
+        };
+        // Each reservoir target's reservoirs are reused on their own, with the same random
+        // numbers (the same neighbours) and their own target.
+        let mut all = initial_ris(view, options, &sampler, &g, frame);
+        for (t, reservoirs) in all.iter_mut().enumerate() {
+            let options = &RestirOptions { target: targets[t], ..*options };
+            if options.temporal {
+                *reservoirs = reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame);
+                boiling_filter(view.width, view.height, options.boiling_filter, reservoirs);
+            }
+            for pass in 0..options.spatial_passes {
+                *reservoirs = reuse_spatially(view, options, &g, reservoirs, frame, pass);
+            }
         }
-        for pass in 0..options.spatial_passes {
-            reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
-        }
-        let radiance = shade(view, &g, &reservoirs);
-        self.previous = reservoirs.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect();
+        let radiance = shade(view, targets, &g, &all);
+        self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);
         radiance
     }

@@ -11,6 +11,7 @@
 //!   and the image means within 4 standard errors (the image mean's error from the runs' own
 //!   image means: a run's pixels are correlated); the default pipeline (pool, temporal and
 //!   spatial) over 96 runs;
+//! - one reservoir per colour channel (`TargetFunction::Channels`) is unbiased under every pass;
 //! - RIS alone (no reuse) is unbiased too, and reuse lowers the per-pixel variance;
 //! - the biased mode (1/M) is measured against the reference and its bias reported;
 //! - issue 29's fixture scenes (near-white emitters in chandeliers and strips over the bunny,
@@ -240,6 +241,22 @@ fn unbiased_restir_converges_to_direct_lighting() {
             RestirOptions { temporal: false, target: TargetFunction::Max, ..Default::default() },
             0.01,
         ),
+        // One reservoir per colour channel, sharing the candidates: each channel unbiased.
+        (
+            "spatial only, per-channel reservoirs",
+            RestirOptions { temporal: false, target: TargetFunction::Channels, ..Default::default() },
+            0.01,
+        ),
+        (
+            "temporal + spatial, per-channel reservoirs",
+            RestirOptions { target: TargetFunction::Channels, ..Default::default() },
+            0.03,
+        ),
+        (
+            "temporal + spatial, per-channel reservoirs, pairwise MIS",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..Default::default() },
+            0.03,
+        ),
     ] {
         let result = restir_runs(&scene, options);
         let c = compare(&reference, &result);
@@ -445,6 +462,11 @@ fn error_per_sample_against_light_sampling() {
             ("restir 1/M", restir(RestirOptions { bias: BiasCorrection::Off, ..Default::default() })),
             ("restir pairwise", restir(RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() })),
             ("restir RIS only", restir(RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() })),
+            ("restir channels", restir(RestirOptions { target: TargetFunction::Channels, ..Default::default() })),
+            (
+                "restir channels, no temporal",
+                restir(RestirOptions { target: TargetFunction::Channels, temporal: false, ..Default::default() }),
+            ),
             (
                 "restir 1 candidate",
                 restir(RestirOptions {

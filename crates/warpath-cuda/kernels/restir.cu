@@ -6,7 +6,10 @@
 // restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise); the temporal
 // pass's one ray likewise (restir_temporal_choose then restir_temporal_visibility).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
-// 1D grid. Every kernel takes the one RestirArgs (src/restir/args.rs).
+// 1D grid. With one reservoir per colour channel (RESTIR_TARGET_CHANNELS)
+// restir_initial_ris_channels fills the three channels' reservoirs from the same candidates,
+// visibility and shade handle all three, and the host launches each reuse pass once per
+// channel on that channel's reservoirs with RestirArgs.target = RESTIR_TARGET_RED + channel. Every kernel takes the one RestirArgs (src/restir/args.rs).
 #include "restir/restir.cuh"
 
 __device__ __forceinline__ EstimatorContext restir_context(const RestirArgs& a) {
@@ -69,9 +72,24 @@ __device__ __forceinline__ void restir_store(const RestirArgs& a, Reservoir* bas
 #endif
 }
 
+// The number of reservoirs a pixel keeps (restir.rs TargetFunction::reservoirs): three for
+// RESTIR_TARGET_CHANNELS, one per colour channel, at `base + channel · pixels` (each channel's
+// reservoirs one array of the buffer, stored AoS or SoA as any other).
+__device__ __forceinline__ unsigned int restir_reservoir_count(const RestirArgs& a) {
+    return a.target == RESTIR_TARGET_CHANNELS ? 3u : 1u;
+}
+
+// The target of reservoir `index` of a pixel (TargetFunction::reservoir_targets).
+__device__ __forceinline__ unsigned int restir_reservoir_target(const RestirArgs& a, unsigned int index) {
+    return a.target == RESTIR_TARGET_CHANNELS ? RESTIR_TARGET_RED + index : a.target;
+}
+
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
-// (restir.rs gbuffer + initial_ris without its visibility step).
-extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
+// (restir.rs gbuffer + initial_ris without its visibility step). Reservoirs = 3 (the kernel
+// restir_initial_ris_channels): every candidate, its contribution evaluated once, streams into
+// the three channels' reservoirs with the same selection number, each weighted by its channel.
+template <unsigned int Reservoirs>
+__device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     const DeviceScene& scene = a.scene;
     const GpuSceneParams& params = *scene.params;
     // The pool holds reconstructed light points (RestirLightPoint, 56 B each, 14 KiB a block):
@@ -110,8 +128,6 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
     g.material = 0u;
     g.lit = 0u;
     g._pad = 0u;
-    Reservoir r = empty_reservoir();
-    float chosen_target = 0.0f;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -131,6 +147,13 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
         }
     }
     a.gbuffer[pixel] = g;
+    Reservoir r[Reservoirs];
+    float chosen_target[Reservoirs];
+#pragma unroll
+    for (unsigned int t = 0; t < Reservoirs; ++t) {
+        r[t] = empty_reservoir();
+        chosen_target[t] = 0.0f;
+    }
     if (g.lit != 0u && has_lights) {
         const RestirShading s = restir_shading(g, a.target);
         for (unsigned int c = 0; c < a.candidates; ++c) {
@@ -150,36 +173,78 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
             if (point.source_pdf > 0.0f) {
                 float3 contribution;
                 RestirLightGeometry geometry;
-                const float target = restir_contribution_at(scene, s, point, contribution, geometry)
-                                         ? restir_target_value(s.target, contribution)
-                                         : 0.0f;
-                if (reservoir_update(r, point, __fdiv_rn(target, point.source_pdf),
-                                     restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u))) {
-                    chosen_target = target;
+                const bool lit = restir_contribution_at(scene, s, point, contribution, geometry);
+                const float u = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u);
+#pragma unroll
+                for (unsigned int t = 0; t < Reservoirs; ++t) {
+                    const float target =
+                        lit ? restir_target_value(Reservoirs == 1u ? s.target : RESTIR_TARGET_RED + t, contribution)
+                            : 0.0f;
+                    if (reservoir_update(r[t], point, __fdiv_rn(target, point.source_pdf), u)) {
+                        chosen_target[t] = target;
+                    }
                 }
             }
         }
-        r.m = (float)a.candidates;
-        restir_finalize(r, chosen_target, r.m);
+#pragma unroll
+        for (unsigned int t = 0; t < Reservoirs; ++t) {
+            r[t].m = (float)a.candidates;
+            restir_finalize(r[t], chosen_target[t], r[t].m);
+        }
     }
-    restir_store(a, a.output, pixel, r);
+    const size_t pixels = restir_pixel_count(a);
+#pragma unroll
+    for (unsigned int t = 0; t < Reservoirs; ++t) restir_store(a, a.output + t * pixels, pixel, r[t]);
 }
 
-// visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`.
+extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
+    restir_initial_ris_pass<1u>(a);
+}
+
+// Initial RIS with one reservoir per colour channel (RESTIR_TARGET_CHANNELS).
+extern "C" __global__ void __launch_bounds__(256) restir_initial_ris_channels(RestirArgs a) {
+    restir_initial_ris_pass<3u>(a);
+}
+
+// visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`, for
+// each of the pixel's reservoirs; one ray per distinct sample (reservoirs of the channels that
+// chose the same light point share its answer, as restir.rs initial_ris does).
 extern "C" __global__ void restir_visibility(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
     if (g.lit == 0u) return;
-    Reservoir r = restir_load(a, a.output, pixel);
-    if (r.light == RESTIR_NO_LIGHT) return;
     const RestirShading s = restir_shading(g, a.target);
-    float3 c;
-    RestirLightGeometry geometry;
-    if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry) &&
-        !restir_visible(a.scene, s, geometry)) {
-        r.w = 0.0f;
-        restir_store(a, a.output, pixel, r);
+    const size_t pixels = restir_pixel_count(a);
+    const unsigned int count = restir_reservoir_count(a);
+    // The samples traced so far and their answers.
+    unsigned int traced_light[3];
+    float traced_b[3][2];
+    bool traced_seen[3];
+    unsigned int traced = 0u;
+    for (unsigned int t = 0; t < count; ++t) {
+        Reservoir* base = a.output + t * pixels;
+        Reservoir r = restir_load(a, base, pixel);
+        if (r.light == RESTIR_NO_LIGHT) continue;
+        int known = -1;
+        for (unsigned int k = 0; k < traced; ++k) {
+            if (traced_light[k] == r.light && traced_b[k][0] == r.b[0] && traced_b[k][1] == r.b[1]) {
+                known = traced_seen[k] ? 1 : 0;
+                break;
+            }
+        }
+        const bool seen = known >= 0 ? known != 0 : restir_sees(a.scene, s, restir_sample_point(a.scene, r));
+        if (known < 0) {
+            traced_light[traced] = r.light;
+            traced_b[traced][0] = r.b[0];
+            traced_b[traced][1] = r.b[1];
+            traced_seen[traced] = seen;
+            ++traced;
+        }
+        if (!seen) {
+            r.w = 0.0f;
+            restir_store(a, base, pixel, r);
+        }
     }
 }
 
@@ -553,21 +618,34 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
 extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) { restir_spatial_pairwise_pass<false>(a); }
 extern "C" __global__ void restir_spatial_pairwise_grouped(RestirArgs a) { restir_spatial_pairwise_pass<true>(a); }
 
-// shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel). V = 1
-// wherever W > 0 (restir.rs sees_chosen), so no shadow ray.
+// shade_pixels: emission seen + f·Le·G·V·W of each reservoir (a channel's reservoir adds its
+// own channel only), this frame's film pass (one sample per pixel). V = 1 wherever W > 0
+// (restir.rs sees_chosen), so no shadow ray.
 extern "C" __global__ void restir_shade(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir r = restir_load(a, a.input, pixel);
-    float3 l = f3(g.emitted);
-    if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
-        const RestirShading s = restir_shading(g, a.target);
-        float3 c;
-        RestirLightGeometry geometry;
-        if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) l += c * r.w;
+    float l[3] = {g.emitted[0], g.emitted[1], g.emitted[2]};
+    const size_t pixels = restir_pixel_count(a);
+    const unsigned int count = restir_reservoir_count(a);
+    for (unsigned int t = 0; t < count; ++t) {
+        const Reservoir r = restir_load(a, a.input + t * pixels, pixel);
+        if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
+            const RestirShading s = restir_shading(g, a.target);
+            float3 c;
+            RestirLightGeometry geometry;
+            if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) {
+                const float cs[3] = {c.x, c.y, c.z};
+                if (count == 1u) {
+                    for (int k = 0; k < 3; ++k) l[k] = __fadd_rn(l[k], __fmul_rn(cs[k], r.w));
+                } else {
+                    l[t] = __fadd_rn(l[t], __fmul_rn(cs[t], r.w));
+                }
+            }
+        }
     }
-    store3(a.film_sum + 3 * (size_t)pixel, l);
-    store3(a.film_sum_sq + 3 * (size_t)pixel, l * l);
+    const float3 radiance = make_float3(l[0], l[1], l[2]);
+    store3(a.film_sum + 3 * (size_t)pixel, radiance);
+    store3(a.film_sum_sq + 3 * (size_t)pixel, radiance * radiance);
     a.film_count[pixel] = 1u;
 }

@@ -122,6 +122,11 @@ fn path_traced_mean(device: &CudaDevice, scene: &Scene, passes: u32) -> (f64, f6
     (image_mean(&film), var.sqrt())
 }
 
+/// The bias correction and target of `options`, for messages.
+fn mode(options: &RestirOptions) -> String {
+    format!("{}, target {}", options.bias.name(), options.target.name())
+}
+
 fn image_mean(film: &Film) -> f64 {
     film.mean().iter().map(|p| (p.x + p.y + p.z) as f64).sum::<f64>() / film.mean().len() as f64
 }
@@ -145,6 +150,27 @@ fn gpu_restir_is_the_cpu_reference() {
             RestirOptions { target: TargetFunction::Sum, bias: BiasCorrection::Pairwise, ..base },
         ),
         ("target max, 1/M", RestirOptions { target: TargetFunction::Max, bias: BiasCorrection::Off, ..base }),
+        // One reservoir per colour channel: the channels kernel of initial RIS, each reuse pass
+        // once per channel, an odd and an even number of reuse passes.
+        ("per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..base }),
+        (
+            "per-channel reservoirs, pairwise MIS",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..base },
+        ),
+        (
+            "per-channel reservoirs, 1/M, two spatial passes, no temporal",
+            RestirOptions {
+                target: TargetFunction::Channels,
+                bias: BiasCorrection::Off,
+                spatial_passes: 2,
+                temporal: false,
+                ..base
+            },
+        ),
+        (
+            "per-channel reservoirs, RIS only",
+            RestirOptions { target: TargetFunction::Channels, spatial_passes: 0, temporal: false, ..base },
+        ),
         // More neighbours than a warp has lanes (ray-traced: dealt out over rounds; pairwise:
         // the full 32-bit mask, then inline beyond it).
         ("ray-traced, 40 neighbours", RestirOptions { neighbours: 40, ..base }),
@@ -154,6 +180,15 @@ fn gpu_restir_is_the_cpu_reference() {
             RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 40, ..base },
         ),
     ];
+    // Reservoir bytes a pixel keeps (this frame's, scratch, previous): 3 × 24 B, three times
+    // that with one reservoir per colour channel.
+    for (target, bytes) in [(TargetFunction::Luminance, 72), (TargetFunction::Channels, 216)] {
+        let options = RestirOptions { target, ..base };
+        let renderer =
+            RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
+        println!("target {}: {} reservoir bytes a pixel", target.name(), renderer.reservoir_bytes_per_pixel());
+        assert_eq!(renderer.reservoir_bytes_per_pixel(), bytes, "target {}", target.name());
+    }
     for (name, options) in configurations {
         let gpu = gpu_restir(&device, &scene, &options, 7, FRAMES);
         let cpu = cpu_restir(&scene, &options, 7, FRAMES);
@@ -189,6 +224,7 @@ fn gpu_restir_is_the_cpu_reference() {
         base,
         RestirOptions { bias: BiasCorrection::Pairwise, ..base },
         RestirOptions { bias: BiasCorrection::Off, ..base },
+        RestirOptions { target: TargetFunction::Channels, ..base },
     ];
     for options in bias_modes {
         let film = |schedule| gpu_restir_in(schedule, &device, &scene, &options, 7, FRAMES);
@@ -202,10 +238,10 @@ fn gpu_restir_is_the_cpu_reference() {
             println!(
                 "{:?} reservoirs, {}: film {} the AoS compact one",
                 (layout, sample),
-                options.bias.name(),
+                mode(&options),
                 if equal { "equals" } else { "differs from" }
             );
-            assert!(equal, "{:?} reservoirs change the image ({})", (layout, sample), options.bias.name());
+            assert!(equal, "{:?} reservoirs change the image ({})", (layout, sample), mode(&options));
         }
         // The reuse passes' shadow rays traced inline or by 2 to 32 lanes a pixel (one round,
         // several, idle lanes at a warp's end): schedules, the same film bit for bit.
@@ -221,11 +257,11 @@ fn gpu_restir_is_the_cpu_reference() {
             let equal = same_film(&default, &film(Schedule { lanes, ..Schedule::default() }));
             println!(
                 "shadow rays {lanes:?}, {}: film {} the default's ({:?})",
-                options.bias.name(),
+                mode(&options),
                 if equal { "equals" } else { "differs from" },
                 RayLanes::DEFAULT
             );
-            assert!(equal, "shadow rays {lanes:?} change the image ({})", options.bias.name());
+            assert!(equal, "shadow rays {lanes:?} change the image ({})", mode(&options));
         }
     }
     // The same with 40 neighbours (ray-traced: rounds of lanes; a group of 32 takes two).
@@ -278,6 +314,11 @@ fn gpu_restir_converges_to_direct_lighting() {
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
         ("default, target l2", RestirOptions { target: TargetFunction::L2, ..unbiased }),
+        ("default, per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..unbiased }),
+        (
+            "pairwise MIS, per-channel reservoirs",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..unbiased },
+        ),
     ] {
         let (m, se) = measure(options);
         let z = z_of(m, se);
