@@ -94,6 +94,9 @@ pub struct RestirArgs {
     /// ReSTIR: the target function (luminance, l2, sum, max, channels: one reservoir per colour channel).
     #[arg(long)]
     pub target: Option<String>,
+    /// ReSTIR: visibility-aware reuse (a reused sample weighed by its visibility from the pixel).
+    #[arg(long)]
+    pub reuse_visibility: bool,
     /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
     /// width (at least 2), so that a small CPU image reuses over the same part of the scene].
     #[arg(long)]
@@ -198,6 +201,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum, max or channels")?;
     }
     restir.temporal &= !args.no_temporal;
+    restir.reuse_visibility |= args.reuse_visibility;
     restir.light_pool &= !args.no_pool;
     if let Some(b) = args.boiling_filter {
         restir.boiling_filter = b;

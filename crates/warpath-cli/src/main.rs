@@ -135,6 +135,12 @@ pub struct RenderArgs {
     /// under coloured lights, three times the reservoirs); CPU and GPU alike.
     #[arg(long, default_value = "luminance", value_parser = parse_target)]
     pub restir_target: warpath_cpu::restir::TargetFunction,
+    /// restir-di: visibility-aware reuse: temporal and spatial reuse weigh a reused sample by
+    /// its visibility from the pixel (one shadow ray per reused input, before resampling), so a
+    /// neighbour's sample the pixel cannot see never wins and leaves the pixel black; unbiased
+    /// with ray-traced and pairwise weights.
+    #[arg(long)]
+    pub restir_reuse_visibility: bool,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
     #[arg(long, default_value_t = 1, value_parser = parse_passes)]
     pub restir_spatial_passes: u32,

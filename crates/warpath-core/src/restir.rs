@@ -171,6 +171,12 @@ pub struct RestirOptions {
     pub bias: BiasCorrection,
     /// The target function p̂ of resampling.
     pub target: TargetFunction,
+    /// Visibility-aware reuse: the reuse passes resample a reused input's sample with
+    /// p̂_q(y)·V_q(y), its visibility from the pixel traced before resampling (one shadow ray
+    /// per reused input with weight > 0), so a neighbour's pick the pixel cannot see never wins
+    /// and then blackens the pixel (W = 0). The chosen sample is then known visible at the
+    /// pixel: no ray after the choice. Unbiased with ray-traced or pairwise weights.
+    pub reuse_visibility: bool,
     /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
     /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
     /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
@@ -190,6 +196,7 @@ impl Default for RestirOptions {
             radius: 30.0,
             bias: BiasCorrection::RayTraced,
             target: TargetFunction::Luminance,
+            reuse_visibility: false,
             boiling_filter: 0.0,
             seed: 0,
         }

@@ -375,18 +375,33 @@ fn similar_at(s: &Surface, n: &Surface, depth: f32) -> bool {
     s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - depth).abs() <= 0.1 * depth
 }
 
+/// p̂ at the pixel's surface `s` of input `r`'s sample `y` as a combination resamples it: the
+/// target, times the visibility from `s` when `reused` (not the pixel's own input) and
+/// visibility-aware reuse is on — a shadow ray wherever the resampling weight would be > 0.
+fn reused_target(
+    view: &SceneView,
+    options: &RestirOptions,
+    s: &Surface,
+    reused: bool,
+    r: &Reservoir,
+    y: LightPoint,
+) -> f32 {
+    let p = target(view, options.target, s, y);
+    if options.reuse_visibility && reused && p > 0.0 && r.w > 0.0 && !sees(view, s, y) { 0.0 } else { p }
+}
+
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
 /// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers.
 fn combine(
     view: &SceneView,
-    bias: BiasCorrection,
-    kind: TargetFunction,
+    options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
+    let bias = options.bias;
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, kind, s, inputs, u);
+        return combine_pairwise(view, options, s, inputs, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -395,7 +410,7 @@ fn combine(
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, kind, s, y);
+            let p = reused_target(view, options, s, i > 0, r, y);
             if out.update(y, p * r.w * r.m, u(i as u32)) {
                 chosen_target = p;
                 chosen = i;
@@ -406,8 +421,15 @@ fn combine(
     let Some(y) = out.y else { return out };
     // Whether each input's surface sees y (the pixel's own is inputs[0]): a shadow ray, but
     // for the input y came from (`sees_chosen`).
-    let input_sees =
-        |i: usize| if i == chosen { sees_chosen(view, &inputs[i].1, y) } else { sees(view, &inputs[i].1, y) };
+    // With visibility-aware reuse the pixel's own surface sees y whichever input it came from
+    // (a reused sample it does not see had resampling weight 0).
+    let input_sees = |i: usize| {
+        if i == chosen || (i == 0 && options.reuse_visibility) {
+            sees_chosen(view, &inputs[i].1, y)
+        } else {
+            sees(view, &inputs[i].1, y)
+        }
+    };
     let seen: Vec<bool> = match bias {
         BiasCorrection::RayTraced => (0..inputs.len()).map(input_sees).collect(),
         BiasCorrection::Off | BiasCorrection::Pairwise => vec![input_sees(0)],
@@ -431,11 +453,12 @@ fn combine(
 /// written in the order restir.cuh's `restir_pairwise_*` computes it.
 fn combine_pairwise(
     view: &SceneView,
-    kind: TargetFunction,
+    options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
+    let kind = options.target;
     let mut out = Reservoir::default();
     let mut m = 0.0;
     let mut chosen_target = 0.0;
@@ -448,7 +471,7 @@ fn combine_pairwise(
     for (i, (r, surface)) in inputs.iter().enumerate().skip(1) {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, kind, s, y);
+            let p = reused_target(view, options, s, true, r, y);
             let a = (k * r.m) * target(view, kind, surface, y);
             let b = own.m * p;
             let mis = if a + b > 0.0 { (a / (a + b)) / k } else { 0.0 };
@@ -479,7 +502,7 @@ fn combine_pairwise(
     finalize(&mut out, chosen_target, 1.0);
     // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
     // is the pixel's own: `sees_chosen`).
-    let seen = if chosen_own { sees_chosen(view, s, y) } else { sees(view, s, y) };
+    let seen = if chosen_own || options.reuse_visibility { sees_chosen(view, s, y) } else { sees(view, s, y) };
     if !seen {
         out.w = 0.0;
     }
@@ -519,9 +542,7 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options.bias, options.target, s, &inputs, |d| {
-                restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
-            })
+            combine(view, options, s, &inputs, |d| restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
         })
         .collect()
 }
@@ -591,7 +612,7 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options.bias, options.target, s, &inputs, |d| u(1000 + d))
+            combine(view, options, s, &inputs, |d| u(1000 + d))
         })
         .collect()
 }

@@ -257,6 +257,28 @@ fn unbiased_restir_converges_to_direct_lighting() {
             RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..Default::default() },
             0.03,
         ),
+        // Visibility-aware reuse (p̂·V at the pixel when resampling reused inputs).
+        ("temporal + spatial, visibility-aware", RestirOptions { reuse_visibility: true, ..Default::default() }, 0.03),
+        (
+            "temporal + spatial, visibility-aware, pairwise MIS, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..Default::default()
+            },
+            0.03,
+        ),
+        (
+            "spatial only, visibility-aware, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                temporal: false,
+                target: TargetFunction::Channels,
+                ..Default::default()
+            },
+            0.01,
+        ),
     ] {
         let result = restir_runs(&scene, options);
         let c = compare(&reference, &result);
@@ -466,6 +488,35 @@ fn error_per_sample_against_light_sampling() {
             (
                 "restir channels, no temporal",
                 restir(RestirOptions { target: TargetFunction::Channels, temporal: false, ..Default::default() }),
+            ),
+            (
+                "restir channels, visibility-aware",
+                restir(RestirOptions {
+                    target: TargetFunction::Channels,
+                    reuse_visibility: true,
+                    ..Default::default()
+                }),
+            ),
+            (
+                "restir channels, visibility-aware, pairwise",
+                restir(RestirOptions {
+                    target: TargetFunction::Channels,
+                    reuse_visibility: true,
+                    bias: BiasCorrection::Pairwise,
+                    ..Default::default()
+                }),
+            ),
+            (
+                "restir channels, pairwise",
+                restir(RestirOptions {
+                    target: TargetFunction::Channels,
+                    bias: BiasCorrection::Pairwise,
+                    ..Default::default()
+                }),
+            ),
+            (
+                "restir visibility-aware, pairwise",
+                restir(RestirOptions { reuse_visibility: true, bias: BiasCorrection::Pairwise, ..Default::default() }),
             ),
             (
                 "restir 1 candidate",

@@ -268,11 +268,12 @@ __device__ __forceinline__ bool restir_reuse_begin(const RestirArgs& a, unsigned
 }
 
 // The end of combine_pairwise (restir.rs): W with normaliser 1, and W = 0 when the pixel does
-// not see the chosen sample (known when it is the pixel's own: `chosen_own`).
+// not see the chosen sample (`known_seen`: known to see it — the pixel's own sample, or any
+// under visibility-aware reuse).
 __device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
-                                                    float chosen_target, bool chosen_own) {
+                                                    float chosen_target, bool known_seen) {
     restir_finalize(out, chosen_target, 1.0f);
-    if (!chosen_own && !restir_sees(a.scene, q, restir_sample_point(a.scene, out))) out.w = 0.0f;
+    if (!known_seen && !restir_sees(a.scene, q, restir_sample_point(a.scene, out))) out.w = 0.0f;
 }
 
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
@@ -304,6 +305,9 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     float m = 0.0f, chosen_target = 0.0f;
     bool chosen_prev = false;  // which input `out`'s sample came from (it sees the sample)
     const bool pairwise = !SplitRay && a.bias == RESTIR_BIAS_PAIRWISE;  // (SplitRay: never pairwise)
+    // Visibility-aware reuse (never SplitRay): the history's sample resampled with p̂·V, so the
+    // pixel sees whichever sample wins.
+    const bool visibility = a.reuse_visibility != 0u;
     if (pairwise) {
         // The reused input first, the pixel's own last (restir.rs combine_pairwise).
         const float own_target =
@@ -311,8 +315,8 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         float own_share = 0.0f;
         if (has_prev) {
             restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
-                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, out, m,
-                                  chosen_target, own_share);
+                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, visibility,
+                                  out, m, chosen_target, own_share);
         }
         chosen_prev = !restir_pairwise_own(a.scene, current, own_target, 1.0f, has_prev, own_share,
                                            restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m,
@@ -323,7 +327,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         if (has_prev) {
             chosen_prev = restir_stream_input(a.scene, q, prev,
                                               restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
-                                              m, chosen_target);
+                                              m, chosen_target, visibility);
         }
     }
     out.m = m;
@@ -337,10 +341,10 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         pending.chosen_prev = chosen_prev ? 1u : 0u;
         a.pending_temporal[pixel] = pending;
     } else if (out.light != RESTIR_NO_LIGHT && pairwise) {
-        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev);
+        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev || visibility);
     } else if (out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
-        const bool seen_own = !chosen_prev || restir_sees(a.scene, q, y);
+        const bool seen_own = !chosen_prev || visibility || restir_sees(a.scene, q, y);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y))) {
             z = __fadd_rn(z, prev.m);
@@ -422,7 +426,8 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
         if (restir_stream_input(a.scene, q, restir_load(a, a.input, j),
-                                restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target)) {
+                                restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
+                                a.reuse_visibility != 0u)) {
             chosen = (int)k;
         }
         ++index;
@@ -436,7 +441,8 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         a.pending_z[pixel] = pending;
     } else if (!GroupedZ && out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
-        const bool seen_own = chosen >= 0 ? restir_sees(a.scene, q, y) : true;
+        // (visibility-aware reuse: a neighbour's sample won only if the pixel sees it)
+        const bool seen_own = chosen >= 0 && a.reuse_visibility == 0u ? restir_sees(a.scene, q, y) : true;
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF) {
             // Z: the neighbours (found again, as the first loop did) whose surfaces see y.
@@ -604,14 +610,16 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
         const int sees_own = GroupedSees ? (int)((a.neighbour_sees[pixel] >> k) & 1u) : -1;
         restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j], a.target), restir_load(a, a.input, j), current,
                               own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), sees_own,
-                              out, m, chosen_target, own_share);
+                              a.reuse_visibility != 0u, out, m, chosen_target, own_share);
         ++index;
     }
     const bool chosen_own = restir_pairwise_own(a.scene, current, own_target, kf, found > 0u, own_share,
                                                 restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
                                                 chosen_target);
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target, chosen_own);
+    if (out.light != RESTIR_NO_LIGHT) {
+        restir_pairwise_end(a, q, out, chosen_target, chosen_own || a.reuse_visibility != 0u);
+    }
     restir_store(a, a.output, pixel, out);
 }
 

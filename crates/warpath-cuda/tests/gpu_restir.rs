@@ -167,6 +167,21 @@ fn gpu_restir_is_the_cpu_reference() {
                 ..base
             },
         ),
+        // Visibility-aware reuse (rays inline) under each bias correction.
+        ("visibility-aware reuse", RestirOptions { reuse_visibility: true, ..base }),
+        (
+            "visibility-aware reuse, pairwise MIS, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..base
+            },
+        ),
+        (
+            "visibility-aware reuse, 1/M, two spatial passes",
+            RestirOptions { reuse_visibility: true, bias: BiasCorrection::Off, spatial_passes: 2, ..base },
+        ),
         (
             "per-channel reservoirs, RIS only",
             RestirOptions { target: TargetFunction::Channels, spatial_passes: 0, temporal: false, ..base },
@@ -318,6 +333,16 @@ fn gpu_restir_converges_to_direct_lighting() {
         (
             "pairwise MIS, per-channel reservoirs",
             RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..unbiased },
+        ),
+        ("default, visibility-aware reuse", RestirOptions { reuse_visibility: true, ..unbiased }),
+        (
+            "pairwise MIS, visibility-aware reuse, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..unbiased
+            },
         ),
     ] {
         let (m, se) = measure(options);

@@ -135,6 +135,10 @@ struct RestirArgs {
     // The temporal pass's ray in a kernel of its own (restir_temporal_choose, then
     // restir_temporal_visibility; ray-traced and 1/M modes, unless the rays are inline).
     RestirPendingTemporal* pending_temporal;
+    // Visibility-aware reuse (restir.rs reused_target): a reused input's sample is resampled
+    // with p̂·V at the pixel, V traced before resampling; the rays are then inline (ray_group 0).
+    unsigned int reuse_visibility;
+    unsigned int _pad;
 };
 
 // restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
@@ -375,13 +379,27 @@ __device__ __forceinline__ bool restir_reproject(const RestirArgs& a, float3 p, 
 // `r` (weight p̂_q(y)·W·M, selection number `u`) into `out`; `chosen_target` keeps p̂_q of
 // the sample `out` holds. Returns whether `out` now holds r's sample: the input chosen so far,
 // whose surface is known to see it (restir.rs sees_chosen: no shadow ray is traced for it).
+// restir.rs reused_target: p̂_q(y), times V_q(y) when `visibility` (a reused input under
+// visibility-aware reuse): a shadow ray wherever the resampling weight would be > 0.
+__device__ __forceinline__ float restir_reused_target(const DeviceScene& scene, const RestirShading& q,
+                                                      const Reservoir& r, const RestirLightPoint& y,
+                                                      bool visibility) {
+    float3 c;
+    RestirLightGeometry g;
+    if (!restir_contribution_at(scene, q, y, c, g)) return 0.0f;
+    const float p = restir_target_value(q.target, c);
+    if (visibility && p > 0.0f && r.w > 0.0f && !restir_visible(scene, q, g)) return 0.0f;
+    return p;
+}
+
+// `visibility`: the input is a reused one under visibility-aware reuse (restir_reused_target).
 __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, const RestirShading& q,
                                                     const Reservoir& r, float u, Reservoir& out, float& m,
-                                                    float& chosen_target) {
+                                                    float& chosen_target, bool visibility = false) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_target(scene, q, y);
+        const float p = restir_reused_target(scene, q, r, y, visibility);
         if (reservoir_update(out, y, __fmul_rn(__fmul_rn(p, r.w), r.m), u)) {
             chosen_target = p;
             return true;
@@ -394,17 +412,18 @@ __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, co
 // inputs) into `out` with its pairwise MIS weight m = a/(a + b)/k, a = k·M_r·p̂_ns(y),
 // b = M_own·p̂_q(y), and add the pixel's own sample's share c/(c + d) against it to `own_share`
 // (c = M_own·p̂_q(y_own), d = k·M_r·p̂_ns(y_own), 0 when ns does not see y_own: one shadow
-// ray, or `ns_sees_own` when that is known already: 1 sees, 0 does not, -1 unknown). The
-// operations are the CPU's, in its order.
+// ray, or `ns_sees_own` when that is known already: 1 sees, 0 does not, -1 unknown);
+// `visibility`: p̂_q(y)·V_q(y) under visibility-aware reuse. The operations are the CPU's, in its
+// order.
 __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, const RestirShading& q,
                                                       const RestirShading& ns, const Reservoir& r,
                                                       const Reservoir& own, float own_target, float k, float u,
-                                                      int ns_sees_own, Reservoir& out, float& m,
-                                                      float& chosen_target, float& own_share) {
+                                                      int ns_sees_own, bool visibility, Reservoir& out,
+                                                      float& m, float& chosen_target, float& own_share) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_target(scene, q, y);
+        const float p = restir_reused_target(scene, q, r, y, visibility);
         const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y));
         const float b = __fmul_rn(own.m, p);
         const float sum = __fadd_rn(a, b);

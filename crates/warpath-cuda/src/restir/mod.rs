@@ -595,9 +595,17 @@ impl<'d> RestirRenderer<'d> {
             camera_moved: self.moved_from.is_some() as u32,
             pending_z: self.pending_z.address(d),
             neighbour_sees: self.neighbour_sees.address(d),
-            ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
+            // Visibility-aware reuse traces its rays before resampling, in the combining
+            // kernels: inline.
+            ray_group: if self.options.reuse_visibility {
+                0
+            } else {
+                self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels())
+            },
             target: self.options.target.code(),
             pending_temporal: self.pending_temporal.address(d),
+            reuse_visibility: self.options.reuse_visibility as u32,
+            _pad: 0,
         }
     }
 
@@ -668,8 +676,10 @@ impl<'d> RestirRenderer<'d> {
                 args.input = at(&self.current, t);
                 args.output = at(&self.scratch, t);
                 // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
-                // keeps its two rays inline).
-                let split = self.ray_lanes != RayLanes::Inline && self.options.bias != BiasCorrection::Pairwise;
+                // keeps its two rays inline, and so does visibility-aware reuse).
+                let split = self.ray_lanes != RayLanes::Inline
+                    && self.options.bias != BiasCorrection::Pairwise
+                    && !self.options.reuse_visibility;
                 let launches: &[Kernel<RestirKernelArgs>] =
                     if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
                 for &kernel in launches {
