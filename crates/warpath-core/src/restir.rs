@@ -203,6 +203,39 @@ impl Default for RestirOptions {
     }
 }
 
+/// Shadow rays a ReSTIR render traced, by stage (the CPU reference counts them; rays whose
+/// answer is known — the chosen input's, shading's — are not traced and not counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RayCounts {
+    /// The visibility pass after initial RIS (one per distinct chosen sample of a pixel).
+    pub visibility: u64,
+    /// Temporal reuse (Z's or pairwise MIS's rays, the pixel's own, visibility-aware reuse's).
+    pub temporal: u64,
+    /// Spatial reuse, every pass.
+    pub spatial: u64,
+    /// Shading (0: its visibility is known).
+    pub shade: u64,
+}
+
+impl RayCounts {
+    pub fn add(&mut self, o: &RayCounts) {
+        self.visibility += o.visibility;
+        self.temporal += o.temporal;
+        self.spatial += o.spatial;
+        self.shade += o.shade;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.visibility + self.temporal + self.spatial + self.shade
+    }
+
+    /// Rays per pixel per frame of each stage and in all, for `pixels` × `frames`.
+    pub fn per_pixel_frame(&self, pixels: u64, frames: u64) -> [f64; 5] {
+        let n = (pixels * frames).max(1) as f64;
+        [self.visibility, self.temporal, self.spatial, self.shade, self.total()].map(|r| r as f64 / n)
+    }
+}
+
 /// Temporal reuse under a moving camera: where the previous frame's camera saw a world point.
 /// Made on the host from the previous camera ([`Reprojection::of`]) and read by the CPU
 /// reference and the GPU kernels alike (`RestirArgs.prev_to_camera` ...), in one order of

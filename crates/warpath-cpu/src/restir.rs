@@ -57,7 +57,7 @@
 use crate::integrator::{SceneView, generate_with, surface_hit};
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpath_core::bsdf;
 use warpath_core::detmath::det_sin_cos;
 use warpath_core::distribution::Distribution1D;
@@ -67,7 +67,7 @@ use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
 use warpath_core::camera::Camera;
-pub use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions, TargetFunction};
+pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, TargetFunction};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -218,10 +218,14 @@ fn visible(view: &SceneView, s: &Surface, g: &LightGeometry) -> bool {
     !view.occluded(&Ray::segment(origin, to / d, d * (1.0 - 1e-4)))
 }
 
-/// Whether `s` sees `y` at all (p̂ > 0 and unoccluded): the ray-traced Z test.
-fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
+/// Whether `s` sees `y` at all (p̂ > 0 and unoccluded): the ray-traced Z test. A shadow ray
+/// is traced (and counted in `rays`) only where p̂ > 0.
+fn sees(view: &SceneView, s: &Surface, y: LightPoint, rays: &AtomicU64) -> bool {
     match contribution(view, s, y) {
-        Some((_, g)) => visible(view, s, &g),
+        Some((_, g)) => {
+            rays.fetch_add(1, Ordering::Relaxed);
+            visible(view, s, &g)
+        }
         None => false,
     }
 }
@@ -234,7 +238,7 @@ fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
 /// surface that does not see its sample panics.
 fn sees_chosen(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
     if VERIFY_CHOSEN.load(std::sync::atomic::Ordering::Relaxed) {
-        assert!(sees(view, s, y), "a reservoir with W > 0 whose surface does not see its sample");
+        assert!(sees(view, s, y, &AtomicU64::new(0)), "a reservoir with W > 0 whose surface does not see its sample");
     }
     true
 }
@@ -300,6 +304,7 @@ pub fn initial_ris(
     sampler: &LightSampler<'_>,
     gbuffer: &[GBufferPixel],
     frame: u32,
+    rays: &AtomicU64,
 ) -> Vec<Vec<Reservoir>> {
     let (w, h) = (view.width, view.height);
     let tiles_x = w.div_ceil(POOL_TILE);
@@ -346,7 +351,7 @@ pub fn initial_ris(
                 finalize(r, chosen_target[t], m);
                 let Some(y) = r.y else { continue };
                 let known = answered[..t].iter().flatten().find(|(point, _)| *point == y).map(|(_, v)| *v);
-                let seen = known.unwrap_or_else(|| sees(view, s, y));
+                let seen = known.unwrap_or_else(|| sees(view, s, y, rays));
                 answered[t] = Some((y, seen));
                 if !seen {
                     r.w = 0.0;
@@ -385,9 +390,10 @@ fn reused_target(
     reused: bool,
     r: &Reservoir,
     y: LightPoint,
+    rays: &AtomicU64,
 ) -> f32 {
     let p = target(view, options.target, s, y);
-    if options.reuse_visibility && reused && p > 0.0 && r.w > 0.0 && !sees(view, s, y) { 0.0 } else { p }
+    if options.reuse_visibility && reused && p > 0.0 && r.w > 0.0 && !sees(view, s, y, rays) { 0.0 } else { p }
 }
 
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
@@ -397,11 +403,12 @@ fn combine(
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
     let bias = options.bias;
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, options, s, inputs, u);
+        return combine_pairwise(view, options, s, inputs, rays, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -410,7 +417,7 @@ fn combine(
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
-            let p = reused_target(view, options, s, i > 0, r, y);
+            let p = reused_target(view, options, s, i > 0, r, y, rays);
             if out.update(y, p * r.w * r.m, u(i as u32)) {
                 chosen_target = p;
                 chosen = i;
@@ -427,7 +434,7 @@ fn combine(
         if i == chosen || (i == 0 && options.reuse_visibility) {
             sees_chosen(view, &inputs[i].1, y)
         } else {
-            sees(view, &inputs[i].1, y)
+            sees(view, &inputs[i].1, y, rays)
         }
     };
     let seen: Vec<bool> = match bias {
@@ -456,6 +463,7 @@ fn combine_pairwise(
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
     let kind = options.target;
@@ -471,7 +479,7 @@ fn combine_pairwise(
     for (i, (r, surface)) in inputs.iter().enumerate().skip(1) {
         m += r.m;
         if let Some(y) = r.y {
-            let p = reused_target(view, options, s, true, r, y);
+            let p = reused_target(view, options, s, true, r, y, rays);
             let a = (k * r.m) * target(view, kind, surface, y);
             let b = own.m * p;
             let mis = if a + b > 0.0 { (a / (a + b)) / k } else { 0.0 };
@@ -483,7 +491,7 @@ fn combine_pairwise(
             let c = own.m * own_target;
             let mut d = (k * r.m) * target(view, kind, surface, y);
             // The reused input's technique cannot produce a sample its surface does not see.
-            if d > 0.0 && !sees(view, surface, y) {
+            if d > 0.0 && !sees(view, surface, y, rays) {
                 d = 0.0;
             }
             own_share += if c + d > 0.0 { c / (c + d) } else { 0.0 };
@@ -502,7 +510,7 @@ fn combine_pairwise(
     finalize(&mut out, chosen_target, 1.0);
     // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
     // is the pixel's own: `sees_chosen`).
-    let seen = if chosen_own || options.reuse_visibility { sees_chosen(view, s, y) } else { sees(view, s, y) };
+    let seen = if chosen_own || options.reuse_visibility { sees_chosen(view, s, y) } else { sees(view, s, y, rays) };
     if !seen {
         out.w = 0.0;
     }
@@ -519,6 +527,7 @@ pub fn reuse_temporally(
     previous: &[(Reservoir, Option<Surface>)],
     moved: Option<&Reprojection>,
     frame: u32,
+    rays: &AtomicU64,
 ) -> Vec<Reservoir> {
     (0..current.len())
         .into_par_iter()
@@ -542,7 +551,9 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options, s, &inputs, |d| restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d))
+            combine(view, options, s, &inputs, rays, |d| {
+                restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
+            })
         })
         .collect()
 }
@@ -588,6 +599,7 @@ pub fn reuse_spatially(
     current: &[Reservoir],
     frame: u32,
     pass: u32,
+    rays: &AtomicU64,
 ) -> Vec<Reservoir> {
     let (w, h) = (view.width as i64, view.height as i64);
     (0..current.len())
@@ -612,7 +624,7 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options, s, &inputs, |d| u(1000 + d))
+            combine(view, options, s, &inputs, rays, |d| u(1000 + d))
         })
         .collect()
 }
@@ -675,6 +687,8 @@ pub struct RestirFrames {
     previous: Vec<Vec<(Reservoir, Option<Surface>)>>,
     previous_camera: Option<Camera>,
     frame: u32,
+    /// Shadow rays traced so far, by stage.
+    rays: RayCounts,
 }
 
 impl RestirFrames {
@@ -687,12 +701,18 @@ impl RestirFrames {
             previous: vec![vec![(Reservoir::default(), None); pixels]; options.target.reservoirs()],
             previous_camera: None,
             frame: 0,
+            rays: RayCounts::default(),
         })
     }
 
     /// Frames rendered so far.
     pub fn frames(&self) -> u32 {
         self.frame
+    }
+
+    /// Shadow rays traced in the frames so far, by stage.
+    pub fn rays(&self) -> RayCounts {
+        self.rays
     }
 
     /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
@@ -713,17 +733,21 @@ impl RestirFrames {
         };
         // Each reservoir target's reservoirs are reused on their own, with the same random
         // numbers (the same neighbours) and their own target.
-        let mut all = initial_ris(view, options, &sampler, &g, frame);
+        let rays = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+        let mut all = initial_ris(view, options, &sampler, &g, frame, &rays[0]);
         for (t, reservoirs) in all.iter_mut().enumerate() {
             let options = &RestirOptions { target: targets[t], ..*options };
             if options.temporal {
-                *reservoirs = reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame);
+                *reservoirs =
+                    reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame, &rays[1]);
                 boiling_filter(view.width, view.height, options.boiling_filter, reservoirs);
             }
             for pass in 0..options.spatial_passes {
-                *reservoirs = reuse_spatially(view, options, &g, reservoirs, frame, pass);
+                *reservoirs = reuse_spatially(view, options, &g, reservoirs, frame, pass, &rays[2]);
             }
         }
+        let [visibility, temporal, spatial] = rays.map(|r| r.into_inner());
+        self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0 });
         let radiance = shade(view, targets, &g, &all);
         self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);

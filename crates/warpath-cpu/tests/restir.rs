@@ -407,6 +407,58 @@ fn fixture_scenes_are_unbiased() {
     }
 }
 
+/// The shadow rays of a frame, per pixel, by stage (`RestirFrames::rays`) stay within what
+/// each mode may trace: the visibility pass one per reservoir, temporal reuse two (ray-traced
+/// Z: the pixel's own and the history's; pairwise MIS also its own share's), a spatial pass of
+/// k neighbours k + 1 (ray-traced), 2k + 1 (pairwise), 1 (1/M), plus k with visibility-aware
+/// reuse; shading none. Per-channel reservoirs trace up to three times the single target's.
+#[test]
+fn rays_per_pixel_per_frame_stay_within_each_mode() {
+    let scene = scene();
+    let Setup { radius, .. } = setup();
+    let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = renderer.view(&RenderOptions { seed: 3, ..RenderOptions::from_scene(&scene) });
+    let pixels = (scene.settings.width * scene.settings.height) as u64;
+    let frames = 4u64;
+    let k = RestirOptions::default().neighbours as f64;
+    let mut visibility_of = Vec::new();
+    for (label, options, temporal_max, spatial_max) in [
+        ("ray-traced", RestirOptions::default(), 2.0, k + 1.0),
+        ("pairwise", RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() }, 2.0, 2.0 * k + 1.0),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..Default::default() }, 1.0, 1.0),
+        ("visibility-aware", RestirOptions { reuse_visibility: true, ..Default::default() }, 2.0, 2.0 * k + 1.0),
+        (
+            "per-channel, pairwise",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..Default::default() },
+            6.0,
+            3.0 * (2.0 * k + 1.0),
+        ),
+    ] {
+        let options = RestirOptions { seed: 3, radius, ..options };
+        let mut frames_of = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        for _ in 0..frames {
+            frames_of.render(&view, &scene.camera);
+        }
+        let rays = frames_of.rays();
+        let [visibility, temporal, spatial, shade, total] = rays.per_pixel_frame(pixels, frames);
+        eprintln!(
+            "{label}: shadow rays per pixel per frame: visibility {visibility:.3}, temporal {temporal:.3}, \
+             spatial {spatial:.3}, shade {shade:.3}, total {total:.3}"
+        );
+        let reservoirs = options.target.reservoirs() as f64;
+        assert!(visibility > 0.0 && visibility <= reservoirs, "{label}: visibility {visibility}");
+        assert!(temporal > 0.0 && temporal <= temporal_max, "{label}: temporal {temporal}");
+        assert!(spatial > 0.0 && spatial <= spatial_max, "{label}: spatial {spatial}");
+        assert_eq!(rays.shade, 0, "{label}: shading knows its visibility");
+        assert_eq!(rays.total(), rays.visibility + rays.temporal + rays.spatial);
+        visibility_of.push((label, visibility));
+    }
+    // Three reservoirs trace more visibility rays than one (fewer than three times: channels
+    // that chose the same point share a ray).
+    let (single, channels) = (visibility_of[1].1, visibility_of[4].1);
+    assert!(channels > single && channels < 3.0 * single, "visibility: {single} vs {channels} per-channel");
+}
+
 #[test]
 fn no_emitters_is_black_and_an_environment_is_refused() {
     let mut scene = warpath_scene::builtin::furnace(0.5);
