@@ -116,7 +116,7 @@ impl Renderer for CpuRestir<'_> {
 
     /// Camera rays (one a pixel a frame) and shadow rays.
     fn rays(&self) -> Result<Option<u64>> {
-        let pixels = self.settings.width as u64 * self.settings.height as u64;
+        let pixels = self.settings.width() as u64 * self.settings.height() as u64;
         Ok(Some(pixels * self.frames.frames() as u64 + self.frames.rays().total()))
     }
 
@@ -126,7 +126,7 @@ impl Renderer for CpuRestir<'_> {
     }
 
     fn report(&self) -> Option<String> {
-        let pixels = self.settings.width as u64 * self.settings.height as u64;
+        let pixels = self.settings.width() as u64 * self.settings.height() as u64;
         let [visibility, temporal, spatial, shade, total] =
             self.frames.rays().per_pixel_frame(pixels, self.frames.frames() as u64);
         Some(format!(
