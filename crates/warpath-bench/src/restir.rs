@@ -177,6 +177,8 @@ struct Report {
     scored_frames: Vec<u32>,
     surface_pixels: usize,
     restir_ms_per_frame: f64,
+    /// The ReSTIR renderer's report (CPU: shadow rays per pixel per frame by stage).
+    restir_note: Option<String>,
     path_ms_per_spp: f64,
     time_ratio: f64,
     rows: Vec<Row>,
@@ -310,6 +312,12 @@ pub fn run(args: RestirArgs) -> Result<()> {
         }
     }
     let restir_ms = 1e3 * frame_seconds / (args.frames - 1).max(1) as f64;
+    // What the renderer says after its frames (the CPU: shadow rays per pixel per frame by
+    // stage; the GPU: kernel times when asked for).
+    let restir_note = renderer.report();
+    if let Some(note) = &restir_note {
+        println!("- {note}");
+    }
     drop(renderer);
 
     // The path tracer's time per spp, then its equal-time images.
@@ -370,6 +378,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         scored_frames: scored.iter().map(|f| f + 1).collect(),
         surface_pixels: mask.iter().filter(|m| **m).count(),
         restir_ms_per_frame: restir_ms,
+        restir_note,
         path_ms_per_spp: path_ms,
         time_ratio: ratio,
         rows,

@@ -127,13 +127,13 @@ pub struct RenderArgs {
     /// restir-di: bias correction of reuse: ray-traced (unbiased: the reused inputs' visibility
     /// traced, 1/Z), pairwise (pairwise MIS with visibility: unbiased, the same rays, weights
     /// bounded where targets differ: glossy surfaces under motion) or off (1/M, biased).
-    #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
+    #[arg(long, default_value = "pairwise", value_parser = parse_bias)]
     pub restir_bias: warpath_cpu::restir::BiasCorrection,
     /// restir-di: the target function p̂ of a sample's unshadowed contribution c: luminance,
     /// l2 (|c|), sum (r + g + b), max (of the channels), or channels (one reservoir per colour
     /// channel from the same candidates, each resampled and reused with its own channel: best
     /// under coloured lights, three times the reservoirs); CPU and GPU alike.
-    #[arg(long, default_value = "luminance", value_parser = parse_target)]
+    #[arg(long, default_value = "channels", value_parser = parse_target)]
     pub restir_target: warpath_cpu::restir::TargetFunction,
     /// restir-di: visibility-aware reuse: temporal and spatial reuse weigh a reused sample by
     /// its visibility from the pixel (one shadow ray per reused input, before resampling), so a

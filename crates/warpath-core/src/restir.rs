@@ -44,7 +44,6 @@ impl BiasCorrection {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TargetFunction {
     /// Rec.709 luminance (the original target).
-    #[default]
     Luminance,
     /// The Euclidean norm √(r² + g² + b²).
     L2,
@@ -52,7 +51,9 @@ pub enum TargetFunction {
     Sum,
     /// max(r, g, b).
     Max,
-    /// One reservoir per colour channel sharing the candidates (three times the reservoirs).
+    /// One reservoir per colour channel sharing the candidates (three times the reservoirs;
+    /// the default).
+    #[default]
     Channels,
     /// The red channel: the target of the first reservoir of [`TargetFunction::Channels`]
     /// (alone it would be biased: it is 0 where only green or blue light arrives).
@@ -154,7 +155,7 @@ impl TargetFunction {
     }
 }
 
-/// The knobs of a ReSTIR DI frame (the defaults).
+/// The knobs of a ReSTIR DI frame, and their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestirOptions {
     /// Candidates per pixel in initial RIS.
@@ -194,8 +195,10 @@ impl Default for RestirOptions {
             spatial_passes: 1,
             neighbours: 5,
             radius: 30.0,
-            bias: BiasCorrection::RayTraced,
-            target: TargetFunction::Luminance,
+            // Pairwise MIS with one reservoir per colour channel: the best on the CPU's
+            // yardstick at equal time (docs/restir.md).
+            bias: BiasCorrection::Pairwise,
+            target: TargetFunction::Channels,
             reuse_visibility: false,
             boiling_filter: 0.0,
             seed: 0,

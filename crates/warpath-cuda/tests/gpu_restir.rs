@@ -136,9 +136,16 @@ fn image_mean(film: &Film) -> f64 {
 fn gpu_restir_is_the_cpu_reference() {
     let Some(device) = device() else { return };
     let scene = scene(512, 96, 64);
-    let base = RestirOptions { radius: 8.0, ..RestirOptions::default() };
+    // The labels name what differs from the luminance target with ray-traced weights.
+    let base = RestirOptions {
+        radius: 8.0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let configurations = [
-        ("default (pool, temporal, 1 spatial pass, ray-traced)", base),
+        ("pool, temporal, 1 spatial pass, ray-traced, luminance", base),
+        ("the default options", RestirOptions { radius: 8.0, ..RestirOptions::default() }),
         ("no light pool", RestirOptions { light_pool: false, ..base }),
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
@@ -320,10 +327,16 @@ fn gpu_restir_converges_to_direct_lighting() {
     };
     let z_of = |m: f64, se: f64| (m - reference) / (se * se + reference_error * reference_error).sqrt();
     println!("path tracer (max depth 1, 8192 spp): image mean {reference:.6} ± {reference_error:.2e}");
-    let unbiased = RestirOptions { radius: 15.0, ..RestirOptions::default() };
+    let unbiased = RestirOptions {
+        radius: 15.0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let mut failures = Vec::new();
     for (name, options) in [
-        ("default pipeline", unbiased),
+        ("pool, temporal, spatial, ray-traced, luminance", unbiased),
+        ("the default options", RestirOptions { radius: 15.0, ..RestirOptions::default() }),
         ("RIS only", RestirOptions { temporal: false, spatial_passes: 0, ..unbiased }),
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
@@ -476,7 +489,13 @@ fn gpu_restir_follows_a_moving_camera() {
         }
         variance / pixels as f64
     };
-    let unbiased = RestirOptions { radius: 15.0, spatial_passes: 0, ..RestirOptions::default() };
+    let unbiased = RestirOptions {
+        radius: 15.0,
+        spatial_passes: 0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let pairwise = RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased };
     let mut glossy_moving = [0.0f64; 2];
     // The diffuse orbit's last frames (ray-traced), kept for the bias check below.
