@@ -84,6 +84,11 @@ __device__ __forceinline__ unsigned int restir_reservoir_target(const RestirArgs
     return a.target == RESTIR_TARGET_CHANNELS ? RESTIR_TARGET_RED + index : a.target;
 }
 
+// Adds a thread's shadow rays to stage `stage`'s count (restir.rs RayCounts), when counting.
+__device__ __forceinline__ void restir_count_rays(const RestirArgs& a, unsigned int stage, unsigned int rays) {
+    if (a.ray_counts != nullptr && rays > 0u) atomicAdd(a.ray_counts + stage, (unsigned long long)rays);
+}
+
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
 // (restir.rs gbuffer + initial_ris without its visibility step). Reservoirs = 3 (the kernel
 // restir_initial_ris_channels): every candidate, its contribution evaluated once, streams into
@@ -221,7 +226,7 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
     unsigned int traced_light[3];
     float traced_b[3][2];
     bool traced_seen[3];
-    unsigned int traced = 0u;
+    unsigned int traced = 0u, rays = 0u;
     for (unsigned int t = 0; t < count; ++t) {
         Reservoir* base = a.output + t * pixels;
         Reservoir r = restir_load(a, base, pixel);
@@ -233,7 +238,7 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
                 break;
             }
         }
-        const bool seen = known >= 0 ? known != 0 : restir_sees(a.scene, s, restir_sample_point(a.scene, r));
+        const bool seen = known >= 0 ? known != 0 : restir_sees(a.scene, s, restir_sample_point(a.scene, r), rays);
         if (known < 0) {
             traced_light[traced] = r.light;
             traced_b[traced][0] = r.b[0];
@@ -246,6 +251,7 @@ extern "C" __global__ void restir_visibility(RestirArgs a) {
             restir_store(a, base, pixel, r);
         }
     }
+    restir_count_rays(a, RESTIR_RAYS_VISIBILITY, rays);
 }
 
 // The end of `combine` for the pixel's chosen sample: the normaliser (M, or Z: the inputs'
@@ -271,9 +277,9 @@ __device__ __forceinline__ bool restir_reuse_begin(const RestirArgs& a, unsigned
 // not see the chosen sample (`known_seen`: known to see it — the pixel's own sample, or any
 // under visibility-aware reuse).
 __device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
-                                                    float chosen_target, bool known_seen) {
+                                                    float chosen_target, bool known_seen, unsigned int& rays) {
     restir_finalize(out, chosen_target, 1.0f);
-    if (!known_seen && !restir_sees(a.scene, q, restir_sample_point(a.scene, out))) out.w = 0.0f;
+    if (!known_seen && !restir_sees(a.scene, q, restir_sample_point(a.scene, out), rays)) out.w = 0.0f;
 }
 
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
@@ -303,6 +309,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     }
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
+    unsigned int rays = 0u;
     bool chosen_prev = false;  // which input `out`'s sample came from (it sees the sample)
     const bool pairwise = !SplitRay && a.bias == RESTIR_BIAS_PAIRWISE;  // (SplitRay: never pairwise)
     // Visibility-aware reuse (never SplitRay): the history's sample resampled with p̂·V, so the
@@ -316,18 +323,18 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         if (has_prev) {
             restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
                                   restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, visibility,
-                                  out, m, chosen_target, own_share);
+                                  out, m, chosen_target, own_share, rays);
         }
         chosen_prev = !restir_pairwise_own(a.scene, current, own_target, 1.0f, has_prev, own_share,
                                            restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m,
                                            chosen_target);
     } else {
         restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u),
-                            out, m, chosen_target);
+                            out, m, chosen_target, rays);
         if (has_prev) {
             chosen_prev = restir_stream_input(a.scene, q, prev,
                                               restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
-                                              m, chosen_target, visibility);
+                                              m, chosen_target, rays, visibility);
         }
     }
     out.m = m;
@@ -341,17 +348,18 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         pending.chosen_prev = chosen_prev ? 1u : 0u;
         a.pending_temporal[pixel] = pending;
     } else if (out.light != RESTIR_NO_LIGHT && pairwise) {
-        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev || visibility);
+        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev || visibility, rays);
     } else if (out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
-        const bool seen_own = !chosen_prev || visibility || restir_sees(a.scene, q, y);
+        const bool seen_own = !chosen_prev || visibility || restir_sees(a.scene, q, y, rays);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
-        if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y))) {
+        if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y, rays))) {
             z = __fadd_rn(z, prev.m);
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
 
 extern "C" __global__ void restir_temporal(RestirArgs a) { restir_temporal_pass<false>(a); }
@@ -370,16 +378,18 @@ extern "C" __global__ void restir_temporal_visibility(RestirArgs a) {
     const bool trace_own = p.chosen_prev != 0u;
     const bool trace_prev = !trace_own && a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u;
     bool sees = false;
+    unsigned int rays = 0u;
     if (trace_own || trace_prev) {
         // (one traversal inlined: the surface chosen first)
         const RestirShading s = restir_shading(trace_own ? a.gbuffer[pixel] : a.prev_gbuffer[p.prev_pixel], a.target);
-        sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out));
+        sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out), rays);
     }
     const bool seen_own = !trace_own || sees;
     float z = seen_own ? __fadd_rn(0.0f, p.current_m) : 0.0f;
     if (a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u && (trace_own || sees)) z = __fadd_rn(z, p.prev_m);
     restir_combine_end(a, out, p.chosen_target, z, seen_own, out.m);
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
 
 // Neighbour k of pixel (x, y) in spatial pass `pass` (restir.rs reuse_spatially): its index,
@@ -419,15 +429,16 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     float m = 0.0f, chosen_target = 0.0f;
     // The neighbour slot `out`'s sample came from (-1: the pixel's own), whose surface sees it.
     int chosen = -1;
+    unsigned int rays = 0u;
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
-                        chosen_target);
+                        chosen_target, rays);
     unsigned int index = 1u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
         if (restir_stream_input(a.scene, q, restir_load(a, a.input, j),
                                 restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
-                                a.reuse_visibility != 0u)) {
+                                rays, a.reuse_visibility != 0u)) {
             chosen = (int)k;
         }
         ++index;
@@ -442,14 +453,14 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     } else if (!GroupedZ && out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
         // (visibility-aware reuse: a neighbour's sample won only if the pixel sees it)
-        const bool seen_own = chosen >= 0 && a.reuse_visibility == 0u ? restir_sees(a.scene, q, y) : true;
+        const bool seen_own = chosen >= 0 && a.reuse_visibility == 0u ? restir_sees(a.scene, q, y, rays) : true;
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF) {
             // Z: the neighbours (found again, as the first loop did) whose surfaces see y.
             for (unsigned int k = 0; k < a.neighbours; ++k) {
                 const int j = restir_neighbour(a, pixel, q, k);
                 if (j < 0) continue;
-                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), y)) {
+                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), y, rays)) {
                     z = __fadd_rn(z, restir_load_m(a, a.input, j));
                 }
             }
@@ -457,6 +468,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 extern "C" __global__ void restir_spatial(RestirArgs a) { restir_spatial_pass<false>(a); }
@@ -510,6 +522,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     const unsigned int inputs = a.bias == RESTIR_BIAS_OFF ? 1u : a.neighbours + 1u;
     float z = 0.0f;
     bool seen_own = false;
+    unsigned int rays = 0u;
 #pragma unroll 1
     for (unsigned int first = 0; first < inputs; first += a.ray_group) {
         const unsigned int i = first + l.lane;
@@ -534,7 +547,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
             }
             if (trace) {
                 sees = restir_sees(a.scene, restir_shading(a.gbuffer[surface], a.target),
-                                   restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)));
+                                   restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)), rays);
             }
         }
         const unsigned int seen = restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group);
@@ -549,6 +562,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
         restir_combine_end(a, out, pending.chosen_target, z, seen_own, out.m);
         restir_store(a, a.output, l.pixel, out);
     }
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 // Pairwise MIS, before restir_spatial_pairwise_grouped: whether each neighbour's surface sees
@@ -564,7 +578,7 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
         own = restir_load(a, a.input, l.pixel);
         active = own.light != RESTIR_NO_LIGHT;
     }
-    unsigned int mask = 0u;
+    unsigned int mask = 0u, rays = 0u;
     for (unsigned int first = 0; first < a.neighbours; first += a.ray_group) {
         const unsigned int k = first + l.lane;
         bool sees = false;
@@ -572,13 +586,15 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
             const RestirShading q = restir_shading(a.gbuffer[l.pixel], a.target);
             const int j = restir_neighbour(a, l.pixel, q, k);
             if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
-                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), restir_sample_point(a.scene, own));
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), restir_sample_point(a.scene, own),
+                                   rays);
             }
         }
         // (first < neighbours ≤ 32: the shift is in range; bits of k ≥ neighbours are 0)
         mask |= restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group) << first;
     }
     if (l.pixel < restir_pixel_count(a) && l.lane == 0u) a.neighbour_sees[l.pixel] = mask;
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 // reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that
@@ -602,7 +618,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
     const float own_target =
         current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, restir_sample_point(a.scene, current)) : 0.0f;
     float own_share = 0.0f;
-    unsigned int index = 1u;
+    unsigned int index = 1u, rays = 0u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
@@ -610,7 +626,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
         const int sees_own = GroupedSees ? (int)((a.neighbour_sees[pixel] >> k) & 1u) : -1;
         restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j], a.target), restir_load(a, a.input, j), current,
                               own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), sees_own,
-                              a.reuse_visibility != 0u, out, m, chosen_target, own_share);
+                              a.reuse_visibility != 0u, out, m, chosen_target, own_share, rays);
         ++index;
     }
     const bool chosen_own = restir_pairwise_own(a.scene, current, own_target, kf, found > 0u, own_share,
@@ -618,9 +634,10 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
                                                 chosen_target);
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT) {
-        restir_pairwise_end(a, q, out, chosen_target, chosen_own || a.reuse_visibility != 0u);
+        restir_pairwise_end(a, q, out, chosen_target, chosen_own || a.reuse_visibility != 0u, rays);
     }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) { restir_spatial_pairwise_pass<false>(a); }

@@ -300,6 +300,70 @@ fn gpu_restir_is_the_cpu_reference() {
     }
 }
 
+/// The GPU counts the shadow rays of each stage (`RestirRenderer::set_ray_counting`) as the CPU
+/// reference does (`RestirFrames::rays`): the same frames trace the same rays, so the counts are
+/// equal, whichever kernels trace them (inline, lane groups) — printed as rays per pixel per
+/// frame.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_restir_counts_the_cpu_rays() {
+    let Some(device) = device() else { return };
+    let scene = scene(512, 96, 64);
+    let frames = 4u32;
+    let pixels = 96 * 64u64;
+    let base = RestirOptions {
+        radius: 8.0,
+        seed: 7,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
+    let cpu = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = cpu.view(&RenderOptions { seed: 7, ..RenderOptions::from_scene(&scene) });
+    let mut failures = Vec::new();
+    for (name, options) in [
+        ("ray-traced", base),
+        ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
+        ("visibility-aware", RestirOptions { reuse_visibility: true, ..base }),
+        ("the defaults", RestirOptions { radius: 8.0, seed: 7, ..RestirOptions::default() }),
+    ] {
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        for _ in 0..frames {
+            sequence.render(&view, &scene.camera);
+        }
+        let expected = sequence.rays();
+        for lanes in [RayLanes::DEFAULT, RayLanes::Inline] {
+            let mut renderer =
+                RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
+            renderer.set_ray_lanes(lanes);
+            renderer.set_ray_counting(true).expect("counts");
+            for _ in 0..frames {
+                renderer.render_frame().expect("renders a frame");
+            }
+            let got = renderer.ray_counts().expect("downloads").expect("counting");
+            println!(
+                "{name}, {lanes:?}: rays per pixel per frame GPU {:?}, CPU {:?}{}",
+                got.per_pixel_frame(pixels, frames as u64),
+                expected.per_pixel_frame(pixels, frames as u64),
+                if got == expected { " (equal)" } else { "" }
+            );
+            // Equal, unless a rare pixel's answer differs in round-off (then within 0.1%).
+            let close = |a: u64, b: u64| a.abs_diff(b) as f64 <= 1e-3 * a.max(b) as f64;
+            let stages = [
+                (got.visibility, expected.visibility),
+                (got.temporal, expected.temporal),
+                (got.spatial, expected.spatial),
+                (got.shade, expected.shade),
+            ];
+            if !stages.iter().all(|&(a, b)| close(a, b)) {
+                failures.push(format!("{name}, {lanes:?}: GPU {got:?}, CPU {expected:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "ray counts differ: {failures:?}");
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_restir_converges_to_direct_lighting() {

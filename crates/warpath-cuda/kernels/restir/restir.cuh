@@ -139,7 +139,13 @@ struct RestirArgs {
     // with p̂·V at the pixel, V traced before resampling; the rays are then inline (ray_group 0).
     unsigned int reuse_visibility;
     unsigned int _pad;
+    // Shadow rays traced, by stage (RESTIR_RAYS_*; restir.rs RayCounts), when not null.
+    unsigned long long* ray_counts;
 };
+
+#define RESTIR_RAYS_VISIBILITY 0u
+#define RESTIR_RAYS_TEMPORAL 1u
+#define RESTIR_RAYS_SPATIAL 2u
 
 // restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
 __device__ __forceinline__ float restir_random(unsigned int seed, unsigned int index, unsigned int frame,
@@ -320,12 +326,14 @@ __device__ __forceinline__ bool restir_visible(const DeviceScene& scene, const R
     return !scene_occluded(scene, make_segment(origin, to / d, __fmul_rn(d, __fsub_rn(1.0f, 1e-4f))));
 }
 
-// sees: p̂ > 0 and unoccluded.
+// sees: p̂ > 0 and unoccluded; a shadow ray (counted in `rays`) only where p̂ > 0.
 __device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const RestirShading& s,
-                                            const RestirLightPoint& y) {
+                                            const RestirLightPoint& y, unsigned int& rays) {
     float3 c;
     RestirLightGeometry g;
-    return restir_contribution_at(scene, s, y, c, g) && restir_visible(scene, s, g);
+    if (!restir_contribution_at(scene, s, y, c, g)) return false;
+    ++rays;
+    return restir_visible(scene, s, g);
 }
 
 // finalize: W = w_sum / (normaliser · p̂(y)), with `p` = p̂(y) of the chosen sample at the
@@ -383,23 +391,27 @@ __device__ __forceinline__ bool restir_reproject(const RestirArgs& a, float3 p, 
 // visibility-aware reuse): a shadow ray wherever the resampling weight would be > 0.
 __device__ __forceinline__ float restir_reused_target(const DeviceScene& scene, const RestirShading& q,
                                                       const Reservoir& r, const RestirLightPoint& y,
-                                                      bool visibility) {
+                                                      bool visibility, unsigned int& rays) {
     float3 c;
     RestirLightGeometry g;
     if (!restir_contribution_at(scene, q, y, c, g)) return 0.0f;
     const float p = restir_target_value(q.target, c);
-    if (visibility && p > 0.0f && r.w > 0.0f && !restir_visible(scene, q, g)) return 0.0f;
+    if (visibility && p > 0.0f && r.w > 0.0f) {
+        ++rays;
+        if (!restir_visible(scene, q, g)) return 0.0f;
+    }
     return p;
 }
 
 // `visibility`: the input is a reused one under visibility-aware reuse (restir_reused_target).
 __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, const RestirShading& q,
                                                     const Reservoir& r, float u, Reservoir& out, float& m,
-                                                    float& chosen_target, bool visibility = false) {
+                                                    float& chosen_target, unsigned int& rays,
+                                                    bool visibility = false) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_reused_target(scene, q, r, y, visibility);
+        const float p = restir_reused_target(scene, q, r, y, visibility, rays);
         if (reservoir_update(out, y, __fmul_rn(__fmul_rn(p, r.w), r.m), u)) {
             chosen_target = p;
             return true;
@@ -419,11 +431,12 @@ __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, 
                                                       const RestirShading& ns, const Reservoir& r,
                                                       const Reservoir& own, float own_target, float k, float u,
                                                       int ns_sees_own, bool visibility, Reservoir& out,
-                                                      float& m, float& chosen_target, float& own_share) {
+                                                      float& m, float& chosen_target, float& own_share,
+                                                      unsigned int& rays) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_reused_target(scene, q, r, y, visibility);
+        const float p = restir_reused_target(scene, q, r, y, visibility, rays);
         const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y));
         const float b = __fmul_rn(own.m, p);
         const float sum = __fadd_rn(a, b);
@@ -435,7 +448,7 @@ __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, 
         const float c = __fmul_rn(own.m, own_target);
         float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y_own));
         // The reused input's technique cannot produce a sample its surface does not see.
-        if (d > 0.0f && !(ns_sees_own < 0 ? restir_sees(scene, ns, y_own) : ns_sees_own != 0)) d = 0.0f;
+        if (d > 0.0f && !(ns_sees_own < 0 ? restir_sees(scene, ns, y_own, rays) : ns_sees_own != 0)) d = 0.0f;
         const float sum = __fadd_rn(c, d);
         own_share = __fadd_rn(own_share, sum > 0.0f ? __fdiv_rn(c, sum) : 0.0f);
     }

@@ -41,7 +41,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -400,6 +400,9 @@ pub struct RestirRenderer<'d> {
     next_frame: u32,
     /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
+    /// Shadow rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade),
+    /// while counting is on.
+    ray_counts: Option<DeviceBuffer<u64>>,
 }
 
 impl<'d> RestirRenderer<'d> {
@@ -462,6 +465,7 @@ impl<'d> RestirRenderer<'d> {
             program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout),
             next_frame: 0,
             times: None,
+            ray_counts: None,
         })
     }
 
@@ -515,6 +519,21 @@ impl<'d> RestirRenderer<'d> {
         self.times = on.then(RestirTimes::default);
     }
 
+    /// Counts the shadow rays of every frame from now on, by stage (from zero), or stops
+    /// counting (each traced ray adds to a global counter: a little slower).
+    pub fn set_ray_counting(&mut self, on: bool) -> CudaResult<()> {
+        self.ray_counts = if on { Some(DeviceBuffer::zeroed(self.device, 4)?) } else { None };
+        Ok(())
+    }
+
+    /// The shadow rays counted so far (None when counting is off; waits for the stream): the
+    /// CPU reference's `RestirFrames::rays` for the same frames.
+    pub fn ray_counts(&self) -> CudaResult<Option<RayCounts>> {
+        let Some(buffer) = &self.ray_counts else { return Ok(None) };
+        let c = buffer.download(self.device)?;
+        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3] }))
+    }
+
     /// The kernel times so far (None when timing is off).
     pub fn kernel_times(&self) -> Option<RestirTimes> {
         self.times.clone()
@@ -531,6 +550,9 @@ impl<'d> RestirRenderer<'d> {
         self.has_previous = false;
         self.moved_from = None;
         self.next_frame = 0;
+        if let Some(counts) = self.ray_counts.as_mut() {
+            counts.upload(self.device, &[0; 4])?;
+        }
         if let Some(times) = self.times.as_mut() {
             *times = RestirTimes::default();
         }
@@ -606,6 +628,7 @@ impl<'d> RestirRenderer<'d> {
             pending_temporal: self.pending_temporal.address(d),
             reuse_visibility: self.options.reuse_visibility as u32,
             _pad: 0,
+            ray_counts: self.ray_counts.as_ref().map_or(0, |b| b.address(d)),
         }
     }
 
