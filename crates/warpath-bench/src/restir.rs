@@ -97,6 +97,9 @@ pub struct RestirArgs {
     /// ReSTIR: visibility-aware reuse (a reused sample weighed by its visibility from the pixel).
     #[arg(long)]
     pub reuse_visibility: bool,
+    /// ReSTIR: BSDF-sampled candidates per pixel (MIS with the light candidates; CPU only so far).
+    #[arg(long)]
+    pub bsdf_candidates: Option<u32>,
     /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
     /// width (at least 2), so that a small CPU image reuses over the same part of the scene].
     #[arg(long)]
@@ -204,6 +207,9 @@ pub fn run(args: RestirArgs) -> Result<()> {
     }
     restir.temporal &= !args.no_temporal;
     restir.reuse_visibility |= args.reuse_visibility;
+    if let Some(b) = args.bsdf_candidates {
+        restir.bsdf_candidates = b;
+    }
     restir.light_pool &= !args.no_pool;
     if let Some(b) = args.boiling_filter {
         restir.boiling_filter = b;

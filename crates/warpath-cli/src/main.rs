@@ -141,6 +141,11 @@ pub struct RenderArgs {
     /// with ray-traced and pairwise weights.
     #[arg(long)]
     pub restir_reuse_visibility: bool,
+    /// restir-di: BSDF-sampled candidates per pixel, combined with the light candidates by
+    /// multiple importance sampling over their source pdfs (helps glossy surfaces; CPU only
+    /// so far).
+    #[arg(long, default_value_t = 0)]
+    pub restir_bsdf_candidates: u32,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
     #[arg(long, default_value_t = 1, value_parser = parse_passes)]
     pub restir_spatial_passes: u32,

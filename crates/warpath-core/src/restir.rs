@@ -178,6 +178,9 @@ pub struct RestirOptions {
     /// and then blackens the pixel (W = 0). The chosen sample is then known visible at the
     /// pixel: no ray after the choice. Unbiased with ray-traced or pairwise weights.
     pub reuse_visibility: bool,
+    /// BSDF-sampled candidates per pixel in initial RIS, combined with the light candidates
+    /// by the balance heuristic over their source pdfs (0: none; CPU only so far).
+    pub bsdf_candidates: u32,
     /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
     /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
     /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
@@ -200,6 +203,7 @@ impl Default for RestirOptions {
             bias: BiasCorrection::Pairwise,
             target: TargetFunction::Channels,
             reuse_visibility: false,
+            bsdf_candidates: 0,
             boiling_filter: 0.0,
             seed: 0,
         }
@@ -218,6 +222,8 @@ pub struct RayCounts {
     pub spatial: u64,
     /// Shading (0: its visibility is known).
     pub shade: u64,
+    /// The closest-hit rays of BSDF-sampled candidates (`RestirOptions::bsdf_candidates`).
+    pub bsdf_candidates: u64,
 }
 
 impl RayCounts {
@@ -226,13 +232,15 @@ impl RayCounts {
         self.temporal += o.temporal;
         self.spatial += o.spatial;
         self.shade += o.shade;
+        self.bsdf_candidates += o.bsdf_candidates;
     }
 
     pub fn total(&self) -> u64 {
-        self.visibility + self.temporal + self.spatial + self.shade
+        self.visibility + self.temporal + self.spatial + self.shade + self.bsdf_candidates
     }
 
-    /// Rays per pixel per frame of each stage and in all, for `pixels` × `frames`.
+    /// Shadow rays per pixel per frame of each stage (visibility, temporal, spatial, shade)
+    /// and in all (with the BSDF candidates' rays), for `pixels` × `frames`.
     pub fn per_pixel_frame(&self, pixels: u64, frames: u64) -> [f64; 5] {
         let n = (pixels * frames).max(1) as f64;
         [self.visibility, self.temporal, self.spatial, self.shade, self.total()].map(|r| r as f64 / n)

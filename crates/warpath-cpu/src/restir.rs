@@ -54,6 +54,8 @@
 //! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
 //! Random numbers: [`restir_random`] (`pcg_sample` with one stream per frame and stage).
 
+mod bsdf_candidates;
+
 use crate::integrator::{SceneView, generate_with, surface_hit};
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
@@ -305,6 +307,7 @@ pub fn initial_ris(
     gbuffer: &[GBufferPixel],
     frame: u32,
     rays: &AtomicU64,
+    bsdf_rays: &AtomicU64,
 ) -> Vec<Vec<Reservoir>> {
     let (w, h) = (view.width, view.height);
     let tiles_x = w.div_ceil(POOL_TILE);
@@ -321,6 +324,11 @@ pub fn initial_ris(
             let Some(s) = &gbuffer[pixel as usize].surface else { return out };
             let u = |d: u32| restir_random(options.seed, pixel, frame, STAGE_CANDIDATE, d);
             let mut chosen_target = [0.0f32; 3];
+            let mis = options.bsdf_candidates > 0;
+            let mis_pdf = |view: &SceneView, s: &Surface, y: LightPoint, light_pdf: f32| {
+                options.candidates as f32 * light_pdf
+                    + options.bsdf_candidates as f32 * bsdf_candidates::area_pdf(view, s, y)
+            };
             for c in 0..options.candidates {
                 let y = if options.light_pool {
                     let tile = (pixel / w / POOL_TILE) * tiles_x + (pixel % w) / POOL_TILE;
@@ -331,6 +339,8 @@ pub fn initial_ris(
                 };
                 let source = sampler.pdf(view, y);
                 if source > 0.0 {
+                    // With BSDF candidates: the balance heuristic's M_L·p_L + M_B·p_B.
+                    let source = if mis { mis_pdf(view, s, y, source) } else { source };
                     // One evaluation of the contribution serves every reservoir's target.
                     let contribution = contribution(view, s, y).map(|(c, _)| c);
                     for (t, kind) in targets.iter().enumerate() {
@@ -341,14 +351,33 @@ pub fn initial_ris(
                     }
                 }
             }
+            // BSDF-sampled candidates (their random numbers after the light candidates').
+            for b in 0..options.bsdf_candidates {
+                let d = 4 * (options.candidates + b);
+                let Some(y) = bsdf_candidates::sample(view, s, [u(d), u(d + 1), u(d + 2)], bsdf_rays) else {
+                    continue;
+                };
+                let source = mis_pdf(view, s, y, sampler.pdf(view, y));
+                if !(source > 0.0) {
+                    continue;
+                }
+                let contribution = contribution(view, s, y).map(|(c, _)| c);
+                for (t, kind) in targets.iter().enumerate() {
+                    let p = contribution.map_or(0.0, |c| kind.of(c));
+                    if out[t].update(y, p / source, u(d + 3)) {
+                        chosen_target[t] = p;
+                    }
+                }
+            }
             // The visibility pass: an occluded sample contributes nothing (one ray per distinct
             // sample: reservoirs that chose the same point share its answer).
             let mut answered: [Option<(LightPoint, bool)>; 3] = [None; 3];
             for t in 0..targets.len() {
                 let r = &mut out[t];
-                r.m = options.candidates as f32;
-                let m = r.m;
-                finalize(r, chosen_target[t], m);
+                r.m = (options.candidates + options.bsdf_candidates) as f32;
+                // (with MIS the weights already hold the 1/M: W = w_sum / p̂)
+                let normaliser = if mis { 1.0 } else { r.m };
+                finalize(r, chosen_target[t], normaliser);
                 let Some(y) = r.y else { continue };
                 let known = answered[..t].iter().flatten().find(|(point, _)| *point == y).map(|(_, v)| *v);
                 let seen = known.unwrap_or_else(|| sees(view, s, y, rays));
@@ -733,8 +762,8 @@ impl RestirFrames {
         };
         // Each reservoir target's reservoirs are reused on their own, with the same random
         // numbers (the same neighbours) and their own target.
-        let rays = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-        let mut all = initial_ris(view, options, &sampler, &g, frame, &rays[0]);
+        let rays = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+        let mut all = initial_ris(view, options, &sampler, &g, frame, &rays[0], &rays[3]);
         for (t, reservoirs) in all.iter_mut().enumerate() {
             let options = &RestirOptions { target: targets[t], ..*options };
             if options.temporal {
@@ -746,8 +775,8 @@ impl RestirFrames {
                 *reservoirs = reuse_spatially(view, options, &g, reservoirs, frame, pass, &rays[2]);
             }
         }
-        let [visibility, temporal, spatial] = rays.map(|r| r.into_inner());
-        self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0 });
+        let [visibility, temporal, spatial, bsdf_candidates] = rays.map(|r| r.into_inner());
+        self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0, bsdf_candidates });
         let radiance = shade(view, targets, &g, &all);
         self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);

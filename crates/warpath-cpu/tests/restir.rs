@@ -264,6 +264,14 @@ fn unbiased_restir_converges_to_direct_lighting() {
             },
             0.03,
         ),
+        // BSDF-sampled candidates combined with the light candidates by the balance heuristic.
+        (
+            "ris only, 1 BSDF candidate",
+            RestirOptions { temporal: false, spatial_passes: 0, bsdf_candidates: 1, ..classic() },
+            0.01,
+        ),
+        ("temporal + spatial, 2 BSDF candidates", RestirOptions { bsdf_candidates: 2, ..classic() }, 0.03),
+        ("the defaults, 1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() }, 0.03),
         (
             "spatial only, visibility-aware, per-channel reservoirs",
             RestirOptions { reuse_visibility: true, temporal: false, target: TargetFunction::Channels, ..classic() },
@@ -382,6 +390,12 @@ fn fixture_scenes_are_unbiased() {
             ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..classic() }, 16, 1.5),
             ("spatial only", RestirOptions { temporal: false, ..classic() }, 16, 1.5),
             ("default", classic(), 64, 1.5),
+            (
+                "the defaults, 1 BSDF candidate",
+                RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() },
+                32,
+                1.5,
+            ),
         ] {
             let c = compare(&reference, &restir_runs_n(&scene, options, runs));
             eprintln!(
@@ -542,6 +556,11 @@ fn error_per_sample_against_light_sampling() {
             (
                 "restir channels, pairwise",
                 restir(RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..classic() }),
+            ),
+            ("restir defaults", restir(RestirOptions::default())),
+            (
+                "restir defaults, 1 BSDF candidate",
+                restir(RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() }),
             ),
             (
                 "restir visibility-aware, pairwise",

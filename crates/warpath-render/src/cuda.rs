@@ -172,9 +172,10 @@ impl Renderer for CudaRestir<'_> {
             let pixels = self.settings.width() as u64 * self.settings.height() as u64;
             let [visibility, temporal, spatial, shade, total] =
                 rays.per_pixel_frame(pixels, self.renderer.frames() as u64);
+            let bsdf = rays.bsdf_candidates as f64 / (pixels * self.renderer.frames() as u64).max(1) as f64;
             lines.push(format!(
                 "restir shadow rays per pixel per frame: visibility {visibility:.3}, temporal {temporal:.3}, \
-                 spatial {spatial:.3}, shade {shade:.3}; total {total:.3} (and 1 camera ray)"
+                 spatial {spatial:.3}, shade {shade:.3}, BSDF candidates {bsdf:.3}; total {total:.3} (and 1 camera ray)"
             ));
         }
         (!lines.is_empty()).then(|| lines.join("\n"))

@@ -363,6 +363,9 @@ fn check_options(options: &RestirOptions) -> CudaResult<()> {
     if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
         return bad(format!("temporal cap {}", options.temporal_cap));
     }
+    if options.bsdf_candidates != 0 {
+        return bad("BSDF-sampled candidates are on the CPU reference only so far (use --backend cpu)".into());
+    }
     if options.boiling_filter != 0.0 {
         return bad("the boiling filter is on the CPU reference only so far (issue 29)".into());
     }
@@ -531,7 +534,7 @@ impl<'d> RestirRenderer<'d> {
     pub fn ray_counts(&self) -> CudaResult<Option<RayCounts>> {
         let Some(buffer) = &self.ray_counts else { return Ok(None) };
         let c = buffer.download(self.device)?;
-        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3] }))
+        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: 0 }))
     }
 
     /// The kernel times so far (None when timing is off).
