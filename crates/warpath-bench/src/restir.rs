@@ -91,9 +91,15 @@ pub struct RestirArgs {
     /// default 0.2; CPU only so far).
     #[arg(long)]
     pub boiling_filter: Option<f32>,
-    /// ReSTIR: the target function (luminance, l2, sum, max).
+    /// ReSTIR: the target function (luminance, l2, sum, max, channels: one reservoir per colour channel).
     #[arg(long)]
     pub target: Option<String>,
+    /// ReSTIR: visibility-aware reuse (a reused sample weighed by its visibility from the pixel).
+    #[arg(long)]
+    pub reuse_visibility: bool,
+    /// ReSTIR: BSDF-sampled candidates per pixel (MIS with the light candidates; CPU only so far).
+    #[arg(long)]
+    pub bsdf_candidates: Option<u32>,
     /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
     /// width (at least 2), so that a small CPU image reuses over the same part of the scene].
     #[arg(long)]
@@ -174,6 +180,8 @@ struct Report {
     scored_frames: Vec<u32>,
     surface_pixels: usize,
     restir_ms_per_frame: f64,
+    /// The ReSTIR renderer's report (CPU: shadow rays per pixel per frame by stage).
+    restir_note: Option<String>,
     path_ms_per_spp: f64,
     time_ratio: f64,
     rows: Vec<Row>,
@@ -195,9 +203,13 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.bias = BiasCorrection::from_name(b).context("--bias: ray-traced, pairwise or off")?;
     }
     if let Some(t) = &args.target {
-        restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum or max")?;
+        restir.target = TargetFunction::from_name(t).context("--target: luminance, l2, sum, max or channels")?;
     }
     restir.temporal &= !args.no_temporal;
+    restir.reuse_visibility |= args.reuse_visibility;
+    if let Some(b) = args.bsdf_candidates {
+        restir.bsdf_candidates = b;
+    }
     restir.light_pool &= !args.no_pool;
     if let Some(b) = args.boiling_filter {
         restir.boiling_filter = b;
@@ -306,6 +318,12 @@ pub fn run(args: RestirArgs) -> Result<()> {
         }
     }
     let restir_ms = 1e3 * frame_seconds / (args.frames - 1).max(1) as f64;
+    // What the renderer says after its frames (the CPU: shadow rays per pixel per frame by
+    // stage; the GPU: kernel times when asked for).
+    let restir_note = renderer.report();
+    if let Some(note) = &restir_note {
+        println!("- {note}");
+    }
     drop(renderer);
 
     // The path tracer's time per spp, then its equal-time images.
@@ -366,6 +384,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         scored_frames: scored.iter().map(|f| f + 1).collect(),
         surface_pixels: mask.iter().filter(|m| **m).count(),
         restir_ms_per_frame: restir_ms,
+        restir_note,
         path_ms_per_spp: path_ms,
         time_ratio: ratio,
         rows,

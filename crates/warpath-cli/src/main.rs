@@ -128,12 +128,25 @@ pub struct RenderArgs {
     /// restir-di: bias correction of reuse: ray-traced (unbiased: the reused inputs' visibility
     /// traced, 1/Z), pairwise (pairwise MIS with visibility: unbiased, the same rays, weights
     /// bounded where targets differ: glossy surfaces under motion) or off (1/M, biased).
-    #[arg(long, default_value = "ray-traced", value_parser = parse_bias)]
+    #[arg(long, default_value = "pairwise", value_parser = parse_bias)]
     pub restir_bias: warpath_cpu::restir::BiasCorrection,
     /// restir-di: the target function p̂ of a sample's unshadowed contribution c: luminance,
-    /// l2 (|c|), sum (r + g + b) or max (of the channels); CPU and GPU alike.
-    #[arg(long, default_value = "luminance", value_parser = parse_target)]
+    /// l2 (|c|), sum (r + g + b), max (of the channels), or channels (one reservoir per colour
+    /// channel from the same candidates, each resampled and reused with its own channel: best
+    /// under coloured lights, three times the reservoirs); CPU and GPU alike.
+    #[arg(long, default_value = "channels", value_parser = parse_target)]
     pub restir_target: warpath_cpu::restir::TargetFunction,
+    /// restir-di: visibility-aware reuse: temporal and spatial reuse weigh a reused sample by
+    /// its visibility from the pixel (one shadow ray per reused input, before resampling), so a
+    /// neighbour's sample the pixel cannot see never wins and leaves the pixel black; unbiased
+    /// with ray-traced and pairwise weights.
+    #[arg(long)]
+    pub restir_reuse_visibility: bool,
+    /// restir-di: BSDF-sampled candidates per pixel, combined with the light candidates by
+    /// multiple importance sampling over their source pdfs (helps glossy surfaces; CPU only
+    /// so far).
+    #[arg(long, default_value_t = 0)]
+    pub restir_bsdf_candidates: u32,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
     #[arg(long, default_value_t = 1, value_parser = parse_passes)]
     pub restir_spatial_passes: u32,
@@ -268,7 +281,7 @@ fn parse_radius(s: &str) -> Result<f32, String> {
 
 fn parse_target(s: &str) -> Result<warpath_cpu::restir::TargetFunction, String> {
     warpath_cpu::restir::TargetFunction::from_name(s)
-        .ok_or_else(|| format!("unknown target function '{s}' (one of luminance, l2, sum, max)"))
+        .ok_or_else(|| format!("unknown target function '{s}' (one of luminance, l2, sum, max, channels)"))
 }
 
 fn parse_bias(s: &str) -> Result<warpath_cpu::restir::BiasCorrection, String> {

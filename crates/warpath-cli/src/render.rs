@@ -45,6 +45,8 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             radius: args.restir_radius,
             bias: args.restir_bias,
             target: args.restir_target,
+            reuse_visibility: args.restir_reuse_visibility,
+            bsdf_candidates: args.restir_bsdf_candidates,
             ..Default::default()
         },
         restir_gpu: RestirGpu {

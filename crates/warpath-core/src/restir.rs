@@ -35,10 +35,15 @@ impl BiasCorrection {
 /// (issue 29: with coloured lights a luminance cannot prefer the emitter whose colour matches
 /// the surface). Every function here is written in the order of operations restir.cuh's
 /// `restir_target_value` rounds, so the CPU and the GPU resample alike bit for bit.
+///
+/// [`TargetFunction::Channels`] is not one function but three reservoirs a pixel, one per colour
+/// channel, resampled from the same candidates, each with its own channel as its target
+/// ([`TargetFunction::Red`], `Green`, `Blue`: [`TargetFunction::reservoir_targets`]), reused
+/// channel by channel and shaded each into its own channel. Each channel's estimate is then
+/// exactly importance-sampled where one light dominates it, whatever the lights' hues.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TargetFunction {
     /// Rec.709 luminance (the original target).
-    #[default]
     Luminance,
     /// The Euclidean norm √(r² + g² + b²).
     L2,
@@ -46,11 +51,40 @@ pub enum TargetFunction {
     Sum,
     /// max(r, g, b).
     Max,
+    /// One reservoir per colour channel sharing the candidates (three times the reservoirs;
+    /// the default).
+    #[default]
+    Channels,
+    /// The red channel: the target of the first reservoir of [`TargetFunction::Channels`]
+    /// (alone it would be biased: it is 0 where only green or blue light arrives).
+    Red,
+    /// The green channel (the second reservoir of `Channels`).
+    Green,
+    /// The blue channel (the third reservoir of `Channels`).
+    Blue,
 }
 
 impl TargetFunction {
-    pub const ALL: [TargetFunction; 4] =
-        [TargetFunction::Luminance, TargetFunction::L2, TargetFunction::Sum, TargetFunction::Max];
+    /// The targets a user chooses among (`--restir-target`).
+    pub const ALL: [TargetFunction; 5] = [
+        TargetFunction::Luminance,
+        TargetFunction::L2,
+        TargetFunction::Sum,
+        TargetFunction::Max,
+        TargetFunction::Channels,
+    ];
+
+    /// Every function a single reservoir resamples with (what [`TargetFunction::of`] evaluates;
+    /// the lockstep crate checks each against restir/target.cuh).
+    pub const EVALUATED: [TargetFunction; 7] = [
+        TargetFunction::Luminance,
+        TargetFunction::L2,
+        TargetFunction::Sum,
+        TargetFunction::Max,
+        TargetFunction::Red,
+        TargetFunction::Green,
+        TargetFunction::Blue,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -58,30 +92,70 @@ impl TargetFunction {
             TargetFunction::L2 => "l2",
             TargetFunction::Sum => "sum",
             TargetFunction::Max => "max",
+            TargetFunction::Channels => "channels",
+            TargetFunction::Red => "red",
+            TargetFunction::Green => "green",
+            TargetFunction::Blue => "blue",
         }
     }
 
+    /// The user-facing target of `name` (one of [`TargetFunction::ALL`]).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The code the GPU kernels read (`RestirArgs.target`, restir.cuh `RESTIR_TARGET_*`).
+    /// The code the GPU kernels read (`RestirArgs.target`, restir/target.cuh `RESTIR_TARGET_*`).
     pub fn code(self) -> u32 {
         self as u32
     }
 
-    /// p̂ of contribution `c` (each channel ≥ 0 and finite where it is called).
+    /// The target of each reservoir a pixel keeps, in the order the reservoir buffers hold
+    /// them: three channels for [`TargetFunction::Channels`], else the function itself.
+    pub fn reservoir_targets(self) -> &'static [TargetFunction] {
+        match self {
+            TargetFunction::Luminance => &[TargetFunction::Luminance],
+            TargetFunction::L2 => &[TargetFunction::L2],
+            TargetFunction::Sum => &[TargetFunction::Sum],
+            TargetFunction::Max => &[TargetFunction::Max],
+            TargetFunction::Channels => &[TargetFunction::Red, TargetFunction::Green, TargetFunction::Blue],
+            TargetFunction::Red => &[TargetFunction::Red],
+            TargetFunction::Green => &[TargetFunction::Green],
+            TargetFunction::Blue => &[TargetFunction::Blue],
+        }
+    }
+
+    /// Reservoirs a pixel keeps (1, or 3 for [`TargetFunction::Channels`]).
+    pub fn reservoirs(self) -> usize {
+        self.reservoir_targets().len()
+    }
+
+    /// The colour channel a reservoir of this target shades (None: all three).
+    pub fn channel(self) -> Option<usize> {
+        match self {
+            TargetFunction::Red => Some(0),
+            TargetFunction::Green => Some(1),
+            TargetFunction::Blue => Some(2),
+            _ => None,
+        }
+    }
+
+    /// p̂ of contribution `c` (each channel ≥ 0 and finite where it is called). `Channels`
+    /// resamples with its three [`TargetFunction::reservoir_targets`]; its value here is the
+    /// channel sum, which no resampling uses.
     pub fn of(self, c: glam::Vec3) -> f32 {
         match self {
             TargetFunction::Luminance => crate::color::luminance(c),
             TargetFunction::L2 => ((c.x * c.x + c.y * c.y) + c.z * c.z).sqrt(),
-            TargetFunction::Sum => (c.x + c.y) + c.z,
+            TargetFunction::Sum | TargetFunction::Channels => (c.x + c.y) + c.z,
             TargetFunction::Max => c.x.max(c.y).max(c.z),
+            TargetFunction::Red => c.x,
+            TargetFunction::Green => c.y,
+            TargetFunction::Blue => c.z,
         }
     }
 }
 
-/// The knobs of a ReSTIR DI frame (the issue's defaults).
+/// The knobs of a ReSTIR DI frame, and their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestirOptions {
     /// Candidates per pixel in initial RIS.
@@ -98,6 +172,15 @@ pub struct RestirOptions {
     pub bias: BiasCorrection,
     /// The target function p̂ of resampling.
     pub target: TargetFunction,
+    /// Visibility-aware reuse: the reuse passes resample a reused input's sample with
+    /// p̂_q(y)·V_q(y), its visibility from the pixel traced before resampling (one shadow ray
+    /// per reused input with weight > 0), so a neighbour's pick the pixel cannot see never wins
+    /// and then blackens the pixel (W = 0). The chosen sample is then known visible at the
+    /// pixel: no ray after the choice. Unbiased with ray-traced or pairwise weights.
+    pub reuse_visibility: bool,
+    /// BSDF-sampled candidates per pixel in initial RIS, combined with the light candidates
+    /// by the balance heuristic over their source pdfs (0: none; CPU only so far).
+    pub bsdf_candidates: u32,
     /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
     /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
     /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
@@ -115,11 +198,52 @@ impl Default for RestirOptions {
             spatial_passes: 1,
             neighbours: 5,
             radius: 30.0,
-            bias: BiasCorrection::RayTraced,
-            target: TargetFunction::Luminance,
+            // Pairwise MIS with one reservoir per colour channel: the best on the CPU's
+            // yardstick at equal time (docs/restir.md).
+            bias: BiasCorrection::Pairwise,
+            target: TargetFunction::Channels,
+            reuse_visibility: false,
+            bsdf_candidates: 0,
             boiling_filter: 0.0,
             seed: 0,
         }
+    }
+}
+
+/// Shadow rays a ReSTIR render traced, by stage (the CPU reference counts them; rays whose
+/// answer is known — the chosen input's, shading's — are not traced and not counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RayCounts {
+    /// The visibility pass after initial RIS (one per distinct chosen sample of a pixel).
+    pub visibility: u64,
+    /// Temporal reuse (Z's or pairwise MIS's rays, the pixel's own, visibility-aware reuse's).
+    pub temporal: u64,
+    /// Spatial reuse, every pass.
+    pub spatial: u64,
+    /// Shading (0: its visibility is known).
+    pub shade: u64,
+    /// The closest-hit rays of BSDF-sampled candidates (`RestirOptions::bsdf_candidates`).
+    pub bsdf_candidates: u64,
+}
+
+impl RayCounts {
+    pub fn add(&mut self, o: &RayCounts) {
+        self.visibility += o.visibility;
+        self.temporal += o.temporal;
+        self.spatial += o.spatial;
+        self.shade += o.shade;
+        self.bsdf_candidates += o.bsdf_candidates;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.visibility + self.temporal + self.spatial + self.shade + self.bsdf_candidates
+    }
+
+    /// Shadow rays per pixel per frame of each stage (visibility, temporal, spatial, shade)
+    /// and in all (with the BSDF candidates' rays), for `pixels` × `frames`.
+    pub fn per_pixel_frame(&self, pixels: u64, frames: u64) -> [f64; 5] {
+        let n = (pixels * frames).max(1) as f64;
+        [self.visibility, self.temporal, self.spatial, self.shade, self.total()].map(|r| r as f64 / n)
     }
 }
 
@@ -188,11 +312,28 @@ mod tests {
         assert_eq!(TargetFunction::Sum.of(c), 19.0);
         assert_eq!(TargetFunction::Max.of(c), 12.0);
         assert_eq!(TargetFunction::Luminance.of(c), crate::color::luminance(c));
+        assert_eq!(
+            (TargetFunction::Red.of(c), TargetFunction::Green.of(c), TargetFunction::Blue.of(c)),
+            (3.0, 4.0, 12.0)
+        );
         for t in TargetFunction::ALL {
             assert_eq!(TargetFunction::from_name(t.name()), Some(t));
             assert_eq!(TargetFunction::ALL[t.code() as usize], t);
-            assert!(t.of(Vec3::splat(2.0)) > t.of(Vec3::splat(1.0)) && t.of(Vec3::ZERO) == 0.0);
         }
+        for t in TargetFunction::EVALUATED {
+            assert!(t.of(Vec3::splat(2.0)) > t.of(Vec3::splat(1.0)) && t.of(Vec3::ZERO) == 0.0);
+            assert_eq!(t.reservoir_targets(), [t], "{t:?} is one reservoir");
+        }
+        // Channels: three reservoirs, each shading its own channel, with the codes after the
+        // user-facing ones (restir/target.cuh RESTIR_TARGET_RED + channel).
+        let channels = TargetFunction::Channels.reservoir_targets();
+        assert_eq!(TargetFunction::Channels.reservoirs(), 3);
+        for (k, t) in channels.iter().enumerate() {
+            assert_eq!(t.channel(), Some(k));
+            assert_eq!(t.code(), TargetFunction::Red.code() + k as u32);
+            assert_eq!(TargetFunction::from_name(t.name()), None, "{t:?} is not chosen alone");
+        }
+        assert_eq!(TargetFunction::Luminance.channel(), None);
         assert_eq!(TargetFunction::from_name("hue"), None);
     }
 

@@ -21,6 +21,13 @@
 //!    similar (normals within 25°, depths within 10%).
 //! 5. `shade` — f · Le · G · V · W plus emission the camera sees; V is known (below).
 //!
+//! With [`TargetFunction::Channels`] a pixel keeps three reservoirs, one per colour channel:
+//! initial RIS streams every candidate into all three (one contribution evaluated, the same
+//! selection numbers, each reservoir weighted by its own channel), each channel's reservoirs
+//! are reused on their own with their channel as target, and `shade` adds each reservoir's
+//! f·Le·G·W to its own channel. Each channel's estimate is an unbiased ReSTIR estimate of that
+//! channel, so the sum is unbiased too.
+//!
 //! Reservoirs are combined by generalised RIS: input i with sample y_i, weight W_i and count
 //! M_i enters with w_i = p̂_q(y_i)·W_i·M_i at the pixel q. [`BiasCorrection::Off`] then sets
 //! W = Σw / (p̂_q(y)·ΣM_i) — biased where neighbours' domains differ (RTXDI's "off", 1/M);
@@ -47,10 +54,15 @@
 //! not a ReSTIR light yet); purely specular surfaces get no resampled light (as in RTXDI).
 //! Random numbers: [`restir_random`] (`pcg_sample` with one stream per frame and stage).
 
+mod boiling;
+mod bsdf_candidates;
+
+pub use boiling::{BOILING_GROUP, boiling_filter};
+
 use crate::integrator::{SceneView, generate_with, surface_hit};
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpath_core::bsdf;
 use warpath_core::detmath::det_sin_cos;
 use warpath_core::distribution::Distribution1D;
@@ -60,7 +72,7 @@ use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
 use warpath_core::camera::Camera;
-pub use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions, TargetFunction};
+pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, TargetFunction};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -211,10 +223,14 @@ fn visible(view: &SceneView, s: &Surface, g: &LightGeometry) -> bool {
     !view.occluded(&Ray::segment(origin, to / d, d * (1.0 - 1e-4)))
 }
 
-/// Whether `s` sees `y` at all (p̂ > 0 and unoccluded): the ray-traced Z test.
-fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
+/// Whether `s` sees `y` at all (p̂ > 0 and unoccluded): the ray-traced Z test. A shadow ray
+/// is traced (and counted in `rays`) only where p̂ > 0.
+fn sees(view: &SceneView, s: &Surface, y: LightPoint, rays: &AtomicU64) -> bool {
     match contribution(view, s, y) {
-        Some((_, g)) => visible(view, s, &g),
+        Some((_, g)) => {
+            rays.fetch_add(1, Ordering::Relaxed);
+            visible(view, s, &g)
+        }
         None => false,
     }
 }
@@ -227,7 +243,7 @@ fn sees(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
 /// surface that does not see its sample panics.
 fn sees_chosen(view: &SceneView, s: &Surface, y: LightPoint) -> bool {
     if VERIFY_CHOSEN.load(std::sync::atomic::Ordering::Relaxed) {
-        assert!(sees(view, s, y), "a reservoir with W > 0 whose surface does not see its sample");
+        assert!(sees(view, s, y, &AtomicU64::new(0)), "a reservoir with W > 0 whose surface does not see its sample");
     }
     true
 }
@@ -283,14 +299,19 @@ fn light_pool(sampler: &LightSampler<'_>, seed: u32, tile: u32, frame: u32) -> V
         .collect()
 }
 
-/// Initial RIS at every lit pixel, then the visibility pass.
+/// Initial RIS at every lit pixel, then the visibility pass: one reservoir per
+/// [`TargetFunction::reservoir_targets`] (three for [`TargetFunction::Channels`]), all
+/// resampled from the same candidates with the same selection numbers, each with its own
+/// target. The result is planar: `[target][pixel]`, as the GPU's reservoir buffers.
 pub fn initial_ris(
     view: &SceneView,
     options: &RestirOptions,
     sampler: &LightSampler<'_>,
     gbuffer: &[GBufferPixel],
     frame: u32,
-) -> Vec<Reservoir> {
+    rays: &AtomicU64,
+    bsdf_rays: &AtomicU64,
+) -> Vec<Vec<Reservoir>> {
     let (w, h) = (view.width, view.height);
     let tiles_x = w.div_ceil(POOL_TILE);
     let pools: Vec<Vec<LightPoint>> = if options.light_pool {
@@ -298,13 +319,19 @@ pub fn initial_ris(
     } else {
         Vec::new()
     };
-    (0..w * h)
+    let targets = options.target.reservoir_targets();
+    let per_pixel: Vec<[Reservoir; 3]> = (0..w * h)
         .into_par_iter()
         .map(|pixel| {
-            let Some(s) = &gbuffer[pixel as usize].surface else { return Reservoir::default() };
+            let mut out = [Reservoir::default(); 3];
+            let Some(s) = &gbuffer[pixel as usize].surface else { return out };
             let u = |d: u32| restir_random(options.seed, pixel, frame, STAGE_CANDIDATE, d);
-            let mut r = Reservoir::default();
-            let mut chosen_target = 0.0;
+            let mut chosen_target = [0.0f32; 3];
+            let mis = options.bsdf_candidates > 0;
+            let mis_pdf = |view: &SceneView, s: &Surface, y: LightPoint, light_pdf: f32| {
+                options.candidates as f32 * light_pdf
+                    + options.bsdf_candidates as f32 * bsdf_candidates::area_pdf(view, s, y)
+            };
             for c in 0..options.candidates {
                 let y = if options.light_pool {
                     let tile = (pixel / w / POOL_TILE) * tiles_x + (pixel % w) / POOL_TILE;
@@ -315,25 +342,57 @@ pub fn initial_ris(
                 };
                 let source = sampler.pdf(view, y);
                 if source > 0.0 {
-                    let p = target(view, options.target, s, y);
-                    if r.update(y, p / source, u(4 * c + 3)) {
-                        chosen_target = p;
+                    // With BSDF candidates: the balance heuristic's M_L·p_L + M_B·p_B.
+                    let source = if mis { mis_pdf(view, s, y, source) } else { source };
+                    // One evaluation of the contribution serves every reservoir's target.
+                    let contribution = contribution(view, s, y).map(|(c, _)| c);
+                    for (t, kind) in targets.iter().enumerate() {
+                        let p = contribution.map_or(0.0, |c| kind.of(c));
+                        if out[t].update(y, p / source, u(4 * c + 3)) {
+                            chosen_target[t] = p;
+                        }
                     }
                 }
             }
-            r.m = options.candidates as f32;
-            let m = r.m;
-            finalize(&mut r, chosen_target, m);
-            // The visibility pass: an occluded sample contributes nothing.
-            if let Some(y) = r.y
-                && let Some((_, g)) = contribution(view, s, y)
-                && !visible(view, s, &g)
-            {
-                r.w = 0.0;
+            // BSDF-sampled candidates (their random numbers after the light candidates').
+            for b in 0..options.bsdf_candidates {
+                let d = 4 * (options.candidates + b);
+                let Some(y) = bsdf_candidates::sample(view, s, [u(d), u(d + 1), u(d + 2)], bsdf_rays) else {
+                    continue;
+                };
+                let source = mis_pdf(view, s, y, sampler.pdf(view, y));
+                if !(source > 0.0) {
+                    continue;
+                }
+                let contribution = contribution(view, s, y).map(|(c, _)| c);
+                for (t, kind) in targets.iter().enumerate() {
+                    let p = contribution.map_or(0.0, |c| kind.of(c));
+                    if out[t].update(y, p / source, u(d + 3)) {
+                        chosen_target[t] = p;
+                    }
+                }
             }
-            r
+            // The visibility pass: an occluded sample contributes nothing (one ray per distinct
+            // sample: reservoirs that chose the same point share its answer).
+            let mut answered: [Option<(LightPoint, bool)>; 3] = [None; 3];
+            for t in 0..targets.len() {
+                let r = &mut out[t];
+                r.m = (options.candidates + options.bsdf_candidates) as f32;
+                // (with MIS the weights already hold the 1/M: W = w_sum / p̂)
+                let normaliser = if mis { 1.0 } else { r.m };
+                finalize(r, chosen_target[t], normaliser);
+                let Some(y) = r.y else { continue };
+                let known = answered[..t].iter().flatten().find(|(point, _)| *point == y).map(|(_, v)| *v);
+                let seen = known.unwrap_or_else(|| sees(view, s, y, rays));
+                answered[t] = Some((y, seen));
+                if !seen {
+                    r.w = 0.0;
+                }
+            }
+            out
         })
-        .collect()
+        .collect();
+    (0..targets.len()).map(|t| per_pixel.iter().map(|r| r[t]).collect()).collect()
 }
 
 /// W = w_sum / (normaliser · p̂_q(y)), with `p` = p̂_q(y) of the chosen sample (known from its
@@ -353,18 +412,35 @@ fn similar_at(s: &Surface, n: &Surface, depth: f32) -> bool {
     s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - depth).abs() <= 0.1 * depth
 }
 
+/// p̂ at the pixel's surface `s` of input `r`'s sample `y` as a combination resamples it: the
+/// target, times the visibility from `s` when `reused` (not the pixel's own input) and
+/// visibility-aware reuse is on — a shadow ray wherever the resampling weight would be > 0.
+fn reused_target(
+    view: &SceneView,
+    options: &RestirOptions,
+    s: &Surface,
+    reused: bool,
+    r: &Reservoir,
+    y: LightPoint,
+    rays: &AtomicU64,
+) -> f32 {
+    let p = target(view, options.target, s, y);
+    if options.reuse_visibility && reused && p > 0.0 && r.w > 0.0 && !sees(view, s, y, rays) { 0.0 } else { p }
+}
+
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
 /// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers.
 fn combine(
     view: &SceneView,
-    bias: BiasCorrection,
-    kind: TargetFunction,
+    options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
+    let bias = options.bias;
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, kind, s, inputs, u);
+        return combine_pairwise(view, options, s, inputs, rays, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -373,7 +449,7 @@ fn combine(
     for (i, (r, _)) in inputs.iter().enumerate() {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, kind, s, y);
+            let p = reused_target(view, options, s, i > 0, r, y, rays);
             if out.update(y, p * r.w * r.m, u(i as u32)) {
                 chosen_target = p;
                 chosen = i;
@@ -384,8 +460,15 @@ fn combine(
     let Some(y) = out.y else { return out };
     // Whether each input's surface sees y (the pixel's own is inputs[0]): a shadow ray, but
     // for the input y came from (`sees_chosen`).
-    let input_sees =
-        |i: usize| if i == chosen { sees_chosen(view, &inputs[i].1, y) } else { sees(view, &inputs[i].1, y) };
+    // With visibility-aware reuse the pixel's own surface sees y whichever input it came from
+    // (a reused sample it does not see had resampling weight 0).
+    let input_sees = |i: usize| {
+        if i == chosen || (i == 0 && options.reuse_visibility) {
+            sees_chosen(view, &inputs[i].1, y)
+        } else {
+            sees(view, &inputs[i].1, y, rays)
+        }
+    };
     let seen: Vec<bool> = match bias {
         BiasCorrection::RayTraced => (0..inputs.len()).map(input_sees).collect(),
         BiasCorrection::Off | BiasCorrection::Pairwise => vec![input_sees(0)],
@@ -409,11 +492,13 @@ fn combine(
 /// written in the order restir.cuh's `restir_pairwise_*` computes it.
 fn combine_pairwise(
     view: &SceneView,
-    kind: TargetFunction,
+    options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
+    let kind = options.target;
     let mut out = Reservoir::default();
     let mut m = 0.0;
     let mut chosen_target = 0.0;
@@ -426,7 +511,7 @@ fn combine_pairwise(
     for (i, (r, surface)) in inputs.iter().enumerate().skip(1) {
         m += r.m;
         if let Some(y) = r.y {
-            let p = target(view, kind, s, y);
+            let p = reused_target(view, options, s, true, r, y, rays);
             let a = (k * r.m) * target(view, kind, surface, y);
             let b = own.m * p;
             let mis = if a + b > 0.0 { (a / (a + b)) / k } else { 0.0 };
@@ -438,7 +523,7 @@ fn combine_pairwise(
             let c = own.m * own_target;
             let mut d = (k * r.m) * target(view, kind, surface, y);
             // The reused input's technique cannot produce a sample its surface does not see.
-            if d > 0.0 && !sees(view, surface, y) {
+            if d > 0.0 && !sees(view, surface, y, rays) {
                 d = 0.0;
             }
             own_share += if c + d > 0.0 { c / (c + d) } else { 0.0 };
@@ -457,7 +542,7 @@ fn combine_pairwise(
     finalize(&mut out, chosen_target, 1.0);
     // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
     // is the pixel's own: `sees_chosen`).
-    let seen = if chosen_own { sees_chosen(view, s, y) } else { sees(view, s, y) };
+    let seen = if chosen_own || options.reuse_visibility { sees_chosen(view, s, y) } else { sees(view, s, y, rays) };
     if !seen {
         out.w = 0.0;
     }
@@ -474,6 +559,7 @@ pub fn reuse_temporally(
     previous: &[(Reservoir, Option<Surface>)],
     moved: Option<&Reprojection>,
     frame: u32,
+    rays: &AtomicU64,
 ) -> Vec<Reservoir> {
     (0..current.len())
         .into_par_iter()
@@ -497,44 +583,11 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options.bias, options.target, s, &inputs, |d| {
+            combine(view, options, s, &inputs, rays, |d| {
                 restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
             })
         })
         .collect()
-}
-
-/// Side of the pixel groups of the boiling filter (RTXDI's 8×8 thread groups).
-pub const BOILING_GROUP: u32 = 8;
-
-/// RTXDI's boiling filter (`RestirOptions::boiling_filter` = strength in (0, 1]): in each 8×8
-/// pixel group, a reservoir whose W exceeds (10/strength − 9) × the group's mean nonzero W is
-/// emptied, so that a rare bright sample does not spread through temporal and spatial reuse.
-/// Biased (the emptied samples' light is lost); off at 0.
-pub fn boiling_filter(width: u32, height: u32, strength: f32, reservoirs: &mut [Reservoir]) {
-    if !(strength > 0.0) {
-        return;
-    }
-    let multiplier = 10.0 / strength.min(1.0) - 9.0;
-    for gy in (0..height).step_by(BOILING_GROUP as usize) {
-        for gx in (0..width).step_by(BOILING_GROUP as usize) {
-            let pixels = || {
-                (gy..(gy + BOILING_GROUP).min(height))
-                    .flat_map(move |y| (gx..(gx + BOILING_GROUP).min(width)).map(move |x| (y * width + x) as usize))
-            };
-            let (sum, count) =
-                pixels().map(|i| reservoirs[i].w).filter(|w| *w > 0.0).fold((0.0f32, 0u32), |(s, n), w| (s + w, n + 1));
-            if count == 0 {
-                continue;
-            }
-            let limit = sum / count as f32 * multiplier;
-            for i in pixels() {
-                if reservoirs[i].w > limit {
-                    reservoirs[i] = Reservoir::default();
-                }
-            }
-        }
-    }
 }
 
 /// One spatial pass: each pixel with k similar neighbours within the radius.
@@ -545,6 +598,7 @@ pub fn reuse_spatially(
     current: &[Reservoir],
     frame: u32,
     pass: u32,
+    rays: &AtomicU64,
 ) -> Vec<Reservoir> {
     let (w, h) = (view.width as i64, view.height as i64);
     (0..current.len())
@@ -569,25 +623,38 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options.bias, options.target, s, &inputs, |d| u(1000 + d))
+            combine(view, options, s, &inputs, rays, |d| u(1000 + d))
         })
         .collect()
 }
 
-/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W. V needs no shadow
-/// ray: a final reservoir has W > 0 only when its surface sees its sample (`sees_chosen`).
-pub fn shade(view: &SceneView, gbuffer: &[GBufferPixel], reservoirs: &[Reservoir]) -> Vec<Vec3> {
+/// The pixel's radiance: what the camera sees emitted, plus f·Le·G·V·W of each reservoir
+/// (`reservoirs[t]` of target `targets[t]`: one reservoir adds the whole colour, a channel's
+/// reservoir its own channel). V needs no shadow ray: a final reservoir has W > 0 only when
+/// its surface sees its sample (`sees_chosen`).
+pub fn shade(
+    view: &SceneView,
+    targets: &[TargetFunction],
+    gbuffer: &[GBufferPixel],
+    reservoirs: &[Vec<Reservoir>],
+) -> Vec<Vec3> {
     gbuffer
         .par_iter()
-        .zip(reservoirs)
-        .map(|(g, r)| {
+        .enumerate()
+        .map(|(i, g)| {
             let mut l = g.emitted;
-            if let (Some(s), Some(y)) = (&g.surface, r.y)
-                && r.w > 0.0
-                && sees_chosen(view, s, y)
-                && let Some((c, _)) = contribution(view, s, y)
-            {
-                l += c * r.w;
+            for (kind, reservoirs) in targets.iter().zip(reservoirs) {
+                let r = reservoirs[i];
+                if let (Some(s), Some(y)) = (&g.surface, r.y)
+                    && r.w > 0.0
+                    && sees_chosen(view, s, y)
+                    && let Some((c, _)) = contribution(view, s, y)
+                {
+                    match kind.channel() {
+                        None => l += c * r.w,
+                        Some(k) => l[k] += c[k] * r.w,
+                    }
+                }
             }
             l
         })
@@ -615,20 +682,25 @@ pub fn check_scene(view: &SceneView) -> Result<(), String> {
 /// [`RestirFrames::render`] (the same one every frame), so a renderer can own both.
 pub struct RestirFrames {
     options: RestirOptions,
-    previous: Vec<(Reservoir, Option<Surface>)>,
+    /// The previous frame's final reservoirs, one set per reservoir target, with their surfaces.
+    previous: Vec<Vec<(Reservoir, Option<Surface>)>>,
     previous_camera: Option<Camera>,
     frame: u32,
+    /// Shadow rays traced so far, by stage.
+    rays: RayCounts,
 }
 
 impl RestirFrames {
     /// Frames of `view` with `options`; the error says why the scene cannot be rendered so.
     pub fn new(view: &SceneView, options: &RestirOptions) -> Result<Self, String> {
         check_scene(view)?;
+        let pixels = (view.width * view.height) as usize;
         Ok(RestirFrames {
             options: *options,
-            previous: vec![(Reservoir::default(), None); (view.width * view.height) as usize],
+            previous: vec![vec![(Reservoir::default(), None); pixels]; options.target.reservoirs()],
             previous_camera: None,
             frame: 0,
+            rays: RayCounts::default(),
         })
     }
 
@@ -637,10 +709,15 @@ impl RestirFrames {
         self.frame
     }
 
+    /// Shadow rays traced in the frames so far, by stage.
+    pub fn rays(&self) -> RayCounts {
+        self.rays
+    }
+
     /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
     pub fn render(&mut self, view: &SceneView, camera: &Camera) -> Vec<Vec3> {
         let (options, frame) = (&self.options, self.frame);
-        assert_eq!(self.previous.len(), (view.width * view.height) as usize, "the view of RestirFrames::new");
+        assert_eq!(self.previous[0].len(), (view.width * view.height) as usize, "the view of RestirFrames::new");
         let g = gbuffer(view, camera, frame);
         self.frame += 1;
         if view.lights.triangles.is_empty() {
@@ -648,20 +725,30 @@ impl RestirFrames {
             return g.iter().map(|p| p.emitted).collect();
         }
         let sampler = LightSampler::new(view);
-        let mut reservoirs = initial_ris(view, options, &sampler, &g, frame);
-        if options.temporal {
-            let moved = match self.previous_camera {
-                Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
-                _ => None,
-            };
-            reservoirs = reuse_temporally(view, options, &g, &reservoirs, &self.previous, moved.as_ref(), frame);
-            boiling_filter(view.width, view.height, options.boiling_filter, &mut reservoirs);
+        let targets = options.target.reservoir_targets();
+        let moved = match self.previous_camera {
+            Some(previous) if previous != *camera => Some(Reprojection::of(&previous, view.width, view.height)),
+            _ => None,
+        };
+        // Each reservoir target's reservoirs are reused on their own, with the same random
+        // numbers (the same neighbours) and their own target.
+        let rays = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+        let mut all = initial_ris(view, options, &sampler, &g, frame, &rays[0], &rays[3]);
+        for (t, reservoirs) in all.iter_mut().enumerate() {
+            let options = &RestirOptions { target: targets[t], ..*options };
+            if options.temporal {
+                *reservoirs =
+                    reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame, &rays[1]);
+                boiling_filter(view.width, view.height, options.boiling_filter, reservoirs);
+            }
+            for pass in 0..options.spatial_passes {
+                *reservoirs = reuse_spatially(view, options, &g, reservoirs, frame, pass, &rays[2]);
+            }
         }
-        for pass in 0..options.spatial_passes {
-            reservoirs = reuse_spatially(view, options, &g, &reservoirs, frame, pass);
-        }
-        let radiance = shade(view, &g, &reservoirs);
-        self.previous = reservoirs.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect();
+        let [visibility, temporal, spatial, bsdf_candidates] = rays.map(|r| r.into_inner());
+        self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0, bsdf_candidates });
+        let radiance = shade(view, targets, &g, &all);
+        self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);
         radiance
     }
@@ -690,34 +777,4 @@ pub fn render(
         progress(frame + 1);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The boiling filter empties only the reservoir far above its 8×8 group's mean nonzero W
-    /// (strength 0.2: 41×), leaves other groups (here one without any light) alone, and does
-    /// nothing at strength 0.
-    #[test]
-    fn the_boiling_filter_empties_outliers_of_their_group() {
-        let (w, h) = (16, 8);
-        let lit = Reservoir { y: Some(LightPoint::default()), w_sum: 1.0, m: 32.0, w: 1.0 };
-        let mut reservoirs: Vec<Reservoir> =
-            (0..w * h).map(|i| if i % w < 8 { lit } else { Reservoir::default() }).collect();
-        // The group's mean nonzero W: (62 + 1000 + 100)/64 ≈ 18.2, so the limit is ≈ 744.
-        reservoirs[3 * w as usize + 5].w = 1000.0;
-        reservoirs[4 * w as usize + 2].w = 100.0; // under the limit: kept
-        let before = reservoirs.clone();
-        boiling_filter(w, h, 0.0, &mut reservoirs);
-        assert_eq!(reservoirs, before, "strength 0 is off");
-        boiling_filter(w, h, 0.2, &mut reservoirs);
-        for (i, (a, b)) in reservoirs.iter().zip(&before).enumerate() {
-            if i == 3 * w as usize + 5 {
-                assert_eq!(*a, Reservoir::default(), "the outlier is emptied");
-            } else {
-                assert_eq!(a, b, "pixel {i} kept");
-            }
-        }
-    }
 }

@@ -11,6 +11,7 @@
 //!   and the image means within 4 standard errors (the image mean's error from the runs' own
 //!   image means: a run's pixels are correlated); the default pipeline (pool, temporal and
 //!   spatial) over 96 runs;
+//! - one reservoir per colour channel (`TargetFunction::Channels`) is unbiased under every pass;
 //! - RIS alone (no reuse) is unbiased too, and reuse lowers the per-pixel variance;
 //! - the biased mode (1/M) is measured against the reference and its bias reported;
 //! - issue 29's fixture scenes (near-white emitters in chandeliers and strips over the bunny,
@@ -48,6 +49,13 @@ fn setup() -> Setup {
 }
 
 const FRAMES: u32 = 8;
+
+/// The options these tests were written for and their labels name: the defaults, but with the
+/// luminance target and ray-traced weights (the product's defaults may differ; the tests that
+/// check the defaults themselves say so).
+fn classic() -> RestirOptions {
+    RestirOptions { target: TargetFunction::Luminance, bias: BiasCorrection::RayTraced, ..RestirOptions::default() }
+}
 
 /// The first run's seed (`WARPATH_RESTIR_SEED_BASE`, default 1000): other independent sets
 /// of runs, as docs/restir.md quotes for the default pipeline.
@@ -211,33 +219,62 @@ fn unbiased_restir_converges_to_direct_lighting() {
     // spatial reuse show 0–0.1%, while their mean z² (1.14–1.17) and the image mean (z within
     // ±0.3) show no bias.
     for (label, options, tail) in [
-        ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() }, 0.01),
+        ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..classic() }, 0.01),
         (
             "ris only, no pool",
-            RestirOptions { temporal: false, spatial_passes: 0, light_pool: false, ..Default::default() },
+            RestirOptions { temporal: false, spatial_passes: 0, light_pool: false, ..classic() },
             0.01,
         ),
-        ("spatial only", RestirOptions { temporal: false, ..Default::default() }, 0.01),
-        ("temporal only", RestirOptions { spatial_passes: 0, ..Default::default() }, 0.03),
+        ("spatial only", RestirOptions { temporal: false, ..classic() }, 0.01),
+        ("temporal only", RestirOptions { spatial_passes: 0, ..classic() }, 0.03),
         (
             "temporal + spatial, candidates from the distribution",
-            RestirOptions { light_pool: false, ..Default::default() },
+            RestirOptions { light_pool: false, ..classic() },
             0.03,
         ),
         // Issue 29's target functions: any p̂ > 0 where the integrand is keeps RIS unbiased.
+        ("spatial only, target l2", RestirOptions { temporal: false, target: TargetFunction::L2, ..classic() }, 0.01),
+        ("spatial only, target sum", RestirOptions { temporal: false, target: TargetFunction::Sum, ..classic() }, 0.01),
+        ("spatial only, target max", RestirOptions { temporal: false, target: TargetFunction::Max, ..classic() }, 0.01),
+        // One reservoir per colour channel, sharing the candidates: each channel unbiased.
         (
-            "spatial only, target l2",
-            RestirOptions { temporal: false, target: TargetFunction::L2, ..Default::default() },
+            "spatial only, per-channel reservoirs",
+            RestirOptions { temporal: false, target: TargetFunction::Channels, ..classic() },
             0.01,
         ),
         (
-            "spatial only, target sum",
-            RestirOptions { temporal: false, target: TargetFunction::Sum, ..Default::default() },
-            0.01,
+            "temporal + spatial, per-channel reservoirs",
+            RestirOptions { target: TargetFunction::Channels, ..classic() },
+            0.03,
         ),
         (
-            "spatial only, target max",
-            RestirOptions { temporal: false, target: TargetFunction::Max, ..Default::default() },
+            "temporal + spatial, per-channel reservoirs, pairwise MIS",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..classic() },
+            0.03,
+        ),
+        // Visibility-aware reuse (p̂·V at the pixel when resampling reused inputs).
+        ("temporal + spatial, visibility-aware", RestirOptions { reuse_visibility: true, ..classic() }, 0.03),
+        (
+            "temporal + spatial, visibility-aware, pairwise MIS, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..classic()
+            },
+            0.03,
+        ),
+        // BSDF-sampled candidates combined with the light candidates by the balance heuristic.
+        (
+            "ris only, 1 BSDF candidate",
+            RestirOptions { temporal: false, spatial_passes: 0, bsdf_candidates: 1, ..classic() },
+            0.01,
+        ),
+        ("temporal + spatial, 2 BSDF candidates", RestirOptions { bsdf_candidates: 2, ..classic() }, 0.03),
+        ("the defaults, 1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() }, 0.03),
+        (
+            "spatial only, visibility-aware, per-channel reservoirs",
+            RestirOptions { reuse_visibility: true, temporal: false, target: TargetFunction::Channels, ..classic() },
             0.01,
         ),
     ] {
@@ -263,28 +300,27 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
         x.sort_by(f64::total_cmp);
         x[x.len() / 2]
     };
-    let base =
-        median(last_frame_variance(&scene, RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() }));
+    let base = median(last_frame_variance(&scene, RestirOptions { temporal: false, spatial_passes: 0, ..classic() }));
     // One candidate: plain light sampling by power (what RIS's 32 candidates improve on).
     let one = median(last_frame_variance(
         &scene,
-        RestirOptions { candidates: 1, light_pool: false, temporal: false, spatial_passes: 0, ..Default::default() },
+        RestirOptions { candidates: 1, light_pool: false, temporal: false, spatial_passes: 0, ..classic() },
     ));
     eprintln!(
         "median variance of one frame: 1 candidate (light sampling by power) {one:.3e}, RIS (32) {base:.3e} ({:.2}x lower)",
         one / base
     );
     for (label, options) in [
-        ("spatial only", RestirOptions { temporal: false, ..Default::default() }),
-        ("temporal only", RestirOptions { spatial_passes: 0, ..Default::default() }),
-        ("temporal + spatial", RestirOptions::default()),
-        ("temporal + spatial, pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() }),
+        ("spatial only", RestirOptions { temporal: false, ..classic() }),
+        ("temporal only", RestirOptions { spatial_passes: 0, ..classic() }),
+        ("temporal + spatial", classic()),
+        ("temporal + spatial, pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..classic() }),
     ] {
         let v = median(last_frame_variance(&scene, options));
         eprintln!("median variance of one frame: RIS {base:.3e}, {label} {v:.3e} ({:.2}x lower)", base / v);
         assert!(v < base, "{label}: reuse should lower a frame's variance");
     }
-    let biased = restir_runs(&scene, RestirOptions { bias: BiasCorrection::Off, ..Default::default() });
+    let biased = restir_runs(&scene, RestirOptions { bias: BiasCorrection::Off, ..classic() });
     let c = compare(&reference, &biased);
     eprintln!(
         "biased (1/M): mean z² {:.3}, {} pixels beyond |z| 4, image mean z {:.2}, relative difference {:+.4}",
@@ -293,10 +329,8 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
     assert!(c.relative_bias.is_finite());
     // Pairwise MIS: biased only through visibility (unshadowed targets in its weights), so
     // much less than 1/M, which ignores the neighbours' domains altogether.
-    let pairwise = compare(
-        &reference,
-        &restir_runs(&scene, RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() }),
-    );
+    let pairwise =
+        compare(&reference, &restir_runs(&scene, RestirOptions { bias: BiasCorrection::Pairwise, ..classic() }));
     eprintln!(
         "pairwise MIS: mean z² {:.3}, {} pixels beyond |z| 4, image mean z {:.2}, relative difference {:+.4}",
         pairwise.mean_z2, pairwise.outliers, pairwise.image_z, pairwise.relative_bias
@@ -319,9 +353,11 @@ fn reuse_lowers_the_variance_and_the_biased_mode_is_measured() {
 fn default_pipeline_is_unbiased() {
     let scene = scene();
     let reference = path_traced(&scene);
-    let c = compare(&reference, &restir_runs_n(&scene, RestirOptions::default(), 96));
-    eprintln!("default: image mean z {:.2}, relative difference {:+.4}", c.image_z, c.relative_bias);
-    assert!(c.image_z.abs() < 4.0, "image mean z {}", c.image_z);
+    for (label, options) in [("ray-traced, luminance", classic()), ("the defaults", RestirOptions::default())] {
+        let c = compare(&reference, &restir_runs_n(&scene, options, 96));
+        eprintln!("{label}: image mean z {:.2}, relative difference {:+.4}", c.image_z, c.relative_bias);
+        assert!(c.image_z.abs() < 4.0, "{label}: image mean z {}", c.image_z);
+    }
 }
 
 /// The scenes of issue 29 (`scenes/restir-fixtures.toml` and its glossy variant: 5,600
@@ -351,9 +387,15 @@ fn fixture_scenes_are_unbiased() {
         // noise does and bias would not (diffuse: 1.64, 1.42, 1.17 at 16, 32, 64 runs; glossy:
         // 1.67 at 32, 1.28 at 64), so the default gets 64 runs.
         for (label, options, runs, z2) in [
-            ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() }, 16, 1.5),
-            ("spatial only", RestirOptions { temporal: false, ..Default::default() }, 16, 1.5),
-            ("default", RestirOptions::default(), 64, 1.5),
+            ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..classic() }, 16, 1.5),
+            ("spatial only", RestirOptions { temporal: false, ..classic() }, 16, 1.5),
+            ("default", classic(), 64, 1.5),
+            (
+                "the defaults, 1 BSDF candidate",
+                RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() },
+                32,
+                1.5,
+            ),
         ] {
             let c = compare(&reference, &restir_runs_n(&scene, options, runs));
             eprintln!(
@@ -368,6 +410,58 @@ fn fixture_scenes_are_unbiased() {
     }
 }
 
+/// The shadow rays of a frame, per pixel, by stage (`RestirFrames::rays`) stay within what
+/// each mode may trace: the visibility pass one per reservoir, temporal reuse two (ray-traced
+/// Z: the pixel's own and the history's; pairwise MIS also its own share's), a spatial pass of
+/// k neighbours k + 1 (ray-traced), 2k + 1 (pairwise), 1 (1/M), plus k with visibility-aware
+/// reuse; shading none. Per-channel reservoirs trace up to three times the single target's.
+#[test]
+fn rays_per_pixel_per_frame_stay_within_each_mode() {
+    let scene = scene();
+    let Setup { radius, .. } = setup();
+    let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = renderer.view(&RenderOptions { seed: 3, ..RenderOptions::from_scene(&scene) });
+    let pixels = (scene.settings.width * scene.settings.height) as u64;
+    let frames = 4u64;
+    let k = classic().neighbours as f64;
+    let mut visibility_of = Vec::new();
+    for (label, options, temporal_max, spatial_max) in [
+        ("ray-traced", classic(), 2.0, k + 1.0),
+        ("pairwise", RestirOptions { bias: BiasCorrection::Pairwise, ..classic() }, 2.0, 2.0 * k + 1.0),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..classic() }, 1.0, 1.0),
+        ("visibility-aware", RestirOptions { reuse_visibility: true, ..classic() }, 2.0, 2.0 * k + 1.0),
+        (
+            "per-channel, pairwise",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..classic() },
+            6.0,
+            3.0 * (2.0 * k + 1.0),
+        ),
+    ] {
+        let options = RestirOptions { seed: 3, radius, ..options };
+        let mut frames_of = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        for _ in 0..frames {
+            frames_of.render(&view, &scene.camera);
+        }
+        let rays = frames_of.rays();
+        let [visibility, temporal, spatial, shade, total] = rays.per_pixel_frame(pixels, frames);
+        eprintln!(
+            "{label}: shadow rays per pixel per frame: visibility {visibility:.3}, temporal {temporal:.3}, \
+             spatial {spatial:.3}, shade {shade:.3}, total {total:.3}"
+        );
+        let reservoirs = options.target.reservoirs() as f64;
+        assert!(visibility > 0.0 && visibility <= reservoirs, "{label}: visibility {visibility}");
+        assert!(temporal > 0.0 && temporal <= temporal_max, "{label}: temporal {temporal}");
+        assert!(spatial > 0.0 && spatial <= spatial_max, "{label}: spatial {spatial}");
+        assert_eq!(rays.shade, 0, "{label}: shading knows its visibility");
+        assert_eq!(rays.total(), rays.visibility + rays.temporal + rays.spatial);
+        visibility_of.push((label, visibility));
+    }
+    // Three reservoirs trace more visibility rays than one (fewer than three times: channels
+    // that chose the same point share a ray).
+    let (single, channels) = (visibility_of[1].1, visibility_of[4].1);
+    assert!(channels > single && channels < 3.0 * single, "visibility: {single} vs {channels} per-channel");
+}
+
 #[test]
 fn no_emitters_is_black_and_an_environment_is_refused() {
     let mut scene = warpath_scene::builtin::furnace(0.5);
@@ -376,22 +470,18 @@ fn no_emitters_is_black_and_an_environment_is_refused() {
     let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
     let opts = RenderOptions::from_scene(&scene);
     let mut film = Film::new(8, 8);
-    let error = renderer
-        .render_restir(&opts, &RestirOptions::default(), &mut film, 2, &AtomicBool::new(false), |_| {})
-        .unwrap_err();
+    let error = renderer.render_restir(&opts, &classic(), &mut film, 2, &AtomicBool::new(false), |_| {}).unwrap_err();
     assert!(error.contains("environment"), "{error}");
     scene.environment = warpath_core::light::Environment::None;
     let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
-    renderer.render_restir(&opts, &RestirOptions::default(), &mut film, 2, &AtomicBool::new(false), |_| {}).unwrap();
+    renderer.render_restir(&opts, &classic(), &mut film, 2, &AtomicBool::new(false), |_| {}).unwrap();
     assert!(film.mean().iter().all(|p| *p == Vec3::ZERO));
     assert_eq!(film.count[0], 2);
     // Media: refused too.
     let mut foggy = scene.clone();
     foggy.media.push(warpath_volume::Medium::homogeneous("fog", Vec3::ONE, Vec3::splat(0.5), 0.0).unwrap());
     let renderer = CpuRenderer::new(&foggy, BuildKind::Sah);
-    let error = renderer
-        .render_restir(&opts, &RestirOptions::default(), &mut film, 1, &AtomicBool::new(false), |_| {})
-        .unwrap_err();
+    let error = renderer.render_restir(&opts, &classic(), &mut film, 1, &AtomicBool::new(false), |_| {}).unwrap_err();
     assert!(error.contains("media"), "{error}");
 }
 
@@ -441,10 +531,41 @@ fn error_per_sample_against_light_sampling() {
         };
         for (label, image) in [
             ("path tracer", pt),
-            ("restir default", restir(RestirOptions::default())),
-            ("restir 1/M", restir(RestirOptions { bias: BiasCorrection::Off, ..Default::default() })),
-            ("restir pairwise", restir(RestirOptions { bias: BiasCorrection::Pairwise, ..Default::default() })),
-            ("restir RIS only", restir(RestirOptions { temporal: false, spatial_passes: 0, ..Default::default() })),
+            ("restir default", restir(classic())),
+            ("restir 1/M", restir(RestirOptions { bias: BiasCorrection::Off, ..classic() })),
+            ("restir pairwise", restir(RestirOptions { bias: BiasCorrection::Pairwise, ..classic() })),
+            ("restir RIS only", restir(RestirOptions { temporal: false, spatial_passes: 0, ..classic() })),
+            ("restir channels", restir(RestirOptions { target: TargetFunction::Channels, ..classic() })),
+            (
+                "restir channels, no temporal",
+                restir(RestirOptions { target: TargetFunction::Channels, temporal: false, ..classic() }),
+            ),
+            (
+                "restir channels, visibility-aware",
+                restir(RestirOptions { target: TargetFunction::Channels, reuse_visibility: true, ..classic() }),
+            ),
+            (
+                "restir channels, visibility-aware, pairwise",
+                restir(RestirOptions {
+                    target: TargetFunction::Channels,
+                    reuse_visibility: true,
+                    bias: BiasCorrection::Pairwise,
+                    ..classic()
+                }),
+            ),
+            (
+                "restir channels, pairwise",
+                restir(RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..classic() }),
+            ),
+            ("restir defaults", restir(RestirOptions::default())),
+            (
+                "restir defaults, 1 BSDF candidate",
+                restir(RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() }),
+            ),
+            (
+                "restir visibility-aware, pairwise",
+                restir(RestirOptions { reuse_visibility: true, bias: BiasCorrection::Pairwise, ..classic() }),
+            ),
             (
                 "restir 1 candidate",
                 restir(RestirOptions {
@@ -452,7 +573,7 @@ fn error_per_sample_against_light_sampling() {
                     light_pool: false,
                     temporal: false,
                     spatial_passes: 0,
-                    ..Default::default()
+                    ..classic()
                 }),
             ),
         ] {

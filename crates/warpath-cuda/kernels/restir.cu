@@ -6,7 +6,10 @@
 // restir_spatial_pairwise_sees then restir_spatial_pairwise_grouped (pairwise); the temporal
 // pass's one ray likewise (restir_temporal_choose then restir_temporal_visibility).
 // restir_initial_ris runs in 16×16 blocks, one block per light-pool tile; the others in any
-// 1D grid. Every kernel takes the one RestirArgs (src/restir/args.rs).
+// 1D grid. With one reservoir per colour channel (RESTIR_TARGET_CHANNELS)
+// restir_initial_ris_channels fills the three channels' reservoirs from the same candidates,
+// visibility and shade handle all three, and the host launches each reuse pass once per
+// channel on that channel's reservoirs with RestirArgs.target = RESTIR_TARGET_RED + channel. Every kernel takes the one RestirArgs (src/restir/args.rs).
 #include "restir/restir.cuh"
 
 __device__ __forceinline__ EstimatorContext restir_context(const RestirArgs& a) {
@@ -69,9 +72,29 @@ __device__ __forceinline__ void restir_store(const RestirArgs& a, Reservoir* bas
 #endif
 }
 
+// The number of reservoirs a pixel keeps (restir.rs TargetFunction::reservoirs): three for
+// RESTIR_TARGET_CHANNELS, one per colour channel, at `base + channel · pixels` (each channel's
+// reservoirs one array of the buffer, stored AoS or SoA as any other).
+__device__ __forceinline__ unsigned int restir_reservoir_count(const RestirArgs& a) {
+    return a.target == RESTIR_TARGET_CHANNELS ? 3u : 1u;
+}
+
+// The target of reservoir `index` of a pixel (TargetFunction::reservoir_targets).
+__device__ __forceinline__ unsigned int restir_reservoir_target(const RestirArgs& a, unsigned int index) {
+    return a.target == RESTIR_TARGET_CHANNELS ? RESTIR_TARGET_RED + index : a.target;
+}
+
+// Adds a thread's shadow rays to stage `stage`'s count (restir.rs RayCounts), when counting.
+__device__ __forceinline__ void restir_count_rays(const RestirArgs& a, unsigned int stage, unsigned int rays) {
+    if (a.ray_counts != nullptr && rays > 0u) atomicAdd(a.ray_counts + stage, (unsigned long long)rays);
+}
+
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
-// (restir.rs gbuffer + initial_ris without its visibility step).
-extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
+// (restir.rs gbuffer + initial_ris without its visibility step). Reservoirs = 3 (the kernel
+// restir_initial_ris_channels): every candidate, its contribution evaluated once, streams into
+// the three channels' reservoirs with the same selection number, each weighted by its channel.
+template <unsigned int Reservoirs>
+__device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     const DeviceScene& scene = a.scene;
     const GpuSceneParams& params = *scene.params;
     // The pool holds reconstructed light points (RestirLightPoint, 56 B each, 14 KiB a block):
@@ -110,8 +133,6 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
     g.material = 0u;
     g.lit = 0u;
     g._pad = 0u;
-    Reservoir r = empty_reservoir();
-    float chosen_target = 0.0f;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -131,6 +152,13 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
         }
     }
     a.gbuffer[pixel] = g;
+    Reservoir r[Reservoirs];
+    float chosen_target[Reservoirs];
+#pragma unroll
+    for (unsigned int t = 0; t < Reservoirs; ++t) {
+        r[t] = empty_reservoir();
+        chosen_target[t] = 0.0f;
+    }
     if (g.lit != 0u && has_lights) {
         const RestirShading s = restir_shading(g, a.target);
         for (unsigned int c = 0; c < a.candidates; ++c) {
@@ -150,37 +178,80 @@ extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs 
             if (point.source_pdf > 0.0f) {
                 float3 contribution;
                 RestirLightGeometry geometry;
-                const float target = restir_contribution_at(scene, s, point, contribution, geometry)
-                                         ? restir_target_value(s.target, contribution)
-                                         : 0.0f;
-                if (reservoir_update(r, point, __fdiv_rn(target, point.source_pdf),
-                                     restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u))) {
-                    chosen_target = target;
+                const bool lit = restir_contribution_at(scene, s, point, contribution, geometry);
+                const float u = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u);
+#pragma unroll
+                for (unsigned int t = 0; t < Reservoirs; ++t) {
+                    const float target =
+                        lit ? restir_target_value(Reservoirs == 1u ? s.target : RESTIR_TARGET_RED + t, contribution)
+                            : 0.0f;
+                    if (reservoir_update(r[t], point, __fdiv_rn(target, point.source_pdf), u)) {
+                        chosen_target[t] = target;
+                    }
                 }
             }
         }
-        r.m = (float)a.candidates;
-        restir_finalize(r, chosen_target, r.m);
+#pragma unroll
+        for (unsigned int t = 0; t < Reservoirs; ++t) {
+            r[t].m = (float)a.candidates;
+            restir_finalize(r[t], chosen_target[t], r[t].m);
+        }
     }
-    restir_store(a, a.output, pixel, r);
+    const size_t pixels = restir_pixel_count(a);
+#pragma unroll
+    for (unsigned int t = 0; t < Reservoirs; ++t) restir_store(a, a.output + t * pixels, pixel, r[t]);
 }
 
-// visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`.
+extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
+    restir_initial_ris_pass<1u>(a);
+}
+
+// Initial RIS with one reservoir per colour channel (RESTIR_TARGET_CHANNELS).
+extern "C" __global__ void __launch_bounds__(256) restir_initial_ris_channels(RestirArgs a) {
+    restir_initial_ris_pass<3u>(a);
+}
+
+// visibility_pass: an occluded sample contributes nothing (W = 0), in place on `output`, for
+// each of the pixel's reservoirs; one ray per distinct sample (reservoirs of the channels that
+// chose the same light point share its answer, as restir.rs initial_ris does).
 extern "C" __global__ void restir_visibility(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
     if (g.lit == 0u) return;
-    Reservoir r = restir_load(a, a.output, pixel);
-    if (r.light == RESTIR_NO_LIGHT) return;
     const RestirShading s = restir_shading(g, a.target);
-    float3 c;
-    RestirLightGeometry geometry;
-    if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry) &&
-        !restir_visible(a.scene, s, geometry)) {
-        r.w = 0.0f;
-        restir_store(a, a.output, pixel, r);
+    const size_t pixels = restir_pixel_count(a);
+    const unsigned int count = restir_reservoir_count(a);
+    // The samples traced so far and their answers.
+    unsigned int traced_light[3];
+    float traced_b[3][2];
+    bool traced_seen[3];
+    unsigned int traced = 0u, rays = 0u;
+    for (unsigned int t = 0; t < count; ++t) {
+        Reservoir* base = a.output + t * pixels;
+        Reservoir r = restir_load(a, base, pixel);
+        if (r.light == RESTIR_NO_LIGHT) continue;
+        int known = -1;
+        for (unsigned int k = 0; k < traced; ++k) {
+            if (traced_light[k] == r.light && traced_b[k][0] == r.b[0] && traced_b[k][1] == r.b[1]) {
+                known = traced_seen[k] ? 1 : 0;
+                break;
+            }
+        }
+        const bool seen = known >= 0 ? known != 0 : restir_sees(a.scene, s, restir_sample_point(a.scene, r), rays);
+        if (known < 0) {
+            traced_light[traced] = r.light;
+            traced_b[traced][0] = r.b[0];
+            traced_b[traced][1] = r.b[1];
+            traced_seen[traced] = seen;
+            ++traced;
+        }
+        if (!seen) {
+            r.w = 0.0f;
+            restir_store(a, base, pixel, r);
+        }
     }
+    restir_count_rays(a, RESTIR_RAYS_VISIBILITY, rays);
 }
 
 // The end of `combine` for the pixel's chosen sample: the normaliser (M, or Z: the inputs'
@@ -203,11 +274,12 @@ __device__ __forceinline__ bool restir_reuse_begin(const RestirArgs& a, unsigned
 }
 
 // The end of combine_pairwise (restir.rs): W with normaliser 1, and W = 0 when the pixel does
-// not see the chosen sample (known when it is the pixel's own: `chosen_own`).
+// not see the chosen sample (`known_seen`: known to see it — the pixel's own sample, or any
+// under visibility-aware reuse).
 __device__ __forceinline__ void restir_pairwise_end(const RestirArgs& a, const RestirShading& q, Reservoir& out,
-                                                    float chosen_target, bool chosen_own) {
+                                                    float chosen_target, bool known_seen, unsigned int& rays) {
     restir_finalize(out, chosen_target, 1.0f);
-    if (!chosen_own && !restir_sees(a.scene, q, restir_sample_point(a.scene, out))) out.w = 0.0f;
+    if (!known_seen && !restir_sees(a.scene, q, restir_sample_point(a.scene, out), rays)) out.w = 0.0f;
 }
 
 // reuse_temporally: the pixel's reservoir with the previous frame's at the same pixel (static
@@ -237,8 +309,12 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     }
     Reservoir out = empty_reservoir();
     float m = 0.0f, chosen_target = 0.0f;
+    unsigned int rays = 0u;
     bool chosen_prev = false;  // which input `out`'s sample came from (it sees the sample)
     const bool pairwise = !SplitRay && a.bias == RESTIR_BIAS_PAIRWISE;  // (SplitRay: never pairwise)
+    // Visibility-aware reuse (never SplitRay): the history's sample resampled with p̂·V, so the
+    // pixel sees whichever sample wins.
+    const bool visibility = a.reuse_visibility != 0u;
     if (pairwise) {
         // The reused input first, the pixel's own last (restir.rs combine_pairwise).
         const float own_target =
@@ -246,19 +322,19 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         float own_share = 0.0f;
         if (has_prev) {
             restir_pairwise_input(a.scene, q, ps, prev, current, own_target, 1.0f,
-                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, out, m,
-                                  chosen_target, own_share);
+                                  restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), -1, visibility,
+                                  out, m, chosen_target, own_share, rays);
         }
         chosen_prev = !restir_pairwise_own(a.scene, current, own_target, 1.0f, has_prev, own_share,
                                            restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u), out, m,
                                            chosen_target);
     } else {
         restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 0u),
-                            out, m, chosen_target);
+                            out, m, chosen_target, rays);
         if (has_prev) {
             chosen_prev = restir_stream_input(a.scene, q, prev,
                                               restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_TEMPORAL, 1u), out,
-                                              m, chosen_target);
+                                              m, chosen_target, rays, visibility);
         }
     }
     out.m = m;
@@ -272,17 +348,18 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         pending.chosen_prev = chosen_prev ? 1u : 0u;
         a.pending_temporal[pixel] = pending;
     } else if (out.light != RESTIR_NO_LIGHT && pairwise) {
-        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev);
+        restir_pairwise_end(a, q, out, chosen_target, !chosen_prev || visibility, rays);
     } else if (out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
-        const bool seen_own = !chosen_prev || restir_sees(a.scene, q, y);
+        const bool seen_own = !chosen_prev || visibility || restir_sees(a.scene, q, y, rays);
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
-        if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y))) {
+        if (a.bias != RESTIR_BIAS_OFF && has_prev && (chosen_prev || restir_sees(a.scene, ps, y, rays))) {
             z = __fadd_rn(z, prev.m);
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
 
 extern "C" __global__ void restir_temporal(RestirArgs a) { restir_temporal_pass<false>(a); }
@@ -301,16 +378,18 @@ extern "C" __global__ void restir_temporal_visibility(RestirArgs a) {
     const bool trace_own = p.chosen_prev != 0u;
     const bool trace_prev = !trace_own && a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u;
     bool sees = false;
+    unsigned int rays = 0u;
     if (trace_own || trace_prev) {
         // (one traversal inlined: the surface chosen first)
         const RestirShading s = restir_shading(trace_own ? a.gbuffer[pixel] : a.prev_gbuffer[p.prev_pixel], a.target);
-        sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out));
+        sees = restir_sees(a.scene, s, restir_sample_point(a.scene, out), rays);
     }
     const bool seen_own = !trace_own || sees;
     float z = seen_own ? __fadd_rn(0.0f, p.current_m) : 0.0f;
     if (a.bias != RESTIR_BIAS_OFF && p.has_prev != 0u && (trace_own || sees)) z = __fadd_rn(z, p.prev_m);
     restir_combine_end(a, out, p.chosen_target, z, seen_own, out.m);
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
 
 // Neighbour k of pixel (x, y) in spatial pass `pass` (restir.rs reuse_spatially): its index,
@@ -350,14 +429,16 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     float m = 0.0f, chosen_target = 0.0f;
     // The neighbour slot `out`'s sample came from (-1: the pixel's own), whose surface sees it.
     int chosen = -1;
+    unsigned int rays = 0u;
     restir_stream_input(a.scene, q, current, restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
-                        chosen_target);
+                        chosen_target, rays);
     unsigned int index = 1u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
         if (restir_stream_input(a.scene, q, restir_load(a, a.input, j),
-                                restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target)) {
+                                restir_random(a.seed, pixel, a.frame, stage, 1000u + index), out, m, chosen_target,
+                                rays, a.reuse_visibility != 0u)) {
             chosen = (int)k;
         }
         ++index;
@@ -371,14 +452,15 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         a.pending_z[pixel] = pending;
     } else if (!GroupedZ && out.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(a.scene, out);
-        const bool seen_own = chosen >= 0 ? restir_sees(a.scene, q, y) : true;
+        // (visibility-aware reuse: a neighbour's sample won only if the pixel sees it)
+        const bool seen_own = chosen >= 0 && a.reuse_visibility == 0u ? restir_sees(a.scene, q, y, rays) : true;
         float z = seen_own ? __fadd_rn(0.0f, current.m) : 0.0f;
         if (a.bias != RESTIR_BIAS_OFF) {
             // Z: the neighbours (found again, as the first loop did) whose surfaces see y.
             for (unsigned int k = 0; k < a.neighbours; ++k) {
                 const int j = restir_neighbour(a, pixel, q, k);
                 if (j < 0) continue;
-                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), y)) {
+                if ((int)k == chosen || restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), y, rays)) {
                     z = __fadd_rn(z, restir_load_m(a, a.input, j));
                 }
             }
@@ -386,6 +468,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 extern "C" __global__ void restir_spatial(RestirArgs a) { restir_spatial_pass<false>(a); }
@@ -439,6 +522,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     const unsigned int inputs = a.bias == RESTIR_BIAS_OFF ? 1u : a.neighbours + 1u;
     float z = 0.0f;
     bool seen_own = false;
+    unsigned int rays = 0u;
 #pragma unroll 1
     for (unsigned int first = 0; first < inputs; first += a.ray_group) {
         const unsigned int i = first + l.lane;
@@ -463,7 +547,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
             }
             if (trace) {
                 sees = restir_sees(a.scene, restir_shading(a.gbuffer[surface], a.target),
-                                   restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)));
+                                   restir_sample_point(a.scene, restir_load(a, a.output, l.pixel)), rays);
             }
         }
         const unsigned int seen = restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group);
@@ -478,6 +562,7 @@ extern "C" __global__ void restir_spatial_z(RestirArgs a) {
         restir_combine_end(a, out, pending.chosen_target, z, seen_own, out.m);
         restir_store(a, a.output, l.pixel, out);
     }
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 // Pairwise MIS, before restir_spatial_pairwise_grouped: whether each neighbour's surface sees
@@ -493,7 +578,7 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
         own = restir_load(a, a.input, l.pixel);
         active = own.light != RESTIR_NO_LIGHT;
     }
-    unsigned int mask = 0u;
+    unsigned int mask = 0u, rays = 0u;
     for (unsigned int first = 0; first < a.neighbours; first += a.ray_group) {
         const unsigned int k = first + l.lane;
         bool sees = false;
@@ -501,13 +586,15 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
             const RestirShading q = restir_shading(a.gbuffer[l.pixel], a.target);
             const int j = restir_neighbour(a, l.pixel, q, k);
             if (j >= 0 && restir_load_m(a, a.input, (unsigned int)j) > 0.0f) {
-                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), restir_sample_point(a.scene, own));
+                sees = restir_sees(a.scene, restir_shading(a.gbuffer[j], a.target), restir_sample_point(a.scene, own),
+                                   rays);
             }
         }
         // (first < neighbours ≤ 32: the shift is in range; bits of k ≥ neighbours are 0)
         mask |= restir_group_bits(__ballot_sync(WARPATH_FULL_WARP, sees), l.base, a.ray_group) << first;
     }
     if (l.pixel < restir_pixel_count(a) && l.lane == 0u) a.neighbour_sees[l.pixel] = mask;
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 // reuse_spatially with pairwise MIS (restir.rs combine_pairwise): a kernel of its own, so that
@@ -531,7 +618,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
     const float own_target =
         current.light != RESTIR_NO_LIGHT ? restir_target(a.scene, q, restir_sample_point(a.scene, current)) : 0.0f;
     float own_share = 0.0f;
-    unsigned int index = 1u;
+    unsigned int index = 1u, rays = 0u;
     for (unsigned int k = 0; k < a.neighbours; ++k) {
         const int j = restir_neighbour(a, pixel, q, k);
         if (j < 0) continue;
@@ -539,35 +626,51 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
         const int sees_own = GroupedSees ? (int)((a.neighbour_sees[pixel] >> k) & 1u) : -1;
         restir_pairwise_input(a.scene, q, restir_shading(a.gbuffer[j], a.target), restir_load(a, a.input, j), current,
                               own_target, kf, restir_random(a.seed, pixel, a.frame, stage, 1000u + index), sees_own,
-                              out, m, chosen_target, own_share);
+                              a.reuse_visibility != 0u, out, m, chosen_target, own_share, rays);
         ++index;
     }
     const bool chosen_own = restir_pairwise_own(a.scene, current, own_target, kf, found > 0u, own_share,
                                                 restir_random(a.seed, pixel, a.frame, stage, 1000u), out, m,
                                                 chosen_target);
     out.m = m;
-    if (out.light != RESTIR_NO_LIGHT) restir_pairwise_end(a, q, out, chosen_target, chosen_own);
+    if (out.light != RESTIR_NO_LIGHT) {
+        restir_pairwise_end(a, q, out, chosen_target, chosen_own || a.reuse_visibility != 0u, rays);
+    }
     restir_store(a, a.output, pixel, out);
+    restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
 
 extern "C" __global__ void restir_spatial_pairwise(RestirArgs a) { restir_spatial_pairwise_pass<false>(a); }
 extern "C" __global__ void restir_spatial_pairwise_grouped(RestirArgs a) { restir_spatial_pairwise_pass<true>(a); }
 
-// shade_pixels: emission seen + f·Le·G·V·W, this frame's film pass (one sample per pixel). V = 1
-// wherever W > 0 (restir.rs sees_chosen), so no shadow ray.
+// shade_pixels: emission seen + f·Le·G·V·W of each reservoir (a channel's reservoir adds its
+// own channel only), this frame's film pass (one sample per pixel). V = 1 wherever W > 0
+// (restir.rs sees_chosen), so no shadow ray.
 extern "C" __global__ void restir_shade(RestirArgs a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     if (pixel >= restir_pixel_count(a)) return;
     const RestirSurface& g = a.gbuffer[pixel];
-    const Reservoir r = restir_load(a, a.input, pixel);
-    float3 l = f3(g.emitted);
-    if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
-        const RestirShading s = restir_shading(g, a.target);
-        float3 c;
-        RestirLightGeometry geometry;
-        if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) l += c * r.w;
+    float l[3] = {g.emitted[0], g.emitted[1], g.emitted[2]};
+    const size_t pixels = restir_pixel_count(a);
+    const unsigned int count = restir_reservoir_count(a);
+    for (unsigned int t = 0; t < count; ++t) {
+        const Reservoir r = restir_load(a, a.input + t * pixels, pixel);
+        if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
+            const RestirShading s = restir_shading(g, a.target);
+            float3 c;
+            RestirLightGeometry geometry;
+            if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) {
+                const float cs[3] = {c.x, c.y, c.z};
+                if (count == 1u) {
+                    for (int k = 0; k < 3; ++k) l[k] = __fadd_rn(l[k], __fmul_rn(cs[k], r.w));
+                } else {
+                    l[t] = __fadd_rn(l[t], __fmul_rn(cs[t], r.w));
+                }
+            }
+        }
     }
-    store3(a.film_sum + 3 * (size_t)pixel, l);
-    store3(a.film_sum_sq + 3 * (size_t)pixel, l * l);
+    const float3 radiance = make_float3(l[0], l[1], l[2]);
+    store3(a.film_sum + 3 * (size_t)pixel, radiance);
+    store3(a.film_sum_sq + 3 * (size_t)pixel, radiance * radiance);
     a.film_count[pixel] = 1u;
 }

@@ -228,7 +228,7 @@ pub const ALL: &[LayoutInfo] = &[
         scene, gbuffer, prev_gbuffer, input, output, previous, film_sum, film_sum_sq, film_count, frame, seed,
         candidates, light_pool, bias, neighbours, pass, has_previous, radius, temporal_cap, prev_to_camera,
         prev_position, prev_tan_half_fov, camera_moved, pending_z, neighbour_sees, ray_group, target,
-        pending_temporal
+        pending_temporal, reuse_visibility, _pad, ray_counts
     }),
 ];
 

@@ -122,6 +122,11 @@ fn path_traced_mean(device: &CudaDevice, scene: &Scene, passes: u32) -> (f64, f6
     (image_mean(&film), var.sqrt())
 }
 
+/// The bias correction and target of `options`, for messages.
+fn mode(options: &RestirOptions) -> String {
+    format!("{}, target {}", options.bias.name(), options.target.name())
+}
+
 fn image_mean(film: &Film) -> f64 {
     film.mean().iter().map(|p| (p.x + p.y + p.z) as f64).sum::<f64>() / film.mean().len() as f64
 }
@@ -131,9 +136,16 @@ fn image_mean(film: &Film) -> f64 {
 fn gpu_restir_is_the_cpu_reference() {
     let Some(device) = device() else { return };
     let scene = scene(512, 96, 64);
-    let base = RestirOptions { radius: 8.0, ..RestirOptions::default() };
+    // The labels name what differs from the luminance target with ray-traced weights.
+    let base = RestirOptions {
+        radius: 8.0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let configurations = [
-        ("default (pool, temporal, 1 spatial pass, ray-traced)", base),
+        ("pool, temporal, 1 spatial pass, ray-traced, luminance", base),
+        ("the default options", RestirOptions { radius: 8.0, ..RestirOptions::default() }),
         ("no light pool", RestirOptions { light_pool: false, ..base }),
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
@@ -145,6 +157,42 @@ fn gpu_restir_is_the_cpu_reference() {
             RestirOptions { target: TargetFunction::Sum, bias: BiasCorrection::Pairwise, ..base },
         ),
         ("target max, 1/M", RestirOptions { target: TargetFunction::Max, bias: BiasCorrection::Off, ..base }),
+        // One reservoir per colour channel: the channels kernel of initial RIS, each reuse pass
+        // once per channel, an odd and an even number of reuse passes.
+        ("per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..base }),
+        (
+            "per-channel reservoirs, pairwise MIS",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..base },
+        ),
+        (
+            "per-channel reservoirs, 1/M, two spatial passes, no temporal",
+            RestirOptions {
+                target: TargetFunction::Channels,
+                bias: BiasCorrection::Off,
+                spatial_passes: 2,
+                temporal: false,
+                ..base
+            },
+        ),
+        // Visibility-aware reuse (rays inline) under each bias correction.
+        ("visibility-aware reuse", RestirOptions { reuse_visibility: true, ..base }),
+        (
+            "visibility-aware reuse, pairwise MIS, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..base
+            },
+        ),
+        (
+            "visibility-aware reuse, 1/M, two spatial passes",
+            RestirOptions { reuse_visibility: true, bias: BiasCorrection::Off, spatial_passes: 2, ..base },
+        ),
+        (
+            "per-channel reservoirs, RIS only",
+            RestirOptions { target: TargetFunction::Channels, spatial_passes: 0, temporal: false, ..base },
+        ),
         // More neighbours than a warp has lanes (ray-traced: dealt out over rounds; pairwise:
         // the full 32-bit mask, then inline beyond it).
         ("ray-traced, 40 neighbours", RestirOptions { neighbours: 40, ..base }),
@@ -154,6 +202,15 @@ fn gpu_restir_is_the_cpu_reference() {
             RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 40, ..base },
         ),
     ];
+    // Reservoir bytes a pixel keeps (this frame's, scratch, previous): 3 × 24 B, three times
+    // that with one reservoir per colour channel.
+    for (target, bytes) in [(TargetFunction::Luminance, 72), (TargetFunction::Channels, 216)] {
+        let options = RestirOptions { target, ..base };
+        let renderer =
+            RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
+        println!("target {}: {} reservoir bytes a pixel", target.name(), renderer.reservoir_bytes_per_pixel());
+        assert_eq!(renderer.reservoir_bytes_per_pixel(), bytes, "target {}", target.name());
+    }
     for (name, options) in configurations {
         let gpu = gpu_restir(&device, &scene, &options, 7, FRAMES);
         let cpu = cpu_restir(&scene, &options, 7, FRAMES);
@@ -189,6 +246,7 @@ fn gpu_restir_is_the_cpu_reference() {
         base,
         RestirOptions { bias: BiasCorrection::Pairwise, ..base },
         RestirOptions { bias: BiasCorrection::Off, ..base },
+        RestirOptions { target: TargetFunction::Channels, ..base },
     ];
     for options in bias_modes {
         let film = |schedule| gpu_restir_in(schedule, &device, &scene, &options, 7, FRAMES);
@@ -202,10 +260,10 @@ fn gpu_restir_is_the_cpu_reference() {
             println!(
                 "{:?} reservoirs, {}: film {} the AoS compact one",
                 (layout, sample),
-                options.bias.name(),
+                mode(&options),
                 if equal { "equals" } else { "differs from" }
             );
-            assert!(equal, "{:?} reservoirs change the image ({})", (layout, sample), options.bias.name());
+            assert!(equal, "{:?} reservoirs change the image ({})", (layout, sample), mode(&options));
         }
         // The reuse passes' shadow rays traced inline or by 2 to 32 lanes a pixel (one round,
         // several, idle lanes at a warp's end): schedules, the same film bit for bit.
@@ -221,11 +279,11 @@ fn gpu_restir_is_the_cpu_reference() {
             let equal = same_film(&default, &film(Schedule { lanes, ..Schedule::default() }));
             println!(
                 "shadow rays {lanes:?}, {}: film {} the default's ({:?})",
-                options.bias.name(),
+                mode(&options),
                 if equal { "equals" } else { "differs from" },
                 RayLanes::DEFAULT
             );
-            assert!(equal, "shadow rays {lanes:?} change the image ({})", options.bias.name());
+            assert!(equal, "shadow rays {lanes:?} change the image ({})", mode(&options));
         }
     }
     // The same with 40 neighbours (ray-traced: rounds of lanes; a group of 32 takes two).
@@ -240,6 +298,70 @@ fn gpu_restir_is_the_cpu_reference() {
         );
         assert!(equal, "40 neighbours: shadow rays {lanes:?} change the image");
     }
+}
+
+/// The GPU counts the shadow rays of each stage (`RestirRenderer::set_ray_counting`) as the CPU
+/// reference does (`RestirFrames::rays`): the same frames trace the same rays, so the counts are
+/// equal, whichever kernels trace them (inline, lane groups) — printed as rays per pixel per
+/// frame.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_restir_counts_the_cpu_rays() {
+    let Some(device) = device() else { return };
+    let scene = scene(512, 96, 64);
+    let frames = 4u32;
+    let pixels = 96 * 64u64;
+    let base = RestirOptions {
+        radius: 8.0,
+        seed: 7,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
+    let cpu = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = cpu.view(&RenderOptions { seed: 7, ..RenderOptions::from_scene(&scene) });
+    let mut failures = Vec::new();
+    for (name, options) in [
+        ("ray-traced", base),
+        ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
+        ("visibility-aware", RestirOptions { reuse_visibility: true, ..base }),
+        ("the defaults", RestirOptions { radius: 8.0, seed: 7, ..RestirOptions::default() }),
+    ] {
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        for _ in 0..frames {
+            sequence.render(&view, &scene.camera);
+        }
+        let expected = sequence.rays();
+        for lanes in [RayLanes::DEFAULT, RayLanes::Inline] {
+            let mut renderer =
+                RestirRenderer::new(&device, &scene, &settings(&scene, 7), BuildKind::Sah, &options).expect("uploads");
+            renderer.set_ray_lanes(lanes);
+            renderer.set_ray_counting(true).expect("counts");
+            for _ in 0..frames {
+                renderer.render_frame().expect("renders a frame");
+            }
+            let got = renderer.ray_counts().expect("downloads").expect("counting");
+            println!(
+                "{name}, {lanes:?}: rays per pixel per frame GPU {:?}, CPU {:?}{}",
+                got.per_pixel_frame(pixels, frames as u64),
+                expected.per_pixel_frame(pixels, frames as u64),
+                if got == expected { " (equal)" } else { "" }
+            );
+            // Equal, unless a rare pixel's answer differs in round-off (then within 0.1%).
+            let close = |a: u64, b: u64| a.abs_diff(b) as f64 <= 1e-3 * a.max(b) as f64;
+            let stages = [
+                (got.visibility, expected.visibility),
+                (got.temporal, expected.temporal),
+                (got.spatial, expected.spatial),
+                (got.shade, expected.shade),
+            ];
+            if !stages.iter().all(|&(a, b)| close(a, b)) {
+                failures.push(format!("{name}, {lanes:?}: GPU {got:?}, CPU {expected:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "ray counts differ: {failures:?}");
 }
 
 #[test]
@@ -269,15 +391,36 @@ fn gpu_restir_converges_to_direct_lighting() {
     };
     let z_of = |m: f64, se: f64| (m - reference) / (se * se + reference_error * reference_error).sqrt();
     println!("path tracer (max depth 1, 8192 spp): image mean {reference:.6} ± {reference_error:.2e}");
-    let unbiased = RestirOptions { radius: 15.0, ..RestirOptions::default() };
+    let unbiased = RestirOptions {
+        radius: 15.0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let mut failures = Vec::new();
     for (name, options) in [
-        ("default pipeline", unbiased),
+        ("pool, temporal, spatial, ray-traced, luminance", unbiased),
+        ("the default options", RestirOptions { radius: 15.0, ..RestirOptions::default() }),
         ("RIS only", RestirOptions { temporal: false, spatial_passes: 0, ..unbiased }),
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
         ("default, target l2", RestirOptions { target: TargetFunction::L2, ..unbiased }),
+        ("default, per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..unbiased }),
+        (
+            "pairwise MIS, per-channel reservoirs",
+            RestirOptions { target: TargetFunction::Channels, bias: BiasCorrection::Pairwise, ..unbiased },
+        ),
+        ("default, visibility-aware reuse", RestirOptions { reuse_visibility: true, ..unbiased }),
+        (
+            "pairwise MIS, visibility-aware reuse, per-channel reservoirs",
+            RestirOptions {
+                reuse_visibility: true,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..unbiased
+            },
+        ),
     ] {
         let (m, se) = measure(options);
         let z = z_of(m, se);
@@ -410,7 +553,13 @@ fn gpu_restir_follows_a_moving_camera() {
         }
         variance / pixels as f64
     };
-    let unbiased = RestirOptions { radius: 15.0, spatial_passes: 0, ..RestirOptions::default() };
+    let unbiased = RestirOptions {
+        radius: 15.0,
+        spatial_passes: 0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
     let pairwise = RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased };
     let mut glossy_moving = [0.0f64; 2];
     // The diffuse orbit's last frames (ray-traced), kept for the bias check below.

@@ -259,7 +259,9 @@ pub const CASES: &[Case] = &[
     exact("film_merge", Needs::Nothing, draw::film_pass, film_merge),
     // ReSTIR's target functions (issue 29): the CPU's TargetFunction::of.
     exact("restir_target", Needs::Nothing, draw::target_contribution, |_, r, o| {
-        let kind = warpath_core::restir::TargetFunction::ALL[r.u() as usize];
+        let code = r.u();
+        let kind = warpath_core::restir::TargetFunction::EVALUATED.into_iter().find(|t| t.code() == code);
+        let kind = kind.expect("a code of TargetFunction::EVALUATED");
         o.f(kind.of(r.vec3()))
     }),
     exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
@@ -409,7 +411,9 @@ pub mod draw {
     /// A target function's code and a contribution: channels 0 now and then, else spread
     /// over 2^-40 .. 2^40 (the range a light's f·Le·G spans), each channel on its own.
     pub fn target_contribution(rng: &mut Rng, _: &HostScene, w: &mut Words) {
-        w.u(rng.below(4));
+        // The code (what the C++ side reads) of one of TargetFunction::EVALUATED.
+        let evaluated = warpath_core::restir::TargetFunction::EVALUATED;
+        w.u(evaluated[rng.below(evaluated.len() as u32) as usize].code());
         for _ in 0..3 {
             let v = if rng.chance(0.1) { 0.0 } else { rng.range(1.0, 2.0) * rng.range(-40.0, 40.0).exp2() };
             w.f(v);

@@ -115,12 +115,25 @@ impl Renderer for CpuRestir<'_> {
         Ok(())
     }
 
+    /// Camera rays (one a pixel a frame) and shadow rays.
     fn rays(&self) -> Result<Option<u64>> {
-        Ok(None)
+        let pixels = self.settings.width() as u64 * self.settings.height() as u64;
+        Ok(Some(pixels * self.frames.frames() as u64 + self.frames.rays().total()))
     }
 
     fn set_camera(&mut self, camera: &Camera) -> Result<()> {
         self.camera = *camera;
         Ok(())
+    }
+
+    fn report(&self) -> Option<String> {
+        let pixels = self.settings.width() as u64 * self.settings.height() as u64;
+        let [visibility, temporal, spatial, shade, total] =
+            self.frames.rays().per_pixel_frame(pixels, self.frames.frames() as u64);
+        let bsdf = self.frames.rays().bsdf_candidates as f64 / (pixels * self.frames.frames() as u64).max(1) as f64;
+        Some(format!(
+            "restir shadow rays per pixel per frame: visibility {visibility:.3}, temporal {temporal:.3}, \
+             spatial {spatial:.3}, shade {shade:.3}, BSDF candidates {bsdf:.3}; total {total:.3} (and 1 camera ray)"
+        ))
     }
 }

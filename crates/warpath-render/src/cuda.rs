@@ -115,6 +115,7 @@ impl<'d> CudaRestir<'d> {
         }
         renderer.prepare()?;
         renderer.set_kernel_timing(gpu.kernel_times);
+        renderer.set_ray_counting(settings.count_rays)?;
         Ok(CudaRestir { renderer, device, settings: settings.clone() })
     }
 }
@@ -146,8 +147,10 @@ impl Renderer for CudaRestir<'_> {
         Ok(self.renderer.clear_film()?)
     }
 
+    /// With `count_rays`: camera rays (one a pixel a frame) and shadow rays.
     fn rays(&self) -> Result<Option<u64>> {
-        Ok(None)
+        let pixels = self.settings.width() as u64 * self.settings.height() as u64;
+        Ok(self.renderer.ray_counts()?.map(|r| pixels * self.renderer.frames() as u64 + r.total()))
     }
 
     fn set_camera(&mut self, camera: &Camera) -> Result<()> {
@@ -155,13 +158,27 @@ impl Renderer for CudaRestir<'_> {
     }
 
     fn report(&self) -> Option<String> {
-        let times = self.renderer.kernel_times()?;
-        let per_frame: Vec<String> = times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
-        Some(format!(
-            "restir kernel times (ms per frame, mean of {} frames, each kernel timed alone): {}; sum {:.3}",
-            times.frames,
-            per_frame.join(", "),
-            times.total() / times.frames.max(1) as f64
-        ))
+        let mut lines = Vec::new();
+        if let Some(times) = self.renderer.kernel_times() {
+            let per_frame: Vec<String> =
+                times.per_frame().iter().map(|(kernel, ms)| format!("{kernel} {ms:.3}")).collect();
+            lines.push(format!(
+                "restir kernel times (ms per frame, mean of {} frames, each kernel timed alone): {}; sum {:.3}",
+                times.frames,
+                per_frame.join(", "),
+                times.total() / times.frames.max(1) as f64
+            ));
+        }
+        if let Ok(Some(rays)) = self.renderer.ray_counts() {
+            let pixels = self.settings.width() as u64 * self.settings.height() as u64;
+            let [visibility, temporal, spatial, shade, total] =
+                rays.per_pixel_frame(pixels, self.renderer.frames() as u64);
+            let bsdf = rays.bsdf_candidates as f64 / (pixels * self.renderer.frames() as u64).max(1) as f64;
+            lines.push(format!(
+                "restir shadow rays per pixel per frame: visibility {visibility:.3}, temporal {temporal:.3}, \
+                 spatial {spatial:.3}, shade {shade:.3}, BSDF candidates {bsdf:.3}; total {total:.3} (and 1 camera ray)"
+            ));
+        }
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }

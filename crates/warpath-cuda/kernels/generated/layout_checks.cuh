@@ -466,7 +466,7 @@ static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_m) == 8, "RestirPendi
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_pixel) == 12, "RestirPendingTemporal.prev_pixel");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, has_prev) == 16, "RestirPendingTemporal.has_prev");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, chosen_prev) == 20, "RestirPendingTemporal.chosen_prev");
-static_assert(sizeof(RestirArgs) == 352, "RestirArgs size (Rust RestirArgs)");
+static_assert(sizeof(RestirArgs) == 368, "RestirArgs size (Rust RestirArgs)");
 static_assert(WARPATH_OFFSETOF(RestirArgs, scene) == 0, "RestirArgs.scene");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_gbuffer) == 152, "RestirArgs.prev_gbuffer");
@@ -495,4 +495,7 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, neighbour_sees) == 328, "RestirArgs.n
 static_assert(WARPATH_OFFSETOF(RestirArgs, ray_group) == 336, "RestirArgs.ray_group");
 static_assert(WARPATH_OFFSETOF(RestirArgs, target) == 340, "RestirArgs.target");
 static_assert(WARPATH_OFFSETOF(RestirArgs, pending_temporal) == 344, "RestirArgs.pending_temporal");
+static_assert(WARPATH_OFFSETOF(RestirArgs, reuse_visibility) == 352, "RestirArgs.reuse_visibility");
+static_assert(WARPATH_OFFSETOF(RestirArgs, _pad) == 356, "RestirArgs._pad");
+static_assert(WARPATH_OFFSETOF(RestirArgs, ray_counts) == 360, "RestirArgs.ray_counts");
 #endif

@@ -135,7 +135,17 @@ struct RestirArgs {
     // The temporal pass's ray in a kernel of its own (restir_temporal_choose, then
     // restir_temporal_visibility; ray-traced and 1/M modes, unless the rays are inline).
     RestirPendingTemporal* pending_temporal;
+    // Visibility-aware reuse (restir.rs reused_target): a reused input's sample is resampled
+    // with p̂·V at the pixel, V traced before resampling; the rays are then inline (ray_group 0).
+    unsigned int reuse_visibility;
+    unsigned int _pad;
+    // Shadow rays traced, by stage (RESTIR_RAYS_*; restir.rs RayCounts), when not null.
+    unsigned long long* ray_counts;
 };
+
+#define RESTIR_RAYS_VISIBILITY 0u
+#define RESTIR_RAYS_TEMPORAL 1u
+#define RESTIR_RAYS_SPATIAL 2u
 
 // restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
 __device__ __forceinline__ float restir_random(unsigned int seed, unsigned int index, unsigned int frame,
@@ -316,12 +326,14 @@ __device__ __forceinline__ bool restir_visible(const DeviceScene& scene, const R
     return !scene_occluded(scene, make_segment(origin, to / d, __fmul_rn(d, __fsub_rn(1.0f, 1e-4f))));
 }
 
-// sees: p̂ > 0 and unoccluded.
+// sees: p̂ > 0 and unoccluded; a shadow ray (counted in `rays`) only where p̂ > 0.
 __device__ __forceinline__ bool restir_sees(const DeviceScene& scene, const RestirShading& s,
-                                            const RestirLightPoint& y) {
+                                            const RestirLightPoint& y, unsigned int& rays) {
     float3 c;
     RestirLightGeometry g;
-    return restir_contribution_at(scene, s, y, c, g) && restir_visible(scene, s, g);
+    if (!restir_contribution_at(scene, s, y, c, g)) return false;
+    ++rays;
+    return restir_visible(scene, s, g);
 }
 
 // finalize: W = w_sum / (normaliser · p̂(y)), with `p` = p̂(y) of the chosen sample at the
@@ -375,13 +387,31 @@ __device__ __forceinline__ bool restir_reproject(const RestirArgs& a, float3 p, 
 // `r` (weight p̂_q(y)·W·M, selection number `u`) into `out`; `chosen_target` keeps p̂_q of
 // the sample `out` holds. Returns whether `out` now holds r's sample: the input chosen so far,
 // whose surface is known to see it (restir.rs sees_chosen: no shadow ray is traced for it).
+// restir.rs reused_target: p̂_q(y), times V_q(y) when `visibility` (a reused input under
+// visibility-aware reuse): a shadow ray wherever the resampling weight would be > 0.
+__device__ __forceinline__ float restir_reused_target(const DeviceScene& scene, const RestirShading& q,
+                                                      const Reservoir& r, const RestirLightPoint& y,
+                                                      bool visibility, unsigned int& rays) {
+    float3 c;
+    RestirLightGeometry g;
+    if (!restir_contribution_at(scene, q, y, c, g)) return 0.0f;
+    const float p = restir_target_value(q.target, c);
+    if (visibility && p > 0.0f && r.w > 0.0f) {
+        ++rays;
+        if (!restir_visible(scene, q, g)) return 0.0f;
+    }
+    return p;
+}
+
+// `visibility`: the input is a reused one under visibility-aware reuse (restir_reused_target).
 __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, const RestirShading& q,
                                                     const Reservoir& r, float u, Reservoir& out, float& m,
-                                                    float& chosen_target) {
+                                                    float& chosen_target, unsigned int& rays,
+                                                    bool visibility = false) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_target(scene, q, y);
+        const float p = restir_reused_target(scene, q, r, y, visibility, rays);
         if (reservoir_update(out, y, __fmul_rn(__fmul_rn(p, r.w), r.m), u)) {
             chosen_target = p;
             return true;
@@ -394,17 +424,19 @@ __device__ __forceinline__ bool restir_stream_input(const DeviceScene& scene, co
 // inputs) into `out` with its pairwise MIS weight m = a/(a + b)/k, a = k·M_r·p̂_ns(y),
 // b = M_own·p̂_q(y), and add the pixel's own sample's share c/(c + d) against it to `own_share`
 // (c = M_own·p̂_q(y_own), d = k·M_r·p̂_ns(y_own), 0 when ns does not see y_own: one shadow
-// ray, or `ns_sees_own` when that is known already: 1 sees, 0 does not, -1 unknown). The
-// operations are the CPU's, in its order.
+// ray, or `ns_sees_own` when that is known already: 1 sees, 0 does not, -1 unknown);
+// `visibility`: p̂_q(y)·V_q(y) under visibility-aware reuse. The operations are the CPU's, in its
+// order.
 __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, const RestirShading& q,
                                                       const RestirShading& ns, const Reservoir& r,
                                                       const Reservoir& own, float own_target, float k, float u,
-                                                      int ns_sees_own, Reservoir& out, float& m,
-                                                      float& chosen_target, float& own_share) {
+                                                      int ns_sees_own, bool visibility, Reservoir& out,
+                                                      float& m, float& chosen_target, float& own_share,
+                                                      unsigned int& rays) {
     m = __fadd_rn(m, r.m);
     if (r.light != RESTIR_NO_LIGHT) {
         const RestirLightPoint y = restir_sample_point(scene, r);
-        const float p = restir_target(scene, q, y);
+        const float p = restir_reused_target(scene, q, r, y, visibility, rays);
         const float a = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y));
         const float b = __fmul_rn(own.m, p);
         const float sum = __fadd_rn(a, b);
@@ -416,7 +448,7 @@ __device__ __forceinline__ void restir_pairwise_input(const DeviceScene& scene, 
         const float c = __fmul_rn(own.m, own_target);
         float d = __fmul_rn(__fmul_rn(k, r.m), restir_target(scene, ns, y_own));
         // The reused input's technique cannot produce a sample its surface does not see.
-        if (d > 0.0f && !(ns_sees_own < 0 ? restir_sees(scene, ns, y_own) : ns_sees_own != 0)) d = 0.0f;
+        if (d > 0.0f && !(ns_sees_own < 0 ? restir_sees(scene, ns, y_own, rays) : ns_sees_own != 0)) d = 0.0f;
         const float sum = __fadd_rn(c, d);
         own_share = __fadd_rn(own_share, sum > 0.0f ? __fdiv_rn(c, sum) : 0.0f);
     }

@@ -113,6 +113,7 @@ crate::kernel_catalog! {
 
     // restir.cu
     RESTIR_INITIAL_RIS: RestirKernelArgs = Program::Restir, "restir_initial_ris";
+    RESTIR_INITIAL_RIS_CHANNELS: RestirKernelArgs = Program::Restir, "restir_initial_ris_channels";
     RESTIR_VISIBILITY: RestirKernelArgs = Program::Restir, "restir_visibility";
     RESTIR_TEMPORAL: RestirKernelArgs = Program::Restir, "restir_temporal";
     RESTIR_TEMPORAL_CHOOSE: RestirKernelArgs = Program::Restir, "restir_temporal_choose";

@@ -40,8 +40,13 @@ pub struct RestirArgs {
     pub target: u32,
     /// The temporal pass's hand-over to its ray kernel.
     pub pending_temporal: u64,
+    /// Visibility-aware reuse (`RestirOptions::reuse_visibility`): 1 or 0.
+    pub reuse_visibility: u32,
+    pub _pad: u32,
+    /// Shadow rays by stage (`u64` × 4: visibility, temporal, spatial, shade), or 0: not counted.
+    pub ray_counts: u64,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 352);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 368);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);

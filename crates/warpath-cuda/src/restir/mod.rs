@@ -22,9 +22,9 @@ pub mod args;
 
 use crate::buffer::DeviceBuffer;
 use crate::catalog::{
-    Kernel, RESTIR_INITIAL_RIS, RESTIR_SHADE, RESTIR_SPATIAL, RESTIR_SPATIAL_CHOOSE, RESTIR_SPATIAL_PAIRWISE,
-    RESTIR_SPATIAL_PAIRWISE_GROUPED, RESTIR_SPATIAL_PAIRWISE_SEES, RESTIR_SPATIAL_Z, RESTIR_TEMPORAL,
-    RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_VISIBILITY, RestirKernelArgs,
+    Kernel, RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS, RESTIR_SHADE, RESTIR_SPATIAL, RESTIR_SPATIAL_CHOOSE,
+    RESTIR_SPATIAL_PAIRWISE, RESTIR_SPATIAL_PAIRWISE_GROUPED, RESTIR_SPATIAL_PAIRWISE_SEES, RESTIR_SPATIAL_Z,
+    RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_VISIBILITY, RestirKernelArgs,
 };
 use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
@@ -41,7 +41,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, Reprojection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -271,8 +271,9 @@ pub struct GpuPendingTemporal {
 const _: () = assert!(std::mem::size_of::<GpuPendingTemporal>() == 24);
 
 /// Every kernel of a frame, in launch order.
-const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 12] = [
+const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 13] = [
     RESTIR_INITIAL_RIS,
+    RESTIR_INITIAL_RIS_CHANNELS,
     RESTIR_VISIBILITY,
     RESTIR_TEMPORAL,
     RESTIR_TEMPORAL_CHOOSE,
@@ -298,7 +299,7 @@ pub struct RestirTimes {
 impl RestirTimes {
     /// The passes of the per-frame table and the kernels each sums.
     const PASSES: [(&'static str, &'static [Kernel<RestirKernelArgs>]); 5] = [
-        ("restir_initial_ris", &[RESTIR_INITIAL_RIS]),
+        ("restir_initial_ris", &[RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS]),
         ("restir_visibility", &[RESTIR_VISIBILITY]),
         ("restir_temporal", &[RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY]),
         (
@@ -362,6 +363,9 @@ fn check_options(options: &RestirOptions) -> CudaResult<()> {
     if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
         return bad(format!("temporal cap {}", options.temporal_cap));
     }
+    if options.bsdf_candidates != 0 {
+        return bad("BSDF-sampled candidates are on the CPU reference only so far (use --backend cpu)".into());
+    }
     if options.boiling_filter != 0.0 {
         return bad("the boiling filter is on the CPU reference only so far (issue 29)".into());
     }
@@ -378,7 +382,9 @@ pub struct RestirRenderer<'d> {
     gbuffer: DeviceBuffer<GpuRestirSurface>,
     prev_gbuffer: DeviceBuffer<GpuRestirSurface>,
     /// This frame's reservoirs, a scratch buffer for the reuse passes, the previous frame's:
-    /// 4-byte words, [`LightSampleFormat::reservoir_bytes`] / 4 per pixel.
+    /// 4-byte words, [`LightSampleFormat::reservoir_bytes`] / 4 per pixel and reservoir target
+    /// (`TargetFunction::reservoirs`: 3 for one reservoir per colour channel, each channel's
+    /// reservoirs one array of `pixels` after the other).
     current: DeviceBuffer<u32>,
     scratch: DeviceBuffer<u32>,
     previous: DeviceBuffer<u32>,
@@ -397,6 +403,9 @@ pub struct RestirRenderer<'d> {
     next_frame: u32,
     /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
+    /// Shadow rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade),
+    /// while counting is on.
+    ray_counts: Option<DeviceBuffer<u64>>,
 }
 
 impl<'d> RestirRenderer<'d> {
@@ -438,6 +447,7 @@ impl<'d> RestirRenderer<'d> {
         let (bvh, _) = Bvh::build(&soup, &StrategyRenderer::bvh_options(bvh_kind));
         let device_scene = DeviceScene::upload_with_layout(device, scene, &lights, &bvh, settings, bvh_layout)?;
         let pixels = settings.width as usize * settings.height as usize;
+        let reservoirs = pixels * options.target.reservoirs();
         Ok(RestirRenderer {
             device,
             scene: device_scene,
@@ -445,9 +455,9 @@ impl<'d> RestirRenderer<'d> {
             options: *options,
             gbuffer: DeviceBuffer::zeroed(device, pixels)?,
             prev_gbuffer: DeviceBuffer::zeroed(device, pixels)?,
-            current: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
-            scratch: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
-            previous: Self::reservoirs(device, pixels, LightSampleFormat::Compact)?,
+            current: Self::reservoirs(device, reservoirs, LightSampleFormat::Compact)?,
+            scratch: Self::reservoirs(device, reservoirs, LightSampleFormat::Compact)?,
+            previous: Self::reservoirs(device, reservoirs, LightSampleFormat::Compact)?,
             pending_z: DeviceBuffer::zeroed(device, pixels)?,
             neighbour_sees: DeviceBuffer::zeroed(device, pixels)?,
             pending_temporal: DeviceBuffer::zeroed(device, pixels)?,
@@ -458,6 +468,7 @@ impl<'d> RestirRenderer<'d> {
             program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout),
             next_frame: 0,
             times: None,
+            ray_counts: None,
         })
     }
 
@@ -469,9 +480,15 @@ impl<'d> RestirRenderer<'d> {
         Ok(())
     }
 
-    /// A zeroed buffer of `pixels` reservoirs of light sample `sample`.
-    fn reservoirs(device: &CudaDevice, pixels: usize, sample: LightSampleFormat) -> CudaResult<DeviceBuffer<u32>> {
-        DeviceBuffer::zeroed(device, pixels * sample.reservoir_bytes() / 4)
+    /// A zeroed buffer of `count` reservoirs of light sample `sample`.
+    fn reservoirs(device: &CudaDevice, count: usize, sample: LightSampleFormat) -> CudaResult<DeviceBuffer<u32>> {
+        DeviceBuffer::zeroed(device, count * sample.reservoir_bytes() / 4)
+    }
+
+    /// Bytes of reservoirs a pixel keeps for one frame (this frame's, the scratch and the
+    /// previous frame's buffers together): 3 × the reservoir's bytes × the reservoir targets.
+    pub fn reservoir_bytes_per_pixel(&self) -> usize {
+        3 * self.current.len() * 4 / self.film.pixels() as usize
     }
 
     /// Stores reservoirs as `layout` with light samples `sample` from the next frame on; call
@@ -483,11 +500,11 @@ impl<'d> RestirRenderer<'d> {
                 "restir-di: the reservoir format changes only before the first frame (or after a restart)".into(),
             ));
         }
-        let pixels = self.film.pixels() as usize;
-        if self.current.len() != pixels * sample.reservoir_bytes() / 4 {
-            self.current = Self::reservoirs(self.device, pixels, sample)?;
-            self.scratch = Self::reservoirs(self.device, pixels, sample)?;
-            self.previous = Self::reservoirs(self.device, pixels, sample)?;
+        let count = self.film.pixels() as usize * self.options.target.reservoirs();
+        if self.current.len() != count * sample.reservoir_bytes() / 4 {
+            self.current = Self::reservoirs(self.device, count, sample)?;
+            self.scratch = Self::reservoirs(self.device, count, sample)?;
+            self.previous = Self::reservoirs(self.device, count, sample)?;
         }
         self.program = program_for(layout, sample, self.scene.bvh.layout());
         Ok(())
@@ -503,6 +520,21 @@ impl<'d> RestirRenderer<'d> {
     /// end: the frame as a whole runs a little slower), or stops timing.
     pub fn set_kernel_timing(&mut self, on: bool) {
         self.times = on.then(RestirTimes::default);
+    }
+
+    /// Counts the shadow rays of every frame from now on, by stage (from zero), or stops
+    /// counting (each traced ray adds to a global counter: a little slower).
+    pub fn set_ray_counting(&mut self, on: bool) -> CudaResult<()> {
+        self.ray_counts = if on { Some(DeviceBuffer::zeroed(self.device, 4)?) } else { None };
+        Ok(())
+    }
+
+    /// The shadow rays counted so far (None when counting is off; waits for the stream): the
+    /// CPU reference's `RestirFrames::rays` for the same frames.
+    pub fn ray_counts(&self) -> CudaResult<Option<RayCounts>> {
+        let Some(buffer) = &self.ray_counts else { return Ok(None) };
+        let c = buffer.download(self.device)?;
+        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: 0 }))
     }
 
     /// The kernel times so far (None when timing is off).
@@ -521,6 +553,9 @@ impl<'d> RestirRenderer<'d> {
         self.has_previous = false;
         self.moved_from = None;
         self.next_frame = 0;
+        if let Some(counts) = self.ray_counts.as_mut() {
+            counts.upload(self.device, &[0; 4])?;
+        }
         if let Some(times) = self.times.as_mut() {
             *times = RestirTimes::default();
         }
@@ -585,9 +620,18 @@ impl<'d> RestirRenderer<'d> {
             camera_moved: self.moved_from.is_some() as u32,
             pending_z: self.pending_z.address(d),
             neighbour_sees: self.neighbour_sees.address(d),
-            ray_group: self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels()),
+            // Visibility-aware reuse traces its rays before resampling, in the combining
+            // kernels: inline.
+            ray_group: if self.options.reuse_visibility {
+                0
+            } else {
+                self.ray_lanes.ray_group(self.options.bias, self.options.neighbours, self.film.pixels())
+            },
             target: self.options.target.code(),
             pending_temporal: self.pending_temporal.address(d),
+            reuse_visibility: self.options.reuse_visibility as u32,
+            _pad: 0,
+            ray_counts: self.ray_counts.as_ref().map_or(0, |b| b.address(d)),
         }
     }
 
@@ -642,41 +686,64 @@ impl<'d> RestirRenderer<'d> {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         });
-        self.launch(RESTIR_INITIAL_RIS, &args, ris_config)?;
+        let targets = self.options.target.reservoir_targets();
+        let initial = if targets.len() > 1 { RESTIR_INITIAL_RIS_CHANNELS } else { RESTIR_INITIAL_RIS };
+        self.launch(initial, &args, ris_config)?;
         self.launch(RESTIR_VISIBILITY, &args, linear)?;
-        if self.options.temporal {
-            args.input = self.current.address(self.device);
-            args.output = self.scratch.address(self.device);
-            // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
-            // keeps its two rays inline).
-            let split = self.ray_lanes != RayLanes::Inline && self.options.bias != BiasCorrection::Pairwise;
-            let launches: &[Kernel<RestirKernelArgs>] =
-                if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
-            for &kernel in launches {
-                self.launch(kernel, &args, linear)?;
+        // The reuse passes run once per reservoir target (each colour channel's reservoirs on
+        // their own, with that channel's target): the reservoirs of target t are the t-th array
+        // of `pixels` reservoirs in each buffer.
+        let target_bytes = self.current.len() as u64 * 4 / targets.len() as u64;
+        let at = |buffer: &DeviceBuffer<u32>, t: usize| buffer.address(self.device) + t as u64 * target_bytes;
+        for (t, target) in targets.iter().enumerate() {
+            args.target = target.code();
+            args.previous = at(&self.previous, t);
+            if self.options.temporal {
+                args.input = at(&self.current, t);
+                args.output = at(&self.scratch, t);
+                // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
+                // keeps its two rays inline, and so does visibility-aware reuse).
+                let split = self.ray_lanes != RayLanes::Inline
+                    && self.options.bias != BiasCorrection::Pairwise
+                    && !self.options.reuse_visibility;
+                let launches: &[Kernel<RestirKernelArgs>] =
+                    if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
+                for &kernel in launches {
+                    self.launch(kernel, &args, linear)?;
+                }
             }
+            // Each pass reads what the one before it (or temporal reuse) wrote: target t's
+            // passes ping-pong between `current` and `scratch`.
+            let mut from_scratch = self.options.temporal;
+            for pass in 0..self.options.spatial_passes {
+                args.pass = pass;
+                let (input, output) =
+                    if from_scratch { (&self.scratch, &self.current) } else { (&self.current, &self.scratch) };
+                args.input = at(input, t);
+                args.output = at(output, t);
+                // (kernel, its launch) in order: the grouped rays' kernel before or after the pass.
+                let launches: &[(Kernel<RestirKernelArgs>, LaunchConfig)] = match (self.options.bias, grouped) {
+                    (BiasCorrection::RayTraced | BiasCorrection::Off, Some(group)) => {
+                        &[(RESTIR_SPATIAL_CHOOSE, linear), (RESTIR_SPATIAL_Z, group)]
+                    }
+                    (BiasCorrection::Pairwise, Some(group)) => {
+                        &[(RESTIR_SPATIAL_PAIRWISE_SEES, group), (RESTIR_SPATIAL_PAIRWISE_GROUPED, linear)]
+                    }
+                    (BiasCorrection::Pairwise, None) => &[(RESTIR_SPATIAL_PAIRWISE, linear)],
+                    (BiasCorrection::RayTraced | BiasCorrection::Off, _) => &[(RESTIR_SPATIAL, linear)],
+                };
+                for &(kernel, config) in launches {
+                    self.launch(kernel, &args, config)?;
+                }
+                from_scratch = !from_scratch;
+            }
+        }
+        // Every target's final reservoirs are in the same buffer (the same number of passes
+        // each): `scratch` after an odd number of reuse passes.
+        if self.options.temporal ^ (self.options.spatial_passes % 2 == 1) {
             std::mem::swap(&mut self.current, &mut self.scratch);
         }
-        for pass in 0..self.options.spatial_passes {
-            args.pass = pass;
-            args.input = self.current.address(self.device);
-            args.output = self.scratch.address(self.device);
-            // (kernel, its launch) in order: the grouped rays' kernel before or after the pass.
-            let launches: &[(Kernel<RestirKernelArgs>, LaunchConfig)] = match (self.options.bias, grouped) {
-                (BiasCorrection::RayTraced | BiasCorrection::Off, Some(group)) => {
-                    &[(RESTIR_SPATIAL_CHOOSE, linear), (RESTIR_SPATIAL_Z, group)]
-                }
-                (BiasCorrection::Pairwise, Some(group)) => {
-                    &[(RESTIR_SPATIAL_PAIRWISE_SEES, group), (RESTIR_SPATIAL_PAIRWISE_GROUPED, linear)]
-                }
-                (BiasCorrection::Pairwise, None) => &[(RESTIR_SPATIAL_PAIRWISE, linear)],
-                (BiasCorrection::RayTraced | BiasCorrection::Off, _) => &[(RESTIR_SPATIAL, linear)],
-            };
-            for &(kernel, config) in launches {
-                self.launch(kernel, &args, config)?;
-            }
-            std::mem::swap(&mut self.current, &mut self.scratch);
-        }
+        args.target = self.options.target.code();
         args.input = self.current.address(self.device);
         self.launch(RESTIR_SHADE, &args, linear)
     }
