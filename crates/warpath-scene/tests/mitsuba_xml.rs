@@ -526,7 +526,9 @@ fn the_disk_has_mitsubas_polar_uv() {
         let dv = (uv.y - phi).abs().min((uv.y - phi - 1.0).abs());
         assert!(dv < 0.5 / DISK_SEGMENTS as f32, "{t:?}: v {} vs {phi}", uv.y);
     }
+}
 
+#[test]
 fn point_spot_and_directional_emitters_keep_mitsubas_units() {
     use warpath_core::light::delta_kind;
     let s = scene(
@@ -563,18 +565,19 @@ fn point_spot_and_directional_emitters_keep_mitsubas_units() {
 
 #[test]
 fn the_oracle_scenes_load_without_warnings() {
+    // The oracle's scenes and those waiting in pending/ (scripts/mitsuba-oracle renders the
+    // former against Mitsuba).
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mitsuba-oracle");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    let mut files: Vec<PathBuf> = [dir.clone(), dir.join("pending")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
         .filter(|p| p.extension().is_some_and(|e| e == "xml"))
         .collect();
     files.sort();
-    assert!(files.len() >= 3, "{files:?}");
+    assert!(files.len() >= 15, "{files:?}");
     for file in files {
         let s = load_mitsuba_xml(&file, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(s.warnings.is_empty(), "{}: {:?}", file.display(), s.warnings);
-        assert_eq!((s.settings.width, s.settings.height, s.settings.spp), (64, 64, 64), "{}", file.display());
         let name = file.file_stem().unwrap().to_string_lossy();
         if name.starts_with("light-") {
             assert_eq!(s.delta_lights.len(), 1, "{name}");

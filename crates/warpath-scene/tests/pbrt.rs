@@ -642,7 +642,9 @@ fn named_materials_may_be_used_before_they_are_defined() {
     .unwrap();
     let s = check_pbrt(&dir.path().join("a.pbrt")).unwrap_or_else(|e| panic!("{e}"));
     assert!(warned(&s, "a.pbrt:2: NamedMaterial: no material named \"nope\""), "{:?}", s.warnings);
+}
 
+#[test]
 fn point_spot_and_distant_lights_map_to_delta_lights() {
     use std::f32::consts::PI;
     use warpath_core::light::delta_kind;
