@@ -128,14 +128,18 @@ pub struct RenderArgs {
     /// restir-di: bias correction of reuse: ray-traced (unbiased: the reused inputs' visibility
     /// traced, 1/Z), pairwise (pairwise MIS with visibility: unbiased, the same rays, weights
     /// bounded where targets differ: glossy surfaces under motion) or off (1/M, biased).
-    #[arg(long, default_value = "pairwise", value_parser = parse_bias)]
-    pub restir_bias: warpath_cpu::restir::BiasCorrection,
+    /// Default: chosen by the scene's emitters, pairwise under coloured lights, ray-traced
+    /// under near-white ones (with the target below; docs/restir.md).
+    #[arg(long, value_parser = parse_bias)]
+    pub restir_bias: Option<warpath_cpu::restir::BiasCorrection>,
     /// restir-di: the target function p̂ of a sample's unshadowed contribution c: luminance,
     /// l2 (|c|), sum (r + g + b), max (of the channels), or channels (one reservoir per colour
     /// channel from the same candidates, each resampled and reused with its own channel: best
     /// under coloured lights, three times the reservoirs); CPU and GPU alike.
-    #[arg(long, default_value = "channels", value_parser = parse_target)]
-    pub restir_target: warpath_cpu::restir::TargetFunction,
+    /// Default: chosen by the scene's emitters, channels when their colours differ, luminance
+    /// when they are near-white (the faster and, there, the better at equal time).
+    #[arg(long, value_parser = parse_target)]
+    pub restir_target: Option<warpath_cpu::restir::TargetFunction>,
     /// restir-di: visibility-aware reuse: temporal and spatial reuse weigh a reused sample by
     /// its visibility from the pixel (one shadow ray per reused input, before resampling), so a
     /// neighbour's sample the pixel cannot see never wins and leaves the pixel black; unbiased

@@ -15,7 +15,7 @@ use std::time::Instant;
 use warpath_core::film::Film;
 use warpath_core::limits;
 use warpath_cuda::restir::{LightSampleFormat, ReservoirLayout};
-use warpath_render::{Backend, FilmPart, Integrator, Overrides, RestirGpu, Settings};
+use warpath_render::{Backend, FilmPart, Integrator, Overrides, RestirByScene, RestirGpu, Settings};
 use warpath_scene::Scene;
 
 /// The command line's settings for the renderer: its flags as [`Overrides`].
@@ -43,12 +43,13 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             spatial_passes: args.restir_spatial_passes,
             neighbours: args.restir_neighbours,
             radius: args.restir_radius,
-            bias: args.restir_bias,
-            target: args.restir_target,
+            bias: args.restir_bias.unwrap_or(warpath_core::restir::RestirOptions::default().bias),
+            target: args.restir_target.unwrap_or_default(),
             reuse_visibility: args.restir_reuse_visibility,
             bsdf_candidates: args.restir_bsdf_candidates,
             ..Default::default()
         },
+        restir_by_scene: RestirByScene { target: args.restir_target.is_none(), bias: args.restir_bias.is_none() },
         restir_gpu: RestirGpu {
             layout: if args.restir_soa { ReservoirLayout::Soa } else { ReservoirLayout::Aos },
             light_sample: match args.restir_light_sample {
@@ -143,6 +144,17 @@ pub fn render(args: &RenderArgs) -> Result<()> {
         crate::commands::load_scene_with(&args.scene, &args.defines)
     })?;
     let settings = Settings::resolve(&scene, &overrides).with_context(|| format!("scene '{}'", args.scene))?;
+    if settings.integrator == Integrator::RestirDi && overrides.restir_by_scene != RestirByScene::default() {
+        let by_scene = overrides.restir_by_scene;
+        let mut chosen = Vec::new();
+        if by_scene.target {
+            chosen.push(format!("target {}", settings.restir.target.name()));
+        }
+        if by_scene.bias {
+            chosen.push(format!("bias correction {}", settings.restir.bias.name()));
+        }
+        note!("ReSTIR: {} (chosen by the colours of the scene's emitters)", chosen.join(", "));
+    }
     check_film_memory(settings.width(), settings.height())?;
     let samples = args.samples.clone().unwrap_or(0..settings.count);
     let mut backends = backends;

@@ -34,6 +34,7 @@ pub mod iso_devices;
 pub mod isosurface;
 pub mod multi;
 mod renderer;
+pub mod restir_choice;
 mod settings;
 
 pub use backend::{Backend, BackendChoice};
@@ -44,7 +45,8 @@ pub use film_file::{FilmPart, fingerprint, merge};
 pub use isosurface::{IsoCaster, IsoOptions};
 pub use multi::{DeviceReport, MultiOutcome, render_on_devices};
 pub use renderer::{Outcome, Renderer, render};
-pub use settings::{Integrator, Overrides, RestirGpu, Settings, check_resolution, default_strategy};
+pub use restir_choice::restir_choice;
+pub use settings::{Integrator, Overrides, RestirByScene, RestirGpu, Settings, check_resolution, default_strategy};
 pub use warpath_core::film::Film;
 
 use warpath_scene::Scene;

@@ -85,7 +85,18 @@ pub struct Overrides {
     pub count_rays: bool,
     /// ReSTIR's knobs; its seed is the render's seed.
     pub restir: RestirOptions,
+    /// ReSTIR knobs to choose from the scene instead of taking `restir`'s.
+    pub restir_by_scene: RestirByScene,
     pub restir_gpu: RestirGpu,
+}
+
+/// Which of ReSTIR's knobs [`Settings::resolve`] chooses from the scene's emitters
+/// ([`crate::restir_choice`]) rather than taking them from [`Overrides::restir`]: what the
+/// command line does for the flags a user did not give.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RestirByScene {
+    pub target: bool,
+    pub bias: bool,
 }
 
 /// Everything a renderer needs to know, resolved: the scene's settings with the overrides
@@ -196,7 +207,16 @@ impl Settings {
         if let Some(lanes) = overrides.restir_gpu.ray_lanes {
             RayLanes::from_count(lanes)?;
         }
-        let restir = RestirOptions { seed: s.seed, ..overrides.restir };
+        let mut restir = RestirOptions { seed: s.seed, ..overrides.restir };
+        if overrides.integrator == Integrator::RestirDi && overrides.restir_by_scene != RestirByScene::default() {
+            let (target, bias) = crate::restir_choice::restir_choice(scene);
+            if overrides.restir_by_scene.target {
+                restir.target = target;
+            }
+            if overrides.restir_by_scene.bias {
+                restir.bias = bias;
+            }
+        }
         Ok(Settings {
             count,
             scene: s,
@@ -260,6 +280,24 @@ mod tests {
         assert_eq!(Settings::resolve(&scene, &restir).unwrap().bvh_layout, BvhLayout::Wide8);
         let o = Overrides { bvh_layout: Some(BvhLayout::Binary), ..restir };
         assert_eq!(Settings::resolve(&scene, &o).unwrap().bvh_layout, BvhLayout::Binary);
+    }
+
+    #[test]
+    fn restir_knobs_the_caller_leaves_open_come_from_the_scene() {
+        let scene = cornell(); // one white light: luminance, ray-traced
+        let restir = Overrides { integrator: Integrator::RestirDi, ..Default::default() };
+        let given = Settings::resolve(&scene, &restir).unwrap().restir;
+        assert_eq!((given.target, given.bias), (RestirOptions::default().target, RestirOptions::default().bias));
+        let both = Overrides { restir_by_scene: RestirByScene { target: true, bias: true }, ..restir.clone() };
+        let chosen = Settings::resolve(&scene, &both).unwrap().restir;
+        assert_eq!((chosen.target, chosen.bias), crate::restir_choice(&scene));
+        let mut only_bias = Overrides { restir_by_scene: RestirByScene { target: false, bias: true }, ..restir };
+        only_bias.restir.target = warpath_core::restir::TargetFunction::Max;
+        let mixed = Settings::resolve(&scene, &only_bias).unwrap().restir;
+        assert_eq!(
+            (mixed.target, mixed.bias),
+            (warpath_core::restir::TargetFunction::Max, crate::restir_choice(&scene).1)
+        );
     }
 
     #[test]
