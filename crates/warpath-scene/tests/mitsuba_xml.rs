@@ -613,3 +613,22 @@ fn plastic_and_roughplastic_keep_mitsubas_parameters() {
     assert_eq!(default.base_color, Vec3::splat(0.5));
     assert!(s.warnings.iter().all(|w| w.contains("no <sensor>")), "{:?}", s.warnings);
 }
+
+#[test]
+fn a_film_without_a_filter_warns_that_mitsuba_would_filter_it_with_a_gaussian() {
+    let film = |inner: &str| {
+        format!(
+            r#"<sensor type="perspective"><film type="hdrfilm"><integer name="width" value="8"/>{inner}</film></sensor>{LIGHT}"#
+        )
+    };
+    let s = scene(&film(""));
+    assert!(
+        s.warnings.iter().any(|w| w.contains("no <rfilter>") && w.contains("Gaussian") && w.contains("inline.xml")),
+        "{:?}",
+        s.warnings
+    );
+    let s = scene(&film(r#"<rfilter type="box"/>"#));
+    assert!(!s.warnings.iter().any(|w| w.contains("rfilter")), "{:?}", s.warnings);
+    let s = scene(&film(r#"<rfilter type="gaussian"/>"#));
+    assert!(s.warnings.iter().any(|w| w.contains("<rfilter type=\"gaussian\"> is ignored")), "{:?}", s.warnings);
+}

@@ -217,6 +217,13 @@ impl Loader {
         for key in ["pixel_format", "component_format", "file_format"] {
             self.take(&mut props, key);
         }
+        if !props.objects.iter().any(|child| child.tag_name().name() == "rfilter") {
+            self.warn(format!(
+                "{}: the film has no <rfilter>: Mitsuba filters it with a Gaussian (its default), warpath's \
+                 film with a box (add <rfilter type=\"box\"/> to render the same image in both)",
+                src.at(node)
+            ));
+        }
         for child in props.objects.clone() {
             let tag = child.tag_name().name();
             let ftype = self.attr(src, child, "type")?.unwrap_or_default();
