@@ -15,16 +15,6 @@ fi
 shift
 output="${1:-$here/../../../target/cub/libwarpath_cub.so}"
 mkdir -p "$(dirname "$output")"
-nvcc_bin="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
-if [ ! -x "$nvcc_bin" ]; then
-    echo "build.sh: nvcc not found (PATH or /usr/local/cuda/bin)" >&2
-    exit 1
-fi
-"$nvcc_bin" --version | tail -1 >&2
-# CUB ships with the toolkit (CCCL); some layouts keep it under include/cccl.
-extra=()
-cuda_root="$(cd "$(dirname "$nvcc_bin")/.." && pwd)"
-if [ -d "$cuda_root/include/cccl" ]; then extra+=("-I$cuda_root/include/cccl"); fi
-"$nvcc_bin" -O3 -arch=sm_90 -std=c++17 -lineinfo "${extra[@]}" -shared -Xcompiler -fPIC \
-    -o "$output" "$here/warpath_cub.cu"
+source "$here/nvcc.sh"
+nvcc_cub -shared -Xcompiler -fPIC -o "$output" "$here/warpath_cub.cu"
 echo "$output"
