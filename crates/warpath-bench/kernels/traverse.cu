@@ -214,55 +214,91 @@ __device__ __forceinline__ void trace_wide_batch(const WideTraversalScene& scene
 WARPATH_WIDE_KERNEL(traverse_wide_closest, false)
 WARPATH_WIDE_KERNEL(traverse_wide_any, true)
 
-// Persistent warps with dynamic fetch (as trace_persistent) over wide_step: a warp fetches rays
-// once fewer than `fetch_threshold` lanes are busy; `postpone_lanes` (0..32, 0 off) postpones
-// triangle groups while at most that many 32nds of the stepping lanes have triangles.
+// Persistent warps with dynamic fetch (Aila and Laine 2009, as seed 004 measured them; Ylitie
+// et al. 2017 traverse the wide BVH so) over wide.cuh's wide_step: a warp takes work items from a
+// global counter for its idle lanes whenever fewer than `fetch_threshold` of its lanes are still
+// traversing. What an item is comes from `Work` (count(), counter(): zeroed before the launch,
+// begin(item) -> the lane's PreparedRay, finish(item, hit)); every lane of every warp calls it.
+// (The renderers' multi-stage wavefront traced its intersect and shadow queues through this
+// driver in one experiment and got slower: docs/benchmarks/traversal.md.)
+template <bool AnyHit, class Work, class Stack>
+__device__ __forceinline__ void wide_persistent(const WideTraversalScene& scene, Work& work, Stack& stack,
+                                                int fetch_threshold, int postpone_lanes) {
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int lanes_below = (1u << lane) - 1u;
+    const int threshold = max(fetch_threshold, 1);
+    const unsigned int count = work.count();
+    PreparedRay ray{};
+    WideTraversal state;
+    state.done = true;  // idle
+    unsigned int item = 0xffffffffu;
+    bool pool_empty = false;  // uniform across the warp
+    while (true) {
+        const bool idle = state.done;
+        if (idle && item != 0xffffffffu) {
+            work.finish(item, state.best);
+            item = 0xffffffffu;
+        }
+        if (!pool_empty) {
+            // One atomic for the warp's idle lanes.
+            const unsigned int idle_mask = __ballot_sync(0xffffffffu, idle);
+            const unsigned int idle_count = (unsigned int)__popc(idle_mask);
+            if (idle_count > 0u) {
+                const int leader = __ffs(idle_mask) - 1;
+                unsigned int first = 0u;
+                if ((int)lane == leader) first = atomicAdd(work.counter(), idle_count);
+                first = __shfl_sync(0xffffffffu, first, leader);
+                if (first >= count || count - first <= idle_count) pool_empty = true;
+                const unsigned int mine = first + (unsigned int)__popc(idle_mask & lanes_below);
+                if (idle && first < count && mine < count) {
+                    item = mine;
+                    ray = work.begin(item);
+                    wide_begin(state, ray);
+                }
+            }
+        }
+        if (!__any_sync(0xffffffffu, !state.done)) break;
+        while (true) {
+            if (!state.done) wide_step<AnyHit>(scene, ray, state, stack, postpone_lanes);
+            const unsigned int busy = __ballot_sync(0xffffffffu, !state.done);
+            if (__popc(busy) < threshold) break;
+        }
+    }
+}
+
+// Persistent warps with dynamic fetch over wide_step (wide_persistent above): a warp fetches rays once fewer than
+// `fetch_threshold` lanes are busy; `postpone_lanes` (0..32, 0 off) postpones triangle groups
+// while at most that many 32nds of the stepping lanes have triangles; `shared_entries` (0 off)
+// keeps the first entries of each ray's stack in the block's dynamic shared memory
+// (shared_entries * 8 bytes a thread, launched with that much).
+struct WideRayBatch {
+    const GpuRay* __restrict__ rays;
+    GpuHit* __restrict__ hits;
+    unsigned int ray_count;
+    unsigned int* ray_counter;
+    __device__ __forceinline__ unsigned int count() const { return ray_count; }
+    __device__ __forceinline__ unsigned int* counter() const { return ray_counter; }
+    __device__ __forceinline__ PreparedRay begin(unsigned int item) { return prepare_ray(rays, (int)item); }
+    __device__ __forceinline__ void finish(unsigned int item, const WideHit& best) {
+        reinterpret_cast<float4*>(hits)[item] = make_float4(best.t, best.u, best.v, __int_as_float(best.prim));
+    }
+};
+
 template <bool AnyHit>
 __device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& scene,
                                                       const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits,
                                                       int ray_count, unsigned int* __restrict__ ray_counter,
-                                                      int fetch_threshold, int postpone_lanes) {
-    const unsigned int lane = threadIdx.x & 31u;
-    const unsigned int lanes_below = (1u << lane) - 1u;
-    const int threshold = max(fetch_threshold, 1);
-    PreparedRay ray{};
-    WideGroup stack[WARPATH_WIDE_STACK_SIZE];
-    WideTraversal state;
-    state.done = true;  // idle
-    int ray_index = -1;
-    bool pool_empty = false;  // uniform across the warp
-    while (true) {
-        const bool idle = state.done;
-        if (idle && ray_index >= 0) {
-            reinterpret_cast<float4*>(hits)[ray_index] =
-                make_float4(state.best.t, state.best.u, state.best.v, __int_as_float(state.best.prim));
-            ray_index = -1;
-        }
-        if (!pool_empty) {
-            const unsigned int idle_mask = __ballot_sync(WARPATH_FULL_WARP, idle);
-            const int idle_count = __popc(idle_mask);
-            if (idle_count > 0) {
-                const int leader = __ffs(idle_mask) - 1;
-                unsigned int batch_start = 0;
-                if ((int)lane == leader) batch_start = atomicAdd(ray_counter, (unsigned int)idle_count);
-                batch_start = __shfl_sync(WARPATH_FULL_WARP, batch_start, leader);
-                if (batch_start + (unsigned int)idle_count >= (unsigned int)ray_count) pool_empty = true;
-                if (idle) {
-                    const unsigned int mine = batch_start + __popc(idle_mask & lanes_below);
-                    if (mine < (unsigned int)ray_count) {
-                        ray_index = (int)mine;
-                        ray = prepare_ray(rays, ray_index);
-                        wide_begin(state, ray);
-                    }
-                }
-            }
-        }
-        if (!__any_sync(WARPATH_FULL_WARP, !state.done)) break;
-        while (true) {
-            if (!state.done) wide_step<AnyHit>(scene, ray, state, stack, postpone_lanes);
-            const unsigned int busy = __ballot_sync(WARPATH_FULL_WARP, !state.done);
-            if (__popc(busy) < threshold) break;
-        }
+                                                      int fetch_threshold, int postpone_lanes,
+                                                      int shared_entries) {
+    extern __shared__ uint2 wide_shared_stack[];
+    WideGroup entries[WARPATH_WIDE_STACK_SIZE];
+    WideRayBatch batch{rays, hits, (unsigned int)max(ray_count, 0), ray_counter};
+    if (shared_entries > 0) {
+        WideSharedStack stack{wide_shared_stack + threadIdx.x, blockDim.x, shared_entries, entries};
+        wide_persistent<AnyHit>(scene, batch, stack, fetch_threshold, postpone_lanes);
+    } else {
+        WideLocalStack stack{entries};
+        wide_persistent<AnyHit>(scene, batch, stack, fetch_threshold, postpone_lanes);
     }
 }
 
@@ -270,10 +306,11 @@ __device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& 
     extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
         name(const float4* __restrict__ nodes, const float4* __restrict__ triangles,                          \
              const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits, int ray_count,                       \
-             unsigned int* __restrict__ ray_counter, int fetch_threshold, int postpone_lanes) {                \
+             unsigned int* __restrict__ ray_counter, int fetch_threshold, int postpone_lanes,                  \
+             int shared_entries) {                                                                            \
         const WideTraversalScene scene = {nodes, triangles};                                                  \
         trace_wide_persistent<any_hit>(scene, rays, hits, ray_count, ray_counter, fetch_threshold,            \
-                                       postpone_lanes);                                                       \
+                                       postpone_lanes, shared_entries);                                       \
     }
 
 WARPATH_WIDE_PERSISTENT_KERNEL(traverse_wide_persistent_closest, false)

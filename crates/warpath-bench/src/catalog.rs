@@ -23,8 +23,9 @@ pub type PersistentTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutP
 /// `(const float4* nodes, const float4* triangles, const GpuRay* rays, GpuHit* hits, int ray_count)`:
 /// the compressed 8-wide BVH's kernels (`traversal/wide.cuh`).
 pub type WideTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
-/// [`WideTraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes`.
-pub type WidePersistentArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32);
+/// [`WideTraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes,
+/// int shared_entries`.
+pub type WidePersistentArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32, i32);
 
 warpath_cuda::kernel_catalog! {
     pub fn all;

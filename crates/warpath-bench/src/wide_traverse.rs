@@ -11,6 +11,9 @@ use crate::traverse::{
     DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE, check_batch, one_ray_config, persistent_config,
 };
 use warpath_core::math::Ray;
+
+/// Entries of a ray's stack (`WARPATH_WIDE_STACK_SIZE` in `traversal/wide.cuh`).
+const WIDE_STACK_SIZE: u32 = 128;
 use warpath_cuda::{CudaDevice, CudaError, CudaResult, DeviceBuffer, DeviceWideBvh, GpuHit, GpuRay};
 
 /// The wide kernels' schedules.
@@ -19,25 +22,45 @@ pub enum WideSchedule {
     /// One ray per thread (`traverse_wide_closest` / `_any`).
     OneRay,
     /// Persistent warps with dynamic fetch (`traverse_wide_persistent_*`), postponing triangle
-    /// groups while at most `postpone_lanes` 32nds of the stepping lanes have triangles (0: never).
-    Persistent { fetch_threshold: u32, postpone_lanes: u32 },
+    /// groups while at most `postpone_lanes` 32nds of the stepping lanes have triangles (0: never),
+    /// the first `shared_entries` of each ray's stack in shared memory (0: all in local memory).
+    Persistent { fetch_threshold: u32, postpone_lanes: u32, shared_entries: u32 },
 }
 
 impl WideSchedule {
     /// The schedules `bench traversal` times: one ray per thread, persistent without and with
-    /// postponing (the paper's threshold, about 20% of the lanes).
-    pub const BENCHMARKED: [WideSchedule; 3] = [
-        WideSchedule::OneRay,
-        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 0 },
-        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes: 6 },
-    ];
+    /// postponing (the paper's threshold, about 20% of the lanes), and with the top 8 entries of
+    /// the stack in shared memory (4 and 16 measured no better: docs/benchmarks/traversal.md).
+    pub const BENCHMARKED: [WideSchedule; 4] =
+        [WideSchedule::OneRay, Self::persistent(0, 0), Self::persistent(6, 0), Self::persistent(0, 8)];
 
-    /// `while-while`, `persistent`, `persistent-postpone6`, ...
+    /// Persistent threads at the default fetch threshold.
+    pub const fn persistent(postpone_lanes: u32, shared_entries: u32) -> Self {
+        WideSchedule::Persistent { fetch_threshold: DEFAULT_FETCH_THRESHOLD, postpone_lanes, shared_entries }
+    }
+
+    /// `while-while`, `persistent`, `persistent-postpone6`, `persistent-shared8`, ...
     pub fn name(&self) -> String {
-        match self {
+        match *self {
             WideSchedule::OneRay => "while-while".into(),
-            WideSchedule::Persistent { postpone_lanes: 0, .. } => "persistent".into(),
-            WideSchedule::Persistent { postpone_lanes, .. } => format!("persistent-postpone{postpone_lanes}"),
+            WideSchedule::Persistent { postpone_lanes, shared_entries, .. } => {
+                let mut name = String::from("persistent");
+                if postpone_lanes > 0 {
+                    name += &format!("-postpone{postpone_lanes}");
+                }
+                if shared_entries > 0 {
+                    name += &format!("-shared{shared_entries}");
+                }
+                name
+            }
+        }
+    }
+
+    /// Dynamic shared memory a block of `block` threads needs.
+    pub fn shared_bytes(&self, block: u32) -> u32 {
+        match *self {
+            WideSchedule::OneRay => 0,
+            WideSchedule::Persistent { shared_entries, .. } => shared_entries * 8 * block,
         }
     }
 }
@@ -69,11 +92,16 @@ pub fn trace_wide_with(
     if !check_batch(rays.len(), hits.len())? {
         return Ok(());
     }
-    if let WideSchedule::Persistent { fetch_threshold, postpone_lanes } = schedule {
-        if !(1..=32).contains(&fetch_threshold) || postpone_lanes > 32 || ray_counter.is_empty() {
+    if let WideSchedule::Persistent { fetch_threshold, postpone_lanes, shared_entries } = schedule {
+        if !(1..=32).contains(&fetch_threshold)
+            || postpone_lanes > 32
+            || shared_entries > WIDE_STACK_SIZE
+            || ray_counter.is_empty()
+        {
             return Err(CudaError::InvalidArgument(format!(
-                "fetch_threshold {fetch_threshold} (1..=32), postpone_lanes {postpone_lanes} (0..=32) and a \
-                 one-element ray counter ({} elements)",
+                "fetch_threshold {fetch_threshold} (1..=32), postpone_lanes {postpone_lanes} (0..=32), \
+                 shared_entries {shared_entries} (0..={WIDE_STACK_SIZE}) and a one-element ray counter ({} \
+                 elements)",
                 ray_counter.len()
             )));
         }
@@ -83,8 +111,10 @@ pub fn trace_wide_with(
         };
         let function = device.entry_function(kernel.entry(), &kernel.program().source())?;
         ray_counter.clear(device)?;
-        let per_sm = device.blocks_per_multiprocessor(&function, TRAVERSAL_BLOCK_SIZE)?;
-        let config = persistent_config(device, per_sm, rays.len());
+        let shared_bytes = schedule.shared_bytes(TRAVERSAL_BLOCK_SIZE);
+        let per_sm = device.blocks_per_multiprocessor_with_shared(&function, TRAVERSAL_BLOCK_SIZE, shared_bytes)?;
+        let mut config = persistent_config(device, per_sm, rays.len());
+        config.shared_mem_bytes = shared_bytes;
         // `hits` holds at least `rays.len()` results (checked above).
         let args = (
             bvh.nodes().raw().into(),
@@ -95,6 +125,7 @@ pub fn trace_wide_with(
             ray_counter.raw_mut().into(),
             fetch_threshold as i32,
             postpone_lanes as i32,
+            shared_entries as i32,
         );
         return device.launch(kernel, config, args);
     }

@@ -522,7 +522,7 @@ impl CudaDevice {
 
     /// Resident blocks per SM of `function` at `block_size` threads and `dynamic_shared_bytes`
     /// of dynamic shared memory per block (at least 1).
-    pub(crate) fn blocks_per_multiprocessor_with_shared(
+    pub fn blocks_per_multiprocessor_with_shared(
         &self,
         function: &CudaFunction,
         block_size: u32,

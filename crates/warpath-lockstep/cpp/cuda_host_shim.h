@@ -44,15 +44,20 @@ struct alignas(16) float4 {
 struct alignas(8) int2 {
     int x, y;
 };
+struct alignas(8) uint2 {
+    unsigned int x, y;
+};
 static_assert(sizeof(float2) == 8 && alignof(float2) == 8, "CUDA's float2");
 static_assert(sizeof(float3) == 12 && alignof(float3) == 4, "CUDA's float3");
 static_assert(sizeof(float4) == 16 && alignof(float4) == 16, "CUDA's float4");
 static_assert(sizeof(int2) == 8 && alignof(int2) == 8, "CUDA's int2");
+static_assert(sizeof(uint2) == 8 && alignof(uint2) == 8, "CUDA's uint2");
 
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
 inline float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 inline int2 make_int2(int x, int y) { return int2{x, y}; }
+inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
 
 // ---- exactly rounded arithmetic ------------------------------------------------------------
 

@@ -183,6 +183,37 @@ struct WideGroup {
     unsigned int bits;
 };
 
+// Where a ray's stack entries live. WideLocalStack: all in the thread's own (local-memory) array.
+// WideSharedStack: the first `shared_entries` in shared memory (entry i of the thread at
+// `shared[i * stride]`, stride = the block's threads, so a warp's lanes touch consecutive words),
+// the deeper ones in the local array. Where an entry lives does not change any result.
+struct WideLocalStack {
+    WideGroup* entries;
+    __device__ __forceinline__ void store(int index, WideGroup group) { entries[index] = group; }
+    __device__ __forceinline__ WideGroup load(int index) const { return entries[index]; }
+};
+
+struct WideSharedStack {
+    uint2* shared;  // this thread's first entry
+    unsigned int stride;
+    int shared_entries;
+    WideGroup* local;  // entries from shared_entries on
+    __device__ __forceinline__ void store(int index, WideGroup group) {
+        if (index < shared_entries) {
+            shared[(unsigned int)index * stride] = make_uint2(group.base, group.bits);
+        } else {
+            local[index - shared_entries] = group;
+        }
+    }
+    __device__ __forceinline__ WideGroup load(int index) const {
+        if (index < shared_entries) {
+            const uint2 entry = shared[(unsigned int)index * stride];
+            return WideGroup{entry.x, entry.y};
+        }
+        return local[index - shared_entries];
+    }
+};
+
 // One ray's traversal state, advanced by wide_step: the node group, the best hit, the stack's
 // size. The stack itself is a separate array: a struct holding a dynamically indexed array
 // would keep every field in local memory, where these scalars belong in registers.
@@ -225,9 +256,9 @@ __device__ __forceinline__ bool wide_postpone(bool has_triangles, int stack_size
 // postpone_lanes says so, push it for later), pop when the node group is empty. Sets `done`
 // when the stack is empty, or at an any-hit ray's first hit. Every lane that calls it with
 // postpone_lanes > 0 takes part in the postponing vote.
-template <bool AnyHit>
+template <bool AnyHit, class Stack>
 __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const PreparedRay& ray,
-                                          WideTraversal& state, WideGroup* stack, int postpone_lanes) {
+                                          WideTraversal& state, Stack& stack, int postpone_lanes) {
     WideGroup tri_group = {0u, 0u};
     WideGroup& node_group = state.node_group;
     if (node_group.bits & WARPATH_WIDE_NODE_BITS) {
@@ -236,7 +267,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
         const unsigned int slot = (bit - 24u) ^ state.oct_inv;
         const unsigned int below = node_group.bits & 0xffu & ((1u << slot) - 1u);
         const unsigned int node = node_group.base + (unsigned int)__popc(below);
-        if (node_group.bits & WARPATH_WIDE_NODE_BITS) stack[state.stack_size++] = node_group;
+        if (node_group.bits & WARPATH_WIDE_NODE_BITS) stack.store(state.stack_size++, node_group);
         const float4* words = scene.nodes + (size_t)node * 5u;
         const float4 w0 = __ldg(words + 0);
         const float4 w1 = __ldg(words + 1);
@@ -249,7 +280,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
         tri_group.base = __float_as_uint(w1.y);
         tri_group.bits = hits & WARPATH_WIDE_TRI_BITS;
         if (postpone_lanes > 0 && wide_postpone(tri_group.bits != 0u, state.stack_size, postpone_lanes)) {
-            stack[state.stack_size++] = tri_group;
+            stack.store(state.stack_size++, tri_group);
             tri_group.bits = 0u;
         }
     } else {
@@ -287,7 +318,7 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
             state.done = true;
             return;
         }
-        node_group = stack[--state.stack_size];
+        node_group = stack.load(--state.stack_size);
     }
 }
 
@@ -297,7 +328,8 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
 template <bool AnyHit>
 __device__ __forceinline__ WideHit wide_trace(const WideTraversalScene& scene, const PreparedRay& ray,
                                               int postpone_lanes = 0) {
-    WideGroup stack[WARPATH_WIDE_STACK_SIZE];
+    WideGroup entries[WARPATH_WIDE_STACK_SIZE];
+    WideLocalStack stack{entries};
     WideTraversal state;
     wide_begin(state, ray);
     while (!state.done) wide_step<AnyHit>(scene, ray, state, stack, postpone_lanes);
