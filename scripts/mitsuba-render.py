@@ -285,10 +285,43 @@ def write_image(path, image):
         mi.Bitmap(image.astype(np.float32), pixel_format=mi.Bitmap.PixelFormat.RGB).write(path)
 
 
+def timed_renders(args, scene, spp):
+    """Renders `scene` args.repeat times; the fastest time and the last image."""
+    times = []
+    for _ in range(max(1, args.repeat)):
+        t0 = time.perf_counter()
+        image = mi.render(scene, spp=spp, seed=args.seed)
+        image = np.array(image)  # forces evaluation on the JIT variants
+        times.append(time.perf_counter() - t0)
+    if len(times) > 1:
+        print("mitsuba-render: render times " + ", ".join(f"{t:.3f}" for t in times) + " s")
+    return min(times), image
+
+
+def render_xml(args, width, height):
+    """A Mitsuba XML scene as Mitsuba loads it: its own film size, sample count and integrator
+    (--resolution, --spp and --bounces are not applied: the scene's own settings are what warpath
+    imports too)."""
+    if width or args.bounces is not None:
+        sys.exit("mitsuba-render: --resolution and --bounces do not apply to an .xml scene (its own are used)")
+    t0 = time.perf_counter()
+    scene = mi.load_file(args.scene)
+    t_load = time.perf_counter() - t0
+    film = scene.sensors()[0].film()
+    width, height = (int(v) for v in film.crop_size())
+    spp = args.spp or scene.sensors()[0].sampler().sample_count()
+    t_render, image = timed_renders(args, scene, spp)
+    write_image(args.output, image[:, :, :3])
+    msamples = width * height * spp / t_render / 1e6
+    print(f"mitsuba-render: {args.scene} {args.variant} {width}x{height} {spp} spp seed {args.seed}: "
+          f"load {t_load:.2f} s, render {t_render:.2f} s, {msamples:.3f} Msamples/s, "
+          f"mean {image[:, :, :3].mean():.6f} -> {args.output}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scene", help="'cornell', a path to a warpath .toml scene, or a scene.json (or its folder) "
-                                  "from `warpath export-mitsuba`")
+    ap.add_argument("scene", help="'cornell', a path to a warpath .toml scene, a scene.json (or its folder) "
+                                  "from `warpath export-mitsuba`, or a Mitsuba .xml scene (loaded by Mitsuba itself)")
     ap.add_argument("--resolution", default=None, help="WIDTHxHEIGHT (cornell default 256x256)")
     ap.add_argument("--spp", type=int, default=None, help="samples per pixel (default 64, or the scene's)")
     ap.add_argument("--seed", type=int, default=0)
@@ -312,6 +345,8 @@ def main():
     if args.resolution:
         width, height = (int(v) for v in args.resolution.lower().split("x"))
 
+    if args.scene.endswith(".xml"):
+        return render_xml(args, width, height)
     if args.scene == "cornell":
         bounces = 8 if args.bounces is None else args.bounces
         scene_dict = cornell_scene(width or 256, height or 256, bounces)
@@ -325,15 +360,7 @@ def main():
     t0 = time.perf_counter()
     scene = mi.load_dict(scene_dict)
     t_load = time.perf_counter() - t0
-    times = []
-    for _ in range(max(1, args.repeat)):
-        t0 = time.perf_counter()
-        image = mi.render(scene, spp=spp, seed=args.seed)
-        image = np.array(image)  # forces evaluation on the JIT variants
-        times.append(time.perf_counter() - t0)
-    t_render = min(times)
-    if len(times) > 1:
-        print("mitsuba-render: render times " + ", ".join(f"{t:.3f}" for t in times) + " s")
+    t_render, image = timed_renders(args, scene, spp)
     write_image(args.output, image[:, :, :3])
 
     msamples = width * height * spp / t_render / 1e6
