@@ -5,7 +5,8 @@
 //!
 //! A frame: `restir_initial_ris` (G-buffer + M candidates from the 16×16 block's
 //! shared-memory light pool, or from the power distribution) → `restir_visibility` →
-//! `restir_temporal` (with the previous frame's final reservoirs and G-buffer) →
+//! `restir_temporal` (with the previous frame's final reservoirs and G-buffer; then
+//! `restir_boiling_filter` when `RestirOptions::boiling_filter` is on) →
 //! `restir_spatial` × passes → `restir_shade` (the film's pass buffers) → the film merge;
 //! unless [`RayLanes::Inline`], the reuse passes' shadow rays run in kernels of their own
 //! (`restir_temporal_choose` + `restir_temporal_visibility`, `restir_spatial_choose` +
