@@ -88,16 +88,20 @@ pub struct RestirArgs {
     #[arg(long)]
     pub neighbours: Option<u32>,
     /// ReSTIR: RTXDI's boiling filter after temporal reuse at this strength (0: off; RTXDI's
-    /// default 0.2; CPU only so far).
+    /// default 0.2).
     #[arg(long)]
     pub boiling_filter: Option<f32>,
+    /// ReSTIR: reject reuse neighbours whose material roughness differs from the pixel's by
+    /// more than this (1: no roughness test).
+    #[arg(long)]
+    pub roughness_threshold: Option<f32>,
     /// ReSTIR: the target function (luminance, l2, sum, max, channels: one reservoir per colour channel).
     #[arg(long)]
     pub target: Option<String>,
     /// ReSTIR: visibility-aware reuse (a reused sample weighed by its visibility from the pixel).
     #[arg(long)]
     pub reuse_visibility: bool,
-    /// ReSTIR: BSDF-sampled candidates per pixel (MIS with the light candidates; CPU only so far).
+    /// ReSTIR: BSDF-sampled candidates per pixel (MIS with the light candidates).
     #[arg(long)]
     pub bsdf_candidates: Option<u32>,
     /// ReSTIR: spatial radius in pixels [default: 30 at 1920 pixels wide, scaled with the
@@ -211,6 +215,9 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir.bsdf_candidates = b;
     }
     restir.light_pool &= !args.no_pool;
+    if let Some(t) = args.roughness_threshold {
+        restir.roughness_threshold = t;
+    }
     if let Some(b) = args.boiling_filter {
         restir.boiling_filter = b;
     }

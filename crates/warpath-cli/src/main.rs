@@ -146,11 +146,24 @@ pub struct RenderArgs {
     /// with ray-traced and pairwise weights.
     #[arg(long)]
     pub restir_reuse_visibility: bool,
-    /// restir-di: BSDF-sampled candidates per pixel, combined with the light candidates by
-    /// multiple importance sampling over their source pdfs (helps glossy surfaces; CPU only
-    /// so far).
-    #[arg(long, default_value_t = 0)]
+    /// restir-di: BSDF-sampled candidates per pixel (0 to 64): directions drawn from the
+    /// pixel's BSDF, each traced to the first surface (an emitter's hit is a candidate), combined
+    /// with the light candidates by multiple importance sampling over their source pdfs (finds
+    /// the emitters glossy surfaces reflect; one ray each).
+    #[arg(long, default_value_t = 0, value_parser = parse_bsdf_candidates)]
     pub restir_bsdf_candidates: u32,
+    /// restir-di: temporal and spatial reuse reject a neighbour whose material roughness
+    /// (GGX perceptual roughness; 1 for diffuse, 0 for mirrors; Blinn lobes by their width)
+    /// differs from the pixel's by more than this, 0 to 1 (1: no roughness test; unbiased
+    /// modes stay unbiased).
+    #[arg(long, default_value_t = warpath_core::restir::DEFAULT_ROUGHNESS_THRESHOLD, value_parser = parse_roughness_threshold)]
+    pub restir_roughness_threshold: f32,
+    /// restir-di: RTXDI's boiling filter after temporal reuse, at this strength in 0 to 1 (0:
+    /// off; RTXDI's default 0.2): in each 8x8 pixel group, a reservoir whose weight exceeds
+    /// (10/strength - 9) times the group's mean nonzero weight is emptied (biased: it trades
+    /// the rare bright sample's light for no spreading fireflies).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_boiling_filter)]
+    pub restir_boiling_filter: f32,
     /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
     #[arg(long, default_value_t = 1, value_parser = parse_passes)]
     pub restir_spatial_passes: u32,
@@ -280,6 +293,27 @@ fn parse_radius(s: &str) -> Result<f32, String> {
     match s.trim().parse::<f32>() {
         Ok(r) if r.is_finite() && (1.0..=10_000.0).contains(&r) => Ok(r),
         _ => Err(format!("'{s}' is not a radius between 1 and 10000 pixels")),
+    }
+}
+
+fn parse_bsdf_candidates(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if n <= 64 => Ok(n),
+        _ => Err(format!("'{s}' is not a count of BSDF candidates between 0 and 64")),
+    }
+}
+
+fn parse_roughness_threshold(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("'{s}' is not a roughness threshold between 0 and 1 (1: no roughness test)")),
+    }
+}
+
+fn parse_boiling_filter(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("'{s}' is not a boiling filter strength between 0 (off) and 1")),
     }
 }
 

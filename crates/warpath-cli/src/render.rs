@@ -47,6 +47,8 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             target: args.restir_target.unwrap_or_default(),
             reuse_visibility: args.restir_reuse_visibility,
             bsdf_candidates: args.restir_bsdf_candidates,
+            roughness_threshold: args.restir_roughness_threshold,
+            boiling_filter: args.restir_boiling_filter,
             ..Default::default()
         },
         restir_by_scene: RestirByScene { target: args.restir_target.is_none(), bias: args.restir_bias.is_none() },

@@ -235,8 +235,11 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
     assert!(!dir.path().join("seq-0003.exr").exists() && !out.exists());
     assert_ne!(images[0], images[2], "the camera moved: frames differ");
 
-    let bad: [(&[&str], &str); 5] = [
+    let bad: [(&[&str], &str); 8] = [
         (&["--integrator", "restir-di", "--frames", "0"], "--frames"),
+        (&["--integrator", "restir-di", "--restir-roughness-threshold", "1.5"], "--restir-roughness-threshold"),
+        (&["--integrator", "restir-di", "--restir-boiling-filter", "2"], "--restir-boiling-filter"),
+        (&["--integrator", "restir-di", "--restir-bsdf-candidates", "65"], "--restir-bsdf-candidates"),
         (&["--integrator", "restir-di", "--orbit", "10"], "--sequence"),
         (&["--frames", "2"], "--frames"),
         (&["--sequence"], "--integrator restir-di"),

@@ -179,12 +179,16 @@ pub struct RestirOptions {
     /// pixel: no ray after the choice. Unbiased with ray-traced or pairwise weights.
     pub reuse_visibility: bool,
     /// BSDF-sampled candidates per pixel in initial RIS, combined with the light candidates
-    /// by the balance heuristic over their source pdfs (0: none; CPU only so far).
+    /// by the balance heuristic over their source pdfs (0: none).
     pub bsdf_candidates: u32,
     /// RTXDI's boiling filter after temporal reuse (0: off; RTXDI's default strength 0.2): a
     /// reservoir whose W exceeds (10/strength − 9) × the mean nonzero W of its 8×8 pixel
-    /// group is emptied. Biased (it removes rare bright samples); CPU only so far.
+    /// group is emptied. Biased (it removes rare bright samples).
     pub boiling_filter: f32,
+    /// Temporal and spatial reuse reject a neighbour whose material roughness
+    /// ([`material_roughness`]) differs from the pixel's by more than this (RTXDI's material
+    /// similarity test, beside the normal and depth tests); 1 or more: no roughness test.
+    pub roughness_threshold: f32,
     pub seed: u32,
 }
 
@@ -205,9 +209,55 @@ impl Default for RestirOptions {
             reuse_visibility: false,
             bsdf_candidates: 0,
             boiling_filter: 0.0,
+            roughness_threshold: DEFAULT_ROUGHNESS_THRESHOLD,
             seed: 0,
         }
     }
+}
+
+/// RTXDI's boiling filter's multiplier at `strength` (RestirOptions::boiling_filter): a
+/// reservoir whose W exceeds 10/strength − 9 (strength clamped to 1) times its group's mean
+/// nonzero W is emptied; None at strength 0 (off). The CPU reference and the GPU kernel's
+/// argument (`RestirArgs.boiling_multiplier`) both come from here.
+pub fn boiling_multiplier(strength: f32) -> Option<f32> {
+    (strength > 0.0).then(|| 10.0 / strength.min(1.0) - 9.0)
+}
+
+/// The default [`RestirOptions::roughness_threshold`].
+pub const DEFAULT_ROUGHNESS_THRESHOLD: f32 = 1.0;
+
+/// The roughness reuse compares (RestirOptions::roughness_threshold), in [0, 1] for the
+/// materials a scene file makes: GGX kinds their perceptual roughness, Blinn lobes (Blinn, car
+/// paint's flakes) the perceptual roughness of the GGX lobe of about the same width,
+/// (2 / (n + 2))^¼ (α² = 2/(n + 2)), diffuse and non-scattering kinds 1, purely specular ones 0.
+/// restir/similarity.cuh `restir_material_roughness` rounds the same operations (lockstep case
+/// `restir_material_roughness`).
+pub fn material_roughness(m: &crate::material::Material) -> f32 {
+    use crate::material::MaterialKind;
+    match m.kind() {
+        MaterialKind::RoughConductor | MaterialKind::RoughDielectric | MaterialKind::Plastic => m.roughness,
+        MaterialKind::Blinn | MaterialKind::CarPaint => (2.0 / (m.exponent.max(0.0) + 2.0)).sqrt().sqrt(),
+        MaterialKind::Glass | MaterialKind::Mirror => 0.0,
+        MaterialKind::Diffuse | MaterialKind::Black | MaterialKind::Null => 1.0,
+    }
+}
+
+/// Whether two surfaces' roughnesses ([`material_roughness`]) are close enough for reuse:
+/// |a − b| ≤ `threshold` (restir/similarity.cuh `restir_roughness_similar`).
+pub fn roughness_similar(a: f32, b: f32, threshold: f32) -> bool {
+    (a - b).abs() <= threshold
+}
+
+/// A BSDF-sampled candidate's source pdf in area measure (restir BSDF candidates): the
+/// BSDF's solid-angle pdf times |cos θ_y| / d² (restir/similarity.cuh `restir_area_pdf`).
+pub fn bsdf_area_pdf(solid_angle_pdf: f32, cos_y: f32, d2: f32) -> f32 {
+    solid_angle_pdf * cos_y / d2
+}
+
+/// The balance heuristic's denominator over light and BSDF candidates: M_L·p_L + M_B·p_B
+/// (restir/similarity.cuh `restir_mis_source`).
+pub fn mis_source_pdf(light_candidates: u32, light_pdf: f32, bsdf_candidates: u32, bsdf_pdf: f32) -> f32 {
+    light_candidates as f32 * light_pdf + bsdf_candidates as f32 * bsdf_pdf
 }
 
 /// Shadow rays a ReSTIR render traced, by stage (the CPU reference counts them; rays whose

@@ -18,7 +18,8 @@
 //!    moving camera; its depth test then uses the point's distance from the previous
 //!    camera), its M capped at `temporal_cap` × M.
 //! 4. `spatial` — k neighbours (default 5) within a radius (default 30 px) whose surfaces are
-//!    similar (normals within 25°, depths within 10%).
+//!    similar (normals within 25°, depths within 10%, material roughnesses within a threshold:
+//!    `similarity`).
 //! 5. `shade` — f · Le · G · V · W plus emission the camera sees; V is known (below).
 //!
 //! With [`TargetFunction::Channels`] a pixel keeps three reservoirs, one per colour channel:
@@ -56,8 +57,10 @@
 
 mod boiling;
 mod bsdf_candidates;
+mod similarity;
 
 pub use boiling::{BOILING_GROUP, boiling_filter};
+use similarity::{similar, similar_at};
 
 use crate::integrator::{SceneView, generate_with, surface_hit};
 use glam::{Vec2, Vec3};
@@ -139,6 +142,9 @@ pub struct Surface {
     pub wo: Vec3,
     /// Camera distance (the similarity test's depth).
     pub depth: f32,
+    /// The material's roughness (`warpath_core::restir::material_roughness`: the similarity
+    /// test's roughness).
+    pub roughness: f32,
 }
 
 /// What the camera sees at a pixel this frame: emission, and the surface to light (None on a
@@ -283,6 +289,7 @@ pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixe
                     base_color: surface.base_color,
                     wo: -path.ray.d,
                     depth: surface.t,
+                    roughness: warpath_core::restir::material_roughness(material),
                 }),
             }
         })
@@ -329,8 +336,8 @@ pub fn initial_ris(
             let mut chosen_target = [0.0f32; 3];
             let mis = options.bsdf_candidates > 0;
             let mis_pdf = |view: &SceneView, s: &Surface, y: LightPoint, light_pdf: f32| {
-                options.candidates as f32 * light_pdf
-                    + options.bsdf_candidates as f32 * bsdf_candidates::area_pdf(view, s, y)
+                let bsdf_pdf = bsdf_candidates::area_pdf(view, s, y);
+                warpath_core::restir::mis_source_pdf(options.candidates, light_pdf, options.bsdf_candidates, bsdf_pdf)
             };
             for c in 0..options.candidates {
                 let y = if options.light_pool {
@@ -399,17 +406,6 @@ pub fn initial_ris(
 /// resampling, so not evaluated again).
 fn finalize(r: &mut Reservoir, p: f32, normaliser: f32) {
     r.w = if r.y.is_some() && p > 0.0 && normaliser > 0.0 { r.w_sum / (normaliser * p) } else { 0.0 };
-}
-
-/// Whether neighbour surface `n` is similar enough to `s` to reuse its reservoir.
-fn similar(s: &Surface, n: &Surface) -> bool {
-    similar_at(s, n, s.depth)
-}
-
-/// [`similar`] with `s` at `depth` from the camera `n` was seen by (normals within 25°,
-/// depths within 10%).
-fn similar_at(s: &Surface, n: &Surface, depth: f32) -> bool {
-    s.frame.n.dot(n.frame.n) >= 0.906 && (n.depth - depth).abs() <= 0.1 * depth
 }
 
 /// p̂ at the pixel's surface `s` of input `r`'s sample `y` as a combination resamples it: the
@@ -577,7 +573,7 @@ pub fn reuse_temporally(
             if let Some(j) = j
                 && let (prev, Some(ps)) = &previous[j]
                 && prev.m > 0.0
-                && similar_at(s, ps, depth)
+                && similar_at(s, ps, depth, options.roughness_threshold)
             {
                 let mut prev = *prev;
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
@@ -618,7 +614,7 @@ pub fn reuse_spatially(
                 }
                 let j = (ny * w + nx) as usize;
                 if let Some(ns) = &gbuffer[j].surface
-                    && similar(s, ns)
+                    && similar(s, ns, options.roughness_threshold)
                 {
                     inputs.push((current[j], *ns));
                 }

@@ -277,6 +277,13 @@ fn unbiased_restir_converges_to_direct_lighting() {
             RestirOptions { reuse_visibility: true, temporal: false, target: TargetFunction::Channels, ..classic() },
             0.01,
         ),
+        // Roughness-aware neighbour rejection at its strictest (equal roughness only).
+        ("temporal + spatial, roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..classic() }, 0.03),
+        (
+            "the defaults, roughness threshold 0, 1 BSDF candidate",
+            RestirOptions { roughness_threshold: 0.0, bsdf_candidates: 1, ..RestirOptions::default() },
+            0.03,
+        ),
     ] {
         let result = restir_runs(&scene, options);
         let c = compare(&reference, &result);
@@ -396,6 +403,8 @@ fn fixture_scenes_are_unbiased() {
                 32,
                 1.5,
             ),
+            // Roughness-aware rejection (floor, metal and pillars differ in roughness).
+            ("default, roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..classic() }, 64, 1.5),
         ] {
             let c = compare(&reference, &restir_runs_n(&scene, options, runs));
             eprintln!(
@@ -460,6 +469,24 @@ fn rays_per_pixel_per_frame_stay_within_each_mode() {
     // that chose the same point share a ray).
     let (single, channels) = (visibility_of[1].1, visibility_of[4].1);
     assert!(channels > single && channels < 3.0 * single, "visibility: {single} vs {channels} per-channel");
+    // The roughness test rejects neighbours (fewer spatial rays: the ray-traced Z traces one per
+    // reused input) where a floor of roughness 1 meets rough metal and Blinn spheres, and BSDF
+    // candidates trace one closest-hit ray each at every lit pixel (their own stage).
+    let rays_with = |options: RestirOptions| {
+        let options = RestirOptions { seed: 3, radius: 8.0, ..options };
+        let mut frames_of = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        for _ in 0..frames {
+            frames_of.render(&view, &scene.camera);
+        }
+        frames_of.rays()
+    };
+    let (all, rejecting) = (rays_with(classic()), rays_with(RestirOptions { roughness_threshold: 0.0, ..classic() }));
+    eprintln!("spatial rays: {} without the roughness test, {} with threshold 0", all.spatial, rejecting.spatial);
+    assert!(rejecting.spatial < all.spatial, "threshold 0: {} vs {} spatial rays", rejecting.spatial, all.spatial);
+    let bsdf = rays_with(RestirOptions { bsdf_candidates: 2, ..classic() });
+    eprintln!("BSDF candidates' rays: {} over {frames} frames of {pixels} pixels", bsdf.bsdf_candidates);
+    assert!(bsdf.bsdf_candidates > 0 && bsdf.bsdf_candidates <= 2 * frames * pixels);
+    assert_eq!(all.bsdf_candidates, 0);
 }
 
 #[test]

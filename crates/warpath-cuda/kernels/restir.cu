@@ -89,6 +89,25 @@ __device__ __forceinline__ void restir_count_rays(const RestirArgs& a, unsigned 
     if (a.ray_counts != nullptr && rays > 0u) atomicAdd(a.ray_counts + stage, (unsigned long long)rays);
 }
 
+// One candidate of initial RIS with source pdf `source` (> 0) streamed into each of the pixel's
+// reservoirs: its contribution evaluated once, each reservoir weighted by its own target
+// (Reservoirs = 3: the colour channels), the same selection number `u` for all.
+template <unsigned int Reservoirs>
+__device__ __forceinline__ void restir_stream_candidate(const DeviceScene& scene, const RestirShading& s,
+                                                        const RestirLightPoint& point, float source, float u,
+                                                        Reservoir (&r)[Reservoirs],
+                                                        float (&chosen_target)[Reservoirs]) {
+    float3 contribution;
+    RestirLightGeometry geometry;
+    const bool lit = restir_contribution_at(scene, s, point, contribution, geometry);
+#pragma unroll
+    for (unsigned int t = 0; t < Reservoirs; ++t) {
+        const float target =
+            lit ? restir_target_value(Reservoirs == 1u ? s.target : RESTIR_TARGET_RED + t, contribution) : 0.0f;
+        if (reservoir_update(r[t], point, __fdiv_rn(target, source), u)) chosen_target[t] = target;
+    }
+}
+
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
 // (restir.rs gbuffer + initial_ris without its visibility step). Reservoirs = 3 (the kernel
 // restir_initial_ris_channels): every candidate, its contribution evaluated once, streams into
@@ -132,7 +151,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     g.depth = 0.0f;
     g.material = 0u;
     g.lit = 0u;
-    g._pad = 0u;
+    g.roughness = 0.0f;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -149,6 +168,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             store3(g.wo, -path.ray.d);
             g.depth = surface.t;
             g.material = surface.material;
+            g.roughness = restir_material_roughness(material);
         }
     }
     a.gbuffer[pixel] = g;
@@ -159,8 +179,12 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
         r[t] = empty_reservoir();
         chosen_target[t] = 0.0f;
     }
+    unsigned int bsdf_rays = 0u;
     if (g.lit != 0u && has_lights) {
         const RestirShading s = restir_shading(g, a.target);
+        // With BSDF candidates every candidate's source pdf is the balance heuristic's
+        // M_L·p_L + M_B·p_B (restir.rs initial_ris, restir/bsdf_candidates.rs).
+        const bool mis = a.bsdf_candidates > 0u;
         for (unsigned int c = 0; c < a.candidates; ++c) {
             const float u_select = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c);
             RestirLightPoint point;
@@ -176,27 +200,40 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                 point = restir_light_point(scene, light, b.x, b.y);
             }
             if (point.source_pdf > 0.0f) {
-                float3 contribution;
-                RestirLightGeometry geometry;
-                const bool lit = restir_contribution_at(scene, s, point, contribution, geometry);
-                const float u = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u);
-#pragma unroll
-                for (unsigned int t = 0; t < Reservoirs; ++t) {
-                    const float target =
-                        lit ? restir_target_value(Reservoirs == 1u ? s.target : RESTIR_TARGET_RED + t, contribution)
-                            : 0.0f;
-                    if (reservoir_update(r[t], point, __fdiv_rn(target, point.source_pdf), u)) {
-                        chosen_target[t] = target;
-                    }
-                }
+                const float source =
+                    mis ? restir_mis_source(a.candidates, point.source_pdf, a.bsdf_candidates,
+                                            restir_bsdf_area_pdf(scene, s, point))
+                        : point.source_pdf;
+                restir_stream_candidate<Reservoirs>(
+                    scene, s, point, source, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c + 3u),
+                    r, chosen_target);
             }
+        }
+        // BSDF-sampled candidates, their random numbers after the light candidates'.
+        for (unsigned int b = 0; b < a.bsdf_candidates; ++b) {
+            const unsigned int d = 4u * (a.candidates + b);
+            RestirLightPoint point;
+            if (!restir_bsdf_candidate(scene, s, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d),
+                                       restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d + 1u),
+                                       restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d + 2u),
+                                       bsdf_rays, point)) {
+                continue;
+            }
+            const float source = restir_mis_source(a.candidates, point.source_pdf, a.bsdf_candidates,
+                                                   restir_bsdf_area_pdf(scene, s, point));
+            if (!(source > 0.0f)) continue;
+            restir_stream_candidate<Reservoirs>(scene, s, point, source,
+                                                restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d + 3u),
+                                                r, chosen_target);
         }
 #pragma unroll
         for (unsigned int t = 0; t < Reservoirs; ++t) {
-            r[t].m = (float)a.candidates;
-            restir_finalize(r[t], chosen_target[t], r[t].m);
+            r[t].m = (float)(a.candidates + a.bsdf_candidates);
+            // (with MIS the weights already hold the 1/M: W = w_sum / p̂)
+            restir_finalize(r[t], chosen_target[t], mis ? 1.0f : r[t].m);
         }
     }
+    restir_count_rays(a, RESTIR_RAYS_BSDF_CANDIDATES, bsdf_rays);
     const size_t pixels = restir_pixel_count(a);
 #pragma unroll
     for (unsigned int t = 0; t < Reservoirs; ++t) restir_store(a, a.output + t * pixels, pixel, r[t]);
@@ -301,7 +338,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
     if (found && a.camera_moved != 0u) found = restir_reproject(a, q.p, prev_pixel, depth);
     if (found && a.prev_gbuffer[prev_pixel].lit != 0u && restir_load_m(a, a.previous, prev_pixel) > 0.0f) {
         ps = restir_shading(a.prev_gbuffer[prev_pixel], a.target);
-        if (restir_similar_at(q, ps, depth)) {
+        if (restir_similar_at(q, ps, depth, a.roughness_threshold)) {
             has_prev = true;
             prev = restir_load(a, a.previous, prev_pixel);
             prev.m = fminf(prev.m, __fmul_rn(a.temporal_cap, fmaxf(current.m, 1.0f)));
@@ -392,6 +429,38 @@ extern "C" __global__ void restir_temporal_visibility(RestirArgs a) {
     restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
 
+// boiling_filter (restir/boiling.rs; RTXDI's boiling filter), in place on `output` after temporal
+// reuse: one 8×8 block per pixel group; a reservoir whose W exceeds the group's mean nonzero W
+// times RestirArgs.boiling_multiplier is emptied. The group's sum is one thread's, in the CPU's
+// order (row by row), so the limit is the CPU's bit for bit.
+extern "C" __global__ void __launch_bounds__(64) restir_boiling_filter(RestirArgs a) {
+    __shared__ float weights[RESTIR_BOILING_GROUP * RESTIR_BOILING_GROUP];
+    __shared__ float limit;
+    __shared__ unsigned int count;
+    const unsigned int width = a.scene.params->width, height = a.scene.params->height;
+    const unsigned int x = blockIdx.x * RESTIR_BOILING_GROUP + threadIdx.x;
+    const unsigned int y = blockIdx.y * RESTIR_BOILING_GROUP + threadIdx.y;
+    const unsigned int k = threadIdx.y * RESTIR_BOILING_GROUP + threadIdx.x;
+    const bool inside = x < width && y < height;
+    const float w = inside ? restir_load(a, a.output, y * width + x).w : 0.0f;
+    weights[k] = w;  // (0 outside the image: not a nonzero W)
+    __syncthreads();
+    if (k == 0u) {
+        float sum = 0.0f;
+        unsigned int n = 0u;
+        for (unsigned int i = 0; i < RESTIR_BOILING_GROUP * RESTIR_BOILING_GROUP; ++i) {
+            if (weights[i] > 0.0f) {
+                sum = __fadd_rn(sum, weights[i]);
+                ++n;
+            }
+        }
+        count = n;
+        limit = n > 0u ? __fmul_rn(__fdiv_rn(sum, (float)n), a.boiling_multiplier) : 0.0f;
+    }
+    __syncthreads();
+    if (inside && count > 0u && w > limit) restir_store(a, a.output, y * width + x, empty_reservoir());
+}
+
 // Neighbour k of pixel (x, y) in spatial pass `pass` (restir.rs reuse_spatially): its index,
 // or -1 outside the image, on the pixel itself, unlit or not similar.
 __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned int pixel, const RestirShading& q,
@@ -411,7 +480,7 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
     }
     const unsigned int j = (unsigned int)(ny * params.width + nx);
     const RestirSurface& ng = a.gbuffer[j];
-    if (ng.lit == 0u || !restir_similar(q, restir_shading(ng, a.target))) return -1;
+    if (ng.lit == 0u || !restir_similar(q, restir_shading(ng, a.target), a.roughness_threshold)) return -1;
     return (int)j;
 }
 

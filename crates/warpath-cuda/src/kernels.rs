@@ -41,6 +41,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("isosurface/shapes.cuh", include_str!("../kernels/isosurface/shapes.cuh")),
     ("restir/restir.cuh", include_str!("../kernels/restir/restir.cuh")),
     ("restir/target.cuh", include_str!("../kernels/restir/target.cuh")),
+    ("restir/similarity.cuh", include_str!("../kernels/restir/similarity.cuh")),
     // Rendered from crate::layout_registry (`WARPATH_BLESS=1 cargo test -p warpath-cuda layout`).
     ("generated/layout_checks.cuh", include_str!("../kernels/generated/layout_checks.cuh")),
 ];

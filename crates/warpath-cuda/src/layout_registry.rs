@@ -211,7 +211,7 @@ pub const ALL: &[LayoutInfo] = &[
     }),
     // ReSTIR (restir/): restir/restir.cuh. The reservoir has two shapes, by RESTIR_FULL_SAMPLE.
     gpu_layout!(GpuRestirSurface => "RestirSurface" in ["restir/restir.cuh"] {
-        p, ng, n, base_color, wo, emitted, depth, material, lit, _pad
+        p, ng, n, base_color, wo, emitted, depth, material, lit, roughness
     }),
     gpu_layout!(GpuReservoir => "Reservoir" in ["restir/restir.cuh"] if "!defined(RESTIR_FULL_SAMPLE)" {
         light, b, w_sum, m, w
@@ -228,7 +228,8 @@ pub const ALL: &[LayoutInfo] = &[
         scene, gbuffer, prev_gbuffer, input, output, previous, film_sum, film_sum_sq, film_count, frame, seed,
         candidates, light_pool, bias, neighbours, pass, has_previous, radius, temporal_cap, prev_to_camera,
         prev_position, prev_tan_half_fov, camera_moved, pending_z, neighbour_sees, ray_group, target,
-        pending_temporal, reuse_visibility, _pad, ray_counts
+        pending_temporal, reuse_visibility, _pad, ray_counts, bsdf_candidates, boiling_multiplier,
+        roughness_threshold, _pad2
     }),
 ];
 

@@ -7,12 +7,14 @@
 //!   other way, e.g. a reservoir's choice at a tie, and then the pixel takes another sample)
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
 //!   with the biased 1/M mode, with two spatial passes, and with 32 and 40 neighbours
-//!   (ray-traced: its rays dealt out over several rounds of lanes); the reservoir formats
+//!   (ray-traced: its rays dealt out over several rounds of lanes), with BSDF-sampled
+//!   candidates, the boiling filter and roughness-aware neighbour rejection (each shown to
+//!   change the CPU's image, so that the check tests something); the reservoir formats
 //!   and every schedule of the spatial pass's shadow rays (inline, 1 to 32 lanes a pixel)
 //!   give the default's film bit for bit;
 //! - unbiasedness on the GPU alone: 256 independent runs of 8 frames (default pipeline, RIS
 //!   only, temporal only, spatial only with ray-traced bias correction; the default pipeline
-//!   with pairwise MIS) against the GPU path
+//!   with pairwise MIS; with BSDF candidates and roughness rejection) against the GPU path
 //!   tracer at `max_depth` 1 with 8192 spp: each image mean within 4 standard errors (the
 //!   runs' own spread and the reference's); the 1/M mode's bias is printed, and it must be
 //!   measurably darker (it is the biased one);
@@ -201,7 +203,45 @@ fn gpu_restir_is_the_cpu_reference() {
             "pairwise MIS, 40 neighbours (rays inline)",
             RestirOptions { bias: BiasCorrection::Pairwise, neighbours: 40, ..base },
         ),
+        // BSDF-sampled candidates (a traced ray each in initial RIS, MIS over both source pdfs).
+        ("1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..base }),
+        ("2 BSDF candidates, no light pool", RestirOptions { bsdf_candidates: 2, light_pool: false, ..base }),
+        (
+            "1 BSDF candidate, per-channel reservoirs, pairwise MIS",
+            RestirOptions {
+                bsdf_candidates: 1,
+                target: TargetFunction::Channels,
+                bias: BiasCorrection::Pairwise,
+                ..base
+            },
+        ),
+        (
+            "1 BSDF candidate, RIS only",
+            RestirOptions { bsdf_candidates: 1, temporal: false, spatial_passes: 0, ..base },
+        ),
+        // RTXDI's boiling filter after temporal reuse (restir_boiling_filter): RTXDI's strength
+        // and the strongest (every W above its group's mean emptied).
+        ("boiling filter 0.2", RestirOptions { boiling_filter: 0.2, ..base }),
+        (
+            "boiling filter 1, per-channel reservoirs",
+            RestirOptions { boiling_filter: 1.0, target: TargetFunction::Channels, ..base },
+        ),
+        // Roughness-aware neighbour rejection at its strictest.
+        ("roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..base }),
+        (
+            "roughness threshold 0, pairwise MIS, 1 BSDF candidate",
+            RestirOptions { roughness_threshold: 0.0, bias: BiasCorrection::Pairwise, bsdf_candidates: 1, ..base },
+        ),
     ];
+    // The new options must change the CPU's image here, or their GPU = CPU checks test nothing.
+    let base_image = cpu_restir(&scene, &base, 7, FRAMES).sum;
+    for (name, options) in [
+        ("1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..base }),
+        ("boiling filter 1", RestirOptions { boiling_filter: 1.0, ..base }),
+        ("roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..base }),
+    ] {
+        assert!(cpu_restir(&scene, &options, 7, FRAMES).sum != base_image, "{name} leaves the CPU image as it was");
+    }
     // Reservoir bytes a pixel keeps (this frame's, scratch, previous): 3 × 24 B, three times
     // that with one reservoir per colour channel.
     for (target, bytes) in [(TargetFunction::Luminance, 72), (TargetFunction::Channels, 216)] {
@@ -231,9 +271,11 @@ fn gpu_restir_is_the_cpu_reference() {
             }
         }
         let (gm, cm) = (image_mean(&gpu), image_mean(&cpu));
+        let equal = g.iter().zip(&c).filter(|(a, b)| a == b).count();
         println!(
-            "{name}: {close}/{values} values within 1e-3 (max rel {max_rel:.2e}); image mean GPU {gm:.6} CPU {cm:.6} \
-             ({:+.3}%)",
+            "{name}: {close}/{values} values within 1e-3 (max rel {max_rel:.2e}), {equal}/{} pixels bit for bit; \
+             image mean GPU {gm:.6} CPU {cm:.6} ({:+.3}%)",
+            g.len(),
             100.0 * (gm / cm - 1.0)
         );
         assert!(close as f64 >= 0.99 * values as f64, "{name}: only {close} of {values} values agree");
@@ -247,6 +289,7 @@ fn gpu_restir_is_the_cpu_reference() {
         RestirOptions { bias: BiasCorrection::Pairwise, ..base },
         RestirOptions { bias: BiasCorrection::Off, ..base },
         RestirOptions { target: TargetFunction::Channels, ..base },
+        RestirOptions { bsdf_candidates: 1, boiling_filter: 0.5, ..base },
     ];
     for options in bias_modes {
         let film = |schedule| gpu_restir_in(schedule, &device, &scene, &options, 7, FRAMES);
@@ -327,6 +370,17 @@ fn gpu_restir_counts_the_cpu_rays() {
         ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("visibility-aware", RestirOptions { reuse_visibility: true, ..base }),
         ("the defaults", RestirOptions { radius: 8.0, seed: 7, ..RestirOptions::default() }),
+        // BSDF candidates' closest-hit rays, a stage of their own.
+        ("2 BSDF candidates", RestirOptions { bsdf_candidates: 2, ..base }),
+        (
+            "1 BSDF candidate, per-channel, pairwise",
+            RestirOptions {
+                bsdf_candidates: 1,
+                target: TargetFunction::Channels,
+                bias: BiasCorrection::Pairwise,
+                ..base
+            },
+        ),
     ] {
         let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
         for _ in 0..frames {
@@ -355,6 +409,7 @@ fn gpu_restir_counts_the_cpu_rays() {
                 (got.temporal, expected.temporal),
                 (got.spatial, expected.spatial),
                 (got.shade, expected.shade),
+                (got.bsdf_candidates, expected.bsdf_candidates),
             ];
             if !stages.iter().all(|&(a, b)| close(a, b)) {
                 failures.push(format!("{name}, {lanes:?}: GPU {got:?}, CPU {expected:?}"));
@@ -421,6 +476,18 @@ fn gpu_restir_converges_to_direct_lighting() {
                 ..unbiased
             },
         ),
+        ("default, 1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..unbiased }),
+        (
+            "pairwise MIS, per-channel reservoirs, 1 BSDF candidate, roughness threshold 0",
+            RestirOptions {
+                bsdf_candidates: 1,
+                roughness_threshold: 0.0,
+                bias: BiasCorrection::Pairwise,
+                target: TargetFunction::Channels,
+                ..unbiased
+            },
+        ),
+        ("default, roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..unbiased }),
     ] {
         let (m, se) = measure(options);
         let z = z_of(m, se);

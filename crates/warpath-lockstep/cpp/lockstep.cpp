@@ -37,6 +37,7 @@ static inline float lockstep_mutable_fsqrt_rn(int site, float a) { return lockst
 
 #include "common/film.cuh"
 #include "restir/target.cuh"
+#include "restir/similarity.cuh"
 #include "volume/estimator.cuh"
 
 namespace {
@@ -394,6 +395,23 @@ void restir_target_case(const DeviceScene&, In& in, Out& out) {
     out.f(restir_target_value(kind, in.f3()));
 }
 
+// ---- restir/similarity.cuh ------------------------------------------------------------------
+
+void restir_material_roughness_case(const DeviceScene&, In& in, Out& out) {
+    out.f(restir_material_roughness(in.pod<Material>()));
+}
+
+void restir_similarity_math_case(const DeviceScene&, In& in, Out& out) {
+    const float a = in.f(), b = in.f(), threshold = in.f();
+    out.flag(restir_roughness_similar(a, b, threshold));
+    const float pdf = in.f(), cos_y = in.f(), d2 = in.f();
+    out.f(restir_area_pdf(pdf, cos_y, d2));
+    const unsigned int light_candidates = in.u();
+    const float light_pdf = in.f();
+    const unsigned int bsdf_candidates = in.u();
+    out.f(restir_mis_source(light_candidates, light_pdf, bsdf_candidates, in.f()));
+}
+
 // ---- detmath.cuh ----------------------------------------------------------------------------
 
 void det_sin_cos_case(const DeviceScene&, In& in, Out& out) {
@@ -691,6 +709,8 @@ const Case CASES[] = {
     {"camera_generate_ray", surface<camera_generate_ray>},
     {"film_merge", surface<film_merge>},
     {"restir_target", surface<restir_target_case>},
+    {"restir_material_roughness", surface<restir_material_roughness_case>},
+    {"restir_similarity_math", surface<restir_similarity_math_case>},
     {"det_sin_cos", surface<det_sin_cos_case>},
     {"det_atan2", surface<det_atan2_case>},
     {"det_acos", surface<det_acos_case>},

@@ -264,6 +264,19 @@ pub const CASES: &[Case] = &[
         let kind = kind.expect("a code of TargetFunction::EVALUATED");
         o.f(kind.of(r.vec3()))
     }),
+    // Reuse's roughness similarity and the BSDF candidates' pdfs (restir/similarity.cuh).
+    exact("restir_material_roughness", Needs::Nothing, draw::material_arg, |_, r, o| {
+        o.f(warpath_core::restir::material_roughness(&r.pod::<Material>()))
+    }),
+    exact("restir_similarity_math", Needs::Nothing, draw::restir_similarity, |_, r, o| {
+        use warpath_core::restir::{bsdf_area_pdf, mis_source_pdf, roughness_similar};
+        let (a, b, threshold) = (r.f(), r.f(), r.f());
+        o.flag(roughness_similar(a, b, threshold));
+        let (pdf, cos_y, d2) = (r.f(), r.f(), r.f());
+        o.f(bsdf_area_pdf(pdf, cos_y, d2));
+        let (light_candidates, light_pdf, bsdf_candidates, bsdf_pdf) = (r.u(), r.f(), r.u(), r.f());
+        o.f(mis_source_pdf(light_candidates, light_pdf, bsdf_candidates, bsdf_pdf))
+    }),
     exact("det_sin_cos", Needs::Nothing, det_cases::sin_cos_arg, det_cases::sin_cos),
     exact("det_atan2", Needs::Nothing, det_cases::atan2_args, det_cases::atan2),
     exact("det_acos", Needs::Nothing, det_cases::acos_arg, det_cases::acos),
@@ -418,6 +431,25 @@ pub mod draw {
             let v = if rng.chance(0.1) { 0.0 } else { rng.range(1.0, 2.0) * rng.range(-40.0, 40.0).exp2() };
             w.f(v);
         }
+    }
+
+    /// Two roughnesses and a threshold (equal now and then, or a threshold exactly their
+    /// difference); a solid-angle pdf, |cos θ_y| and d² over wide ranges; candidate counts
+    /// and their pdfs.
+    pub fn restir_similarity(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+        let a = rng.unit();
+        let b = if rng.chance(0.1) { a } else { rng.unit() };
+        let threshold = if rng.chance(0.1) { (a - b).abs() } else { rng.unit() };
+        w.f(a);
+        w.f(b);
+        w.f(threshold);
+        w.f(if rng.chance(0.1) { 0.0 } else { rng.range(1.0, 2.0) * rng.range(-20.0, 20.0).exp2() });
+        w.f(rng.unit());
+        w.f(rng.range(1.0, 2.0) * rng.range(-20.0, 20.0).exp2());
+        w.u(rng.below(4097));
+        w.f(rng.range(1.0, 2.0) * rng.range(-30.0, 10.0).exp2());
+        w.u(rng.below(65));
+        w.f(if rng.chance(0.2) { 0.0 } else { rng.range(1.0, 2.0) * rng.range(-20.0, 20.0).exp2() });
     }
 
     use super::*;

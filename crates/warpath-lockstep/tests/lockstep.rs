@@ -123,7 +123,8 @@ fn deterministic_transcendentals_match() {
     check_family("det_");
 }
 
-/// ReSTIR's target functions (restir/target.cuh against warpath_core::restir::TargetFunction).
+/// ReSTIR's target functions (restir/target.cuh against warpath_core::restir::TargetFunction),
+/// the roughness of its similarity test and its BSDF candidates' pdfs (restir/similarity.cuh).
 #[test]
 fn restir_targets_match() {
     check_family("restir_");

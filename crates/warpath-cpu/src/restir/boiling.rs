@@ -1,5 +1,6 @@
-//! RTXDI's boiling filter for ReSTIR's temporal reuse (CPU reference only so far): in each
-//! 8×8 pixel group a reservoir whose W is far above the group's mean nonzero W is emptied.
+//! RTXDI's boiling filter for ReSTIR's temporal reuse: in each 8×8 pixel group a reservoir
+//! whose W is far above the group's mean nonzero W is emptied (the GPU's twin: restir.cu
+//! `restir_boiling_filter`, which sums each group's W in this order).
 
 use super::Reservoir;
 
@@ -11,10 +12,7 @@ pub const BOILING_GROUP: u32 = 8;
 /// emptied, so that a rare bright sample does not spread through temporal and spatial reuse.
 /// Biased (the emptied samples' light is lost); off at 0.
 pub fn boiling_filter(width: u32, height: u32, strength: f32, reservoirs: &mut [Reservoir]) {
-    if !(strength > 0.0) {
-        return;
-    }
-    let multiplier = 10.0 / strength.min(1.0) - 9.0;
+    let Some(multiplier) = warpath_core::restir::boiling_multiplier(strength) else { return };
     for gy in (0..height).step_by(BOILING_GROUP as usize) {
         for gx in (0..width).step_by(BOILING_GROUP as usize) {
             let pixels = || {

@@ -29,7 +29,7 @@ pub(super) fn area_pdf(view: &SceneView, s: &Surface, y: LightPoint) -> f32 {
     let cos_y = light.normal().dot(-wi).abs();
     let material = &view.scene.materials[s.material as usize];
     let pdf = bsdf::pdf(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(wi));
-    if pdf > 0.0 && pdf.is_finite() { pdf * cos_y / d2 } else { 0.0 }
+    if pdf > 0.0 && pdf.is_finite() { warpath_core::restir::bsdf_area_pdf(pdf, cos_y, d2) } else { 0.0 }
 }
 
 /// One BSDF-sampled candidate from the random numbers `u` (lobe, direction): the light point

@@ -434,7 +434,7 @@ static_assert(WARPATH_OFFSETOF(RestirSurface, emitted) == 60, "RestirSurface.emi
 static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth");
 static_assert(WARPATH_OFFSETOF(RestirSurface, material) == 76, "RestirSurface.material");
 static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
-static_assert(WARPATH_OFFSETOF(RestirSurface, _pad) == 84, "RestirSurface._pad");
+static_assert(WARPATH_OFFSETOF(RestirSurface, roughness) == 84, "RestirSurface.roughness");
 #if !defined(RESTIR_FULL_SAMPLE)
 static_assert(sizeof(Reservoir) == 24, "Reservoir size (Rust GpuReservoir)");
 static_assert(WARPATH_OFFSETOF(Reservoir, light) == 0, "Reservoir.light");
@@ -466,7 +466,7 @@ static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_m) == 8, "RestirPendi
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_pixel) == 12, "RestirPendingTemporal.prev_pixel");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, has_prev) == 16, "RestirPendingTemporal.has_prev");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, chosen_prev) == 20, "RestirPendingTemporal.chosen_prev");
-static_assert(sizeof(RestirArgs) == 368, "RestirArgs size (Rust RestirArgs)");
+static_assert(sizeof(RestirArgs) == 384, "RestirArgs size (Rust RestirArgs)");
 static_assert(WARPATH_OFFSETOF(RestirArgs, scene) == 0, "RestirArgs.scene");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_gbuffer) == 152, "RestirArgs.prev_gbuffer");
@@ -498,4 +498,8 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, pending_temporal) == 344, "RestirArgs
 static_assert(WARPATH_OFFSETOF(RestirArgs, reuse_visibility) == 352, "RestirArgs.reuse_visibility");
 static_assert(WARPATH_OFFSETOF(RestirArgs, _pad) == 356, "RestirArgs._pad");
 static_assert(WARPATH_OFFSETOF(RestirArgs, ray_counts) == 360, "RestirArgs.ray_counts");
+static_assert(WARPATH_OFFSETOF(RestirArgs, bsdf_candidates) == 368, "RestirArgs.bsdf_candidates");
+static_assert(WARPATH_OFFSETOF(RestirArgs, boiling_multiplier) == 372, "RestirArgs.boiling_multiplier");
+static_assert(WARPATH_OFFSETOF(RestirArgs, roughness_threshold) == 376, "RestirArgs.roughness_threshold");
+static_assert(WARPATH_OFFSETOF(RestirArgs, _pad2) == 380, "RestirArgs._pad2");
 #endif

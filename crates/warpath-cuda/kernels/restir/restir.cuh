@@ -7,9 +7,12 @@
 //   restir_initial_ris   camera ray → G-buffer (RestirSurface); M candidates resampled into a
 //                        Reservoir, drawn from the block's shared-memory light pool (one
 //                        16×16 block = one pool tile of 256 light points drawn by power) or
-//                        straight from the power distribution (`light_cdf`).
+//                        straight from the power distribution (`light_cdf`); with
+//                        RestirArgs.bsdf_candidates, BSDF-sampled candidates too (a traced ray
+//                        each; restir_bsdf_candidate), MIS over both source pdfs.
 //   restir_visibility    one shadow ray to the reservoir's sample; occluded → W = 0.
-//   restir_temporal      with the previous frame's reservoir (static camera), M capped.
+//   restir_temporal      with the previous frame's reservoir (static camera), M capped;
+//                        then restir_boiling_filter when on (8×8 groups, in place).
 //   restir_spatial       with k similar neighbours within a radius (one pass per launch).
 // Unless the rays are inline (restir.rs RayLanes::Inline), the reuse passes' shadow rays run in
 // kernels of their own: restir_temporal_choose → restir_temporal_visibility (ray-traced, 1/M),
@@ -27,6 +30,7 @@
 #pragma once
 #include "surface/estimator.cuh"
 #include "restir/target.cuh"
+#include "restir/similarity.cuh"
 
 #define RESTIR_STREAMS_PER_FRAME 32u
 #define RESTIR_STAGE_POOL 0u
@@ -52,7 +56,7 @@ struct RestirSurface {
     float depth;
     unsigned int material;
     unsigned int lit;
-    unsigned int _pad;
+    float roughness;  // restir_material_roughness of the material (the similarity test's)
 };
 
 // A reservoir. Its light sample is by default the compact one (seed 002's second
@@ -141,11 +145,21 @@ struct RestirArgs {
     unsigned int _pad;
     // Shadow rays traced, by stage (RESTIR_RAYS_*; restir.rs RayCounts), when not null.
     unsigned long long* ray_counts;
+    // BSDF-sampled candidates per pixel in initial RIS (0: none; restir.rs bsdf_candidates).
+    unsigned int bsdf_candidates;
+    // The boiling filter's multiplier 10/strength − 9 (warpath_core::restir::boiling_multiplier;
+    // read by restir_boiling_filter, launched only when the filter is on).
+    float boiling_multiplier;
+    // Reuse rejects a neighbour whose roughness differs from the pixel's by more than this.
+    float roughness_threshold;
+    unsigned int _pad2;
 };
 
 #define RESTIR_RAYS_VISIBILITY 0u
 #define RESTIR_RAYS_TEMPORAL 1u
 #define RESTIR_RAYS_SPATIAL 2u
+#define RESTIR_RAYS_BSDF_CANDIDATES 4u  // (3: shading, which traces none)
+#define RESTIR_BOILING_GROUP 8u
 
 // restir.rs restir_random: stage `stage` of `frame` has its own pcg_sample prefix.
 __device__ __forceinline__ float restir_random(unsigned int seed, unsigned int index, unsigned int frame,
@@ -162,6 +176,7 @@ struct RestirShading {
     float3 base_color;
     float3 wo;
     float depth;
+    float roughness;
     unsigned int target;  // the target function p̂ resampling uses here (RESTIR_TARGET_*)
 };
 
@@ -178,6 +193,7 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, 
     s.base_color = f3(g.base_color);
     s.wo = f3(g.wo);
     s.depth = g.depth;
+    s.roughness = g.roughness;
     return s;
 }
 
@@ -344,14 +360,54 @@ __device__ __forceinline__ void restir_finalize(Reservoir& r, float p, float nor
               : 0.0f;
 }
 
-// similar: normals within 25°, depths within 10%.
-// restir.rs similar_at: `s` at `depth` from the camera that saw `n`.
-__device__ __forceinline__ bool restir_similar_at(const RestirShading& s, const RestirShading& n, float depth) {
-    return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, depth)) <= __fmul_rn(0.1f, depth);
+// similar: normals within 25°, depths within 10%, roughnesses within `roughness_threshold`.
+// restir/similarity.rs similar_at: `s` at `depth` from the camera that saw `n`.
+__device__ __forceinline__ bool restir_similar_at(const RestirShading& s, const RestirShading& n, float depth,
+                                                  float roughness_threshold) {
+    return dot(s.frame.n, n.frame.n) >= 0.906f && fabsf(__fsub_rn(n.depth, depth)) <= __fmul_rn(0.1f, depth) &&
+           restir_roughness_similar(s.roughness, n.roughness, roughness_threshold);
 }
 
-__device__ __forceinline__ bool restir_similar(const RestirShading& s, const RestirShading& n) {
-    return restir_similar_at(s, n, s.depth);
+__device__ __forceinline__ bool restir_similar(const RestirShading& s, const RestirShading& n,
+                                               float roughness_threshold) {
+    return restir_similar_at(s, n, s.depth, roughness_threshold);
+}
+
+// restir/bsdf_candidates.rs area_pdf: the BSDF's pdf at `s` of reaching light point `y`, in
+// area measure (0 where the BSDF cannot sample the direction).
+__device__ __forceinline__ float restir_bsdf_area_pdf(const DeviceScene& scene, const RestirShading& s,
+                                                      const RestirLightPoint& y) {
+    const float3 to = y.q - s.p;
+    const float d2 = length_squared(to);
+    if (!(d2 > 0.0f)) return 0.0f;
+    const float3 wi = to / __fsqrt_rn(d2);
+    const float cos_y = fabsf(dot(y.n, -wi));
+    const Material& material = scene.materials[s.material];
+    const float pdf = bsdf_pdf(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, wi));
+    return pdf > 0.0f && isfinite(pdf) ? restir_area_pdf(pdf, cos_y, d2) : 0.0f;
+}
+
+// restir/bsdf_candidates.rs sample: a direction drawn from the BSDF at `s` with the random
+// numbers (lobe, direction), traced to the closest surface (one ray, counted in `rays`); true
+// with `y` the hit's light point where that surface is an emissive triangle.
+__device__ __forceinline__ bool restir_bsdf_candidate(const DeviceScene& scene, const RestirShading& s, float u_lobe,
+                                                      float u1, float u2, unsigned int& rays, RestirLightPoint& y) {
+    const Material& material = scene.materials[s.material];
+    BsdfSample sample;
+    if (!bsdf_sample(material, s.base_color, to_local(s.frame, s.wo), u_lobe, make_float2(u1, u2), sample)) {
+        return false;
+    }
+    if (sample.delta || !(sample.pdf > 0.0f)) return false;
+    const float3 wi = to_world(s.frame, sample.wi);
+    ++rays;
+    SurfaceIntersection hit;
+    if (!scene_intersect_closest(scene, make_ray(offset_ray_origin(s.p, s.ng, wi), wi), hit)) return false;
+    if (hit.prim >= scene.params->triangle_count) return false;
+    const int light = scene.triangle_to_light[hit.prim];
+    if (light < 0) return false;
+    // The hit's barycentrics are those of the light's edges e1 = v1 − v0, e2 = v2 − v0.
+    y = restir_light_point(scene, (unsigned int)light, hit.u, hit.v);
+    return true;
 }
 
 // Reprojection::pixel (warpath-core restir.rs), operation for operation: the pixel of the

@@ -118,6 +118,7 @@ crate::kernel_catalog! {
     RESTIR_TEMPORAL: RestirKernelArgs = Program::Restir, "restir_temporal";
     RESTIR_TEMPORAL_CHOOSE: RestirKernelArgs = Program::Restir, "restir_temporal_choose";
     RESTIR_TEMPORAL_VISIBILITY: RestirKernelArgs = Program::Restir, "restir_temporal_visibility";
+    RESTIR_BOILING_FILTER: RestirKernelArgs = Program::Restir, "restir_boiling_filter";
     RESTIR_SPATIAL: RestirKernelArgs = Program::Restir, "restir_spatial";
     RESTIR_SPATIAL_CHOOSE: RestirKernelArgs = Program::Restir, "restir_spatial_choose";
     RESTIR_SPATIAL_Z: RestirKernelArgs = Program::Restir, "restir_spatial_z";

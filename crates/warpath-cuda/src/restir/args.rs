@@ -43,10 +43,18 @@ pub struct RestirArgs {
     /// Visibility-aware reuse (`RestirOptions::reuse_visibility`): 1 or 0.
     pub reuse_visibility: u32,
     pub _pad: u32,
-    /// Shadow rays by stage (`u64` × 4: visibility, temporal, spatial, shade), or 0: not counted.
+    /// Rays by stage (`u64` × 5: visibility, temporal, spatial, shade, BSDF candidates), or 0:
+    /// not counted.
     pub ray_counts: u64,
+    /// BSDF-sampled candidates per pixel (`RestirOptions::bsdf_candidates`).
+    pub bsdf_candidates: u32,
+    /// `warpath_core::restir::boiling_multiplier` (read only when the boiling filter runs).
+    pub boiling_multiplier: f32,
+    /// `RestirOptions::roughness_threshold`.
+    pub roughness_threshold: f32,
+    pub _pad2: u32,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 368);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 384);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);

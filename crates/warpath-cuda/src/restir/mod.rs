@@ -5,7 +5,8 @@
 //!
 //! A frame: `restir_initial_ris` (G-buffer + M candidates from the 16×16 block's
 //! shared-memory light pool, or from the power distribution) → `restir_visibility` →
-//! `restir_temporal` (with the previous frame's final reservoirs and G-buffer) →
+//! `restir_temporal` (with the previous frame's final reservoirs and G-buffer; then
+//! `restir_boiling_filter` when `RestirOptions::boiling_filter` is on) →
 //! `restir_spatial` × passes → `restir_shade` (the film's pass buffers) → the film merge;
 //! unless [`RayLanes::Inline`], the reuse passes' shadow rays run in kernels of their own
 //! (`restir_temporal_choose` + `restir_temporal_visibility`, `restir_spatial_choose` +
@@ -22,9 +23,10 @@ pub mod args;
 
 use crate::buffer::DeviceBuffer;
 use crate::catalog::{
-    Kernel, RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS, RESTIR_SHADE, RESTIR_SPATIAL, RESTIR_SPATIAL_CHOOSE,
-    RESTIR_SPATIAL_PAIRWISE, RESTIR_SPATIAL_PAIRWISE_GROUPED, RESTIR_SPATIAL_PAIRWISE_SEES, RESTIR_SPATIAL_Z,
-    RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_VISIBILITY, RestirKernelArgs,
+    Kernel, RESTIR_BOILING_FILTER, RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS, RESTIR_SHADE, RESTIR_SPATIAL,
+    RESTIR_SPATIAL_CHOOSE, RESTIR_SPATIAL_PAIRWISE, RESTIR_SPATIAL_PAIRWISE_GROUPED, RESTIR_SPATIAL_PAIRWISE_SEES,
+    RESTIR_SPATIAL_Z, RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_VISIBILITY,
+    RestirKernelArgs,
 };
 use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
@@ -41,7 +43,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, boiling_multiplier};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -188,9 +190,13 @@ pub fn variant_programs() -> Vec<KernelSource> {
 
 /// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
 pub const POOL_TILE: u32 = 16;
+/// Side of the boiling filter's pixel groups = its blocks (restir.cuh RESTIR_BOILING_GROUP).
+pub const BOILING_GROUP: u32 = 8;
 const BLOCK: u32 = 256;
 /// Most neighbours a spatial pass takes (the CLI's limit; the kernel itself has none).
 pub const MAX_NEIGHBOURS: u32 = 64;
+/// Most BSDF-sampled candidates a pixel takes (the CLI's limit).
+pub const MAX_BSDF_CANDIDATES: u32 = 64;
 /// Spatial passes a frame may run (their random streams: restir.cuh RESTIR_STREAMS_PER_FRAME).
 pub const MAX_SPATIAL_PASSES: u32 = 16;
 
@@ -207,7 +213,8 @@ pub struct GpuRestirSurface {
     pub depth: f32,
     pub material: u32,
     pub lit: u32,
-    pub _pad: u32,
+    /// `warpath_core::restir::material_roughness` of the material (the similarity test's).
+    pub roughness: f32,
 }
 const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 88);
 
@@ -242,6 +249,9 @@ const _: () = assert!(std::mem::size_of::<GpuFullReservoir>() == 68);
 const _: () = assert!(std::mem::offset_of!(GpuFullReservoir, q) == 24);
 const _: () = assert!(std::mem::offset_of!(GpuFullReservoir, source_pdf) == 64);
 
+/// The ray counters' stages (restir.cuh RESTIR_RAYS_*; `RayCounts`' fields).
+const RAY_STAGES: usize = 5;
+
 /// An empty reservoir's `light`.
 pub const NO_LIGHT: u32 = u32::MAX;
 
@@ -271,13 +281,14 @@ pub struct GpuPendingTemporal {
 const _: () = assert!(std::mem::size_of::<GpuPendingTemporal>() == 24);
 
 /// Every kernel of a frame, in launch order.
-const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 13] = [
+const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 14] = [
     RESTIR_INITIAL_RIS,
     RESTIR_INITIAL_RIS_CHANNELS,
     RESTIR_VISIBILITY,
     RESTIR_TEMPORAL,
     RESTIR_TEMPORAL_CHOOSE,
     RESTIR_TEMPORAL_VISIBILITY,
+    RESTIR_BOILING_FILTER,
     RESTIR_SPATIAL,
     RESTIR_SPATIAL_CHOOSE,
     RESTIR_SPATIAL_Z,
@@ -301,7 +312,10 @@ impl RestirTimes {
     const PASSES: [(&'static str, &'static [Kernel<RestirKernelArgs>]); 5] = [
         ("restir_initial_ris", &[RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS]),
         ("restir_visibility", &[RESTIR_VISIBILITY]),
-        ("restir_temporal", &[RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY]),
+        (
+            "restir_temporal",
+            &[RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_BOILING_FILTER],
+        ),
         (
             "restir_spatial",
             &[
@@ -363,11 +377,14 @@ fn check_options(options: &RestirOptions) -> CudaResult<()> {
     if !(options.temporal_cap.is_finite() && options.temporal_cap >= 0.0) {
         return bad(format!("temporal cap {}", options.temporal_cap));
     }
-    if options.bsdf_candidates != 0 {
-        return bad("BSDF-sampled candidates are on the CPU reference only so far (use --backend cpu)".into());
+    if options.bsdf_candidates > MAX_BSDF_CANDIDATES {
+        return bad(format!("{} BSDF candidates (at most {MAX_BSDF_CANDIDATES})", options.bsdf_candidates));
     }
-    if options.boiling_filter != 0.0 {
-        return bad("the boiling filter is on the CPU reference only so far (issue 29)".into());
+    if !(options.boiling_filter.is_finite() && options.boiling_filter >= 0.0) {
+        return bad(format!("boiling filter strength {} (0: off, up to 1)", options.boiling_filter));
+    }
+    if options.roughness_threshold.is_nan() {
+        return bad("roughness threshold NaN (0 to 1; 1: no roughness test)".into());
     }
     Ok(())
 }
@@ -403,8 +420,8 @@ pub struct RestirRenderer<'d> {
     next_frame: u32,
     /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
-    /// Shadow rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade),
-    /// while counting is on.
+    /// Rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade, BSDF
+    /// candidates), while counting is on.
     ray_counts: Option<DeviceBuffer<u64>>,
 }
 
@@ -525,7 +542,7 @@ impl<'d> RestirRenderer<'d> {
     /// Counts the shadow rays of every frame from now on, by stage (from zero), or stops
     /// counting (each traced ray adds to a global counter: a little slower).
     pub fn set_ray_counting(&mut self, on: bool) -> CudaResult<()> {
-        self.ray_counts = if on { Some(DeviceBuffer::zeroed(self.device, 4)?) } else { None };
+        self.ray_counts = if on { Some(DeviceBuffer::zeroed(self.device, RAY_STAGES)?) } else { None };
         Ok(())
     }
 
@@ -534,7 +551,7 @@ impl<'d> RestirRenderer<'d> {
     pub fn ray_counts(&self) -> CudaResult<Option<RayCounts>> {
         let Some(buffer) = &self.ray_counts else { return Ok(None) };
         let c = buffer.download(self.device)?;
-        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: 0 }))
+        Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: c[4] }))
     }
 
     /// The kernel times so far (None when timing is off).
@@ -554,7 +571,7 @@ impl<'d> RestirRenderer<'d> {
         self.moved_from = None;
         self.next_frame = 0;
         if let Some(counts) = self.ray_counts.as_mut() {
-            counts.upload(self.device, &[0; 4])?;
+            counts.upload(self.device, &[0; RAY_STAGES])?;
         }
         if let Some(times) = self.times.as_mut() {
             *times = RestirTimes::default();
@@ -632,6 +649,10 @@ impl<'d> RestirRenderer<'d> {
             reuse_visibility: self.options.reuse_visibility as u32,
             _pad: 0,
             ray_counts: self.ray_counts.as_ref().map_or(0, |b| b.address(d)),
+            bsdf_candidates: self.options.bsdf_candidates,
+            boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
+            roughness_threshold: self.options.roughness_threshold,
+            _pad2: 0,
         }
     }
 
@@ -679,6 +700,11 @@ impl<'d> RestirRenderer<'d> {
             shared_mem_bytes: 0,
         };
         let linear = self.linear_config();
+        let boiling_config = LaunchConfig {
+            grid_dim: (w.div_ceil(BOILING_GROUP), h.div_ceil(BOILING_GROUP), 1),
+            block_dim: (BOILING_GROUP, BOILING_GROUP, 1),
+            shared_mem_bytes: 0,
+        };
         let mut args = self.args(frame);
         // The ray kernels: `ray_group` lanes a pixel, 32 / ray_group pixels a warp.
         let grouped = (args.ray_group > 0).then(|| LaunchConfig {
@@ -710,6 +736,10 @@ impl<'d> RestirRenderer<'d> {
                     if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
                 for &kernel in launches {
                     self.launch(kernel, &args, linear)?;
+                }
+                if boiling_multiplier(self.options.boiling_filter).is_some() {
+                    // RTXDI's boiling filter, in place on the temporal pass's output.
+                    self.launch(RESTIR_BOILING_FILTER, &args, boiling_config)?;
                 }
             }
             // Each pass reads what the one before it (or temporal reuse) wrote: target t's
