@@ -28,8 +28,15 @@ use warpath_core::material::{Material, flags};
 
 mod bsdf;
 mod delta;
+mod instance;
+mod medium;
 mod sensor;
+pub mod serialized;
 mod shape;
+mod texture;
+
+pub use instance::angle_weighted_normals;
+use shape::Placed;
 
 pub use shape::{MITSUBA_CUBE_UVS, disk_mesh, mitsuba_cube_mesh, mitsuba_sphere_mesh};
 
@@ -77,6 +84,10 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         environment: None,
         delta_lights: Vec::new(),
         defaults: HashSet::new(),
+        groups: HashMap::new(),
+        media_ids: HashMap::new(),
+        mesh_media: Vec::new(),
+        camera_medium: None,
     };
     for (name, value) in overrides {
         loader.params.insert(name.to_string(), value.to_string());
@@ -90,8 +101,17 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             ));
         }
     }
-    let Loader { builder, camera, settings, environment, delta_lights, .. } = loader;
+    let Loader { builder, camera, settings, environment, delta_lights, mesh_media, camera_medium, .. } = loader;
     let mut scene = builder.finish();
+    if !mesh_media.is_empty() {
+        scene.triangle_media = vec![0; scene.triangles.len()];
+        for (mesh, packed) in mesh_media {
+            let m = &scene.meshes[mesh];
+            let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
+            scene.triangle_media[range].fill(packed);
+        }
+    }
+    scene.camera_medium = camera_medium;
     scene.settings = settings;
     scene.delta_lights = delta_lights;
     scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
@@ -184,6 +204,14 @@ struct Loader {
     environment: Option<(Environment, String)>,
     /// Point, spot and directional emitters.
     delta_lights: Vec<warpath_core::light::DeltaLight>,
+    /// Shapegroups by id: their shapes, and where the group was declared.
+    groups: HashMap<String, (Vec<Placed>, String)>,
+    /// Media declared at the top level, by id: index into the scene's media.
+    media_ids: HashMap<String, u32>,
+    /// Meshes (by index in the scene) whose shape bounds media, with their packed interface.
+    mesh_media: Vec<(usize, u32)>,
+    /// The sensor's medium.
+    camera_medium: Option<u32>,
 }
 
 /// A plugin's parameters (its named child elements), each marked when read; those never read
@@ -342,11 +370,18 @@ impl Loader {
             "sensor" => self.sensor(src, node)?,
             "integrator" => self.integrator(src, node)?,
             "medium" => {
-                return Err(src.error(
-                    node,
-                    "media (<medium>) are not imported from Mitsuba scenes yet: describe the medium in a warpath \
-                     TOML scene ([[medium]], docs/scene-format.md)",
-                ));
+                let index = self.medium(src, node)?;
+                match self.attr(src, node, "id")? {
+                    Some(id) => {
+                        if self.media_ids.insert(id.clone(), index).is_some() {
+                            return Err(src.error(node, format!("medium id '{id}' is declared twice")));
+                        }
+                    }
+                    None => self.warn(format!(
+                        "{}: a top-level <medium> without an 'id' cannot be referenced and fills nothing",
+                        src.at(node)
+                    )),
+                }
             }
             other => self.warn(format!(
                 "{}: <{other}> is not supported by warpath's Mitsuba importer and is ignored",
@@ -607,71 +642,6 @@ impl Loader {
                 if ids.is_empty() { "none is declared".to_string() } else { format!("declared: {}", ids.join(", ")) };
             src.error(node, format!("<ref id=\"{id}\"> names no BSDF or texture declared before it ({known})"))
         })
-    }
-
-    fn texture(&mut self, src: &Src, node: Node) -> Result<Tex, SceneError> {
-        let kind = self.attr(src, node, "type")?.unwrap_or_default();
-        let mut props = self.props(src, node)?;
-        let tex = match kind.as_str() {
-            "bitmap" => {
-                let Some((file, _)) = self.string(src, &mut props, "filename")? else {
-                    return Err(src.error(node, "a 'bitmap' texture needs a <string name=\"filename\">"));
-                };
-                let path = self.resolve(src, &file);
-                if !path.is_file() {
-                    return Err(src.error(node, format!("texture '{}' not found", path.display())));
-                }
-                let index = match self.textures.get(&path) {
-                    Some(&i) => i,
-                    None => {
-                        let (texture, warning) = load_base_color_texture(&path)?;
-                        if let Some(w) = warning {
-                            self.warn(w);
-                        }
-                        let i = self.builder.add_texture(texture);
-                        self.textures.insert(path, i);
-                        i
-                    }
-                };
-                // Filtering and wrapping: warpath's textures are bilinear and repeat.
-                for known in ["filter_type", "wrap_mode"] {
-                    if let Some((value, _)) = self.string(src, &mut props, known)?
-                        && !matches!(value.as_str(), "bilinear" | "repeat")
-                    {
-                        self.warn(format!(
-                            "{}: bitmap '{file}': {known} = '{value}' is not supported (warpath's textures are bilinear \
-                             and repeat)",
-                            src.at(node)
-                        ));
-                    }
-                }
-                self.take(&mut props, "raw");
-                Tex::Bitmap(index)
-            }
-            "checkerboard" => {
-                let a = self.color(src, &mut props, "color0")?.unwrap_or(Vec3::splat(0.4));
-                let b = self.color(src, &mut props, "color1")?.unwrap_or(Vec3::splat(0.2));
-                self.take(&mut props, "to_uv");
-                self.warn(format!(
-                    "{}: checkerboard textures are not supported yet: the mean of its two colors is used",
-                    src.at(node)
-                ));
-                Tex::Color(0.5 * (a + b))
-            }
-            other => {
-                self.warn(format!(
-                    "{}: texture type '{other}' is not supported (warpath reads 'bitmap'): a gray of {FALLBACK_REFLECTANCE} \
-                     is used",
-                    src.at(node)
-                ));
-                for e in props.entries.iter_mut() {
-                    e.2 = true;
-                }
-                Tex::Color(Vec3::splat(FALLBACK_REFLECTANCE))
-            }
-        };
-        self.finish(src, props);
-        Ok(tex)
     }
 }
 

@@ -178,6 +178,13 @@ impl Loader {
             match child.tag_name().name() {
                 "film" => self.film(src, child)?,
                 "sampler" => self.sampler(src, child)?,
+                // The medium the sensor sits in: inline or a reference to a declared one.
+                "medium" | "ref" => {
+                    let medium = self.medium_or_ref(src, child)?;
+                    if self.camera_medium.replace(medium).is_some() {
+                        return Err(src.error(child, "the sensor has a second medium"));
+                    }
+                }
                 other => {
                     self.warn(format!("{}: <{other}> inside the sensor is not supported and is ignored", src.at(child)))
                 }
