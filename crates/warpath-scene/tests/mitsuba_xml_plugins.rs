@@ -304,8 +304,8 @@ fn the_checkerboard_bakes_mitsubas_cells() {
         let got = t.sample(Vec2::new(uv.0, 1.0 - uv.1));
         assert!(got.distance(want) < 1e-6, "Mitsuba uv {uv:?}: {got} vs {want}");
     }
-    // A whole pattern fits per unit of uv: 4 × 6 cells.
-    assert_eq!((t.width, t.height), (4 * 16, 6 * 16));
+    // A whole pattern fits per unit of uv: 4 × 6 cells of 512 / 6 = 85 pixels.
+    assert_eq!((t.width, t.height), (4 * 85, 6 * 85));
 
     // Defaults (0.4 / 0.2, to_uv identity): color0 at the origin's cell; a fractional scale warns.
     let s = scene_in(
@@ -360,6 +360,7 @@ fn media_bind_to_shapes_and_the_sensor() {
 <shape type="rectangle" id="plain"/>"#,
     );
     assert!(s.warnings.iter().all(|w| !w.contains("ignored")), "{:?}", s.warnings);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
     assert_eq!(s.media.len(), 2);
     let fog = &s.media[0];
     assert_eq!(fog.density, MediumDensity::Homogeneous { sigma_t: Vec3::new(0.5, 1.0, 1.5) });
@@ -386,6 +387,9 @@ fn media_bind_to_shapes_and_the_sensor() {
     assert_eq!(media_of("box"), interface::pack(Some(0), None));
     assert_eq!(media_of("ball"), interface::pack(Some(1), Some(0)));
     assert_eq!(media_of("plain"), 0);
+    // The sensor sits in fog (σ_t up to 1.5) with Mitsuba's default near_clip 0.01: Mitsuba
+    // skips 1.5% of the fog's extinction there.
+    assert!(s.warnings.iter().any(|w| w.contains("near_clip = 0.01") && w.contains("1.49%")), "{:?}", s.warnings);
     // Mitsuba's defaults: sigma_t 1, albedo 0.75, isotropic; hg's g 0.8.
     let s = scene_in(
         dir.path(),
@@ -457,4 +461,23 @@ fn the_fuzz_seed_scene_uses_the_new_plugins() {
     assert!(s.meshes.iter().any(|m| m.name.contains('/')), "no instance");
     assert!(!s.media.is_empty() && !s.textures.is_empty());
     assert!(s.meshes.iter().any(|m| m.name == "serialized"));
+}
+
+#[test]
+fn mitsuba_reads_the_seed_serialized_file_as_warpath_does() {
+    // What Mitsuba 3.9 (scalar_rgb) loaded from tests/fuzz/seeds/mesh.serialized
+    // (`mi.load_dict({'type': 'serialized', 'filename': ..., 'shape_index': 1})`): the
+    // tetrahedron's faces and the vertex normals it computed, the file holding none.
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/seeds");
+    let bytes = std::fs::read(seeds.join("mesh.serialized")).unwrap();
+    let quad = parse_serialized(&bytes, 0).unwrap().mesh;
+    assert_eq!(quad.triangles, vec![[0, 1, 2], [0, 2, 3]]);
+    assert_eq!(quad.uvs, vec![Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y]);
+    let tet = parse_serialized(&bytes, 1).unwrap().mesh;
+    assert_eq!(tet.triangles, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]);
+    let (a, b, c) = (-0.577_350_26, 0.921_024_44, -0.275_421_47);
+    let mitsuba = [Vec3::splat(a), Vec3::new(b, c, c), Vec3::new(c, b, c), Vec3::new(c, c, b)];
+    for (got, want) in angle_weighted_normals(&tet).iter().zip(mitsuba) {
+        assert!(got.distance(want) < 1e-6, "{got} vs Mitsuba's {want}");
+    }
 }

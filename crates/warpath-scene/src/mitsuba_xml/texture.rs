@@ -88,8 +88,8 @@ impl Loader {
 /// Mitsuba evaluates at uv' = to_uv · (u, v) — its v, 1 − warpath's — and gives `color0`
 /// where frac(u') and frac(v') fall on the same side of ½ (both ≤ ½ or both above), `color1`
 /// elsewhere: cells of ½ × ½ in uv', starting with `color0` at the origin. The texture spans
-/// one unit of warpath's uv with 16 pixels a cell (fewer for fine patterns, up to 2048 a
-/// side). Returns whether the pattern repeats with every unit of uv (to_uv's linear part has
+/// one unit of warpath's uv: 512 pixels a side for coarse patterns, 16 pixels a cell for
+/// finer ones (fewer for the finest, up to 2048 a side). Returns whether the pattern repeats with every unit of uv (to_uv's linear part has
 /// whole entries), so that the repeating image is exact everywhere.
 pub fn mitsuba_checkerboard(name: &str, color0: Vec3, color1: Vec3, to_uv: Mat4) -> Result<(Texture, bool), String> {
     let m = to_uv.transpose().to_cols_array_2d(); // rows
@@ -100,7 +100,10 @@ pub fn mitsuba_checkerboard(name: &str, color0: Vec3, color1: Vec3, to_uv: Mat4)
     // Cells crossed along warpath's u and v across one unit of uv.
     let cells = |a: f32, b: f32| (2.0 * (a.abs() + b.abs())).ceil().clamp(1.0, BAKED_TEXTURE_MAX_SIDE as f32) as u32;
     let (nu, nv) = (cells(m00, m10), cells(m01, m11));
-    let cell = (BAKED_TEXTURE_MAX_SIDE / nu.max(nv)).clamp(1, 16);
+    // At least 512 pixels a side for coarse patterns (bilinear filtering blurs each cell edge
+    // over one pixel), at least 16 a cell for fine ones, at most 2048 a side.
+    let n = nu.max(nv);
+    let cell = (512 / n).max((BAKED_TEXTURE_MAX_SIDE / n).min(16)).max(1);
     let texture = Texture::bake(name, nu * cell, nv * cell, |uv| {
         let (u, v) = (uv.x, 1.0 - uv.y);
         let (up, vp) = (m00 * u + m01 * v + m03, m10 * u + m11 * v + m13);
