@@ -284,6 +284,26 @@ fn serialized_shapes_place_flip_uv_and_get_smooth_normals() {
 }
 
 #[test]
+fn mesh_files_without_normals_get_mitsubas_smooth_normals() {
+    let dir = tmp();
+    let ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n\
+element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 3 1\n";
+    std::fs::write(dir.path().join("bent.ply"), ply).unwrap();
+    let s = scene_in(dir.path(), r#"<shape type="ply"><string name="filename" value="bent.ply"/></shape>"#);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let want = angle_weighted_normals(&bent());
+    assert_eq!(s.normals.len(), 4);
+    for (got, want) in s.normals.iter().zip(&want) {
+        assert!(got.distance(*want) < 1e-6, "{got} vs {want}");
+    }
+    let s = scene_in(
+        dir.path(),
+        r#"<shape type="ply"><string name="filename" value="bent.ply"/><boolean name="face_normals" value="true"/></shape>"#,
+    );
+    assert!(s.normals.is_empty());
+}
+
+#[test]
 fn the_checkerboard_bakes_mitsubas_cells() {
     let dir = tmp();
     let s = scene_in(

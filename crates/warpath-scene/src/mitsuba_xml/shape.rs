@@ -2,6 +2,7 @@
 //! by their `to_world` transforms, with their BSDF, area emitter (an emitter without a BSDF
 //! gets Mitsuba's black diffuse) and media. The cube carries Mitsuba's per-face uv layout.
 
+use super::instance::angle_weighted_normals;
 use super::*;
 use std::sync::Arc;
 use warpath_volume::medium::interface;
@@ -141,9 +142,12 @@ impl Loader {
                     self.warn(format!("{}: 'flip_tex_coords' applies to obj shapes, not ply", src.at(node)));
                 }
                 let mut meshes = asset.meshes;
-                if face_normals {
-                    for m in meshes.iter_mut() {
+                for m in meshes.iter_mut() {
+                    if face_normals {
                         m.normals.clear();
+                    } else if m.normals.is_empty() {
+                        // Mitsuba gives a mesh without normals smooth ones.
+                        m.normals = angle_weighted_normals(m);
                     }
                 }
                 // warpath's OBJ loader keeps OBJ's uv (v = 0 at the bottom), which is what
