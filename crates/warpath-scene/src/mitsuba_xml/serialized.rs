@@ -67,7 +67,10 @@ fn dictionary(bytes: &[u8]) -> Result<(u16, Vec<usize>), String> {
             u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64
         };
         let previous = offsets.last().copied();
-        if (i == 0 && offset != 0) || previous.is_some_and(|p| offset as usize <= p) || offset + 4 > start as u64 {
+        if (i == 0 && offset != 0)
+            || previous.is_some_and(|p| offset as usize <= p)
+            || offset.saturating_add(4) > start as u64
+        {
             return Err(bad(format!("mesh {i} is listed at byte {offset}")));
         }
         let o = offset as usize;
