@@ -301,6 +301,13 @@ element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0
         r#"<shape type="ply"><string name="filename" value="bent.ply"/><boolean name="face_normals" value="true"/></shape>"#,
     );
     assert!(s.normals.is_empty());
+    // A face out of range is an error naming the file and line, not a panic.
+    std::fs::write(dir.path().join("bad.ply"), ply.replace("3 0 3 1", "3 0 9 1")).unwrap();
+    let message = parse_in(dir.path(), r#"<shape type="ply"><string name="filename" value="bad.ply"/></shape>"#)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(message.contains("bad.ply:15") && message.contains("vertex index 9"), "{message}");
 }
 
 #[test]

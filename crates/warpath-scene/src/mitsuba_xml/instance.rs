@@ -172,6 +172,10 @@ impl Loader {
 pub fn angle_weighted_normals(mesh: &TriangleMesh) -> Vec<Vec3> {
     let mut normals = vec![Vec3::ZERO; mesh.positions.len()];
     for tri in &mesh.triangles {
+        // A triangle out of range is reported when the mesh is placed (`SceneBuilder::add_mesh`).
+        if tri.iter().any(|&i| i as usize >= mesh.positions.len()) {
+            continue;
+        }
         let p = tri.map(|i| mesh.positions[i as usize]);
         let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
         if n == Vec3::ZERO {
