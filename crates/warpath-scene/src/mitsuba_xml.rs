@@ -88,6 +88,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         media_ids: HashMap::new(),
         mesh_media: Vec::new(),
         camera_medium: None,
+        integrator_kind: None,
     };
     for (name, value) in overrides {
         loader.params.insert(name.to_string(), value.to_string());
@@ -98,6 +99,15 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             loader.builder.warn(format!(
                 "{}: parameter '{name}' (given with -D) is not used by the scene (no <default name=\"{name}\"> and no ${name})",
                 path.display()
+            ));
+        }
+    }
+    if !loader.builder.scene_mut().media.is_empty() {
+        let (kind, at) = loader.integrator_kind.clone().unwrap_or(("path".into(), path.display().to_string()));
+        if kind != "volpath" {
+            loader.warn(format!(
+                "{at}: the scene has media, which Mitsuba's '{kind}' integrator ignores (it renders them only with \
+                 'volpath'); warpath renders them, with its volumetric path tracer"
             ));
         }
     }
@@ -212,6 +222,8 @@ struct Loader {
     mesh_media: Vec<(usize, u32)>,
     /// The sensor's medium.
     camera_medium: Option<u32>,
+    /// The integrator's type and where it was declared (Mitsuba's default is `path`).
+    integrator_kind: Option<(String, String)>,
 }
 
 /// A plugin's parameters (its named child elements), each marked when read; those never read

@@ -387,7 +387,10 @@ fn media_bind_to_shapes_and_the_sensor() {
 <shape type="rectangle" id="plain"/>"#,
     );
     assert!(s.warnings.iter().all(|w| !w.contains("ignored")), "{:?}", s.warnings);
-    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    // The near_clip warning below, and: no volpath integrator (Mitsuba's default `path`
+    // ignores media).
+    assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("Mitsuba's 'path' integrator ignores")), "{:?}", s.warnings);
     assert_eq!(s.media.len(), 2);
     let fog = &s.media[0];
     assert_eq!(fog.density, MediumDensity::Homogeneous { sigma_t: Vec3::new(0.5, 1.0, 1.5) });
@@ -460,6 +463,7 @@ fn what_warpaths_media_cannot_express_is_an_error_at_its_line() {
         "strictly between",
     );
     assert_error_at(d, "<shape type=\"cube\">\n<ref name=\"interior\" id=\"nothing\"/></shape>", 3, "names no medium");
+    assert_error_at(d, "<shape type=\"cube\">\n<medium type=\"homogeneous\"/></shape>", 3, "needs name=\"interior\"");
     assert_error_at(d, "<medium type=\"homogeneous\">\n<rgb name=\"albedo\" value=\"2\"/></medium>", 2, "albedo");
     assert_error_at(
         d,

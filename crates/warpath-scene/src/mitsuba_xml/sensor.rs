@@ -289,6 +289,7 @@ impl Loader {
                 src.at(node)
             ));
         }
+        self.integrator_kind = Some((kind.clone(), src.at(node)));
         let mut props = self.props(src, node)?;
         if let Some(d) = self.integer(src, &mut props, "max_depth")? {
             // Mitsuba counts path vertices, warpath bounces: warpath = Mitsuba − 1.

@@ -229,6 +229,12 @@ impl Loader {
                     self.finish(src, ep);
                     emission = Some(radiance);
                 }
+                "medium" => {
+                    return Err(src.error(
+                        child,
+                        format!("shape '{name}': a <medium> needs name=\"interior\" or name=\"exterior\""),
+                    ));
+                }
                 other => self
                     .warn(format!("{}: shape '{name}': <{other}> is not supported here and is ignored", src.at(child))),
             }
