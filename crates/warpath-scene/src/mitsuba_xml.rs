@@ -382,7 +382,7 @@ impl Loader {
             "sensor" => self.sensor(src, node)?,
             "integrator" => self.integrator(src, node)?,
             "medium" => {
-                let index = self.medium(src, node)?;
+                let index = self.medium(src, node, None)?;
                 match self.attr(src, node, "id")? {
                     Some(id) => {
                         if self.media_ids.insert(id.clone(), index).is_some() {

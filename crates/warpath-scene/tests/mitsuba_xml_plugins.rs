@@ -397,6 +397,7 @@ fn media_bind_to_shapes_and_the_sensor() {
     assert_eq!(fog.albedo, MediumAlbedo::Constant(Vec3::new(0.9, 0.8, 0.7)));
     assert_eq!(fog.g, 0.3);
     let cloud = &s.media[1];
+    assert_eq!(cloud.name, "ball/interior");
     match &cloud.density {
         MediumDensity::Grid { density, scale } => {
             assert_eq!(**density, grid);

@@ -20,9 +20,10 @@ enum Volume {
 
 impl Loader {
     /// A `<medium>` or a `<ref>` to one declared before: its index among the scene's media.
-    pub(super) fn medium_or_ref(&mut self, src: &Src, node: Node) -> Result<u32, SceneError> {
+    /// `owner` names an inline medium without an `id` (`SHAPE/interior`, `sensor`).
+    pub(super) fn medium_or_ref(&mut self, src: &Src, node: Node, owner: &str) -> Result<u32, SceneError> {
         if node.tag_name().name() == "medium" {
-            return self.medium(src, node);
+            return self.medium(src, node, Some(owner));
         }
         let id = self.required(src, node, "id")?;
         self.media_ids.get(&id).copied().ok_or_else(|| {
@@ -34,13 +35,15 @@ impl Loader {
         })
     }
 
-    /// A `<medium>`, added to the scene; its index among the scene's media.
-    pub(super) fn medium(&mut self, src: &Src, node: Node) -> Result<u32, SceneError> {
+    /// A `<medium>`, added to the scene; its index among the scene's media. Its name is its
+    /// `id`, else `owner`, else `TYPE@LINE`.
+    pub(super) fn medium(&mut self, src: &Src, node: Node, owner: Option<&str>) -> Result<u32, SceneError> {
         let kind = self.attr(src, node, "type")?.unwrap_or_default();
         let mut props = self.props(src, node)?;
-        let name = match self.attr(src, node, "id")? {
-            Some(id) => id,
-            None => format!("{kind}@{}", src.line(node)),
+        let name = match (self.attr(src, node, "id")?, owner) {
+            (Some(id), _) => id,
+            (None, Some(owner)) => owner.to_string(),
+            (None, None) => format!("{kind}@{}", src.line(node)),
         };
         let what = format!("medium '{name}' ({kind})");
         let scale = self.float(src, &mut props, "scale")?.unwrap_or(1.0);

@@ -182,7 +182,7 @@ impl Loader {
                 "sampler" => self.sampler(src, child)?,
                 // The medium the sensor sits in: inline or a reference to a declared one.
                 "medium" | "ref" => {
-                    let medium = self.medium_or_ref(src, child)?;
+                    let medium = self.medium_or_ref(src, child, "sensor")?;
                     if self.camera_medium.replace(medium).is_some() {
                         return Err(src.error(child, "the sensor has a second medium"));
                     }

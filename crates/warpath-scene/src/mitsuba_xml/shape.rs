@@ -176,7 +176,7 @@ impl Loader {
         for child in props.objects.clone() {
             let slot = child.attribute("name");
             if matches!(slot, Some("interior" | "exterior")) && matches!(child.tag_name().name(), "medium" | "ref") {
-                let medium = self.medium_or_ref(src, child)?;
+                let medium = self.medium_or_ref(src, child, &format!("{name}/{}", slot.unwrap_or_default()))?;
                 let side = if slot == Some("interior") { &mut interior } else { &mut exterior };
                 if let Some((_, first)) = side {
                     return Err(src.error(
