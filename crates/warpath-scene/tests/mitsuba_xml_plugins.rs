@@ -513,3 +513,25 @@ fn mitsuba_reads_the_seed_serialized_file_as_warpath_does() {
         assert!(got.distance(want) < 1e-6, "{got} vs Mitsuba's {want}");
     }
 }
+
+#[test]
+fn use_grid_bbox_places_the_grid_by_the_files_box() {
+    // The .vol's box (1, 0, -1) .. (2, 1, 2) inside to_world = T(0, 5, 0) · S(2): Mitsuba 3.9
+    // reported the volume's bounds as (2, 5, -2) .. (4, 7, 4) for this file and transform.
+    let dir = tmp();
+    let grid = VolumeGrid::new([2, 3, 4], 1, (0..24).map(|v| v as f32).collect()).unwrap();
+    let mut bytes = warpath_volume::vol::vol_bytes(&grid);
+    for (k, v) in [1.0f32, 0.0, -1.0, 2.0, 1.0, 2.0].iter().enumerate() {
+        bytes[24 + 4 * k..28 + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(dir.path().join("box.vol"), bytes).unwrap();
+    let s = scene_in(
+        dir.path(),
+        r#"<medium type="heterogeneous" id="m"><volume type="gridvolume" name="sigma_t">
+  <string name="filename" value="box.vol"/><boolean name="use_grid_bbox" value="true"/>
+  <transform name="to_world"><scale value="2"/><translate y="5"/></transform></volume></medium>"#,
+    );
+    let m = &s.media[0];
+    let (lo, hi) = (m.to_world.transform_point3(Vec3::ZERO), m.to_world.transform_point3(Vec3::ONE));
+    assert!(lo.distance(Vec3::new(2.0, 5.0, -2.0)) < 1e-5 && hi.distance(Vec3::new(4.0, 7.0, 4.0)) < 1e-5, "{lo} {hi}");
+}
