@@ -60,6 +60,12 @@ impl Loader {
             match (child.tag_name().name(), child.attribute("name")) {
                 ("phase", _) => g = self.phase(src, child)?,
                 ("volume", Some(slot @ ("sigma_t" | "albedo" | "density"))) => {
+                    if slot == "density" {
+                        self.warn(format!(
+                            "{}: {what}: 'density' is Mitsuba 0.6's name; Mitsuba 3 calls it 'sigma_t'",
+                            src.at(child)
+                        ));
+                    }
                     let v = self.volume(src, child)?;
                     if slot == "albedo" { albedo = Some(v) } else { sigma_t = Some(v) }
                 }
