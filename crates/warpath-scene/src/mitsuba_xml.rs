@@ -89,6 +89,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         mesh_media: Vec::new(),
         camera_medium: None,
         integrator_kind: None,
+        serialized_files: HashMap::new(),
     };
     for (name, value) in overrides {
         loader.params.insert(name.to_string(), value.to_string());
@@ -224,6 +225,8 @@ struct Loader {
     camera_medium: Option<u32>,
     /// The integrator's type and where it was declared (Mitsuba's default is `path`).
     integrator_kind: Option<(String, String)>,
+    /// `.serialized` files read so far (a scene may take hundreds of shapes from one file).
+    serialized_files: HashMap<PathBuf, std::sync::Arc<Vec<u8>>>,
 }
 
 /// A plugin's parameters (its named child elements), each marked when read; those never read

@@ -152,7 +152,15 @@ impl Loader {
         if !path.is_file() {
             return Err(err(format!("serialized mesh file '{}' not found", path.display())));
         }
-        let bytes = std::fs::read(&path).map_err(|e| SceneError::Io { path: path.clone(), source: e })?;
+        let bytes = match self.serialized_files.get(&path) {
+            Some(bytes) => bytes.clone(),
+            None => {
+                let bytes = std::fs::read(&path).map_err(|e| SceneError::Io { path: path.clone(), source: e })?;
+                let bytes = std::sync::Arc::new(bytes);
+                self.serialized_files.insert(path.clone(), bytes.clone());
+                bytes
+            }
+        };
         let read = parse_serialized(&bytes, shape_index).map_err(|m| err(format!("'{}': {m}", path.display())))?;
         let mut mesh = read.mesh;
         let face_normals = self.boolean(src, props, "face_normals")?.unwrap_or(false);
