@@ -2,11 +2,15 @@
 //! subset of Mitsuba's plugins that warpath's renderer supports, read into warpath's own
 //! [`Scene`] through the same builders as the TOML format (the mesh builder, the
 //! `rectangle`/`cube`/`sphere` meshes of [`crate::builtin`], the mesh-file loaders and the
-//! material constructors), so every backend renders an imported scene.
+//! material constructors), so every backend renders an imported scene. Submodules: `shape`
+//! (shapes, their BSDF, emitter and media), `instance` (shapegroups and instances, flattened;
+//! the `serialized` shape), [`serialized`] (the file format), `texture` (bitmap, checkerboard),
+//! `medium` (media, volumes, phase functions), `bsdf`, `sensor`, `delta` (point lights).
 //!
 //! The scene graph: `<default>` and `$name` substitution (overridden by
 //! [`load_mitsuba_xml`]'s `overrides`, the command line's `-D name=value`), `<include>`
-//! (relative to the including file), `id` and `<ref>` for BSDFs and textures, and
+//! (relative to the including file), `id` and `<ref>` for BSDFs, textures, media and
+//! shapegroups, and
 //! `<transform>` (`matrix`, `translate`, `rotate`, `scale`, `lookat`, each applied after the
 //! ones before it, as Mitsuba composes them). Anything the importer does not read is named
 //! in a warning with its file and line, or is an error (file:line) where rendering without it
