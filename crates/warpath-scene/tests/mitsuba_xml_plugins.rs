@@ -535,3 +535,27 @@ fn use_grid_bbox_places_the_grid_by_the_files_box() {
     let (lo, hi) = (m.to_world.transform_point3(Vec3::ZERO), m.to_world.transform_point3(Vec3::ONE));
     assert!(lo.distance(Vec3::new(2.0, 5.0, -2.0)) < 1e-5 && hi.distance(Vec3::new(4.0, 7.0, 4.0)) < 1e-5, "{lo} {hi}");
 }
+
+#[test]
+fn instanced_shapes_keep_their_media() {
+    let dir = tmp();
+    let s = scene_in(
+        dir.path(),
+        r#"<integrator type="volpath"/>
+<medium type="homogeneous" id="fog"><float name="sigma_t" value="0.5"/></medium>
+<shape type="shapegroup" id="g">
+  <shape type="cube" id="box"><bsdf type="null"/><ref name="interior" id="fog"/></shape>
+  <shape type="rectangle" id="card"/>
+</shape>
+<shape type="instance" id="one"><ref id="g"/></shape>
+<shape type="instance" id="two"><ref id="g"/><transform name="to_world"><translate x="3"/></transform></shape>"#,
+    );
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert_eq!(s.media.len(), 1, "one medium, shared by the instances");
+    for mesh in &s.meshes {
+        let want = if mesh.name.ends_with("/box") { interface::pack(Some(0), None) } else { 0 };
+        let range = mesh.first_triangle as usize..(mesh.first_triangle + mesh.triangle_count) as usize;
+        assert!(s.triangle_media[range].iter().all(|&m| m == want), "{}", mesh.name);
+    }
+    assert_eq!(s.meshes.len(), 4);
+}
