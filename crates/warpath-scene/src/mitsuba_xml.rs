@@ -2,11 +2,15 @@
 //! subset of Mitsuba's plugins that warpath's renderer supports, read into warpath's own
 //! [`Scene`] through the same builders as the TOML format (the mesh builder, the
 //! `rectangle`/`cube`/`sphere` meshes of [`crate::builtin`], the mesh-file loaders and the
-//! material constructors), so every backend renders an imported scene.
+//! material constructors), so every backend renders an imported scene. Submodules: `shape`
+//! (shapes, their BSDF, emitter and media), `instance` (shapegroups and instances, flattened;
+//! the `serialized` shape), [`serialized`] (the file format), `texture` (bitmap, checkerboard),
+//! `medium` (media, volumes, phase functions), `bsdf`, `sensor`, `delta` (point lights).
 //!
 //! The scene graph: `<default>` and `$name` substitution (overridden by
 //! [`load_mitsuba_xml`]'s `overrides`, the command line's `-D name=value`), `<include>`
-//! (relative to the including file), `id` and `<ref>` for BSDFs and textures, and
+//! (relative to the including file), `id` and `<ref>` for BSDFs, textures, media and
+//! shapegroups, and
 //! `<transform>` (`matrix`, `translate`, `rotate`, `scale`, `lookat`, each applied after the
 //! ones before it, as Mitsuba composes them). Anything the importer does not read is named
 //! in a warning with its file and line, or is an error (file:line) where rendering without it
@@ -28,8 +32,15 @@ use warpath_core::material::{Material, flags};
 
 mod bsdf;
 mod delta;
+mod instance;
+mod medium;
 mod sensor;
+pub mod serialized;
 mod shape;
+mod texture;
+
+pub use instance::angle_weighted_normals;
+use shape::Placed;
 
 pub use shape::{MITSUBA_CUBE_UVS, disk_mesh, mitsuba_cube_mesh, mitsuba_sphere_mesh};
 
@@ -77,6 +88,12 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         environment: None,
         delta_lights: Vec::new(),
         defaults: HashSet::new(),
+        groups: HashMap::new(),
+        media_ids: HashMap::new(),
+        mesh_media: Vec::new(),
+        camera_medium: None,
+        integrator_kind: None,
+        serialized_files: HashMap::new(),
     };
     for (name, value) in overrides {
         loader.params.insert(name.to_string(), value.to_string());
@@ -90,8 +107,26 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             ));
         }
     }
-    let Loader { builder, camera, settings, environment, delta_lights, .. } = loader;
+    if !loader.builder.scene_mut().media.is_empty() {
+        let (kind, at) = loader.integrator_kind.clone().unwrap_or(("path".into(), path.display().to_string()));
+        if kind != "volpath" {
+            loader.warn(format!(
+                "{at}: the scene has media, which Mitsuba's '{kind}' integrator ignores (it renders them only with \
+                 'volpath'); warpath renders them, with its volumetric path tracer"
+            ));
+        }
+    }
+    let Loader { builder, camera, settings, environment, delta_lights, mesh_media, camera_medium, .. } = loader;
     let mut scene = builder.finish();
+    if !mesh_media.is_empty() {
+        scene.triangle_media = vec![0; scene.triangles.len()];
+        for (mesh, packed) in mesh_media {
+            let m = &scene.meshes[mesh];
+            let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
+            scene.triangle_media[range].fill(packed);
+        }
+    }
+    scene.camera_medium = camera_medium;
     scene.settings = settings;
     scene.delta_lights = delta_lights;
     scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
@@ -184,6 +219,18 @@ struct Loader {
     environment: Option<(Environment, String)>,
     /// Point, spot and directional emitters.
     delta_lights: Vec<warpath_core::light::DeltaLight>,
+    /// Shapegroups by id: their shapes, and where the group was declared.
+    groups: HashMap<String, (Vec<Placed>, String)>,
+    /// Media declared at the top level, by id: index into the scene's media.
+    media_ids: HashMap<String, u32>,
+    /// Meshes (by index in the scene) whose shape bounds media, with their packed interface.
+    mesh_media: Vec<(usize, u32)>,
+    /// The sensor's medium.
+    camera_medium: Option<u32>,
+    /// The integrator's type and where it was declared (Mitsuba's default is `path`).
+    integrator_kind: Option<(String, String)>,
+    /// `.serialized` files read so far (a scene may take hundreds of shapes from one file).
+    serialized_files: HashMap<PathBuf, std::sync::Arc<Vec<u8>>>,
 }
 
 /// A plugin's parameters (its named child elements), each marked when read; those never read
@@ -342,11 +389,18 @@ impl Loader {
             "sensor" => self.sensor(src, node)?,
             "integrator" => self.integrator(src, node)?,
             "medium" => {
-                return Err(src.error(
-                    node,
-                    "media (<medium>) are not imported from Mitsuba scenes yet: describe the medium in a warpath \
-                     TOML scene ([[medium]], docs/scene-format.md)",
-                ));
+                let index = self.medium(src, node, None)?;
+                match self.attr(src, node, "id")? {
+                    Some(id) => {
+                        if self.media_ids.insert(id.clone(), index).is_some() {
+                            return Err(src.error(node, format!("medium id '{id}' is declared twice")));
+                        }
+                    }
+                    None => self.warn(format!(
+                        "{}: a top-level <medium> without an 'id' cannot be referenced and fills nothing",
+                        src.at(node)
+                    )),
+                }
             }
             other => self.warn(format!(
                 "{}: <{other}> is not supported by warpath's Mitsuba importer and is ignored",
@@ -607,71 +661,6 @@ impl Loader {
                 if ids.is_empty() { "none is declared".to_string() } else { format!("declared: {}", ids.join(", ")) };
             src.error(node, format!("<ref id=\"{id}\"> names no BSDF or texture declared before it ({known})"))
         })
-    }
-
-    fn texture(&mut self, src: &Src, node: Node) -> Result<Tex, SceneError> {
-        let kind = self.attr(src, node, "type")?.unwrap_or_default();
-        let mut props = self.props(src, node)?;
-        let tex = match kind.as_str() {
-            "bitmap" => {
-                let Some((file, _)) = self.string(src, &mut props, "filename")? else {
-                    return Err(src.error(node, "a 'bitmap' texture needs a <string name=\"filename\">"));
-                };
-                let path = self.resolve(src, &file);
-                if !path.is_file() {
-                    return Err(src.error(node, format!("texture '{}' not found", path.display())));
-                }
-                let index = match self.textures.get(&path) {
-                    Some(&i) => i,
-                    None => {
-                        let (texture, warning) = load_base_color_texture(&path)?;
-                        if let Some(w) = warning {
-                            self.warn(w);
-                        }
-                        let i = self.builder.add_texture(texture);
-                        self.textures.insert(path, i);
-                        i
-                    }
-                };
-                // Filtering and wrapping: warpath's textures are bilinear and repeat.
-                for known in ["filter_type", "wrap_mode"] {
-                    if let Some((value, _)) = self.string(src, &mut props, known)?
-                        && !matches!(value.as_str(), "bilinear" | "repeat")
-                    {
-                        self.warn(format!(
-                            "{}: bitmap '{file}': {known} = '{value}' is not supported (warpath's textures are bilinear \
-                             and repeat)",
-                            src.at(node)
-                        ));
-                    }
-                }
-                self.take(&mut props, "raw");
-                Tex::Bitmap(index)
-            }
-            "checkerboard" => {
-                let a = self.color(src, &mut props, "color0")?.unwrap_or(Vec3::splat(0.4));
-                let b = self.color(src, &mut props, "color1")?.unwrap_or(Vec3::splat(0.2));
-                self.take(&mut props, "to_uv");
-                self.warn(format!(
-                    "{}: checkerboard textures are not supported yet: the mean of its two colors is used",
-                    src.at(node)
-                ));
-                Tex::Color(0.5 * (a + b))
-            }
-            other => {
-                self.warn(format!(
-                    "{}: texture type '{other}' is not supported (warpath reads 'bitmap'): a gray of {FALLBACK_REFLECTANCE} \
-                     is used",
-                    src.at(node)
-                ));
-                for e in props.entries.iter_mut() {
-                    e.2 = true;
-                }
-                Tex::Color(Vec3::splat(FALLBACK_REFLECTANCE))
-            }
-        };
-        self.finish(src, props);
-        Ok(tex)
     }
 }
 

@@ -57,6 +57,9 @@ impl Default for RenderSettings {
 }
 
 /// An RGB texture in linear color, row-major with the top row first.
+/// Largest side of a texture baked from a procedural one (a checkerboard).
+pub const BAKED_TEXTURE_MAX_SIDE: u32 = 2048;
+
 #[derive(Clone, Debug)]
 pub struct Texture {
     pub name: String,
@@ -66,6 +69,23 @@ pub struct Texture {
 }
 
 impl Texture {
+    /// Bakes a procedural texture (a checkerboard, ...) into a `width × height` image: each
+    /// pixel holds `color` at its centre, in warpath's uv ((0, 0) the bottom-left). Sizes
+    /// beyond warpath's image limits are errors naming `name`.
+    pub fn bake(name: &str, width: u32, height: u32, color: impl Fn(Vec2) -> Vec3) -> Result<Texture, String> {
+        warpath_core::limits::check_image(&format!("the baked texture '{name}'"), width as u64, height as u64, 12)
+            .map_err(|e| e.to_string())?;
+        let mut pixels = Vec::with_capacity((width as usize) * (height as usize));
+        for y in 0..height {
+            // Rows are stored top first.
+            let v = 1.0 - (y as f32 + 0.5) / height as f32;
+            for x in 0..width {
+                pixels.push(color(Vec2::new((x as f32 + 0.5) / width as f32, v)));
+            }
+        }
+        Ok(Texture { name: name.to_string(), width, height, pixels })
+    }
+
     /// Bilinear lookup with repeat wrapping; `uv` (0,0) is the bottom-left of the image
     /// (OBJ/glTF convention differences are resolved by the loaders).
     pub fn sample(&self, uv: Vec2) -> Vec3 {

@@ -1,7 +1,8 @@
 //! Loaders under a memory cap (`warpath_core::limits::set_memory_cap`; its own test binary,
 //! since the cap is process-wide): a claim within warpath's limits but beyond the memory the
 //! process can get is an error naming the file, the size and the bound — for image headers
-//! for a `.ply.gz` that decompresses to more than the cap and for a medium's generated grid
+//! for a `.ply.gz` that decompresses to more than the cap, for a medium's generated grid and
+//! for Mitsuba instances flattened into the triangle list
 //! — and the same files load once the memory is there.
 
 use flate2::Compression;
@@ -68,7 +69,23 @@ fn claims_beyond_the_memory_cap_are_errors_and_load_without_it() {
         assert!(message.contains(needle), "'{needle}' missing from: {message}");
     }
 
+    // Mitsuba instances flattened into the triangle list: 64 instances of a 16128-triangle
+    // sphere need 16 MiB of triangles alone; the instance that crosses the cap is named.
+    let instances: String = (0..64)
+        .map(|i| format!("<shape type=\"instance\"><ref id=\"g\"/><transform name=\"to_world\"><translate x=\"{i}\"/></transform></shape>\n"))
+        .collect();
+    let xml = format!(
+        "<scene version=\"3.0.0\">\n<shape type=\"shapegroup\" id=\"g\"><shape type=\"sphere\"/></shape>\n{instances}</scene>"
+    );
+    let message =
+        warpath_scene::mitsuba_xml::parse_mitsuba_xml(&xml, Path::new("many.xml"), &[]).unwrap_err().to_string();
+    for needle in ["many.xml:", "the scene's", "(memory cap)"] {
+        assert!(message.contains(needle), "'{needle}' missing from: {message}");
+    }
+
     limits::set_memory_cap(None);
+    let scene = warpath_scene::mitsuba_xml::parse_mitsuba_xml(&xml, Path::new("many.xml"), &[]).unwrap();
+    assert_eq!(scene.triangle_count(), 64 * 16128);
     let asset = ply::decode_ply(&zip_bomb, Path::new("bomb.ply.gz")).unwrap();
     assert_eq!(asset.triangle_count(), 1);
     // The PNG passes the guard and fails only for its missing pixel data.

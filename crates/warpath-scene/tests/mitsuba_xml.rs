@@ -329,8 +329,8 @@ fn errors_name_the_file_and_line() {
         "direction is zero",
     );
     assert_error_at("<scene version=\"3.0.0\">\n<emitter type=\"sunsky\"/>\n</scene>", 2, "not supported yet");
-    assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"serialized\"/>\n</scene>", 2, "not supported yet");
-    assert_error_at("<scene version=\"3.0.0\">\n<medium type=\"homogeneous\"/>\n</scene>", 2, "media");
+    assert_error_at("<scene version=\"3.0.0\">\n<shape type=\"serialized\"/>\n</scene>", 2, "needs <string name");
+    assert_error_at("<scene version=\"3.0.0\">\n<medium type=\"cloudy\"/>\n</scene>", 2, "medium type 'cloudy'");
     assert_error_at(
         "<scene version=\"3.0.0\">\n<emitter type=\"envmap\"><string name=\"filename\" value=\"../dwab_half.exr\"/>\n<transform name=\"to_world\"><scale value=\"2\"/></transform></emitter>\n</scene>",
         3,

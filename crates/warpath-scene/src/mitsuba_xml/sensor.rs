@@ -172,12 +172,21 @@ impl Loader {
         }
         // Clip planes have no counterpart: warpath's camera rays start at the lens and end at
         // the scene (docs/scene-format.md).
-        self.take(&mut props, "near_clip");
+        // Mitsuba moves the ray's origin near_clip ahead (default 0.01), which matters only
+        // in a medium around the sensor (checked once the sensor's medium is known).
+        let near_clip = self.float(src, &mut props, "near_clip")?.unwrap_or(0.01);
         self.take(&mut props, "far_clip");
         for child in props.objects.clone() {
             match child.tag_name().name() {
                 "film" => self.film(src, child)?,
                 "sampler" => self.sampler(src, child)?,
+                // The medium the sensor sits in: inline or a reference to a declared one.
+                "medium" | "ref" => {
+                    let medium = self.medium_or_ref(src, child, "sensor")?;
+                    if self.camera_medium.replace(medium).is_some() {
+                        return Err(src.error(child, "the sensor has a second medium"));
+                    }
+                }
                 other => {
                     self.warn(format!("{}: <{other}> inside the sensor is not supported and is ignored", src.at(child)))
                 }
@@ -192,6 +201,19 @@ impl Loader {
         }
         props.objects.clear();
         self.finish(src, props);
+        if let Some(m) = self.camera_medium {
+            let sigma = self.builder.scene_mut().media[m as usize].majorant.max();
+            let skipped = 1.0 - (-sigma * near_clip.max(0.0)).exp();
+            if skipped > 1e-4 {
+                self.warn(format!(
+                    "{}: the sensor sits in a medium and Mitsuba starts its rays near_clip = {near_clip} ahead, skipping \
+                     that much of the medium (up to {:.2}% of its extinction) where warpath's rays start at the lens: give \
+                     a smaller near_clip (e.g. 1e-5)",
+                    src.at(node),
+                    100.0 * skipped
+                ));
+            }
+        }
         self.camera = Some(camera);
         Ok(())
     }
@@ -267,6 +289,7 @@ impl Loader {
                 src.at(node)
             ));
         }
+        self.integrator_kind = Some((kind.clone(), src.at(node)));
         let mut props = self.props(src, node)?;
         if let Some(d) = self.integer(src, &mut props, "max_depth")? {
             // Mitsuba counts path vertices, warpath bounces: warpath = Mitsuba − 1.

@@ -1,11 +1,98 @@
-//! Mitsuba shapes (`obj`, `ply`, `rectangle`, `cube`, `sphere`, `disk`) placed by their
-//! `to_world` transforms, with their BSDF and area emitter (an emitter without a BSDF gets
-//! Mitsuba's black diffuse). The cube carries Mitsuba's per-face uv layout.
+//! Mitsuba shapes (`obj`, `ply`, `serialized`, `rectangle`, `cube`, `sphere`, `disk`) placed
+//! by their `to_world` transforms, with their BSDF, area emitter (an emitter without a BSDF
+//! gets Mitsuba's black diffuse) and media. The cube carries Mitsuba's per-face uv layout.
 
+use super::instance::angle_weighted_normals;
 use super::*;
+use std::sync::Arc;
+use warpath_volume::medium::interface;
+
+/// A shape's meshes ready to place: in object space (uvs in warpath's convention, normals
+/// flipped where asked), with the shape's transform, material and media. Shapes of a
+/// `shapegroup` are kept so until an `instance` places them.
+#[derive(Clone)]
+pub(super) struct Placed {
+    pub mesh: Arc<TriangleMesh>,
+    pub to_world: Mat4,
+    pub material: u32,
+    /// The packed medium interface (`warpath_volume::medium::interface`), if the shape
+    /// declares media.
+    pub media: Option<u32>,
+    /// The file the geometry came from (for the mesh builder's messages).
+    pub source: PathBuf,
+    /// Where the shape was declared (file, line), for errors while placing it.
+    pub at: (PathBuf, usize),
+}
+
+/// What a triangle and a vertex cost in the scene (for the memory guard): indices and
+/// material; position, normal and uv.
+const BYTES_PER_TRIANGLE: u64 = 16;
+const BYTES_PER_VERTEX: u64 = 32;
 
 impl Loader {
     pub(super) fn shape(&mut self, src: &Src, node: Node) -> Result<(), SceneError> {
+        let kind = self.attr(src, node, "type")?.unwrap_or_default();
+        match kind.as_str() {
+            "shapegroup" => return self.shapegroup(src, node),
+            "instance" => return self.instance(src, node),
+            _ => {}
+        }
+        let placed = self.shape_meshes(src, node, None)?;
+        for p in &placed {
+            self.add_placed(p, Mat4::IDENTITY, None)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a placed shape to the scene under `outer` (an instance's transform), within the
+    /// memory guard; `instance` names the mesh `INSTANCE/SHAPE`.
+    pub(super) fn add_placed(
+        &mut self,
+        placed: &Placed,
+        outer: Mat4,
+        instance: Option<&str>,
+    ) -> Result<(), SceneError> {
+        let (file, line) = &placed.at;
+        let at = |message: String| SceneError::Parse { path: file.clone(), line: *line, message };
+        let mesh_index = self.builder.mesh_count();
+        let scene = self.builder.scene_mut();
+        let (triangles, vertices) = (scene.triangles.len(), scene.positions.len());
+        warpath_core::limits::check_count(
+            "the scene's triangles",
+            (triangles + placed.mesh.triangles.len()) as u64,
+            BYTES_PER_TRIANGLE,
+        )
+        .map_err(|e| at(e.to_string()))?;
+        warpath_core::limits::check_count(
+            "the scene's vertices",
+            (vertices + placed.mesh.positions.len()) as u64,
+            BYTES_PER_VERTEX,
+        )
+        .map_err(|e| at(e.to_string()))?;
+        self.builder.add_mesh(&placed.mesh, outer * placed.to_world, placed.material, &placed.source).map_err(|e| {
+            match e {
+                SceneError::Invalid { message, .. } => at(message),
+                other => other,
+            }
+        })?;
+        if let Some(instance) = instance {
+            let m = &mut self.builder.scene_mut().meshes[mesh_index];
+            m.name = format!("{instance}/{}", m.name);
+        }
+        if let Some(packed) = placed.media {
+            self.mesh_media.push((mesh_index, packed));
+        }
+        Ok(())
+    }
+
+    /// Reads a shape into its meshes (not yet in the scene). `group` names the shapegroup
+    /// being read, in which emitters are errors (as in Mitsuba).
+    pub(super) fn shape_meshes(
+        &mut self,
+        src: &Src,
+        node: Node,
+        group: Option<&str>,
+    ) -> Result<Vec<Placed>, SceneError> {
         let kind = self.attr(src, node, "type")?.unwrap_or_default();
         let mut props = self.props(src, node)?;
         let index = self.shape_count;
@@ -16,12 +103,6 @@ impl Loader {
             None => Mat4::IDENTITY,
         };
         let flip_normals = self.boolean(src, &mut props, "flip_normals")?.unwrap_or(false);
-        for medium in ["interior", "exterior"] {
-            if let Some(n) = self.take(&mut props, medium) {
-                return Err(src
-                    .error(n, format!("shape '{name}': media ('{medium}') are not imported from Mitsuba scenes yet")));
-            }
-        }
         // Meshes in object space; `flip_uv` turns Mitsuba's uv (v = 0 at the image's top) into
         // warpath's (v = 0 at the bottom).
         let (meshes, mesh_source, flip_uv) = match kind.as_str() {
@@ -61,9 +142,12 @@ impl Loader {
                     self.warn(format!("{}: 'flip_tex_coords' applies to obj shapes, not ply", src.at(node)));
                 }
                 let mut meshes = asset.meshes;
-                if face_normals {
-                    for m in meshes.iter_mut() {
+                for m in meshes.iter_mut() {
+                    if face_normals {
                         m.normals.clear();
+                    } else if m.normals.is_empty() {
+                        // Mitsuba gives a mesh without normals smooth ones.
+                        m.normals = angle_weighted_normals(m);
                     }
                 }
                 // warpath's OBJ loader keeps OBJ's uv (v = 0 at the bottom), which is what
@@ -71,26 +155,42 @@ impl Loader {
                 let flip_uv = if kind == "obj" { !flip_tex.unwrap_or(true) } else { true };
                 (meshes, path, flip_uv)
             }
-            "serialized" | "shapegroup" | "instance" => {
-                return Err(src.error(
-                    node,
-                    format!("shape '{kind}' is not supported yet: convert the geometry to .ply or .obj"),
-                ));
+            "serialized" => {
+                let (mesh, path) = self.serialized(src, node, &mut props, &name)?;
+                (vec![mesh], path, true)
             }
             other => {
                 return Err(src.error(
                     node,
                     format!(
-                        "shape type '{other}' is not supported (warpath reads obj, ply, rectangle, cube, sphere and \
-                         disk): convert it to .ply or .obj"
+                        "shape type '{other}' is not supported (warpath reads obj, ply, serialized, rectangle, cube, \
+                         sphere, disk, shapegroup and instance): convert it to .ply or .obj"
                     ),
                 ));
             }
         };
-        // The BSDF and the area emitter.
+        // The BSDF, the area emitter and the media.
         let mut bsdf: Option<Bsdf> = None;
         let mut emission: Option<Vec3> = None;
+        let (mut interior, mut exterior): (Option<(u32, Node)>, Option<(u32, Node)>) = (None, None);
         for child in props.objects.clone() {
+            let slot = child.attribute("name");
+            if matches!(slot, Some("interior" | "exterior")) && matches!(child.tag_name().name(), "medium" | "ref") {
+                let medium = self.medium_or_ref(src, child, &format!("{name}/{}", slot.unwrap_or_default()))?;
+                let side = if slot == Some("interior") { &mut interior } else { &mut exterior };
+                if let Some((_, first)) = side {
+                    return Err(src.error(
+                        child,
+                        format!(
+                            "shape '{name}' has a second '{}' medium (first at line {})",
+                            slot.unwrap(),
+                            src.line(*first)
+                        ),
+                    ));
+                }
+                *side = Some((medium, child));
+                continue;
+            }
             match child.tag_name().name() {
                 "bsdf" | "ref" => {
                     if bsdf.is_some() {
@@ -100,6 +200,15 @@ impl Loader {
                     bsdf = Some(b);
                 }
                 "emitter" => {
+                    if let Some(group) = group {
+                        return Err(src.error(
+                            child,
+                            format!(
+                                "shape '{name}' in shapegroup '{group}' has an emitter: Mitsuba does not instance \
+                                 emitters; move the emitting shape out of the shapegroup"
+                            ),
+                        ));
+                    }
                     let ekind = self.attr(src, child, "type")?.unwrap_or_default();
                     if ekind != "area" {
                         return Err(
@@ -120,10 +229,18 @@ impl Loader {
                     self.finish(src, ep);
                     emission = Some(radiance);
                 }
+                "medium" => {
+                    return Err(src.error(
+                        child,
+                        format!("shape '{name}': a <medium> needs name=\"interior\" or name=\"exterior\""),
+                    ));
+                }
                 other => self
                     .warn(format!("{}: shape '{name}': <{other}> is not supported here and is ignored", src.at(child))),
             }
         }
+        let media = (interior.is_some() || exterior.is_some())
+            .then(|| interface::pack(interior.map(|m| m.0), exterior.map(|m| m.0)));
         let material = match &mut bsdf {
             // A declared BSDF keeps its index (it was added when declared).
             Some(b) => self.material_index(b),
@@ -143,6 +260,7 @@ impl Loader {
             None => material,
         };
         let many = meshes.len() > 1;
+        let mut placed = Vec::with_capacity(meshes.len());
         for mut mesh in meshes {
             mesh.name = if many { format!("{name}/{}", mesh.name) } else { name.clone() };
             if flip_uv {
@@ -158,14 +276,18 @@ impl Loader {
                     *n = -*n;
                 }
             }
-            self.builder.add_mesh(&mesh, to_world, material, &mesh_source).map_err(|e| match e {
-                SceneError::Invalid { message, .. } => src.error(node, message),
-                other => other,
-            })?;
+            placed.push(Placed {
+                mesh: Arc::new(mesh),
+                to_world,
+                material,
+                media,
+                source: mesh_source.clone(),
+                at: (src.path.to_path_buf(), src.line(node)),
+            });
         }
         props.objects.clear();
         self.finish(src, props);
-        Ok(())
+        Ok(placed)
     }
 
     pub(super) fn fallback_material(&mut self) -> u32 {

@@ -15,7 +15,7 @@ use crate::image_io::load_base_color_texture;
 use warpath_core::material::Material;
 
 /// Largest side of a baked checkerboard texture.
-const CHECKER_MAX_SIDE: u32 = 2048;
+use crate::scene::BAKED_TEXTURE_MAX_SIDE as CHECKER_MAX_SIDE;
 
 impl Loader {
     /// A color parameter: `rgb`, `spectrum` (named, or wavelength/value pairs: their mean),
@@ -382,18 +382,13 @@ impl Loader {
                     ));
                 }
                 let cell = (CHECKER_MAX_SIDE / cu.max(cv)).clamp(1, 16);
-                let (w, h) = (cu * cell, cv * cell);
-                warpath_core::limits::check_image("a checkerboard texture", w as u64, h as u64, 12)
-                    .map_err(|e| p.error(p.line, e.to_string()))?;
-                let mut pixels = Vec::with_capacity((w * h) as usize);
-                for y in 0..h {
-                    // Rows are stored top first; warpath's v = 0 is the bottom row.
-                    let t = (h - 1 - y) / cell;
-                    for x in 0..w {
-                        pixels.push(if (x / cell + t) % 2 == 0 { a } else { b });
-                    }
-                }
-                let texture = Texture { name: name.clone(), width: w, height: h, pixels };
+                // pbrt's cell (⌊u·uscale⌋ + ⌊v·vscale⌋) even is tex1, odd tex2.
+                let (fu, fv) = (cu as f32, cv as f32);
+                let texture = Texture::bake(&name, cu * cell, cv * cell, |uv| {
+                    let parity = (uv.x * fu).floor() as i64 + (uv.y * fv).floor() as i64;
+                    if parity.rem_euclid(2) == 0 { a } else { b }
+                })
+                .map_err(|e| p.error(p.line, e))?;
                 let index = self.builder.add_texture(texture);
                 Tex::Image(index, 0.5 * (a + b))
             }

@@ -154,7 +154,14 @@ const XML_WORDS: &[&str] = &[
     "name=",
     "value=\"nan\"",
     "-1",
+    "<shape type=\"instance\"><ref id=\"pair\"/></shape>",
+    "<shape type=\"shapegroup\" id=\"pair\">",
+    "<medium type=\"heterogeneous\">",
+    "<ref name=\"interior\" id=\"fog\"/>",
+    "<integer name=\"shape_index\" value=\"2\"/>",
+    "<phase type=\"hg\"/>",
 ];
+const SERIALIZED_WORDS: &[&str] = &["\u{1c}\u{4}\u{4}\0", "\u{1c}\u{4}\u{3}\0", "\0\0\0\0\0\0\0\0"];
 const PBRT_WORDS: &[&str] = &[
     "AttributeBegin",
     "AttributeEnd",
@@ -259,6 +266,10 @@ pub const FORMATS: &[Format] = &[
     }),
     Format::new("mitsuba-xml", "xml", &["scene.xml"], XML_WORDS, |b, p| {
         done(mitsuba_xml::parse_mitsuba_xml(&text(b), p, &[]))
+    }),
+    Format::new("serialized", "serialized", &["mesh.serialized"], SERIALIZED_WORDS, |b, _| {
+        let second = mitsuba_xml::serialized::parse_serialized(b, 1).map(|m| m.mesh.triangles.len());
+        done(mitsuba_xml::serialized::parse_serialized(b, 0).and(second))
     }),
     Format::new("pbrt", "pbrt", &["scene.pbrt"], PBRT_WORDS, |b, p| done(pbrt::parse_pbrt(&text(b), p))),
     Format::new("exr", "exr", &["sky_zip_half.exr", "sky_piz_float.exr", "luma_rle.exr"], EXR_WORDS, |b, p| {

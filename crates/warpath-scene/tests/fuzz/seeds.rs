@@ -7,7 +7,7 @@
 //! and run-length encoded; volumes: Mitsuba `.vol` with 1 and 3 channels from
 //! warpath-volume's own writer, NIfTI-1 `.nii` (big-endian i16 with scaling; f32 with an
 //! extension and a 4th dimension of 1) and `.nii.gz` written here from the standard's field
-//! offsets, raw u16/f32 grids, and two small `.vdb` files written by OpenVDB 10.0.1, copied
+//! offsets, raw u16/f32 grids, a Mitsuba `.serialized` mesh file of two meshes, and two small `.vdb` files written by OpenVDB 10.0.1, copied
 //! from warpath-volume's test data). They are written by
 //! `cargo test -p warpath-scene --test fuzz -- --ignored write_seed_files` and committed.
 //! The scene seeds of the importers (`scene.xml`, Mitsuba 3; `scene.pbrt`, pbrt-v4) are
@@ -311,6 +311,33 @@ fn lump(i: u32, j: u32, k: u32, resolution: [u32; 3]) -> f32 {
     let (x, y, z) = ((i as f32 + 0.5) / nx, (j as f32 + 0.5) / ny, (k as f32 + 0.5) / nz);
     let r2 = (x - 0.5).powi(2) + (y - 0.45).powi(2) + (z - 0.55).powi(2);
     (3.0 * (1.0 - 4.0 * r2)).max(0.0)
+}
+
+/// A Mitsuba `.serialized` file of two meshes: a quad with normals and uvs, a tetrahedron
+/// without either.
+fn serialized() -> Vec<u8> {
+    use glam::{Vec2, Vec3};
+    use warpath_scene::mesh::TriangleMesh;
+    let quad = TriangleMesh {
+        name: "quad".into(),
+        positions: vec![
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+        ],
+        normals: vec![Vec3::Z; 4],
+        uvs: vec![Vec2::new(0.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 1.0)],
+        triangles: vec![[0, 1, 2], [0, 2, 3]],
+        material: None,
+    };
+    let tetrahedron = TriangleMesh {
+        name: "tetrahedron".into(),
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+        triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        ..TriangleMesh::default()
+    };
+    warpath_scene::mitsuba_xml::serialized::serialized_bytes(&[quad, tetrahedron])
 }
 
 fn density_vol() -> Vec<u8> {
@@ -739,6 +766,7 @@ fn write_seed_files() {
     write("scan_u16.nii.gz", &gzip(&nifti_u16()));
     write("density_u16be.raw", &raw_u16_be());
     write("density_f32.raw", &raw_f32());
+    write("mesh.serialized", &serialized());
     let volume_data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../warpath-volume/tests/data");
     for name in VDB_SEEDS {
         std::fs::copy(volume_data.join(name), dir.join(name)).unwrap();

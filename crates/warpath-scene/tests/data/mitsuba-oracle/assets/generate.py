@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the meshes and images of the Mitsuba oracle scenes (run once; the outputs are
 committed): a UV sphere as OBJ (positions, normals, uvs), a torus as ASCII PLY (positions
-only: shaded with face normals), an 8x8 sRGB PNG texture and a 32x16 EXR environment map.
+only: shaded with face normals), an 8x8 sRGB PNG texture, a 32x16 EXR environment map, a
+Mitsuba .serialized file of two meshes (a wavy sheet with normals and uvs; the torus with
+neither) and a 16x12x16 density grid as a Mitsuba .vol file.
 Needs numpy and mitsuba (for the EXR):  python3 generate.py"""
 import math
 import os
@@ -89,8 +91,73 @@ def envmap_exr(path):
     mi.Bitmap(img.astype(np.float32), pixel_format=mi.Bitmap.PixelFormat.RGB).write(path)
 
 
+def serialized_mesh(name, positions, faces, normals=None, uvs=None):
+    """One mesh of a .serialized file (version 4, single precision): its header and zlib stream."""
+    flags = 0x1000 | (0x0001 if normals is not None else 0) | (0x0002 if uvs is not None else 0)
+    body = struct.pack("<I", flags) + name.encode() + b"\0"
+    body += struct.pack("<QQ", len(positions), len(faces))
+    body += np.asarray(positions, dtype="<f4").tobytes()
+    if normals is not None:
+        body += np.asarray(normals, dtype="<f4").tobytes()
+    if uvs is not None:
+        body += np.asarray(uvs, dtype="<f4").tobytes()
+    body += np.asarray(faces, dtype="<u4").tobytes()
+    return struct.pack("<HH", 0x041C, 4) + zlib.compress(body, 9)
+
+
+def meshes_serialized(path, n=12):
+    # A wavy sheet over [-1, 1]^2 in the xy-plane (normal +z, counter-clockwise seen from +z),
+    # z = 0.15 sin(2x) cos(3y), with its analytic normals and uvs (u along x, v along y).
+    pos, nrm, uv, faces = [], [], [], []
+    for j in range(n + 1):
+        for i in range(n + 1):
+            x, y = -1 + 2 * i / n, -1 + 2 * j / n
+            z = 0.15 * math.sin(2 * x) * math.cos(3 * y)
+            dzdx, dzdy = 0.3 * math.cos(2 * x) * math.cos(3 * y), -0.45 * math.sin(2 * x) * math.sin(3 * y)
+            nv = np.array([-dzdx, -dzdy, 1.0])
+            pos.append((x, y, z))
+            nrm.append(tuple(nv / np.linalg.norm(nv)))
+            uv.append((i / n, j / n))
+    for j in range(n):
+        for i in range(n):
+            a, b = j * (n + 1) + i, j * (n + 1) + i + 1
+            c, d = b + n + 1, a + n + 1
+            faces += [(a, b, c), (a, c, d)]
+    sheet = serialized_mesh("sheet", pos, faces, nrm, uv)
+    # The torus of torus_ply, without normals (Mitsuba computes smooth ones) or uvs.
+    tverts, tfaces = [], []
+    n_u, n_v, big, small = 24, 12, 1.0, 0.35
+    for j in range(n_v):
+        t = 2 * math.pi * j / n_v
+        for i in range(n_u):
+            p = 2 * math.pi * i / n_u
+            r = big + small * math.cos(t)
+            tverts.append((r * math.cos(p), small * math.sin(t), -r * math.sin(p)))
+    for j in range(n_v):
+        for i in range(n_u):
+            a, b = j * n_u + i, j * n_u + (i + 1) % n_u
+            c, d = ((j + 1) % n_v) * n_u + (i + 1) % n_u, ((j + 1) % n_v) * n_u + i
+            tfaces += [(a, b, c), (a, c, d)]
+    torus = serialized_mesh("torus", tverts, tfaces)
+    data = sheet + torus + struct.pack("<QQI", 0, len(sheet), 2)
+    open(path, "wb").write(data)
+
+
+def density_vol(path, res=(16, 12, 16)):
+    # A soft blob with a denser core, off centre, x fastest: Mitsuba's gridvolume layout.
+    nx, ny, nz = res
+    z, y, x = np.meshgrid((np.arange(nz) + 0.5) / nz, (np.arange(ny) + 0.5) / ny, (np.arange(nx) + 0.5) / nx,
+                          indexing="ij")
+    r2 = ((x - 0.45) / 0.4) ** 2 + ((y - 0.5) / 0.45) ** 2 + ((z - 0.55) / 0.4) ** 2
+    d = np.clip(1.0 - r2, 0.0, None) ** 1.5 + 0.3 * np.exp(-((x - 0.7) ** 2 + (z - 0.3) ** 2) / 0.01)
+    header = b"VOL" + bytes([3]) + struct.pack("<iiiii", 1, nx, ny, nz, 1) + struct.pack("<6f", 0, 0, 0, 1, 1, 1)
+    open(path, "wb").write(header + d.astype("<f4").tobytes())
+
+
 if __name__ == "__main__":
     uv_sphere_obj(os.path.join(HERE, "ball.obj"))
     torus_ply(os.path.join(HERE, "torus.ply"))
     texture_png(os.path.join(HERE, "tiles.png"))
     envmap_exr(os.path.join(HERE, "sky.exr"))
+    meshes_serialized(os.path.join(HERE, "meshes.serialized"))
+    density_vol(os.path.join(HERE, "blob.vol"))
