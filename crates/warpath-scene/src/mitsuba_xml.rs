@@ -13,7 +13,7 @@
 //! would mislead (lights, media and geometry warpath cannot represent).
 
 use crate::builtin;
-use crate::image_io::{load_base_color_texture, load_image, repair_pixels};
+use crate::image_io::{load_base_color_texture, load_image, load_raw_texture, repair_pixels};
 use crate::mesh::{SceneBuilder, TriangleMesh, framing_camera};
 use crate::mesh_file::{is_mesh_file, load_mesh_file};
 use crate::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP, UNLIMITED_DEPTH};
@@ -169,8 +169,8 @@ struct Loader {
     used_params: HashSet<String>,
     defaults: HashSet<String>,
     objects: HashMap<String, Object>,
-    /// Bitmap textures by file, loaded once.
-    textures: HashMap<PathBuf, i32>,
+    /// Bitmap textures by file and `raw`, loaded once.
+    textures: HashMap<(PathBuf, bool), i32>,
     fallback_material: Option<u32>,
     emitter_fallback_material: Option<u32>,
     /// The folder of the scene file, against which Mitsuba resolves every relative file
@@ -621,15 +621,18 @@ impl Loader {
                 if !path.is_file() {
                     return Err(src.error(node, format!("texture '{}' not found", path.display())));
                 }
-                let index = match self.textures.get(&path) {
+                // `raw`: the stored values, not sRGB-decoded (normal maps, data).
+                let raw = self.boolean(src, &mut props, "raw")?.unwrap_or(false);
+                let index = match self.textures.get(&(path.clone(), raw)) {
                     Some(&i) => i,
                     None => {
-                        let (texture, warning) = load_base_color_texture(&path)?;
+                        let (texture, warning) =
+                            if raw { load_raw_texture(&path)? } else { load_base_color_texture(&path)? };
                         if let Some(w) = warning {
                             self.warn(w);
                         }
                         let i = self.builder.add_texture(texture);
-                        self.textures.insert(path, i);
+                        self.textures.insert((path, raw), i);
                         i
                     }
                 };
@@ -645,7 +648,6 @@ impl Loader {
                         ));
                     }
                 }
-                self.take(&mut props, "raw");
                 Tex::Bitmap(index)
             }
             "checkerboard" => {
