@@ -209,7 +209,9 @@ fn external_buffer_and_image_files() {
     std::fs::write(&path, document(Some("data%20file.bin"), b.len(), "tex.png")).unwrap();
     let scene = load_any(&path).unwrap();
     assert_eq!(scene.triangle_count(), 3);
-    assert_eq!(scene.textures.len(), 1);
+    // The base color texture and the metal's normal texture, an external file read raw.
+    assert_eq!(scene.textures.len(), 2);
+    assert_eq!(scene.textures[1].pixels[0], Vec3::new(0.75, 0.25, 0.0));
     // Missing buffer and missing texture files.
     std::fs::write(&path, document(Some("gone.bin"), b.len(), "tex.png")).unwrap();
     assert!(matches!(load_gltf(&path), Err(SceneError::NotFound { path, .. }) if path.ends_with("gone.bin")));

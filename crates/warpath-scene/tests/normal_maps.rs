@@ -67,7 +67,7 @@ fn mitsuba_normalmap_wraps_its_bsdf_with_a_raw_bitmap() {
     let xml = |inner: &str, raw: bool| {
         format!(
             r#"<scene version="3.0.0">
-<emitter type="constant"/>
+<emitter type="constant"/><sensor type="perspective"/>
 <shape type="rectangle">
 {inner}
 </shape>
