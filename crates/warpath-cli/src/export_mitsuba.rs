@@ -504,6 +504,7 @@ pub fn write_ply(scene: &Scene, triangles: &[usize], path: &Path) -> Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec2;
 
     const SCENE: &str = r#"
 [render]
@@ -762,6 +763,42 @@ radiance = [0.3, 0.35, 0.45]
             }
         }
         assert_eq!(triangles, scene.triangle_count());
+    }
+
+    #[test]
+    fn normal_maps_export_as_normalmap_around_the_bsdf_with_the_meshes_uvs() {
+        let mut scene = scene();
+        scene.textures.push(warpath_scene::Texture {
+            name: "n".into(),
+            width: 2,
+            height: 1,
+            pixels: vec![Vec3::new(0.5, 0.5, 1.0), Vec3::new(0.8, 0.4, 0.9)],
+        });
+        let floor = scene.material_names.iter().position(|n| n == "floor").unwrap();
+        scene.materials[floor].normal_texture = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let files = export(&scene, dir.path()).unwrap();
+        assert!(files.contains(&"normal-texture-0.exr".to_string()), "{files:?}");
+        let text = std::fs::read_to_string(dir.path().join("scene.json")).unwrap();
+        let dict: Value = serde_json::from_str(&text).unwrap();
+        let shapes: Vec<&Value> =
+            dict.as_object().unwrap().iter().filter(|(k, _)| k.starts_with("shape-")).map(|(_, v)| v).collect();
+        let mapped: Vec<&&Value> = shapes.iter().filter(|s| s["bsdf"]["type"] == "normalmap").collect();
+        assert_eq!(mapped.len(), 1, "only the floor is normal-mapped");
+        let bsdf = &mapped[0]["bsdf"];
+        assert_eq!(bsdf["normalmap"]["raw"], true);
+        assert_eq!(bsdf["normalmap"]["filename"], "normal-texture-0.exr");
+        // Outside the twosided adapter: warpath's back face is normalmap-around-twosided's.
+        assert_eq!(bsdf["bsdf"]["type"], "twosided");
+        // The PLY carries Mitsuba's uv (v flipped), vertex for vertex.
+        let path = dir.path().join(mapped[0]["filename"].as_str().unwrap());
+        let asset = warpath_scene::ply::load_ply(&path).unwrap();
+        let mesh = &asset.meshes[0];
+        assert_eq!(mesh.uvs.len(), mesh.positions.len());
+        for (p, uv) in mesh.positions.iter().zip(&mesh.uvs) {
+            let v = scene.positions.iter().position(|q| q == p).unwrap();
+            assert_eq!(*uv, Vec2::new(scene.uvs[v].x, 1.0 - scene.uvs[v].y));
+        }
     }
 
     #[test]

@@ -206,7 +206,8 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         ns = -ns;
     }
     let wo = -ray.d;
-    let uvs = (!scene.uvs.is_empty()).then(|| idx.map(|i| scene.uvs[i as usize]));
+    let textured = material.base_color_texture >= 0 || material.normal_texture >= 0;
+    let uvs = (textured && !scene.uvs.is_empty()).then(|| idx.map(|i| scene.uvs[i as usize]));
     let uv = uvs.map(|t| t[0] * w + t[1] * u + t[2] * v);
     // The normal map perturbs the front face's shading normal (the back face below takes it
     // negated, with the frame).

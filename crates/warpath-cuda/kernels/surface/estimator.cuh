@@ -214,7 +214,9 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     if (dot(ns, ng) < 0.0f) ns = -ns;
     const float3 wo = -ray.d;
     float2 uv = make_float2(0.0f, 0.0f);
-    if (params.has_uvs) uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
+    if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0)) {
+        uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
+    }
     // The normal map perturbs the front face's shading normal (the back face below takes it
     // negated, with the frame).
     SurfaceHit surface;
