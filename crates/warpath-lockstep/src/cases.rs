@@ -8,6 +8,7 @@
 
 use crate::det_cases;
 use crate::host_scene::HostScene;
+use crate::normal_map_cases;
 use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
@@ -16,7 +17,6 @@ use warpath_core::film::Film;
 use warpath_core::light::{DeltaLight, Environment, sample_linear};
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, intersect_triangle, offset_ray_origin};
-use warpath_core::normal_map;
 use warpath_core::sampler::{ONE_MINUS_EPSILON, Sampler, SamplerKind};
 use warpath_core::warp;
 use warpath_cpu::integrator::{self, PathCounters, PathState};
@@ -119,19 +119,8 @@ pub const CASES: &[Case] = &[
         o.vec3(offset_ray_origin(p, ng, dir))
     }),
     exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
-    exact("math_normal_map_dp_du", Needs::Nothing, draw::uv_triangle, |_, r, o| {
-        let p = [r.vec3(), r.vec3(), r.vec3()];
-        let uv = [r.vec2(), r.vec2(), r.vec2()];
-        o.vec3(normal_map::triangle_dp_du(p, uv))
-    }),
-    exact("math_normal_map_perturb", Needs::Nothing, draw::normal_map_args, |_, r, o| {
-        let (n, dp_du, texel, wo, wi) = (r.vec3(), r.vec3(), r.vec3(), r.vec3(), r.vec3());
-        let (perturbed, mapped) = normal_map::perturb(n, dp_du, texel, wo);
-        o.vec3(perturbed);
-        o.vec3(mapped.shading);
-        o.f(mapped.alpha2);
-        o.f(mapped.factor(perturbed, wi))
-    }),
+    exact("math_normal_map_dp_du", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_du),
+    exact("math_normal_map_perturb", Needs::Nothing, normal_map_cases::perturb_args, normal_map_cases::perturb),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
         let cos_theta_i = r.f();
         let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());
@@ -536,43 +525,6 @@ pub mod draw {
     pub fn offset_ray_origin(rng: &mut Rng, _: &HostScene, w: &mut Words) {
         let half_size = rng.pick(&[1.0, 100.0, 1e4]);
         w.vec3(rng.point(half_size));
-        w.vec3(direction(rng));
-        w.vec3(direction(rng));
-    }
-    /// A triangle with texture coordinates: random, degenerate (repeated or collinear uvs)
-    /// now and then.
-    pub fn uv_triangle(rng: &mut Rng, _: &HostScene, w: &mut Words) {
-        for _ in 0..3 {
-            w.vec3(rng.point(2.0));
-        }
-        let uv0 = Vec2::new(rng.range(-1.0, 2.0), rng.range(-1.0, 2.0));
-        let uv1 = Vec2::new(rng.range(-1.0, 2.0), rng.range(-1.0, 2.0));
-        let uv2 = match rng.below(8) {
-            0 => uv0,
-            1 => uv0 + (uv1 - uv0) * 2.0,
-            _ => Vec2::new(rng.range(-1.0, 2.0), rng.range(-1.0, 2.0)),
-        };
-        for uv in [uv0, uv1, uv2] {
-            w.vec2(uv);
-        }
-    }
-    /// A unit shading normal, a dp/du (random, along the normal, or zero), a normal-map texel
-    /// (mostly a normal map's bluish colours; any colour, flat grey or exact flat blue at
-    /// times), the viewer and a light direction.
-    pub fn normal_map_args(rng: &mut Rng, _: &HostScene, w: &mut Words) {
-        let n = rng.direction();
-        w.vec3(n);
-        w.vec3(match rng.below(10) {
-            0 => Vec3::ZERO,
-            1 => n * rng.range(-2.0, 2.0),
-            _ => rng.point(3.0),
-        });
-        w.vec3(match rng.below(10) {
-            0 => color(rng),
-            1 => Vec3::splat(0.5),
-            2 => Vec3::new(0.5, 0.5, 1.0),
-            _ => Vec3::new(rng.unit(), rng.unit(), rng.range(0.5, 1.0)),
-        });
         w.vec3(direction(rng));
         w.vec3(direction(rng));
     }
