@@ -25,6 +25,7 @@ const MUTABLE_HEADERS: &[&str] = &[
     "common/lights.cuh",
     "common/camera.cuh",
     "common/math.cuh",
+    "common/normal_map.cuh",
     "common/detmath.cuh",
     "volume/medium.cuh",
     "volume/estimator.cuh",

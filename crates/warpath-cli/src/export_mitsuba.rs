@@ -7,7 +7,10 @@
 //! the file names, relative to DIR, into paths). Beside it:
 //! - `mesh-NNN.ply`: binary PLY meshes in world space, one per (material, medium interface)
 //!   group of triangles (a material carries its emission), with the scene's shading normals
-//!   when it has them (else Mitsuba's face normals, as warpath shades);
+//!   when it has them (else Mitsuba's face normals, as warpath shades) and its texture
+//!   coordinates (v turned to Mitsuba's: 1 − v);
+//! - `normal-texture-N.exr`: normal maps, read raw by a `bitmap` in a `normalmap` BSDF
+//!   wrapped around the material's (outside its `twosided`);
 //! - `medium-N-density.vol`, `medium-N-albedo.vol`: the grids of grid media
 //!   (`warpath_volume::vol::write_vol`; the medium's `to_world` becomes the `gridvolume`'s,
 //!   its `scale` Mitsuba's `scale`);
@@ -24,8 +27,10 @@
 //! `constant` and `envmap` environments; the camera → `perspective`/`thinlens` with its
 //! medium; the integrator → `volpath` with `max_depth` = warpath's + 1 (−1 when unlimited)
 //! and `rr_depth` = `max_depth`, so that Mitsuba's roulette never fires (warpath's is on the
-//! path weight; both are unbiased). Whatever Mitsuba cannot express (textures, Blinn, car
+//! path weight; both are unbiased). Whatever Mitsuba cannot express (base-color textures, Blinn, car
 //! paint, two-sided emission, Schlick reflectances) is an error that names the material.
+
+mod normal_maps;
 
 use anyhow::{Context, Result, bail};
 use glam::{Mat4, Vec3};
@@ -402,7 +407,11 @@ fn shapes(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Vec<(Str
         files.push(name.clone());
         shape.insert("filename".into(), json!(name));
         shape.insert("face_normals".into(), json!(scene.normals.is_empty()));
-        shape.insert("bsdf".into(), bsdf(material).with_context(context)?);
+        let mut material_bsdf = bsdf(material).with_context(context)?;
+        if material.normal_texture >= 0 {
+            material_bsdf = normal_maps::normal_map(scene, material.normal_texture, material_bsdf, dir, files)?;
+        }
+        shape.insert("bsdf".into(), material_bsdf);
         if material.is_emissive() {
             if material.two_sided_emission() {
                 return Err(anyhow::anyhow!("two-sided emission: Mitsuba's area emitter is one-sided"))
@@ -425,7 +434,7 @@ fn shapes(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Vec<(Str
 }
 
 /// Writes the given triangles of `scene` as a binary little-endian PLY (world space, the
-/// vertices they use, with normals when the scene has them).
+/// vertices they use, with normals and texture coordinates when the scene has them).
 pub fn write_ply(scene: &Scene, triangles: &[usize], path: &Path) -> Result<()> {
     let mut index: HashMap<u32, u32> = HashMap::new();
     let mut vertices: Vec<u32> = Vec::new();
@@ -447,12 +456,21 @@ pub fn write_ply(scene: &Scene, triangles: &[usize], path: &Path) -> Result<()> 
     if normals {
         header += "property float nx\nproperty float ny\nproperty float nz\n";
     }
+    // Mitsuba's uv has v = 0 at an image's top row, warpath's v = 1.
+    let uvs = !scene.uvs.is_empty();
+    if uvs {
+        header += "property float u\nproperty float v\n";
+    }
     header += &format!("element face {}\nproperty list uchar int vertex_indices\nend_header\n", faces.len());
     let mut bytes = header.into_bytes();
     for &v in &vertices {
         let mut values = scene.positions[v as usize].to_array().to_vec();
         if normals {
             values.extend_from_slice(&scene.normals[v as usize].to_array());
+        }
+        if uvs {
+            let uv = scene.uvs[v as usize];
+            values.extend_from_slice(&[uv.x, 1.0 - uv.y]);
         }
         for x in values {
             bytes.extend_from_slice(&x.to_le_bytes());
@@ -558,7 +576,7 @@ type = "constant"
 radiance = [0.3, 0.35, 0.45]
 "#;
 
-    fn scene() -> Scene {
+    pub(super) fn scene() -> Scene {
         warpath_scene::toml_scene::parse_toml_scene(SCENE, Path::new("export-test.toml")).expect("the test scene")
     }
 

@@ -20,6 +20,7 @@ pub mod light;
 pub mod limits;
 pub mod material;
 pub mod math;
+pub mod normal_map;
 pub mod restir;
 pub mod sampler;
 pub mod warp;

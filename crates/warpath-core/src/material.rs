@@ -102,7 +102,9 @@ pub struct Material {
     pub flags: u32,
     /// Emitted radiance (linear RGB).
     pub emission: Vec3,
-    pub _pad: u32,
+    /// Index into the scene's textures of a tangent-space normal map (raw RGB, the normal
+    /// 2·c − 1; see [`crate::normal_map`]), or -1.
+    pub normal_texture: i32,
 }
 
 const _: () = assert!(std::mem::size_of::<Material>() == 64);
@@ -119,7 +121,7 @@ impl Material {
             specular: Vec3::ZERO,
             flags: 0,
             emission: Vec3::ZERO,
-            _pad: 0,
+            normal_texture: -1,
         }
     }
     pub fn kind(&self) -> MaterialKind {
@@ -180,6 +182,11 @@ impl Material {
     }
     pub fn emitter(radiance: Vec3) -> Self {
         Material { emission: radiance, ..Self::base(MaterialKind::Black) }
+    }
+    /// This material with the normal map `texture` (an index into the scene's textures).
+    pub fn with_normal_texture(mut self, texture: i32) -> Self {
+        self.normal_texture = texture;
+        self
     }
     pub fn with_emission(mut self, radiance: Vec3) -> Self {
         self.emission = radiance;

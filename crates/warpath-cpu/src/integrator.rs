@@ -27,6 +27,7 @@ use warpath_core::bsdf;
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
+use warpath_core::normal_map::{self, MappedNormal};
 use warpath_core::sampler::{Sampler, VertexSampler, dims};
 use warpath_isosurface::shape::{octahedral_decode, octahedral_encode};
 use warpath_scene::Scene;
@@ -138,6 +139,17 @@ pub(crate) struct SurfaceHit {
     pub(crate) base_color: Vec3,
     pub(crate) triangle: u32,
     pub(crate) t: f32,
+    /// A normal-mapped surface's unperturbed normal and shadowing term (`frame.n` is the
+    /// perturbed normal); `None` without a normal map.
+    pub(crate) normal_map: Option<MappedNormal>,
+}
+
+impl SurfaceHit {
+    /// The normal map's factor on the BSDF toward `wi` (world space; 1 without a normal
+    /// map): see `warpath_core::normal_map`.
+    pub(crate) fn normal_map_factor(&self, wi: Vec3) -> f32 {
+        self.normal_map.map_or(1.0, |m| m.factor(self.frame.n, wi))
+    }
 }
 
 /// An isosurface's hit: the decoded outward normal is both normals (the interpolant's
@@ -162,6 +174,7 @@ fn isosurface_hit(
         base_color: material.base_color,
         triangle: hit.prim,
         t: hit.t,
+        normal_map: None,
     }
 }
 
@@ -192,26 +205,37 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
     if ns.dot(ng) < 0.0 {
         ns = -ns;
     }
+    let wo = -ray.d;
+    let textured = material.base_color_texture >= 0 || material.normal_texture >= 0;
+    let uvs = (textured && !scene.uvs.is_empty()).then(|| idx.map(|i| scene.uvs[i as usize]));
+    let uv = uvs.map(|t| t[0] * w + t[1] * u + t[2] * v);
+    // The normal map perturbs the front face's shading normal (the back face below takes it
+    // negated, with the frame).
+    let mut mapped = None;
+    if let (true, Some(uvs), Some(uv)) = (material.normal_texture >= 0, uvs, uv) {
+        let texel = scene.textures[material.normal_texture as usize].sample(uv);
+        mapped = Some(normal_map::perturb(ns, normal_map::triangle_dp_du([a, b, c], uvs), texel, wo));
+    }
     // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
     // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
-    let wo = -ray.d;
     if !bsdf::is_transmissive(material) && !material.one_sided() && ng.dot(wo) < 0.0 {
         ng = -ng;
         ns = -ns;
+        mapped = mapped.map(|(n, m)| (-n, MappedNormal { shading: ns, ..m }));
     }
     let mut base_color = material.base_color;
-    if material.base_color_texture >= 0 && !scene.uvs.is_empty() {
-        let uv = scene.uvs[idx[0] as usize] * w + scene.uvs[idx[1] as usize] * u + scene.uvs[idx[2] as usize] * v;
+    if let (true, Some(uv)) = (material.base_color_texture >= 0, uv) {
         base_color *= scene.textures[material.base_color_texture as usize].sample(uv);
     }
     SurfaceHit {
         p,
         ng,
-        frame: Frame::from_normal(ns),
+        frame: Frame::from_normal(mapped.map_or(ns, |(n, _)| n)),
         material: material_index,
         base_color,
         triangle: hit.prim,
         t: hit.t,
+        normal_map: mapped.map(|(_, m)| m),
     }
 }
 
@@ -285,7 +309,8 @@ fn illuminate(
     }
     let wo = surface.frame.to_local(-path.ray.d);
     let wi = surface.frame.to_local(ls.wi);
-    let f = bsdf::eval(material, surface.base_color, wo, wi);
+    let normal_map = surface.normal_map_factor(ls.wi);
+    let f = bsdf::eval(material, surface.base_color, wo, wi) * normal_map;
     if f == Vec3::ZERO {
         return;
     }
@@ -315,11 +340,12 @@ fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, numbers:
     let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
     let wo = surface.frame.to_local(-path.ray.d);
     let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
-    if !(bs.weight.is_finite() && bs.weight.max_element() > 0.0) {
+    let dir = surface.frame.to_world(bs.wi).normalize();
+    let weight = bs.weight * surface.normal_map_factor(dir);
+    if !(weight.is_finite() && weight.max_element() > 0.0) {
         return false;
     }
-    path.throughput *= bs.weight;
-    let dir = surface.frame.to_world(bs.wi).normalize();
+    path.throughput *= weight;
     path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, dir), dir);
     path.last_bsdf_pdf = bs.pdf;
     path.last_delta = bs.delta;

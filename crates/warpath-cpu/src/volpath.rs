@@ -280,7 +280,7 @@ fn scatter_at_surface(
             && ls.pdf.is_finite()
         {
             let wi = surface.frame.to_local(ls.wi);
-            let f = bsdf::eval(material, surface.base_color, wo, wi);
+            let f = bsdf::eval(material, surface.base_color, wo, wi) * surface.normal_map_factor(ls.wi);
             if f != Vec3::ZERO {
                 let origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 let medium = medium_across(s, surface.triangle, ls.wi, path.medium);
@@ -292,11 +292,12 @@ fn scatter_at_surface(
     let u_lobe = numbers.get(dims::BSDF_LOBE);
     let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
     let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
-    if !(bs.weight.is_finite() && bs.weight.max_element() > 0.0) {
+    let direction = surface.frame.to_world(bs.wi).normalize();
+    let weight = bs.weight * surface.normal_map_factor(direction);
+    if !(weight.is_finite() && weight.max_element() > 0.0) {
         return false;
     }
-    path.throughput *= bs.weight;
-    let direction = surface.frame.to_world(bs.wi).normalize();
+    path.throughput *= weight;
     path.medium = medium_across(s, surface.triangle, direction, path.medium);
     path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, direction), direction);
     path.last_pdf = bs.pdf;

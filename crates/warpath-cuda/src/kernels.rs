@@ -16,6 +16,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("common/camera.cuh", include_str!("../kernels/common/camera.cuh")),
     ("common/bsdf.cuh", include_str!("../kernels/common/bsdf.cuh")),
     ("common/lights.cuh", include_str!("../kernels/common/lights.cuh")),
+    ("common/normal_map.cuh", include_str!("../kernels/common/normal_map.cuh")),
     ("traversal/ray_triangle.cuh", include_str!("../kernels/traversal/ray_triangle.cuh")),
     ("traversal/traversal.cuh", include_str!("../kernels/traversal/traversal.cuh")),
     ("traversal/trace.cuh", include_str!("../kernels/traversal/trace.cuh")),

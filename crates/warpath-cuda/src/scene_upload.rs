@@ -218,8 +218,10 @@ fn validate_scene(scene: &Scene, lights: &LightSet) -> CudaResult<()> {
         return invalid(format!("triangle {i} uses material {m} of {}", scene.materials.len()));
     }
     for (i, m) in scene.materials.iter().enumerate() {
-        if m.base_color_texture >= 0 && m.base_color_texture as usize >= scene.textures.len() {
-            return invalid(format!("material {i} uses texture {} of {}", m.base_color_texture, scene.textures.len()));
+        for texture in [m.base_color_texture, m.normal_texture] {
+            if texture >= 0 && texture as usize >= scene.textures.len() {
+                return invalid(format!("material {i} uses texture {texture} of {}", scene.textures.len()));
+            }
         }
     }
     for (i, t) in scene.textures.iter().enumerate() {
@@ -524,6 +526,10 @@ mod tests {
         scene.materials[0].base_color_texture = 7;
         let error = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap_err();
         assert!(error.to_string().contains("texture 7"), "{error}");
+        let mut scene = warpath_scene::load("cornell").unwrap();
+        scene.materials[1].normal_texture = 3;
+        let error = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap_err();
+        assert!(error.to_string().contains("material 1 uses texture 3"), "{error}");
         let mut scene = warpath_scene::load("cornell").unwrap();
         scene.triangles[3][1] = 1_000_000;
         let error = GpuSceneParams::new(&scene, &lights, &scene.settings).unwrap_err();

@@ -15,6 +15,7 @@
 //! - on the built-in Cornell box, and on a scene built here with an environment map,
 //!   textures, shading normals, a thin lens and every material kind (glass, rough
 //!   dielectric, rough conductor, mirror, Blinn, car paint);
+//! - normal maps on every material kind of that scene (`normal_maps_match_cpu_reference`);
 //! - two GPU renders with the same seed are bit-identical.
 //!
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
@@ -30,7 +31,7 @@ use warpath_cuda::runtime::CudaDevice;
 use warpath_scene::{RenderSettings, Scene};
 
 mod common;
-use common::{delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, settings};
+use common::{delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, settings, with_normal_maps};
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
     RenderOptions { spp_per_pass: s.spp, ..RenderOptions::from_settings(s) }
@@ -221,6 +222,48 @@ fn plastics_match_cpu_reference() {
     compare_same_seed("plastics", &cpu_film, &gpu_film);
     let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 13, ..s.clone() });
     compare_images("plastics/seeds 12 vs 13", &cpu_film, &other_film);
+}
+
+/// Normal maps (Mitsuba's `normalmap` frame, flipped normals, shadowing term) on every
+/// material of the material scene: diffuse, glass, rough dielectric, rough conductor,
+/// chrome, Blinn, car paint and the one-sided card.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn normal_maps_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = with_normal_maps(material_scene());
+    let s = settings(64, 48, 16, 21, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    compare_counters("normal maps", &cpu_counters, &gpu_counters);
+    compare_same_seed("normal maps", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 22, ..s.clone() });
+    compare_images("normal maps/seeds 21 vs 22", &cpu_film, &other_film);
+}
+
+/// The normal-map test scene on the CPU (no GPU needed): the normal maps change most of the
+/// image (same seed: a pixel whose paths meet no normal map is bit-identical) and many pixels
+/// beyond their noise (so the GPU comparison above compares normal-mapped shading).
+#[test]
+fn normal_map_scene_differs_from_the_flat_one() {
+    let s = settings(48, 36, 16, 21, SamplerKind::Pcg);
+    let (flat, _) = render_cpu(&material_scene(), &s);
+    let (mapped, _) = render_cpu(&with_normal_maps(material_scene()), &s);
+    let (flat_mean, mapped_mean) = (flat.mean(), mapped.mean());
+    let (flat_var, mapped_var) = (flat.variance_of_mean(), mapped.variance_of_mean());
+    let (mut changed, mut beyond_noise) = (0, 0);
+    for i in 0..flat.pixel_count() {
+        changed += (flat.sum[i] != mapped.sum[i]) as usize;
+        beyond_noise += (0..3).any(|c| {
+            let var = flat_var[i][c] as f64 + mapped_var[i][c] as f64;
+            let diff = (flat_mean[i][c] as f64 - mapped_mean[i][c] as f64).abs();
+            diff > 4.0 * var.sqrt() && diff > 1e-6
+        }) as usize;
+    }
+    eprintln!("{changed} of {} pixels changed, {beyond_noise} beyond |z| = 4", flat.pixel_count());
+    // Measured: 132 beyond |z| = 4.
+    assert!(changed * 2 > flat.pixel_count(), "only {changed} of {} pixels changed", flat.pixel_count());
+    assert!(beyond_noise >= 60, "only {beyond_noise} pixels differ beyond |z| = 4");
 }
 
 /// Isosurface shapes (issue 14): the GPU's "-iso" programs against the CPU. The caster runs

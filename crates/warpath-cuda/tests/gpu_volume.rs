@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{delta_lights, dense_volume_scene, device, volume_scene};
+use common::{delta_lights, dense_volume_scene, device, volume_scene, with_normal_maps};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -207,6 +207,16 @@ fn heterogeneous_volume_matches_the_cpu_reference() {
 fn delta_lights_in_a_volume_match_the_cpu_reference() {
     let mut scene = volume_scene();
     scene.delta_lights = delta_lights();
+    let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
+    check_cpu_vs_gpu(&scene, &s);
+}
+
+/// The heterogeneous volume's surfaces normal-mapped (the volumetric estimator's surface
+/// vertices in the perturbed frame, with the map's side test and shadowing term).
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn normal_maps_in_a_volume_match_the_cpu_reference() {
+    let scene = with_normal_maps(volume_scene());
     let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
     check_cpu_vs_gpu(&scene, &s);
 }

@@ -164,6 +164,21 @@ void math_offset_ray_origin(const DeviceScene&, In& in, Out& out) {
     const float3 p = in.f3(), ng = in.f3(), dir = in.f3();
     out.f3(offset_ray_origin(p, ng, dir));
 }
+// The normal map's frame code (common/normal_map.cuh).
+void math_normal_map_dp_du(const DeviceScene&, In& in, Out& out) {
+    const float3 p0 = in.f3(), p1 = in.f3(), p2 = in.f3();
+    const float2 uv0 = in.f2(), uv1 = in.f2(), uv2 = in.f2();
+    out.f3(triangle_dp_du(p0, p1, p2, uv0, uv1, uv2));
+}
+void math_normal_map_perturb(const DeviceScene&, In& in, Out& out) {
+    const float3 n = in.f3(), dp_du = in.f3(), texel = in.f3(), wo = in.f3(), wi = in.f3();
+    MappedNormal mapped;
+    const float3 perturbed = normal_map_perturb(n, dp_du, texel, wo, mapped);
+    out.f3(perturbed);
+    out.f3(mapped.shading);
+    out.f(mapped.alpha2);
+    out.f(normal_map_factor(mapped, perturbed, wi));
+}
 // The estimator's ray/triangle test, with the edges the host computes for the BVH layout.
 void math_intersect_triangle(const DeviceScene&, In& in, Out& out) {
     const float3 o = in.f3(), d = in.f3(), v0 = in.f3(), v1 = in.f3(), v2 = in.f3();
@@ -678,6 +693,8 @@ const Case CASES[] = {
     {"math_frame", surface<math_frame>},
     {"math_offset_ray_origin", surface<math_offset_ray_origin>},
     {"math_intersect_triangle", surface<math_intersect_triangle>},
+    {"math_normal_map_dp_du", surface<math_normal_map_dp_du>},
+    {"math_normal_map_perturb", surface<math_normal_map_perturb>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
     {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},
     {"bsdf_blinn_normalization", surface<bsdf_blinn_normalization>},

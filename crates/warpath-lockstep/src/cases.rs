@@ -8,6 +8,7 @@
 
 use crate::det_cases;
 use crate::host_scene::HostScene;
+use crate::normal_map_cases;
 use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
@@ -118,6 +119,8 @@ pub const CASES: &[Case] = &[
         o.vec3(offset_ray_origin(p, ng, dir))
     }),
     exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
+    exact("math_normal_map_dp_du", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_du),
+    exact("math_normal_map_perturb", Needs::Nothing, normal_map_cases::perturb_args, normal_map_cases::perturb),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
         let cos_theta_i = r.f();
         let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());
@@ -513,7 +516,7 @@ pub mod draw {
             // Two-sided emission, one-sided BSDF, the plastic's nonlinear flag.
             flags: rng.below(8),
             emission: Vec3::ZERO,
-            _pad: 0,
+            normal_texture: -1,
         }
     }
 

@@ -303,6 +303,25 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
         }
         scene.materials.push(material);
     }
+    // A normal map on about half the materials, from a stream of its own (the rest of the
+    // scene does not change with it): mostly a normal map's bluish colours, some any colour.
+    let mut normal_rng = Rng::new(seed ^ 0x4e04);
+    let (width, height) = (2 + normal_rng.below(6), 1 + normal_rng.below(6));
+    let pixels = (0..width * height)
+        .map(|_| {
+            if normal_rng.chance(0.2) {
+                draw::color(&mut normal_rng)
+            } else {
+                Vec3::new(normal_rng.unit(), normal_rng.unit(), normal_rng.range(0.5, 1.0))
+            }
+        })
+        .collect();
+    scene.textures.push(Texture { name: "normals".into(), width, height, pixels });
+    for material in &mut scene.materials {
+        if normal_rng.chance(0.5) {
+            material.normal_texture = 2;
+        }
+    }
     let emitter = Material::emitter(Vec3::new(4.0, 3.0, 2.0));
     scene.materials.push(emitter);
     scene.materials.push(Material { flags: flags::TWO_SIDED_EMISSION, ..emitter });

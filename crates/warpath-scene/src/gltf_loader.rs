@@ -20,7 +20,10 @@
 //! factors and texture values to [0, 1], roughness to [0, 1], an invalid ior (1.5 is
 //! used), a negative or non-finite emission (dropped), a field of view outside (0°, 179°].
 
-use crate::image_io::{ImageKind, decode_image_bytes, load_image, repair_pixels};
+use crate::image_io::{
+    ImageKind, decode_image_bytes, decode_image_bytes_raw, load_image, load_image_raw, repair_normal_texels,
+    repair_pixels,
+};
 use crate::mesh::{AssetMaterial, MeshAsset, TriangleMesh};
 use crate::{SceneError, Texture};
 use glam::{Mat4, Vec2, Vec3, Vec4};
@@ -471,7 +474,8 @@ fn convert_material(
     }
     let texture = match pbr.base_color_texture() {
         Some(info) => {
-            let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &name)?;
+            let label = format!("base color texture of material '{name}'");
+            let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &label, false)?;
             if factor.truncate() != Vec3::ONE {
                 for p in &mut texture.pixels {
                     *p *= base_color;
@@ -485,7 +489,31 @@ fn convert_material(
         }
         None => None,
     };
-    Ok(AssetMaterial { name, material: converted, base_color_texture: texture })
+    // The normal map, read raw; its `scale` (glTF: n = normalize((2c − 1)·(s, s, 1))) is
+    // baked into the texels, which stay an affine map of the normal (bilinear filtering
+    // commutes with it).
+    let normal_texture = match material.normal_texture() {
+        Some(info) => {
+            let label = format!("normal texture of material '{name}'");
+            let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &label, true)?;
+            if let Some(w) = repair_normal_texels(&mut texture, path) {
+                warnings.push(w);
+            }
+            let scale = info.scale();
+            if !scale.is_finite() {
+                return Err(invalid(path, format!("{label}: scale {scale} is not a finite number")));
+            }
+            if scale != 1.0 {
+                for p in &mut texture.pixels {
+                    p.x = (2.0 * p.x - 1.0) * scale * 0.5 + 0.5;
+                    p.y = (2.0 * p.y - 1.0) * scale * 0.5 + 0.5;
+                }
+            }
+            Some(texture)
+        }
+        None => None,
+    };
+    Ok(AssetMaterial { name, material: converted, base_color_texture: texture, normal_texture })
 }
 
 fn read_image(
@@ -494,9 +522,9 @@ fn read_image(
     buffers: &[gltf::buffer::Data],
     folder: &Path,
     path: &Path,
-    material: &str,
+    label: &str,
+    raw: bool,
 ) -> Result<Texture, SceneError> {
-    let label = format!("base color texture of material '{material}'");
     // `Image::source` panics on an image in a bufferView without a mimeType, and on one with
     // neither a bufferView nor a uri.
     if let Some(json) = document.as_json().images.get(image.index()) {
@@ -515,13 +543,13 @@ fn read_image(
             let bytes = data
                 .get(view.offset()..view.offset().saturating_add(view.length()))
                 .ok_or_else(|| invalid(path, format!("{label}: buffer view out of range")))?;
-            decode_embedded_image(bytes, path, &label)
+            decode_embedded_image(bytes, path, label, raw)
         }
         gltf::image::Source::Uri { uri, .. } => {
             if let Some(rest) = uri.strip_prefix("data:") {
                 let encoded = rest.split_once(',').map(|(_, d)| d).unwrap_or("");
                 let bytes = decode_base64(encoded).ok_or_else(|| invalid(path, format!("{label}: bad base64 data")))?;
-                return decode_embedded_image(&bytes, path, &label);
+                return decode_embedded_image(&bytes, path, label, raw);
             }
             let file: PathBuf = folder.join(percent_decode(uri));
             if !file.is_file() {
@@ -530,18 +558,19 @@ fn read_image(
                     hint: format!("{label} in {} not found", path.display()),
                 });
             }
-            load_image(&file)
+            if raw { load_image_raw(&file) } else { load_image(&file) }
         }
     }
 }
 
 /// Decodes an image embedded in the glTF (a buffer view or a data URI) through
 /// [`crate::image_io`], by its signature; errors name the glTF file and the texture.
-fn decode_embedded_image(bytes: &[u8], path: &Path, label: &str) -> Result<Texture, SceneError> {
+fn decode_embedded_image(bytes: &[u8], path: &Path, label: &str, raw: bool) -> Result<Texture, SceneError> {
     let Some(kind) = ImageKind::from_magic(bytes) else {
         return Err(invalid(path, format!("{label}: not a PNG, JPEG, EXR or HDR image")));
     };
-    decode_image_bytes(bytes, kind, path).map_err(|e| match e {
+    let decoded = if raw { decode_image_bytes_raw(bytes, kind, path) } else { decode_image_bytes(bytes, kind, path) };
+    decoded.map_err(|e| match e {
         SceneError::Invalid { message, .. } => invalid(path, format!("{label}: {message}")),
         other => other,
     })

@@ -7,7 +7,9 @@
 //!   level. f16, f32 and u32 samples, scanline or tiled, and every compression the `exr`
 //!   crate decodes (none, RLE, ZIP, ZIPS, PIZ, PXR24, B44, B44A, DWAA, DWAB) work;
 //!   the pixels are those of the data window (the display window is ignored);
-//! - `.png`, `.jpg`, `.jpeg`: 8- and 16-bit values are sRGB-decoded to linear.
+//! - `.png`, `.jpg`, `.jpeg`: 8- and 16-bit values are sRGB-decoded to linear, unless read
+//!   raw ([`load_image_raw`], [`load_normal_texture`]: data, such as a normal map, whose
+//!   stored values are used as they are, mapped to [0, 1]).
 //!
 //! Alpha is dropped. The size a header claims is checked with [`warpath_core::limits`]
 //! before any pixel is allocated. Bad input (missing, truncated or corrupt files, unknown
@@ -76,6 +78,16 @@ const OUTPUT_BYTES_PER_PIXEL: u64 = 24;
 
 /// Loads an image file as linear RGB; the format is chosen by the file extension.
 pub fn load_image(path: &Path) -> Result<Texture, SceneError> {
+    load_image_as(path, false)
+}
+
+/// [`load_image`] without the sRGB decoding of 8- and 16-bit images (Mitsuba's `raw`
+/// bitmaps, pbrt's linear encoding): their stored values mapped to [0, 1].
+pub fn load_image_raw(path: &Path) -> Result<Texture, SceneError> {
+    load_image_as(path, true)
+}
+
+fn load_image_as(path: &Path, raw: bool) -> Result<Texture, SceneError> {
     let Some(kind) = ImageKind::from_path(path) else {
         return Err(SceneError::Unsupported {
             path: path.to_path_buf(),
@@ -84,18 +96,23 @@ pub fn load_image(path: &Path) -> Result<Texture, SceneError> {
     };
     // Open first so a missing or unreadable file is an I/O error with the OS's reason.
     let file = std::fs::File::open(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
-    decode_image(std::io::BufReader::new(file), kind, path)
+    decode_image(std::io::BufReader::new(file), kind, path, raw)
 }
 
 /// Decodes an image held in memory (`path` names it in errors and gives the texture name).
 pub fn decode_image_bytes(bytes: &[u8], kind: ImageKind, path: &Path) -> Result<Texture, SceneError> {
-    decode_image(Cursor::new(bytes), kind, path)
+    decode_image(Cursor::new(bytes), kind, path, false)
 }
 
-fn decode_image(reader: impl BufRead + Seek, kind: ImageKind, path: &Path) -> Result<Texture, SceneError> {
+/// [`decode_image_bytes`] read raw (see [`load_image_raw`]).
+pub fn decode_image_bytes_raw(bytes: &[u8], kind: ImageKind, path: &Path) -> Result<Texture, SceneError> {
+    decode_image(Cursor::new(bytes), kind, path, true)
+}
+
+fn decode_image(reader: impl BufRead + Seek, kind: ImageKind, path: &Path, raw: bool) -> Result<Texture, SceneError> {
     let (width, height, pixels) = match kind {
         ImageKind::Exr => load_exr(path, reader)?,
-        _ => load_with_image_crate(path, reader, kind)?,
+        _ => load_with_image_crate(path, reader, kind, raw)?,
     };
     if width == 0 || height == 0 {
         return Err(invalid(path, format!("image has zero size ({width}×{height})")));
@@ -173,12 +190,44 @@ pub fn load_base_color_texture(path: &Path) -> Result<(Texture, Option<String>),
     Ok((texture, repairs.warning(path, "base color texture", Some(1.0))))
 }
 
+/// Loads a texture raw (see [`load_image_raw`]) for a value in [0, 1] (a base color, a
+/// normal map's encoded normal); returns it with a warning when values had to be clamped.
+pub fn load_raw_texture(path: &Path) -> Result<(Texture, Option<String>), SceneError> {
+    let mut texture = load_image_raw(path)?;
+    let repairs = repair_pixels(&mut texture.pixels, Some(1.0));
+    Ok((texture, repairs.warning(path, "raw texture", Some(1.0))))
+}
+
+/// Loads a tangent-space normal map (raw: the stored values, not sRGB-decoded; each
+/// texel's normal is `2c − 1`); returns it with a warning when non-finite values had to be
+/// replaced by the flat normal's (0.5, 0.5, 1).
+pub fn load_normal_texture(path: &Path) -> Result<(Texture, Option<String>), SceneError> {
+    let mut texture = load_image_raw(path)?;
+    let warning = repair_normal_texels(&mut texture, path);
+    Ok((texture, warning))
+}
+
+/// Replaces a normal map's non-finite texels by the flat normal's; a warning when any were.
+pub fn repair_normal_texels(texture: &mut Texture, path: &Path) -> Option<String> {
+    let mut repaired = 0usize;
+    for p in &mut texture.pixels {
+        if !p.is_finite() {
+            *p = Vec3::new(0.5, 0.5, 1.0);
+            repaired += 1;
+        }
+    }
+    (repaired > 0).then(|| {
+        format!("{}: normal map: {repaired} non-finite pixels set to the flat normal (0.5, 0.5, 1)", path.display())
+    })
+}
+
 /// Reads `.hdr`, `.png` and `.jpg` through the `image` crate, after checking the size its
-/// header claims.
+/// header claims; 8- and 16-bit values are sRGB-decoded unless `raw`.
 fn load_with_image_crate(
     path: &Path,
     reader: impl BufRead + Seek,
     kind: ImageKind,
+    raw: bool,
 ) -> Result<(u32, u32, Vec<Vec3>), SceneError> {
     use image::ImageDecoder;
     let format = match kind {
@@ -203,7 +252,7 @@ fn load_with_image_crate(
         .pixels()
         .map(|p| {
             let c = Vec3::new(p.0[0], p.0[1], p.0[2]);
-            if is_float { c } else { Vec3::new(srgb_to_linear(c.x), srgb_to_linear(c.y), srgb_to_linear(c.z)) }
+            if is_float || raw { c } else { Vec3::new(srgb_to_linear(c.x), srgb_to_linear(c.y), srgb_to_linear(c.z)) }
         })
         .collect();
     Ok((width, height, pixels))

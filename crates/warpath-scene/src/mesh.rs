@@ -37,6 +37,8 @@ pub struct AssetMaterial {
     pub name: String,
     pub material: Material,
     pub base_color_texture: Option<Texture>,
+    /// A tangent-space normal map (raw texels).
+    pub normal_texture: Option<Texture>,
 }
 
 /// Everything a mesh file loads into, before it is placed in a scene.
@@ -117,6 +119,9 @@ impl SceneBuilder {
                 let mut material = am.material;
                 if let Some(t) = &am.base_color_texture {
                     material.base_color_texture = self.add_texture(t.clone());
+                }
+                if let Some(t) = &am.normal_texture {
+                    material.normal_texture = self.add_texture(t.clone());
                 }
                 self.add_material(&format!("{prefix}{}", am.name), material)
             })

@@ -17,7 +17,7 @@
 //! would mislead (lights, media and geometry warpath cannot represent).
 
 use crate::builtin;
-use crate::image_io::{load_base_color_texture, load_image, repair_pixels};
+use crate::image_io::{load_base_color_texture, load_image, load_raw_texture, repair_pixels};
 use crate::mesh::{SceneBuilder, TriangleMesh, framing_camera};
 use crate::mesh_file::{is_mesh_file, load_mesh_file};
 use crate::scene::{MAX_DEPTH, MAX_RESOLUTION, MAX_SPP, UNLIMITED_DEPTH};
@@ -204,8 +204,8 @@ struct Loader {
     used_params: HashSet<String>,
     defaults: HashSet<String>,
     objects: HashMap<String, Object>,
-    /// Bitmap textures by file, loaded once.
-    textures: HashMap<PathBuf, i32>,
+    /// Bitmap textures by file and `raw`, loaded once.
+    textures: HashMap<(PathBuf, bool), i32>,
     fallback_material: Option<u32>,
     emitter_fallback_material: Option<u32>,
     /// The folder of the scene file, against which Mitsuba resolves every relative file

@@ -162,6 +162,8 @@ struct Loader {
     float_textures: HashMap<String, f32>,
     /// Image files loaded as textures, by path (and scale bits).
     images: HashMap<(PathBuf, u32), i32>,
+    /// Normal maps (read raw), by path.
+    normal_maps: HashMap<PathBuf, i32>,
     objects: HashMap<String, Vec<Placed>>,
     /// The object being defined (`ObjectBegin`), with its shapes.
     object: Option<(String, Vec<Placed>)>,
@@ -213,6 +215,7 @@ impl Loader {
             spectrum_textures: HashMap::new(),
             float_textures: HashMap::new(),
             images: HashMap::new(),
+            normal_maps: HashMap::new(),
             objects: HashMap::new(),
             object: None,
             include_stack: vec![path.to_path_buf()],

@@ -12,7 +12,7 @@
 //! `render_camera_environment`).
 
 use crate::builtin;
-use crate::image_io::load_base_color_texture;
+use crate::image_io::{load_base_color_texture, load_normal_texture};
 use crate::mesh::{MeshAsset, SceneBuilder, framing_camera};
 use crate::mesh_file::{MESH_EXTENSIONS, is_mesh_file, load_mesh_file, load_mesh_scene, lower_name};
 use crate::{RenderSettings, Scene, SceneError, SceneIsosurface};
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use toml::Spanned;
 use warpath_core::light::Environment;
-use warpath_core::material::flags;
+use warpath_core::material::{MaterialKind, flags};
 use warpath_volume::medium::interface;
 
 mod light_section;
@@ -109,6 +109,26 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
                 builder.warn(w);
             }
             material.base_color_texture = builder.add_texture(texture);
+        }
+        if let Some(file) = &m.normal_texture {
+            if matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) {
+                return Err(source.error_at(
+                    file.span(),
+                    format!("material '{name}': 'normal_texture' does not apply to a material that does not scatter"),
+                ));
+            }
+            let texture_path = source.resolve(file.get_ref());
+            if !texture_path.is_file() {
+                return Err(source.error_at(
+                    file.span(),
+                    format!("material '{name}': normal texture '{}' not found", texture_path.display()),
+                ));
+            }
+            let (texture, warning) = load_normal_texture(&texture_path)?;
+            if let Some(w) = warning {
+                builder.warn(w);
+            }
+            material.normal_texture = builder.add_texture(texture);
         }
         let id = builder.add_material(&name, material);
         material_ids.insert(name, id);

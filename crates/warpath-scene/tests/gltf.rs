@@ -83,7 +83,7 @@ fn document(buffer_uri: Option<&str>, buffer_len: usize, image_uri: &str) -> Str
        "baseColorTexture": {{ "index": 0 }} }}, "emissiveFactor": [1, 0.5, 0.25],
        "extensions": {{ "KHR_materials_emissive_strength": {{ "emissiveStrength": 4 }} }} }},
     {{ "name": "metal", "pbrMetallicRoughness": {{ "baseColorFactor": [0.9, 0.8, 0.7, 1], "metallicFactor": 1,
-       "roughnessFactor": 0.4 }} }},
+       "roughnessFactor": 0.4 }}, "normalTexture": {{ "index": 0, "scale": 0.5 }} }},
     {{ "name": "glass", "pbrMetallicRoughness": {{ "metallicFactor": 0, "roughnessFactor": 0 }},
        "extensions": {{ "KHR_materials_transmission": {{ "transmissionFactor": 1 }},
                        "KHR_materials_ior": {{ "ior": 1.33 }} }} }},
@@ -157,6 +157,12 @@ fn check(path: &Path) {
     assert_eq!((m("glass").material.kind(), m("glass").material.ior), (MaterialKind::Glass, 1.33));
     assert_eq!((m("frosted").material.kind(), m("frosted").material.ior), (MaterialKind::RoughDielectric, 1.5));
     assert_eq!(m("plain").material.kind(), MaterialKind::Diffuse);
+    // The normal texture: read raw (no sRGB decoding), its scale 0.5 applied to the
+    // normal's x and y: the red top row (1, 0, 0) encodes (1, -1, -1) → (0.5, -0.5, -1).
+    assert!(textured.normal_texture.is_none());
+    let normals = m("metal").normal_texture.as_ref().expect("the metal's normal texture");
+    assert_eq!(normals.pixels[0], Vec3::new(0.75, 0.25, 0.0));
+    assert_eq!(normals.pixels[3], Vec3::new(0.25, 0.25, 1.0));
 
     let scene = load_any(path).unwrap();
     // Indexed quad (2 triangles) + non-indexed triangle.
@@ -165,7 +171,8 @@ fn check(path: &Path) {
     assert!(scene.positions.iter().any(|p| *p == Vec3::new(2.0, 2.0, -2.0)), "{:?}", scene.positions);
     // Texture: glTF uv (0, 0) is the image top (red); after the flip our uv of vertex 3
     // (glTF uv (0,0)) must sample red.
-    assert_eq!(scene.textures.len(), 1);
+    // The base color texture and the metal's normal texture (the same image, read twice).
+    assert_eq!(scene.textures.len(), 2);
     let texture = &scene.textures[0];
     let top_left = scene.positions.iter().position(|p| *p == Vec3::new(0.0, 2.0, -2.0)).unwrap();
     let uv = scene.uvs[top_left];
@@ -202,7 +209,9 @@ fn external_buffer_and_image_files() {
     std::fs::write(&path, document(Some("data%20file.bin"), b.len(), "tex.png")).unwrap();
     let scene = load_any(&path).unwrap();
     assert_eq!(scene.triangle_count(), 3);
-    assert_eq!(scene.textures.len(), 1);
+    // The base color texture and the metal's normal texture, an external file read raw.
+    assert_eq!(scene.textures.len(), 2);
+    assert_eq!(scene.textures[1].pixels[0], Vec3::new(0.75, 0.25, 0.0));
     // Missing buffer and missing texture files.
     std::fs::write(&path, document(Some("gone.bin"), b.len(), "tex.png")).unwrap();
     assert!(matches!(load_gltf(&path), Err(SceneError::NotFound { path, .. }) if path.ends_with("gone.bin")));

@@ -60,7 +60,7 @@ struct Material {
     float3 specular;
     unsigned int flags;
     float3 emission;
-    unsigned int _pad;
+    int normal_texture;  // tangent-space normal map (raw RGB), or -1
 };
 
 // warpath_core::light::TriangleLight (64 B): p0 + edges, area, emission.

@@ -45,7 +45,7 @@ static_assert(WARPATH_OFFSETOF(Material, exponent) == 28, "Material.exponent");
 static_assert(WARPATH_OFFSETOF(Material, specular) == 32, "Material.specular");
 static_assert(WARPATH_OFFSETOF(Material, flags) == 44, "Material.flags");
 static_assert(WARPATH_OFFSETOF(Material, emission) == 48, "Material.emission");
-static_assert(WARPATH_OFFSETOF(Material, _pad) == 60, "Material._pad");
+static_assert(WARPATH_OFFSETOF(Material, normal_texture) == 60, "Material.normal_texture");
 static_assert(sizeof(TriangleLight) == 64, "TriangleLight size (Rust TriangleLight)");
 static_assert(WARPATH_OFFSETOF(TriangleLight, p0) == 0, "TriangleLight.p0");
 static_assert(WARPATH_OFFSETOF(TriangleLight, area) == 12, "TriangleLight.area");

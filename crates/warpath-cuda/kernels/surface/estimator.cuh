@@ -28,6 +28,7 @@
 #include "common/bsdf.cuh"
 #include "common/camera.cuh"
 #include "common/lights.cuh"
+#include "common/normal_map.cuh"
 #include "common/sampler.cuh"
 #include "traversal/trace.cuh"
 // Isosurface shapes (issue 14): only in the programs compiled with them (the "-iso" variant
@@ -121,7 +122,16 @@ struct SurfaceHit {
     float3 base_color;
     unsigned int triangle;
     float t;
+    // A normal-mapped surface (integrator.rs SurfaceHit::normal_map): its unperturbed normal
+    // and terminator term (frame.n is the perturbed normal).
+    bool normal_mapped;
+    MappedNormal normal_map;
 };
+
+// SurfaceHit::normal_map_factor: the normal map's factor on the BSDF toward wi (world space).
+__device__ __forceinline__ float surface_normal_map_factor(const SurfaceHit& surface, float3 wi) {
+    return surface.normal_mapped ? normal_map_factor(surface.normal_map, surface.frame.n, wi) : 1.0f;
+}
 
 // The closest hit of the scene's geometry (SceneView::intersect): the triangles, then the
 // isosurfaces in programs compiled with them.
@@ -169,6 +179,9 @@ __device__ __forceinline__ SurfaceHit isosurface_hit(const EstimatorContext& ctx
     surface.base_color = material.base_color;
     surface.triangle = hit.prim;
     surface.t = hit.t;
+    surface.normal_mapped = false;
+    surface.normal_map.shading = n;
+    surface.normal_map.alpha2 = 0.0f;
     return surface;
 }
 #endif
@@ -199,22 +212,39 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     const Material& material = scene.materials[material_index];
     // Keep the shading normal on the geometric normal's side.
     if (dot(ns, ng) < 0.0f) ns = -ns;
+    const float3 wo = -ray.d;
+    float2 uv = make_float2(0.0f, 0.0f);
+    if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0)) {
+        uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
+    }
+    // The normal map perturbs the front face's shading normal (the back face below takes it
+    // negated, with the frame).
+    SurfaceHit surface;
+    surface.normal_mapped = material.normal_texture >= 0 && params.has_uvs;
+    surface.normal_map.shading = ns;
+    surface.normal_map.alpha2 = 0.0f;
+    float3 perturbed = ns;
+    if (surface.normal_mapped) {
+        const float3 texel = texture_sample(scene, (unsigned int)material.normal_texture, uv);
+        const float3 dp_du =
+            triangle_dp_du(a, b, c, load2(scene.uvs, i0), load2(scene.uvs, i1), load2(scene.uvs, i2));
+        perturbed = normal_map_perturb(ns, dp_du, texel, wo, surface.normal_map);
+    }
     // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
     // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
-    const float3 wo = -ray.d;
     if (!is_transmissive(material) && !is_one_sided(material) && dot(ng, wo) < 0.0f) {
         ng = -ng;
         ns = -ns;
+        perturbed = -perturbed;
+        surface.normal_map.shading = ns;
     }
     float3 base_color = material.base_color;
     if (material.base_color_texture >= 0 && params.has_uvs) {
-        const float2 uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
         base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
     }
-    SurfaceHit surface;
     surface.p = p;
     surface.ng = ng;
-    surface.frame = frame_from_normal(ns);
+    surface.frame = frame_from_normal(perturbed);
     surface.material = material_index;
     surface.base_color = base_color;
     surface.triangle = tri;
@@ -246,7 +276,8 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
     if (ls.pdf <= 0.0f || !isfinite(ls.pdf)) return false;
     const float3 wo = to_local(surface.frame, -path.ray.d);
     const float3 wi = to_local(surface.frame, ls.wi);
-    const float3 f = bsdf_eval(material, surface.base_color, wo, wi);
+    const float normal_map = surface_normal_map_factor(surface, ls.wi);
+    const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * normal_map;
     if (is_zero3(f)) return false;
     const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
     if (isfinite(ls.distance)) {
@@ -288,9 +319,10 @@ __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& p
     const float3 wo = to_local(surface.frame, -path.ray.d);
     BsdfSample bs;
     if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
-    if (!(is_finite3(bs.weight) && max_element(bs.weight) > 0.0f)) return false;
-    path.throughput *= bs.weight;
     const float3 dir = normalize(to_world(surface.frame, bs.wi));
+    const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, dir);
+    if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
+    path.throughput *= bsdf_weight;
     path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
     path.last_bsdf_pdf = bs.pdf;
     path.last_delta = bs.delta;

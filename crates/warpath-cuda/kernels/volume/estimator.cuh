@@ -242,7 +242,7 @@ __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, Vol
         LightSample ls;
         if (sample_light(scene, surface.p, u_select, u, ls) && ls.pdf > 0.0f && isfinite(ls.pdf)) {
             const float3 wi = to_local(surface.frame, ls.wi);
-            const float3 f = bsdf_eval(material, surface.base_color, wo, wi);
+            const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * surface_normal_map_factor(surface, ls.wi);
             if (!is_zero3(f)) {
                 const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 const unsigned int medium = medium_across(ctx, surface.triangle, ls.wi, path.medium);
@@ -255,9 +255,10 @@ __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, Vol
     const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
     BsdfSample bs;
     if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
-    if (!(is_finite3(bs.weight) && max_element(bs.weight) > 0.0f)) return false;
-    path.throughput *= bs.weight;
     const float3 direction = normalize(to_world(surface.frame, bs.wi));
+    const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, direction);
+    if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
+    path.throughput *= bsdf_weight;
     path.medium = medium_across(ctx, surface.triangle, direction, path.medium);
     path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, direction), direction);
     path.last_pdf = bs.pdf;

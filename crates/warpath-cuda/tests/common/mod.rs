@@ -180,6 +180,36 @@ pub fn material_scene() -> Scene {
     scene
 }
 
+/// A procedural tangent-space normal map (RGB = (n + 1) / 2): ridges across u, a lean along
+/// v, leans of up to ~55°, so that grazing light meets flipped normals and the shadowing term.
+pub fn wave_normal_map() -> Texture {
+    let n = 16u32;
+    let mut pixels = Vec::new();
+    for row in 0..n {
+        for column in 0..n {
+            let (u, v) = ((column as f32 + 0.5) / n as f32, 1.0 - (row as f32 + 0.5) / n as f32);
+            let normal = Vec3::new(1.4 * (std::f32::consts::TAU * 2.0 * u).sin(), 0.8 * v - 0.3, 1.0).normalize();
+            pixels.push((normal + Vec3::ONE) * 0.5);
+        }
+    }
+    Texture { name: "waves".into(), width: n, height: n, pixels }
+}
+
+/// `scene` with [`wave_normal_map`] on every material that scatters (the scene must have
+/// texture coordinates).
+pub fn with_normal_maps(mut scene: Scene) -> Scene {
+    assert!(!scene.uvs.is_empty(), "{}: normal maps need texture coordinates", scene.name);
+    scene.name = format!("{}-normal-mapped", scene.name);
+    scene.textures.push(wave_normal_map());
+    let texture = scene.textures.len() as i32 - 1;
+    for m in &mut scene.materials {
+        if !m.is_null() && !m.is_emissive() && m.kind != warpath_core::material::MaterialKind::Black as u32 {
+            m.normal_texture = texture;
+        }
+    }
+    scene
+}
+
 /// Isosurfaces as shapes (issue 14) for the surface estimator's GPU tests: a floor, a
 /// one-sided area light and an HDR environment map around four isosurfaces — the
 /// Marschner–Lobb signal (41³, isovalue 0.5) in glass, a ball (minus the distance from the

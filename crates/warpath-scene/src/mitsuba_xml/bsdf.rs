@@ -1,8 +1,9 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
-//! `roughdielectric`, `plastic`/`roughplastic`, `twosided`, `null`, and the grey fallback for
-//! the rest (with a warning).
+//! `roughdielectric`, `plastic`/`roughplastic`, `twosided`, `null`, `normalmap` (the nested
+//! BSDF with a normal texture), and the grey fallback for the rest (with a warning).
 
 use super::*;
+use warpath_core::material::MaterialKind;
 
 impl Loader {
     /// A `<bsdf>` element as a material.
@@ -33,9 +34,17 @@ impl Loader {
                     ));
                 }
                 let mut m = self.bsdf_or_ref(src, first)?.material;
+                if m.normal_texture >= 0 {
+                    self.warn(format!(
+                        "{}: 'twosided' around 'normalmap': the back face shows the back of the front face's bumps \
+                         (Mitsuba mirrors them there; put the 'twosided' inside the 'normalmap' for the same image)",
+                        src.at(node)
+                    ));
+                }
                 m.flags &= !flags::ONE_SIDED;
                 m
             }
+            "normalmap" => self.normal_map(src, node, &mut props)?,
             "conductor" | "roughconductor" => {
                 let f0 = self.conductor_f0(src, &mut props, node)?;
                 let reflectance = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
@@ -123,6 +132,45 @@ impl Loader {
         props.objects.clear();
         self.finish(src, props);
         Ok(Bsdf { material, name, index: None })
+    }
+
+    /// Mitsuba's `normalmap`: the nested BSDF with the `normalmap` texture (a bitmap) as its
+    /// normal texture. Mitsuba's defaults, `flip_invalid_normals` and `use_shadowing_function`,
+    /// are what warpath renders (`warpath_core::normal_map`).
+    fn normal_map(&mut self, src: &Src, node: Node, props: &mut Props) -> Result<Material, SceneError> {
+        let inner: Vec<Node> = props.objects.iter().copied().filter(|n| is_bsdf_node(*n)).collect();
+        props.objects.retain(|n| !is_bsdf_node(*n));
+        let [nested] = inner[..] else {
+            return Err(
+                src.error(node, format!("a 'normalmap' BSDF needs exactly one nested <bsdf>, not {}", inner.len()))
+            );
+        };
+        let texture = match self.tex(src, props, "normalmap")? {
+            Some(Tex::Bitmap(i)) => i,
+            Some(Tex::Color(_)) => {
+                return Err(src.error(node, "'normalmap': the 'normalmap' texture must be a bitmap"));
+            }
+            None => {
+                return Err(src.error(node, "a 'normalmap' BSDF needs a <texture name=\"normalmap\" type=\"bitmap\">"));
+            }
+        };
+        for option in ["flip_invalid_normals", "use_shadowing_function"] {
+            if self.boolean(src, props, option)? == Some(false) {
+                self.warn(format!(
+                    "{}: normalmap: {option} = false is not supported: warpath renders Mitsuba's default (true)",
+                    src.at(node)
+                ));
+            }
+        }
+        let material = self.bsdf_or_ref(src, nested)?.material;
+        if material.normal_texture >= 0 {
+            self.warn(format!("{}: a 'normalmap' inside a 'normalmap': only the outer one is applied", src.at(node)));
+        }
+        if matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) {
+            self.warn(format!("{}: 'normalmap' around a BSDF that does not scatter: ignored", src.at(node)));
+            return Ok(material);
+        }
+        Ok(material.with_normal_texture(texture))
     }
 
     pub(super) fn bsdf_or_ref(&mut self, src: &Src, node: Node) -> Result<Bsdf, SceneError> {

@@ -19,15 +19,18 @@ impl Loader {
                 if !path.is_file() {
                     return Err(src.error(node, format!("texture '{}' not found", path.display())));
                 }
-                let index = match self.textures.get(&path) {
+                // `raw`: the stored values, not sRGB-decoded (normal maps, data).
+                let raw = self.boolean(src, &mut props, "raw")?.unwrap_or(false);
+                let index = match self.textures.get(&(path.clone(), raw)) {
                     Some(&i) => i,
                     None => {
-                        let (texture, warning) = load_base_color_texture(&path)?;
+                        let (texture, warning) =
+                            if raw { load_raw_texture(&path)? } else { load_base_color_texture(&path)? };
                         if let Some(w) = warning {
                             self.warn(w);
                         }
                         let i = self.builder.add_texture(texture);
-                        self.textures.insert(path, i);
+                        self.textures.insert((path, raw), i);
                         i
                     }
                 };
@@ -43,7 +46,6 @@ impl Loader {
                         ));
                     }
                 }
-                self.take(&mut props, "raw");
                 Tex::Bitmap(index)
             }
             "checkerboard" => {

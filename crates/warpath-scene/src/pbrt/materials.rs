@@ -6,13 +6,14 @@
 //! a smooth or GGX coat over the diffuse base); `coatedconductor` → car paint whose flakes are the conductor;
 //! `interface` → the null boundary. Textures: `imagemap`, `checkerboard` (baked to an
 //! image), `scale`, `constant`; warpath takes a texture only for a diffuse reflectance
-//! (elsewhere a texture's mean is used, with a warning).
+//! (elsewhere a texture's mean is used, with a warning). A material's `normalmap` image is its
+//! normal texture (read raw).
 
 use super::params::Values;
 use super::*;
 use crate::Texture;
-use crate::image_io::load_base_color_texture;
-use warpath_core::material::Material;
+use crate::image_io::{load_base_color_texture, load_normal_texture};
+use warpath_core::material::{Material, MaterialKind};
 
 /// Largest side of a baked checkerboard texture.
 use crate::scene::BAKED_TEXTURE_MAX_SIDE as CHECKER_MAX_SIDE;
@@ -171,15 +172,14 @@ impl Loader {
     /// Adds the material a `Material` or `MakeNamedMaterial` describes; returns its index.
     pub(super) fn material(&mut self, kind: &str, name: &str, mut p: Params) -> Result<u32, SceneError> {
         let at = p.at();
-        for key in ["displacement", "normalmap"] {
-            if let Some(q) = p.take(key) {
-                self.warn(format!(
-                    "{}: {}: '{key}' is not supported by warpath and is ignored",
-                    p.at_line(q.line),
-                    p.what
-                ));
-            }
+        if let Some(q) = p.take("displacement") {
+            self.warn(format!(
+                "{}: {}: 'displacement' is not supported by warpath and is ignored",
+                p.at_line(q.line),
+                p.what
+            ));
         }
+        let normal_map = self.normal_map(&mut p)?;
         let material = match kind {
             "diffuse" => match self.color_or_texture(&mut p, "reflectance")? {
                 None => Material::diffuse(Vec3::splat(shapes::DEFAULT_REFLECTANCE)),
@@ -283,7 +283,46 @@ impl Loader {
             }
         };
         p.finish(self.warnings());
+        let material = match normal_map {
+            Some(texture) if !matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) => {
+                material.with_normal_texture(texture)
+            }
+            _ => material,
+        };
         Ok(self.builder.add_material(name, material))
+    }
+
+    /// A material's `"string normalmap"`: the image, read with linear encoding as pbrt-v4
+    /// does, as a texture index. pbrt-v4's frame is warpath's (dp/du made orthogonal to the
+    /// shading normal, t = n × s, the image's rows top first at v = 1); warpath adds Mitsuba's
+    /// flip of invalid normals and shadow-terminator term, which pbrt does not have (a warning).
+    fn normal_map(&mut self, p: &mut Params) -> Result<Option<i32>, SceneError> {
+        let Some((file, line)) = p.string("normalmap")? else { return Ok(None) };
+        if file.is_empty() {
+            return Ok(None);
+        }
+        let path = resolve(&p.path, &file);
+        if !path.is_file() {
+            self.missing(p, line, "normal map", &path)?;
+            return Ok(None);
+        }
+        self.warn(format!(
+            "{}: {}: normalmap '{file}' is rendered with Mitsuba's normal mapping (invalid normals flipped, a \
+             shadow-terminator term), which pbrt-v4 does not apply: grazing light differs",
+            p.at_line(line),
+            p.what
+        ));
+        if let Some(&index) = self.normal_maps.get(&path) {
+            return Ok(Some(index));
+        }
+        let (mut texture, warning) = load_normal_texture(&path)?;
+        if let Some(w) = warning {
+            self.warn(w);
+        }
+        texture.name = file;
+        let index = self.builder.add_texture(texture);
+        self.normal_maps.insert(path, index);
+        Ok(Some(index))
     }
 
     /// The layered materials' medium between the layers: warned about when given.

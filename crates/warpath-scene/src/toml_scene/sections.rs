@@ -81,6 +81,8 @@ pub(super) struct MaterialSection {
     pub(super) two_sided_emission: Option<bool>,
     pub(super) one_sided: Option<Spanned<bool>>,
     pub(super) base_color_texture: Option<Spanned<String>>,
+    /// A tangent-space normal map (read raw), any scattering kind.
+    pub(super) normal_texture: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

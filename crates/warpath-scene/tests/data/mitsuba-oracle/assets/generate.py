@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the meshes and images of the Mitsuba oracle scenes (run once; the outputs are
 committed): a UV sphere as OBJ (positions, normals, uvs), a torus as ASCII PLY (positions
-only: shaded with face normals), an 8x8 sRGB PNG texture, a 32x16 EXR environment map, a
-Mitsuba .serialized file of two meshes (a wavy sheet with normals and uvs; the torus with
-neither) and a 16x12x16 density grid as a Mitsuba .vol file.
+only: shaded with face normals), an 8x8 sRGB PNG texture, a 32x32 normal map (a PNG read
+raw), a 32x16 EXR environment map, a Mitsuba .serialized file of two meshes (a wavy sheet
+with normals and uvs; the torus with neither) and a 16x12x16 density grid as a Mitsuba .vol
+file.
 Needs numpy and mitsuba (for the EXR):  python3 generate.py"""
 import math
 import os
@@ -75,6 +76,23 @@ def texture_png(path):
     rgb = rng.integers(30, 250, size=(8, 8, 3))
     rgb[0, :, :] = (240, 40, 40)  # a red top row: shows which way v runs
     png(path, rgb)
+
+
+def normalmap_png(path):
+    """A tangent-space normal map, RGB = (n + 1) / 2: ridges across u (x leans of up to
+    ~60 degrees, so that grazing light meets invalid normals and the shadow-terminator term),
+    a y lean that grows with v (which way the tangent frame's t points shows), and a flat
+    band (the unperturbed normal)."""
+    n = 32
+    u = (np.arange(n) + 0.5) / n
+    v = 1 - (np.arange(n) + 0.5) / n  # rows top first: v = 1 at the top
+    x = 1.6 * np.sin(2 * np.pi * 3 * u)[None, :] * np.ones((n, 1))
+    y = (0.9 * v - 0.2)[:, None] * np.ones((1, n))
+    x[:, : n // 8] = 0.0
+    y[:, : n // 8] = 0.0
+    normal = np.stack([x, y, np.ones((n, n))], axis=-1)
+    normal /= np.linalg.norm(normal, axis=-1, keepdims=True)
+    png(path, np.round((normal + 1) * 0.5 * 255))
 
 
 def envmap_exr(path):
@@ -158,6 +176,7 @@ if __name__ == "__main__":
     uv_sphere_obj(os.path.join(HERE, "ball.obj"))
     torus_ply(os.path.join(HERE, "torus.ply"))
     texture_png(os.path.join(HERE, "tiles.png"))
+    normalmap_png(os.path.join(HERE, "waves-normal.png"))
     envmap_exr(os.path.join(HERE, "sky.exr"))
     meshes_serialized(os.path.join(HERE, "meshes.serialized"))
     density_vol(os.path.join(HERE, "blob.vol"))

@@ -1,0 +1,74 @@
+//! export-mitsuba's normal maps: a normal-mapped material becomes Mitsuba's `normalmap`
+//! around the material's BSDF, its map an EXR that a raw `bitmap` reads (the meshes carry
+//! their texture coordinates: see `write_ply`).
+
+use anyhow::Result;
+use serde_json::{Value, json};
+use std::path::Path;
+use warpath_scene::Scene;
+
+/// Mitsuba's `normalmap` around `inner` for normal texture `texture` (written once, as a
+/// linear EXR read raw). Around the `twosided` adapter: warpath's back face shows the back of
+/// the front face's bumps, as Mitsuba's normalmap-around-twosided does.
+pub(super) fn normal_map(
+    scene: &Scene,
+    texture: i32,
+    inner: Value,
+    dir: &Path,
+    files: &mut Vec<String>,
+) -> Result<Value> {
+    let t = &scene.textures[texture as usize];
+    let name = format!("normal-texture-{texture}.exr");
+    if !files.contains(&name) {
+        crate::output::write_image(&dir.join(&name), t.width, t.height, &t.pixels, 0.0, None)?;
+        files.push(name.clone());
+    }
+    Ok(json!({
+        "type": "normalmap",
+        "normalmap": {"type": "bitmap", "filename": name, "raw": true, "filter_type": "bilinear", "wrap_mode": "repeat"},
+        "bsdf": inner,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::export;
+    use glam::{Vec2, Vec3};
+    use serde_json::Value;
+
+    #[test]
+    fn normal_maps_export_as_normalmap_around_the_bsdf_with_the_meshes_uvs() {
+        let mut scene = super::super::tests::scene();
+        scene.textures.push(warpath_scene::Texture {
+            name: "n".into(),
+            width: 2,
+            height: 1,
+            pixels: vec![Vec3::new(0.5, 0.5, 1.0), Vec3::new(0.8, 0.4, 0.9)],
+        });
+        let floor = scene.material_names.iter().position(|n| n == "floor").unwrap();
+        scene.materials[floor].normal_texture = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let files = export(&scene, dir.path()).unwrap();
+        assert!(files.contains(&"normal-texture-0.exr".to_string()), "{files:?}");
+        let text = std::fs::read_to_string(dir.path().join("scene.json")).unwrap();
+        let dict: Value = serde_json::from_str(&text).unwrap();
+        let shapes: Vec<&Value> =
+            dict.as_object().unwrap().iter().filter(|(k, _)| k.starts_with("shape-")).map(|(_, v)| v).collect();
+        let mapped: Vec<&&Value> = shapes.iter().filter(|s| s["bsdf"]["type"] == "normalmap").collect();
+        assert_eq!(mapped.len(), 1, "only the floor is normal-mapped");
+        let bsdf = &mapped[0]["bsdf"];
+        assert_eq!(bsdf["normalmap"]["raw"], true);
+        assert_eq!(bsdf["normalmap"]["filename"], "normal-texture-0.exr");
+        // Outside the twosided adapter: warpath's back face is normalmap-around-twosided's.
+        assert_eq!(bsdf["bsdf"]["type"], "twosided");
+        // The PLY carries Mitsuba's uv (v flipped), vertex for vertex.
+        let path = dir.path().join(mapped[0]["filename"].as_str().unwrap());
+        let asset = warpath_scene::ply::load_ply(&path).unwrap();
+        let mesh = &asset.meshes[0];
+        assert_eq!(mesh.uvs.len(), mesh.positions.len());
+        for (p, uv) in mesh.positions.iter().zip(&mesh.uvs) {
+            let v = scene.positions.iter().position(|q| q == p).unwrap();
+            assert_eq!(*uv, Vec2::new(scene.uvs[v].x, 1.0 - scene.uvs[v].y));
+        }
+    }
+}
