@@ -342,6 +342,17 @@ pub fn bsdf(m: &Material) -> Result<Value> {
             }
             opaque(b)
         }
+        MaterialKind::Principled => {
+            let b = json!({
+                "type": "principled", "base_color": rgb(m.base_color)?, "roughness": num(m.roughness)?,
+                "metallic": num(m.metallic)?, "eta": num(m.ior)?, "spec_tint": num(m.spec_tint)?,
+                "sheen": num(m.sheen)?, "sheen_tint": num(m.sheen_tint)?, "clearcoat": num(m.clearcoat)?,
+                "clearcoat_gloss": num(m.clearcoat_gloss)?, "spec_trans": num(m.spec_trans)?,
+                "flatness": num(m.flatness)?,
+            });
+            // Mitsuba's twosided adapter is for opaque BSDFs only.
+            if warpath_core::bsdf::is_transmissive(m) { b } else { opaque(b) }
+        }
         MaterialKind::Glass => {
             let mut b = json!({"type": "dielectric", "int_ior": num(m.ior)?, "ext_ior": 1.0});
             transmittance(&mut b)?;

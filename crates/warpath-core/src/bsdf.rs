@@ -43,6 +43,8 @@
 //!   over the microfacets; the two agree as α → 0 and differ by a few percent of the base's
 //!   light at α = 0.3).
 //!
+//! - Principled: Mitsuba 3's `principled` (see [`principled`]).
+//!
 //! The code avoids allocation, recursion and dynamic dispatch so that it ports 1:1 to
 //! CUDA C++; its transcendentals are [`crate::detmath`]'s, which the port shares bit for bit.
 
@@ -51,6 +53,8 @@ use crate::material::{Material, MaterialKind};
 use crate::warp;
 use glam::{Vec2, Vec3};
 use std::f32::consts::{FRAC_1_PI, PI};
+
+pub mod principled;
 
 /// A sampled direction with its throughput weight `f · |cos θi| / pdf`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +69,11 @@ pub struct BsdfSample {
 
 /// Whether the kind transmits light (and so must see which side `wo` is on).
 pub fn is_transmissive(m: &Material) -> bool {
-    matches!(m.kind(), MaterialKind::Glass | MaterialKind::RoughDielectric)
+    match m.kind() {
+        MaterialKind::Glass | MaterialKind::RoughDielectric => true,
+        MaterialKind::Principled => principled::is_transmissive(m),
+        _ => false,
+    }
 }
 
 /// Whether every lobe is a delta lobe (light sampling can then be skipped).
@@ -494,6 +502,7 @@ pub fn eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
         }
         MaterialKind::RoughDielectric => rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi),
         MaterialKind::Plastic => plastic_eval(m, base_color, wo, wi),
+        MaterialKind::Principled => principled::eval(m, base_color, wo, wi),
         MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => Vec3::ZERO,
     }
 }
@@ -525,6 +534,7 @@ pub fn pdf(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> f32 {
         }
         MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi),
         MaterialKind::Plastic => plastic_pdf(m, wo, wi),
+        MaterialKind::Principled => principled::pdf(m, wo, wi),
         MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => 0.0,
     }
 }
@@ -628,6 +638,7 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
         MaterialKind::Plastic => plastic_sample(m, base_color, wo, u_lobe, u),
+        MaterialKind::Principled => principled::sample(m, base_color, wo, u_lobe, u),
         MaterialKind::Black | MaterialKind::Null => None,
     }
 }

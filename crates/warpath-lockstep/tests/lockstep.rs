@@ -368,6 +368,11 @@ fn a_one_ulp_drift_in_any_bsdf_operation_fails_the_comparison() {
 }
 
 #[test]
+fn one_ulp_drifts_in_principled_operations_fail_the_comparison() {
+    most_one_ulp_drifts_are_caught("common/principled.cuh", 0.9);
+}
+
+#[test]
 fn one_ulp_drifts_in_detmath_operations_fail_the_comparison() {
     // Measured: 29 of the sites are absorbed (floor/int of integer-valued floats, the
     // small high-order polynomial terms, the low parts of the two-product splits).
