@@ -366,6 +366,11 @@ pub fn bsdf(m: &Material) -> Result<Value> {
             transmittance(&mut b)?;
             b
         }
+        MaterialKind::ThinDielectric => {
+            let mut b = json!({"type": "thindielectric", "int_ior": num(m.ior)?, "ext_ior": 1.0});
+            transmittance(&mut b)?;
+            b
+        }
         MaterialKind::Mirror => {
             if m.specular != Vec3::ONE {
                 bail!(

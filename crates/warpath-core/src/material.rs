@@ -54,6 +54,11 @@ pub enum MaterialKind {
     /// principled fields after `_pad`. Opaque (black from behind when one-sided) unless
     /// `(1 − metallic) · spec_trans > 0`, when it transmits and sees the true side.
     Principled = 10,
+    /// Mitsuba's (and pbrt's) `thindielectric`: a thin slab of index `ior` with no
+    /// refraction. It reflects R' = R + T²R / (1 − R²) = 2R / (1 + R) (R the Fresnel
+    /// reflectance at the incident angle, T = 1 − R: every internal bounce summed) as a mirror
+    /// and passes 1 − R' straight through, tinted by `specular`. Both lobes are delta lobes.
+    ThinDielectric = 11,
 }
 
 impl MaterialKind {
@@ -71,6 +76,7 @@ impl MaterialKind {
             8 => Null,
             9 => Plastic,
             10 => Principled,
+            11 => ThinDielectric,
             _ => return None,
         })
     }
@@ -206,6 +212,10 @@ impl Material {
     /// weight 0); set the public fields for the rest.
     pub fn principled(base_color: Vec3, roughness: f32, ior: f32) -> Self {
         Material { base_color, roughness, ior, ..Self::base(MaterialKind::Principled) }
+    }
+    /// A thin dielectric sheet (see [`MaterialKind::ThinDielectric`]).
+    pub fn thin_dielectric(ior: f32) -> Self {
+        Material { ior, specular: Vec3::ONE, ..Self::base(MaterialKind::ThinDielectric) }
     }
     pub fn black() -> Self {
         Self::base(MaterialKind::Black)

@@ -465,10 +465,10 @@ pub mod draw {
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
     }
-    /// Any material: every kind, Null, Plastic and Principled included (and a few unknown kind values),
+    /// Any material: every kind, Null, Plastic, Principled and ThinDielectric included (and a few unknown kind values),
     /// random parameters and flags (two-sided emission, one-sided BSDF, nonlinear).
     pub fn material(rng: &mut Rng) -> Material {
-        let kind = if rng.chance(0.05) { rng.pick(&[11, 99, u32::MAX]) } else { rng.below(11) };
+        let kind = if rng.chance(0.05) { rng.pick(&[12, 99, u32::MAX]) } else { rng.below(12) };
         // Principled weights: often 0 or 1 (lobes off, metallic, full transmission).
         let mut weight = || if rng.chance(0.3) { rng.pick(&[0.0, 0.0, 1.0]) } else { rng.unit() };
         let principled = [weight(), weight(), weight(), weight(), weight(), weight(), weight(), weight()];

@@ -294,6 +294,17 @@ fn principled_reads_every_parameter_and_checks_them() {
 }
 
 #[test]
+fn thindielectric_is_a_thin_dielectric_of_the_relative_index() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="t"><bsdf type="thindielectric"><string name="int_ior" value="water"/>
+<float name="ext_ior" value="1"/><rgb name="specular_transmittance" value="0.5, 0.6, 0.7"/></bsdf></shape>{LIGHT}"#
+    ));
+    let t = material_of(&s, "t");
+    assert_eq!((t.kind(), t.ior, t.specular), (MaterialKind::ThinDielectric, 1.333, Vec3::new(0.5, 0.6, 0.7)));
+    assert!(!s.warnings.iter().any(|w| w.contains("thindielectric")), "{:?}", s.warnings);
+}
+
+#[test]
 fn emitters_environment_sensor_and_integrator() {
     let s = scene(
         r#"<emitter type="envmap"><string name="filename" value="../dwab_half.exr"/><float name="scale" value="2"/>

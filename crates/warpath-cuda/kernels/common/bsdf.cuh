@@ -21,12 +21,13 @@
 #define MATERIAL_NULL 8u  // an index-matched boundary: only the volumetric estimator crosses it
 #define MATERIAL_PLASTIC 9u  // Mitsuba's plastic (roughness 0) and roughplastic
 #define MATERIAL_PRINCIPLED 10u  // Mitsuba's principled (common/principled.cuh)
+#define MATERIAL_THIN_DIELECTRIC 11u  // Mitsuba's thindielectric: no refraction
 
 #define WARPATH_MIN_GGX_ALPHA 1e-3f
 
 // Material::kind(): unknown values read as Black.
 __device__ __forceinline__ unsigned int material_kind(const Material& m) {
-    return m.kind <= MATERIAL_PRINCIPLED ? m.kind : MATERIAL_BLACK;
+    return m.kind <= MATERIAL_THIN_DIELECTRIC ? m.kind : MATERIAL_BLACK;
 }
 
 struct BsdfSample {
@@ -48,7 +49,7 @@ __device__ __forceinline__ BsdfSample make_bsdf_sample(float3 wi, float3 weight,
 __device__ __forceinline__ bool is_transmissive(const Material& m) {
     const unsigned int k = material_kind(m);
     // A principled material transmits where (1 − metallic) spec_trans > 0.
-    return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC ||
+    return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC || k == MATERIAL_THIN_DIELECTRIC ||
            (k == MATERIAL_PRINCIPLED && __fmul_rn(__fsub_rn(1.0f, m.metallic), m.spec_trans) > 0.0f);
 }
 
@@ -58,7 +59,7 @@ __device__ __forceinline__ bool is_one_sided(const Material& m) { return (m.flag
 
 __device__ __forceinline__ bool is_purely_specular(const Material& m) {
     const unsigned int k = material_kind(m);
-    return k == MATERIAL_GLASS || k == MATERIAL_MIRROR;
+    return k == MATERIAL_GLASS || k == MATERIAL_MIRROR || k == MATERIAL_THIN_DIELECTRIC;
 }
 
 // ---- Fresnel ----------------------------------------------------------------------------
@@ -412,6 +413,16 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
                     make_float3(__fmul_rn(-fr.eta_ti, wo.x), __fmul_rn(-fr.eta_ti, wo.y), fr.cos_theta_t);
                 out = make_bsdf_sample(wi, m.specular * __fmul_rn(fr.eta_ti, fr.eta_ti), __fsub_rn(1.0f, fr.reflectance),
                                        true);
+            }
+            return true;
+        }
+        case MATERIAL_THIN_DIELECTRIC: {
+            float r = fresnel_dielectric(fabsf(wo.z), m.ior).reflectance;
+            r = __fdiv_rn(__fmul_rn(r, 2.0f), __fadd_rn(1.0f, r));
+            if (u_lobe < r) {
+                out = make_bsdf_sample(reflect_z(wo), splat3(1.0f), r, true);
+            } else {
+                out = make_bsdf_sample(-wo, m.specular, __fsub_rn(1.0f, r), true);
             }
             return true;
         }

@@ -1,6 +1,6 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
-//! `roughdielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`, and the grey
-//! fallback for the rest (with a warning).
+//! `roughdielectric`, `thindielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`,
+//! and the grey fallback for the rest (with a warning).
 
 use super::*;
 
@@ -57,7 +57,7 @@ impl Loader {
                 };
                 m.with_one_sided()
             }
-            "dielectric" | "roughdielectric" => {
+            "dielectric" | "roughdielectric" | "thindielectric" => {
                 let int_ior = self.ior(src, &mut props, "int_ior", 1.5046)?;
                 let ext_ior = self.ior(src, &mut props, "ext_ior", 1.000277)?;
                 let ior = int_ior / ext_ior;
@@ -74,6 +74,8 @@ impl Loader {
                 }
                 let m = if kind == "dielectric" {
                     Material::glass(ior)
+                } else if kind == "thindielectric" {
+                    Material::thin_dielectric(ior)
                 } else {
                     let roughness = self.roughness(src, &mut props, node)?;
                     Material::rough_dielectric(ior, roughness)

@@ -16,6 +16,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "diffuse" => &["base_color"],
         "blinn" => &["base_color", "specular", "exponent"],
         "glass" => &["ior", "specular"],
+        "thin-dielectric" => &["ior", "specular"],
         "mirror" => &["specular"],
         "chrome" | "black" => &[],
         "car-paint" => &["base_color", "specular", "exponent", "ior"],
@@ -29,7 +30,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
                 m.kind.span(),
                 format!(
                     "unknown material type '{other}' (expected diffuse, blinn, glass, mirror, chrome, car-paint, \
-                     rough-conductor, rough-dielectric, plastic, principled, null or black)"
+                     rough-conductor, rough-dielectric, thin-dielectric, plastic, principled, null or black)"
                 ),
             ));
         }
@@ -101,7 +102,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         None => 1.5,
     };
     let ior = match &m.exterior_ior {
-        Some(e) if !matches!(kind, "glass" | "rough-dielectric" | "plastic" | "principled") => {
+        Some(e) if !matches!(kind, "glass" | "rough-dielectric" | "thin-dielectric" | "plastic" | "principled") => {
             return Err(source.error_at(e.span(), format!("'exterior_ior' does not apply to material type '{kind}'")));
         }
         Some(e) if !(e.get_ref().is_finite() && *e.get_ref() > 0.0) => {
@@ -142,6 +143,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "diffuse" => Material::diffuse(base_color),
         "blinn" => Material::blinn(base_color, specular, exponent),
         "glass" => Material { specular, ..Material::glass(ior) },
+        "thin-dielectric" => Material { specular, ..Material::thin_dielectric(ior) },
         "mirror" => Material::mirror(specular),
         "chrome" => Material::chrome(),
         "car-paint" => Material::car_paint(base_color, specular, exponent, ior),
@@ -179,7 +181,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         material.flags |= flags::TWO_SIDED_EMISSION;
     }
     if let Some(one_sided) = &m.one_sided {
-        if matches!(kind, "glass" | "rough-dielectric" | "black") {
+        if matches!(kind, "glass" | "rough-dielectric" | "thin-dielectric" | "black") {
             let why = if kind == "black" { "it does not scatter" } else { "it transmits and sees both sides" };
             return Err(source
                 .error_at(one_sided.span(), format!("'one_sided' does not apply to material type '{kind}' ({why})")));
