@@ -223,7 +223,8 @@ fn plastics_match_cpu_reference() {
     compare_images("plastics/seeds 12 vs 13", &cpu_film, &other_film);
 }
 
-/// Mitsuba's principled: every lobe, a metal, transmission from both sides, a textured base.
+/// Mitsuba's principled (every lobe, a metal, transmission from both sides, a textured base)
+/// and thin dielectric.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn principled_matches_cpu_reference() {
