@@ -776,5 +776,11 @@ radiance = [0.3, 0.35, 0.45]
         assert_eq!(b["distribution"], "ggx");
         let tinted = Material { specular: Vec3::new(0.9, 0.8, 0.7), ..Material::glass(1.5) };
         assert_eq!(bsdf(&tinted).unwrap()["specular_transmittance"]["value"], json!([0.9, 0.8, 0.7]));
+        // An opaque two-sided principled is wrapped in twosided; a transmitting one is not.
+        let opaque = Material::principled(Vec3::splat(0.5), 0.25, 1.5);
+        assert_eq!(bsdf(&opaque).unwrap()["bsdf"]["type"], "principled");
+        let b = bsdf(&Material { spec_trans: 0.5, ..opaque }).unwrap();
+        assert_eq!((&b["type"], &b["spec_trans"], &b["roughness"]), (&json!("principled"), &json!(0.5), &json!(0.25)));
+        assert_eq!(bsdf(&Material::thin_dielectric(1.5)).unwrap()["type"], "thindielectric");
     }
 }
