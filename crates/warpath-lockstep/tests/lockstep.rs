@@ -370,6 +370,9 @@ fn a_one_ulp_drift_in_any_bsdf_operation_fails_the_comparison() {
 
 #[test]
 fn one_ulp_drifts_in_principled_operations_fail_the_comparison() {
+    // Measured: 167 of 172 caught; not caught are the 1e-20 cut-offs' products (compared
+    // with a tiny threshold), the inverse index of a cosine that is never negative where it is
+    // used (the front side's wo·h), and one retro-reflection product.
     most_one_ulp_drifts_are_caught("common/principled.cuh", 0.9);
 }
 
