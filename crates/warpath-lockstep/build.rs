@@ -21,6 +21,7 @@ use std::process::{Child, Command};
 /// The headers whose rounded operations the `mutable` variant can perturb.
 const MUTABLE_HEADERS: &[&str] = &[
     "common/bsdf.cuh",
+    "common/principled.cuh",
     "common/warp.cuh",
     "common/lights.cuh",
     "common/camera.cuh",

@@ -347,6 +347,17 @@ pub fn bsdf(m: &Material) -> Result<Value> {
             }
             opaque(b)
         }
+        MaterialKind::Principled => {
+            let b = json!({
+                "type": "principled", "base_color": rgb(m.base_color)?, "roughness": num(m.roughness)?,
+                "metallic": num(m.metallic)?, "eta": num(m.ior)?, "spec_tint": num(m.spec_tint)?,
+                "sheen": num(m.sheen)?, "sheen_tint": num(m.sheen_tint)?, "clearcoat": num(m.clearcoat)?,
+                "clearcoat_gloss": num(m.clearcoat_gloss)?, "spec_trans": num(m.spec_trans)?,
+                "flatness": num(m.flatness)?,
+            });
+            // Mitsuba's twosided adapter is for opaque BSDFs only.
+            if warpath_core::bsdf::is_transmissive(m) { b } else { opaque(b) }
+        }
         MaterialKind::Glass => {
             let mut b = json!({"type": "dielectric", "int_ior": num(m.ior)?, "ext_ior": 1.0});
             transmittance(&mut b)?;
@@ -357,6 +368,11 @@ pub fn bsdf(m: &Material) -> Result<Value> {
                 "type": "roughdielectric", "distribution": "ggx", "alpha": num(ggx_alpha(m.roughness))?,
                 "int_ior": num(m.ior)?, "ext_ior": 1.0,
             });
+            transmittance(&mut b)?;
+            b
+        }
+        MaterialKind::ThinDielectric => {
+            let mut b = json!({"type": "thindielectric", "int_ior": num(m.ior)?, "ext_ior": 1.0});
             transmittance(&mut b)?;
             b
         }
@@ -778,5 +794,11 @@ radiance = [0.3, 0.35, 0.45]
         assert_eq!(b["distribution"], "ggx");
         let tinted = Material { specular: Vec3::new(0.9, 0.8, 0.7), ..Material::glass(1.5) };
         assert_eq!(bsdf(&tinted).unwrap()["specular_transmittance"]["value"], json!([0.9, 0.8, 0.7]));
+        // An opaque two-sided principled is wrapped in twosided; a transmitting one is not.
+        let opaque = Material::principled(Vec3::splat(0.5), 0.25, 1.5);
+        assert_eq!(bsdf(&opaque).unwrap()["bsdf"]["type"], "principled");
+        let b = bsdf(&Material { spec_trans: 0.5, ..opaque }).unwrap();
+        assert_eq!((&b["type"], &b["spec_trans"], &b["roughness"]), (&json!("principled"), &json!(0.5), &json!(0.25)));
+        assert_eq!(bsdf(&Material::thin_dielectric(1.5)).unwrap()["type"], "thindielectric");
     }
 }

@@ -43,6 +43,10 @@
 //!   over the microfacets; the two agree as α → 0 and differ by a few percent of the base's
 //!   light at α = 0.3).
 //!
+//! - Principled: Mitsuba 3's `principled` (see [`principled`]).
+//! - ThinDielectric: Mitsuba's `thindielectric`, a delta reflection of 2R / (1 + R) (every
+//!   internal bounce of a thin slab summed) and straight transmission of the rest.
+//!
 //! The code avoids allocation, recursion and dynamic dispatch so that it ports 1:1 to
 //! CUDA C++; its transcendentals are [`crate::detmath`]'s, which the port shares bit for bit.
 
@@ -51,6 +55,8 @@ use crate::material::{Material, MaterialKind};
 use crate::warp;
 use glam::{Vec2, Vec3};
 use std::f32::consts::{FRAC_1_PI, PI};
+
+pub mod principled;
 
 /// A sampled direction with its throughput weight `f · |cos θi| / pdf`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,12 +71,16 @@ pub struct BsdfSample {
 
 /// Whether the kind transmits light (and so must see which side `wo` is on).
 pub fn is_transmissive(m: &Material) -> bool {
-    matches!(m.kind(), MaterialKind::Glass | MaterialKind::RoughDielectric)
+    match m.kind() {
+        MaterialKind::Glass | MaterialKind::RoughDielectric | MaterialKind::ThinDielectric => true,
+        MaterialKind::Principled => principled::is_transmissive(m),
+        _ => false,
+    }
 }
 
 /// Whether every lobe is a delta lobe (light sampling can then be skipped).
 pub fn is_purely_specular(m: &Material) -> bool {
-    matches!(m.kind(), MaterialKind::Glass | MaterialKind::Mirror)
+    matches!(m.kind(), MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::ThinDielectric)
 }
 
 /// Smallest GGX α: below it the lobe is numerically a delta and f32 loses the peak.
@@ -494,7 +504,12 @@ pub fn eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
         }
         MaterialKind::RoughDielectric => rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi),
         MaterialKind::Plastic => plastic_eval(m, base_color, wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => Vec3::ZERO,
+        MaterialKind::Principled => principled::eval(m, base_color, wo, wi),
+        MaterialKind::Glass
+        | MaterialKind::Mirror
+        | MaterialKind::ThinDielectric
+        | MaterialKind::Black
+        | MaterialKind::Null => Vec3::ZERO,
     }
 }
 
@@ -525,7 +540,12 @@ pub fn pdf(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> f32 {
         }
         MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi),
         MaterialKind::Plastic => plastic_pdf(m, wo, wi),
-        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::Black | MaterialKind::Null => 0.0,
+        MaterialKind::Principled => principled::pdf(m, wo, wi),
+        MaterialKind::Glass
+        | MaterialKind::Mirror
+        | MaterialKind::ThinDielectric
+        | MaterialKind::Black
+        | MaterialKind::Null => 0.0,
     }
 }
 
@@ -555,6 +575,16 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
                 // Radiance scaling (η_o / η_i)² = eta_ti².
                 let weight = m.specular * (fr.eta_ti * fr.eta_ti);
                 Some(BsdfSample { wi, weight, pdf: 1.0 - fr.reflectance, delta: true })
+            }
+        }
+        MaterialKind::ThinDielectric => {
+            // Every internal reflection summed: R' = R + T²R / (1 − R²) = 2R / (1 + R).
+            let r = fresnel_dielectric(wo.z.abs(), m.ior).reflectance;
+            let r = r * 2.0 / (1.0 + r);
+            if u_lobe < r {
+                Some(BsdfSample { wi: reflect_z(wo), weight: Vec3::ONE, pdf: r, delta: true })
+            } else {
+                Some(BsdfSample { wi: -wo, weight: m.specular, pdf: 1.0 - r, delta: true })
             }
         }
         MaterialKind::Mirror => {
@@ -628,6 +658,7 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
         MaterialKind::Plastic => plastic_sample(m, base_color, wo, u_lobe, u),
+        MaterialKind::Principled => principled::sample(m, base_color, wo, u_lobe, u),
         MaterialKind::Black | MaterialKind::Null => None,
     }
 }

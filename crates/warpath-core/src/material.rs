@@ -45,6 +45,20 @@ pub enum MaterialKind {
     /// (π η² (1 − F_dr)) cos θi (F_dr: the coat's diffuse internal reflectance; ρ F_dr with
     /// [`flags::NONLINEAR`]). Rough: a GGX coat lobe (α = roughness²) and the same base.
     Plastic = 9,
+    /// Mitsuba 3's `principled` (Burley's Disney BSDF as Mitsuba implements it): a
+    /// retro-reflective diffuse lobe of `base_color` (flattened toward a fake subsurface by
+    /// `flatness`), a sheen, a GGX specular lobe (α = max(roughness², 0.001), separable Smith
+    /// G) whose Fresnel blends the dielectric of index `ior` with Schlick terms tinted by
+    /// `base_color` (`metallic`, `spec_tint`), a GTR1 clear coat (`clearcoat`,
+    /// `clearcoat_gloss`) and GGX transmission (`spec_trans`, tinted by √base_color). Reads the
+    /// principled fields after `normal_texture`. Opaque (black from behind when one-sided) unless
+    /// `(1 − metallic) · spec_trans > 0`, when it transmits and sees the true side.
+    Principled = 10,
+    /// Mitsuba's (and pbrt's) `thindielectric`: a thin slab of index `ior` with no
+    /// refraction. It reflects R' = R + T²R / (1 − R²) = 2R / (1 + R) (R the Fresnel
+    /// reflectance at the incident angle, T = 1 − R: every internal bounce summed) as a mirror
+    /// and passes 1 − R' straight through, tinted by `specular`. Both lobes are delta lobes.
+    ThinDielectric = 11,
 }
 
 impl MaterialKind {
@@ -61,6 +75,8 @@ impl MaterialKind {
             7 => Black,
             8 => Null,
             9 => Plastic,
+            10 => Principled,
+            11 => ThinDielectric,
             _ => return None,
         })
     }
@@ -80,7 +96,7 @@ pub mod flags {
     pub const NONLINEAR: u32 = 4;
 }
 
-/// One material, 64 bytes. See [`MaterialKind`] for the fields each kind reads.
+/// One material, 96 bytes. See [`MaterialKind`] for the fields each kind reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Material {
@@ -105,9 +121,25 @@ pub struct Material {
     /// Index into the scene's textures of a tangent-space normal map (raw RGB, the normal
     /// 2·c − 1; see [`crate::normal_map`]), or -1.
     pub normal_texture: i32,
+    /// Principled: metallic weight in [0, 1].
+    pub metallic: f32,
+    /// Principled: how much the dielectric specular is tinted toward `base_color`.
+    pub spec_tint: f32,
+    /// Principled: sheen weight.
+    pub sheen: f32,
+    /// Principled: how much the sheen is tinted toward `base_color`.
+    pub sheen_tint: f32,
+    /// Principled: clear coat weight.
+    pub clearcoat: f32,
+    /// Principled: clear coat gloss (GTR1 α = lerp(0.1, 0.001, gloss)).
+    pub clearcoat_gloss: f32,
+    /// Principled: specular transmission weight.
+    pub spec_trans: f32,
+    /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
+    pub flatness: f32,
 }
 
-const _: () = assert!(std::mem::size_of::<Material>() == 64);
+const _: () = assert!(std::mem::size_of::<Material>() == 96);
 
 impl Material {
     fn base(kind: MaterialKind) -> Self {
@@ -122,6 +154,14 @@ impl Material {
             flags: 0,
             emission: Vec3::ZERO,
             normal_texture: -1,
+            metallic: 0.0,
+            spec_tint: 0.0,
+            sheen: 0.0,
+            sheen_tint: 0.0,
+            clearcoat: 0.0,
+            clearcoat_gloss: 0.0,
+            spec_trans: 0.0,
+            flatness: 0.0,
         }
     }
     pub fn kind(&self) -> MaterialKind {
@@ -169,6 +209,15 @@ impl Material {
             flags: if nonlinear { flags::NONLINEAR } else { 0 },
             ..Self::base(MaterialKind::Plastic)
         }
+    }
+    /// Mitsuba's `principled` with its defaults (base color 0.5, roughness 0.5, η 1.5, every
+    /// weight 0); set the public fields for the rest.
+    pub fn principled(base_color: Vec3, roughness: f32, ior: f32) -> Self {
+        Material { base_color, roughness, ior, ..Self::base(MaterialKind::Principled) }
+    }
+    /// A thin dielectric sheet (see [`MaterialKind::ThinDielectric`]).
+    pub fn thin_dielectric(ior: f32) -> Self {
+        Material { ior, specular: Vec3::ONE, ..Self::base(MaterialKind::ThinDielectric) }
     }
     pub fn black() -> Self {
         Self::base(MaterialKind::Black)

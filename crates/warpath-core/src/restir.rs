@@ -235,9 +235,12 @@ pub const DEFAULT_ROUGHNESS_THRESHOLD: f32 = 1.0;
 pub fn material_roughness(m: &crate::material::Material) -> f32 {
     use crate::material::MaterialKind;
     match m.kind() {
-        MaterialKind::RoughConductor | MaterialKind::RoughDielectric | MaterialKind::Plastic => m.roughness,
+        MaterialKind::RoughConductor
+        | MaterialKind::RoughDielectric
+        | MaterialKind::Plastic
+        | MaterialKind::Principled => m.roughness,
         MaterialKind::Blinn | MaterialKind::CarPaint => (2.0 / (m.exponent.max(0.0) + 2.0)).sqrt().sqrt(),
-        MaterialKind::Glass | MaterialKind::Mirror => 0.0,
+        MaterialKind::Glass | MaterialKind::Mirror | MaterialKind::ThinDielectric => 0.0,
         MaterialKind::Diffuse | MaterialKind::Black | MaterialKind::Null => 1.0,
     }
 }

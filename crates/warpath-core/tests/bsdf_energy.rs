@@ -248,10 +248,18 @@ fn no_nan_or_negative_weights_at_extreme_inputs() {
         Material::car_paint(Vec3::splat(0.5), Vec3::splat(0.5), 100.0, 1.5),
         Material::car_paint(Vec3::ZERO, Vec3::ZERO, 100.0, 1.5),
         Material::black(),
+        Material::thin_dielectric(1.5),
     ];
     for roughness in [0.0, 1e-4, 0.5, 1.0] {
         materials.push(Material::rough_conductor(Vec3::splat(0.9), roughness));
         materials.push(Material::rough_dielectric(1.5, roughness));
+        // Principled: every lobe on, and the transmitting, metallic and black-base corners.
+        let mut all = Material::principled(Vec3::new(0.8, 0.5, 0.2), roughness, 1.5);
+        (all.metallic, all.spec_tint, all.sheen, all.sheen_tint) = (0.3, 0.5, 1.0, 1.0);
+        (all.clearcoat, all.clearcoat_gloss, all.spec_trans, all.flatness) = (1.0, 1.0, 0.5, 1.0);
+        let glass = Material { spec_trans: 1.0, ..Material::principled(Vec3::ONE, roughness, 1.5) };
+        let metal = Material { metallic: 1.0, ..Material::principled(Vec3::ZERO, roughness, 1.5) };
+        materials.extend([all, glass, metal]);
     }
     let grazing = Vec3::new((1.0f32 - 1e-12).sqrt(), 0.0, 1e-6);
     let mut directions = vec![Vec3::Z, grazing, direction(45.0)];

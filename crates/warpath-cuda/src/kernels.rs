@@ -15,6 +15,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("common/scene.cuh", include_str!("../kernels/common/scene.cuh")),
     ("common/camera.cuh", include_str!("../kernels/common/camera.cuh")),
     ("common/bsdf.cuh", include_str!("../kernels/common/bsdf.cuh")),
+    ("common/principled.cuh", include_str!("../kernels/common/principled.cuh")),
     ("common/lights.cuh", include_str!("../kernels/common/lights.cuh")),
     ("common/normal_map.cuh", include_str!("../kernels/common/normal_map.cuh")),
     ("traversal/ray_triangle.cuh", include_str!("../kernels/traversal/ray_triangle.cuh")),

@@ -114,7 +114,8 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(GpuRay => "GpuRay" in ["common/layout.cuh"] { origin, t_min, direction, t_max }),
     gpu_layout!(GpuHit => "GpuHit" in ["common/layout.cuh"] { t, u, v, prim }),
     gpu_layout!(Material => "Material" in ["common/layout.cuh"] {
-        kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, normal_texture
+        kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, normal_texture,
+        metallic, spec_tint, sheen, sheen_tint, clearcoat, clearcoat_gloss, spec_trans, flatness
     }),
     gpu_layout!(TriangleLight => "TriangleLight" in ["common/layout.cuh"] {
         p0, area, e1, two_sided, e2, triangle, emission, _pad

@@ -31,7 +31,10 @@ use warpath_cuda::runtime::CudaDevice;
 use warpath_scene::{RenderSettings, Scene};
 
 mod common;
-use common::{delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, settings, with_normal_maps};
+use common::{
+    delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, principled_scene, settings,
+    with_normal_maps,
+};
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
     RenderOptions { spp_per_pass: s.spp, ..RenderOptions::from_settings(s) }
@@ -264,6 +267,34 @@ fn normal_map_scene_differs_from_the_flat_one() {
     // Measured: 132 beyond |z| = 4.
     assert!(changed * 2 > flat.pixel_count(), "only {changed} of {} pixels changed", flat.pixel_count());
     assert!(beyond_noise >= 60, "only {beyond_noise} pixels differ beyond |z| = 4");
+}
+
+/// Mitsuba's principled (every lobe, a metal, transmission from both sides, a textured base)
+/// and thin dielectric.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn principled_matches_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = principled_scene();
+    let s = settings(64, 48, 16, 12, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    compare_counters("principled", &cpu_counters, &gpu_counters);
+    compare_same_seed("principled", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 13, ..s.clone() });
+    compare_images("principled/seeds 12 vs 13", &cpu_film, &other_film);
+}
+
+/// Runs without a GPU: the principled scene uploads and every sphere is lit on the CPU.
+#[test]
+fn principled_scene_is_valid_and_lit() {
+    let scene = principled_scene();
+    let lights = scene.light_set();
+    let s = settings(32, 24, 4, 3, SamplerKind::Pcg);
+    warpath_cuda::scene_upload::GpuSceneParams::new(&scene, &lights, &s).expect("valid scene");
+    let (film, counters) = render_cpu(&scene, &s);
+    let mean = film.mean().iter().map(|p| p.x + p.y + p.z).sum::<f32>() / film.pixel_count() as f32;
+    assert!(mean.is_finite() && mean > 0.05 && counters.shadow_rays > 0, "mean {mean}, {counters:?}");
 }
 
 /// Isosurface shapes (issue 14): the GPU's "-iso" programs against the CPU. The caster runs

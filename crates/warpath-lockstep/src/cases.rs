@@ -500,10 +500,13 @@ pub mod draw {
     pub fn color(rng: &mut Rng) -> Vec3 {
         if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
     }
-    /// Any material: every kind, Null and Plastic included (and a few unknown kind values),
+    /// Any material: every kind, Null, Plastic, Principled and ThinDielectric included (and a few unknown kind values),
     /// random parameters and flags (two-sided emission, one-sided BSDF, nonlinear).
     pub fn material(rng: &mut Rng) -> Material {
-        let kind = if rng.chance(0.05) { rng.pick(&[10, 99, u32::MAX]) } else { rng.below(10) };
+        let kind = if rng.chance(0.05) { rng.pick(&[12, 99, u32::MAX]) } else { rng.below(12) };
+        // Principled weights: often 0 or 1 (lobes off, metallic, full transmission).
+        let mut weight = || if rng.chance(0.3) { rng.pick(&[0.0, 0.0, 1.0]) } else { rng.unit() };
+        let principled = [weight(), weight(), weight(), weight(), weight(), weight(), weight(), weight()];
         Material {
             kind,
             base_color_texture: -1,
@@ -517,6 +520,14 @@ pub mod draw {
             flags: rng.below(8),
             emission: Vec3::ZERO,
             normal_texture: -1,
+            metallic: principled[0],
+            spec_tint: principled[1],
+            sheen: principled[2],
+            sheen_tint: principled[3],
+            clearcoat: principled[4],
+            clearcoat_gloss: principled[5],
+            spec_trans: principled[6],
+            flatness: principled[7],
         }
     }
 

@@ -295,7 +295,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
     let mut rng = Rng::new(seed);
     let mut scene = Scene { name: format!("random-{seed}-{environment:?}"), ..Scene::default() };
     scene.textures = vec![random_texture(&mut rng, "a"), random_texture(&mut rng, "b")];
-    for kind in 0..=MaterialKind::Plastic as u32 {
+    for kind in 0..=MaterialKind::ThinDielectric as u32 {
         let mut material = draw::material(&mut rng);
         material.kind = kind;
         if rng.chance(0.5) {

@@ -6,10 +6,9 @@
 //! texture coordinates 0 (v is flipped: glTF's uv origin is the image's top-left, ours
 //! the bottom-left).
 //!
-//! Materials (also in `docs/scene-format.md`): metallic ≥ 0.5 → rough conductor
-//! (base color, roughness); else `KHR_materials_transmission` > 0 → rough dielectric
-//! (ior from `KHR_materials_ior`, default 1.5; glass when roughness < 0.01); else
-//! diffuse (base color). Emission = emissive factor × `KHR_materials_emissive_strength`,
+//! Materials (also in `docs/scene-format.md`): Mitsuba's principled BSDF with the base
+//! color, roughness and metallic factors, `KHR_materials_transmission` as `spec_trans` and
+//! `KHR_materials_ior` as its index (default 1.5). Emission = emissive factor × `KHR_materials_emissive_strength`,
 //! two-sided for double-sided materials. A base color texture (external file, data URI
 //! or buffer view) is decoded and multiplied by the base color factor. Primitives without
 //! a material get the default diffuse gray. The first camera met in the hierarchy
@@ -17,7 +16,7 @@
 //!
 //! Values out of range are clamped or dropped as the TOML format would refuse them, and
 //! each change is reported as a warning naming the file and the material: base color
-//! factors and texture values to [0, 1], roughness to [0, 1], an invalid ior (1.5 is
+//! factors and texture values to [0, 1], roughness, metallic and transmission to [0, 1], an invalid ior (1.5 is
 //! used), a negative or non-finite emission (dropped), a field of view outside (0°, 179°].
 
 use crate::image_io::{
@@ -455,12 +454,22 @@ fn convert_material(
         }
         None => 1.5,
     };
-    let mut converted = if pbr.metallic_factor() >= 0.5 {
-        Material::rough_conductor(base_color, roughness)
-    } else if transmission > 0.0 {
-        if roughness < 0.01 { Material::glass(ior) } else { Material::rough_dielectric(ior, roughness) }
-    } else {
-        Material::diffuse(base_color)
+    let metallic_factor = pbr.metallic_factor();
+    let metallic = if metallic_factor.is_finite() { metallic_factor.clamp(0.0, 1.0) } else { 1.0 };
+    if metallic != metallic_factor {
+        warn(format!("metallicFactor {metallic_factor} is outside [0, 1]; clamped to {metallic}"));
+    }
+    let spec_trans = if transmission.is_finite() { transmission.clamp(0.0, 1.0) } else { 0.0 };
+    if spec_trans != transmission {
+        warn(format!("transmissionFactor {transmission} is outside [0, 1]; clamped to {spec_trans}"));
+    }
+    // glTF's metallic-roughness model is a blend of a dielectric (Fresnel of `ior`, GGX of
+    // α = roughness²) over the base color and a metal of F0 = base color: Mitsuba's principled
+    // with those weights (its diffuse is Burley's rather than Lambert's).
+    let mut converted = Material {
+        metallic,
+        spec_trans,
+        ..Material::principled(base_color, roughness, if spec_trans > 0.0 && ior == 1.0 { 1.001 } else { ior })
     };
     let strength = material.emissive_strength().unwrap_or(1.0);
     let emission = Vec3::from_array(material.emissive_factor()) * strength;

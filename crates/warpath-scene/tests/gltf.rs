@@ -149,14 +149,17 @@ fn check(path: &Path) {
     assert!(asset.warnings.iter().any(|w| w.contains("not TRIANGLES")), "{:?}", asset.warnings);
     let m = |name: &str| asset.materials.iter().find(|m| m.name == name).unwrap();
     let textured = m("textured");
-    assert_eq!(textured.material.kind(), MaterialKind::Diffuse);
+    // Every metallic-roughness material is a principled one.
+    assert!(asset.materials.iter().all(|m| m.material.kind() == MaterialKind::Principled));
+    assert_eq!((textured.material.metallic, textured.material.spec_trans), (0.0, 0.0));
     assert_eq!(textured.material.emission, Vec3::new(4.0, 2.0, 1.0));
-    assert_eq!(m("metal").material.kind(), MaterialKind::RoughConductor);
-    assert_eq!(m("metal").material.roughness, 0.4);
+    assert_eq!((m("metal").material.metallic, m("metal").material.roughness), (1.0, 0.4));
     assert!((m("metal").material.base_color - Vec3::new(0.9, 0.8, 0.7)).length() < 1e-6);
-    assert_eq!((m("glass").material.kind(), m("glass").material.ior), (MaterialKind::Glass, 1.33));
-    assert_eq!((m("frosted").material.kind(), m("frosted").material.ior), (MaterialKind::RoughDielectric, 1.5));
-    assert_eq!(m("plain").material.kind(), MaterialKind::Diffuse);
+    let glass = m("glass").material;
+    assert_eq!((glass.ior, glass.spec_trans, glass.metallic, glass.roughness), (1.33, 1.0, 0.0, 0.0));
+    assert_eq!((m("frosted").material.ior, m("frosted").material.spec_trans), (1.5, 1.0));
+    // glTF's default roughness is 1.
+    assert_eq!((m("plain").material.metallic, m("plain").material.roughness), (0.0, 1.0));
     // The normal texture: read raw (no sRGB decoding), its scale 0.5 applied to the
     // normal's x and y: the red top row (1, 0, 0) encodes (1, -1, -1) → (0.5, -0.5, -1).
     assert!(textured.normal_texture.is_none());

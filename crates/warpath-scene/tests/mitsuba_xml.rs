@@ -245,13 +245,63 @@ fn bsdfs_map_to_warpaths_materials() {
 #[test]
 fn unknown_bsdfs_and_parameters_are_warnings_with_their_line() {
     let s = scene(&format!(
-        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"principled\">\n<rgb name=\"base_color\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
+        "<shape type=\"cube\" id=\"p\">\n<bsdf type=\"principledthin\">\n<rgb name=\"base_color\" value=\"0.1\"/>\n</bsdf>\n</shape>\n\
          <shape type=\"cube\" id=\"d\">\n<bsdf type=\"diffuse\">\n<float name=\"sheen\" value=\"1\"/>\n</bsdf>\n</shape>\n{LIGHT}"
     ));
     let p = material_of(&s, "p");
     assert_eq!((p.kind(), p.base_color), (MaterialKind::Diffuse, Vec3::splat(0.5)));
-    assert!(s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'principled'")), "{:?}", s.warnings);
+    assert!(
+        s.warnings.iter().any(|w| w.contains("inline.xml:3:") && w.contains("'principledthin'")),
+        "{:?}",
+        s.warnings
+    );
     assert!(s.warnings.iter().any(|w| w.contains("inline.xml:9:") && w.contains("'sheen'")), "{:?}", s.warnings);
+}
+
+#[test]
+fn principled_reads_every_parameter_and_checks_them() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="p"><bsdf type="principled">
+<rgb name="base_color" value="0.8, 0.4, 0.2"/><float name="roughness" value="0.3"/>
+<float name="metallic" value="0.1"/><float name="spec_tint" value="0.2"/><float name="sheen" value="0.3"/>
+<float name="sheen_tint" value="0.4"/><float name="clearcoat" value="0.5"/><float name="clearcoat_gloss" value="0.6"/>
+<float name="spec_trans" value="0.7"/><float name="flatness" value="0.8"/><float name="anisotropic" value="0.5"/>
+<float name="eta" value="1.33"/></bsdf></shape>
+<shape type="cube" id="d"><bsdf type="principled"/></shape>{LIGHT}"#
+    ));
+    let p = material_of(&s, "p");
+    assert_eq!(p.kind(), MaterialKind::Principled);
+    assert_eq!((p.base_color, p.roughness, p.ior), (Vec3::new(0.8, 0.4, 0.2), 0.3, 1.33));
+    let weights =
+        [p.metallic, p.spec_tint, p.sheen, p.sheen_tint, p.clearcoat, p.clearcoat_gloss, p.spec_trans, p.flatness];
+    assert_eq!(weights, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]);
+    assert!(p.one_sided());
+    assert!(s.warnings.iter().any(|w| w.contains("anisotropic 0.5 is rendered isotropic")), "{:?}", s.warnings);
+    // Mitsuba's defaults: base color 0.5, roughness 0.5, specular 0.5 (η = 1.5).
+    let d = material_of(&s, "d");
+    assert_eq!((d.base_color, d.roughness, d.metallic), (Vec3::splat(0.5), 0.5, 0.0));
+    assert!((d.ior - 1.5).abs() < 1e-5, "{}", d.ior);
+    for (bad, message) in [
+        (r#"<float name="eta" value="1.5"/><float name="specular" value="0.5"/>"#, "either 'eta' or 'specular'"),
+        (r#"<float name="metallic" value="1.5"/>"#, "metallic = 1.5 must be in [0, 1]"),
+        (r#"<float name="eta" value="-1"/>"#, "eta = -1 must be positive"),
+    ] {
+        let xml = format!(
+            "<scene version=\"3.0.0\">\n<shape type=\"cube\">\n<bsdf type=\"principled\">{bad}</bsdf></shape></scene>"
+        );
+        assert_error_at(&xml, 3, message);
+    }
+}
+
+#[test]
+fn thindielectric_is_a_thin_dielectric_of_the_relative_index() {
+    let s = scene(&format!(
+        r#"<shape type="cube" id="t"><bsdf type="thindielectric"><string name="int_ior" value="water"/>
+<float name="ext_ior" value="1"/><rgb name="specular_transmittance" value="0.5, 0.6, 0.7"/></bsdf></shape>{LIGHT}"#
+    ));
+    let t = material_of(&s, "t");
+    assert_eq!((t.kind(), t.ior, t.specular), (MaterialKind::ThinDielectric, 1.333, Vec3::new(0.5, 0.6, 0.7)));
+    assert!(!s.warnings.iter().any(|w| w.contains("thindielectric")), "{:?}", s.warnings);
 }
 
 #[test]

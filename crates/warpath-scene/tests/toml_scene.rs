@@ -323,3 +323,32 @@ fn plastic_materials_take_mitsubas_parameters() {
     );
     assert_error_at(&format!("[[material]]\nname = \"m\"\ntype = \"plastic\"\nior = 1\n{CUBE}"), 4, "needs ior");
 }
+
+#[test]
+fn principled_materials_take_mitsubas_parameters() {
+    let s = parse(&format!(
+        "[[material]]\nname = \"m\"\ntype = \"principled\"\nbase_color = [0.5, 0.2, 0.1]\nroughness = 0.3\n\
+         metallic = 0.1\nspec_tint = 0.2\nsheen = 0.3\nsheen_tint = 0.4\nclearcoat = 0.5\nclearcoat_gloss = 0.6\n\
+         spec_trans = 0.7\nflatness = 0.8\nior = 1.33\n{CUBE}"
+    ))
+    .unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!(m.kind(), MaterialKind::Principled);
+    assert_eq!((m.base_color, m.roughness, m.ior), (Vec3::new(0.5, 0.2, 0.1), 0.3, 1.33));
+    let weights =
+        [m.metallic, m.spec_tint, m.sheen, m.sheen_tint, m.clearcoat, m.clearcoat_gloss, m.spec_trans, m.flatness];
+    assert_eq!(weights, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]);
+    let s = parse(&format!("[[material]]\nname = \"m\"\ntype = \"principled\"\n{CUBE}")).unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!((m.base_color, m.roughness, m.ior, m.metallic), (Vec3::splat(0.5), 0.5, 1.5, 0.0), "Mitsuba's defaults");
+    assert_error_at(
+        &format!("[[material]]\nname = \"m\"\ntype = \"diffuse\"\nsheen = 0.5\n{CUBE}"),
+        4,
+        "'sheen' does not apply",
+    );
+    assert_error_at(
+        &format!("[[material]]\nname = \"m\"\ntype = \"principled\"\nmetallic = 1.5\n{CUBE}"),
+        4,
+        "metallic must be in [0, 1]",
+    );
+}

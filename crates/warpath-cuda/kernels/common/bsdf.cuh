@@ -20,12 +20,14 @@
 #define MATERIAL_BLACK 7u
 #define MATERIAL_NULL 8u  // an index-matched boundary: only the volumetric estimator crosses it
 #define MATERIAL_PLASTIC 9u  // Mitsuba's plastic (roughness 0) and roughplastic
+#define MATERIAL_PRINCIPLED 10u  // Mitsuba's principled (common/principled.cuh)
+#define MATERIAL_THIN_DIELECTRIC 11u  // Mitsuba's thindielectric: no refraction
 
 #define WARPATH_MIN_GGX_ALPHA 1e-3f
 
 // Material::kind(): unknown values read as Black.
 __device__ __forceinline__ unsigned int material_kind(const Material& m) {
-    return m.kind <= MATERIAL_PLASTIC ? m.kind : MATERIAL_BLACK;
+    return m.kind <= MATERIAL_THIN_DIELECTRIC ? m.kind : MATERIAL_BLACK;
 }
 
 struct BsdfSample {
@@ -35,9 +37,20 @@ struct BsdfSample {
     bool delta;
 };
 
+__device__ __forceinline__ BsdfSample make_bsdf_sample(float3 wi, float3 weight, float pdf, bool delta) {
+    BsdfSample s;
+    s.wi = wi;
+    s.weight = weight;
+    s.pdf = pdf;
+    s.delta = delta;
+    return s;
+}
+
 __device__ __forceinline__ bool is_transmissive(const Material& m) {
     const unsigned int k = material_kind(m);
-    return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC;
+    // A principled material transmits where (1 − metallic) spec_trans > 0.
+    return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC || k == MATERIAL_THIN_DIELECTRIC ||
+           (k == MATERIAL_PRINCIPLED && __fmul_rn(__fsub_rn(1.0f, m.metallic), m.spec_trans) > 0.0f);
 }
 
 // Material::one_sided: flags::ONE_SIDED, an opaque BSDF black from behind.
@@ -46,7 +59,7 @@ __device__ __forceinline__ bool is_one_sided(const Material& m) { return (m.flag
 
 __device__ __forceinline__ bool is_purely_specular(const Material& m) {
     const unsigned int k = material_kind(m);
-    return k == MATERIAL_GLASS || k == MATERIAL_MIRROR;
+    return k == MATERIAL_GLASS || k == MATERIAL_MIRROR || k == MATERIAL_THIN_DIELECTRIC;
 }
 
 // ---- Fresnel ----------------------------------------------------------------------------
@@ -317,6 +330,8 @@ __device__ __forceinline__ float plastic_pdf(const Material& m, float3 wo, float
         __fmul_rn(p_coat, __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z))), base);
 }
 
+#include "common/principled.cuh"
+
 // ---- the interface ------------------------------------------------------------------------
 
 // f(wo, wi)·|cos θi| of the non-delta lobes.
@@ -342,6 +357,7 @@ __device__ __forceinline__ float3 bsdf_eval(const Material& m, float3 base_color
         case MATERIAL_ROUGH_DIELECTRIC:
             return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi);
         case MATERIAL_PLASTIC: return plastic_eval(m, base_color, wo, wi);
+        case MATERIAL_PRINCIPLED: return principled_eval(m, base_color, wo, wi);
         default: return zero3();
     }
 }
@@ -364,17 +380,9 @@ __device__ __forceinline__ float bsdf_pdf(const Material& m, float3 base_color, 
         }
         case MATERIAL_ROUGH_DIELECTRIC: return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi);
         case MATERIAL_PLASTIC: return plastic_pdf(m, wo, wi);
+        case MATERIAL_PRINCIPLED: return principled_pdf(m, wo, wi);
         default: return 0.0f;
     }
-}
-
-__device__ __forceinline__ BsdfSample make_bsdf_sample(float3 wi, float3 weight, float pdf, bool delta) {
-    BsdfSample s;
-    s.wi = wi;
-    s.weight = weight;
-    s.pdf = pdf;
-    s.delta = delta;
-    return s;
 }
 
 // Samples wi given wo: u_lobe picks a lobe, u places the direction. false: no sample.
@@ -405,6 +413,16 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
                     make_float3(__fmul_rn(-fr.eta_ti, wo.x), __fmul_rn(-fr.eta_ti, wo.y), fr.cos_theta_t);
                 out = make_bsdf_sample(wi, m.specular * __fmul_rn(fr.eta_ti, fr.eta_ti), __fsub_rn(1.0f, fr.reflectance),
                                        true);
+            }
+            return true;
+        }
+        case MATERIAL_THIN_DIELECTRIC: {
+            float r = fresnel_dielectric(fabsf(wo.z), m.ior).reflectance;
+            r = __fdiv_rn(__fmul_rn(r, 2.0f), __fadd_rn(1.0f, r));
+            if (u_lobe < r) {
+                out = make_bsdf_sample(reflect_z(wo), splat3(1.0f), r, true);
+            } else {
+                out = make_bsdf_sample(-wo, m.specular, __fsub_rn(1.0f, r), true);
             }
             return true;
         }
@@ -485,6 +503,7 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f && is_finite3(weight);
         }
+        case MATERIAL_PRINCIPLED: return principled_sample(m, base_color, wo, u_lobe, u, out);
         default: return false;
     }
 }

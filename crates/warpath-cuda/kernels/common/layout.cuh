@@ -49,7 +49,7 @@ struct alignas(16) GpuHit {
     int prim;
 };
 
-// warpath_core::material::Material (64 B); `kind` is a MaterialKind value.
+// warpath_core::material::Material (96 B); `kind` is a MaterialKind value.
 struct Material {
     unsigned int kind;
     int base_color_texture;
@@ -61,6 +61,15 @@ struct Material {
     unsigned int flags;
     float3 emission;
     int normal_texture;  // tangent-space normal map (raw RGB), or -1
+    // MaterialKind::Principled's parameters.
+    float metallic;
+    float spec_tint;
+    float sheen;
+    float sheen_tint;
+    float clearcoat;
+    float clearcoat_gloss;
+    float spec_trans;
+    float flatness;
 };
 
 // warpath_core::light::TriangleLight (64 B): p0 + edges, area, emission.

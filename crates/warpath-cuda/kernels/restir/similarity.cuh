@@ -16,12 +16,14 @@ __device__ __forceinline__ float restir_material_roughness(const Material& m) {
         case MATERIAL_ROUGH_CONDUCTOR:
         case MATERIAL_ROUGH_DIELECTRIC:
         case MATERIAL_PLASTIC:
+        case MATERIAL_PRINCIPLED:
             return m.roughness;
         case MATERIAL_BLINN:
         case MATERIAL_CAR_PAINT:
             return __fsqrt_rn(__fsqrt_rn(__fdiv_rn(2.0f, __fadd_rn(fmaxf(m.exponent, 0.0f), 2.0f))));
         case MATERIAL_GLASS:
         case MATERIAL_MIRROR:
+        case MATERIAL_THIN_DIELECTRIC:
             return 0.0f;
         default:
             return 1.0f;

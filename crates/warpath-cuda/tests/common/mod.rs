@@ -115,6 +115,32 @@ pub fn plastic_scene() -> Scene {
     scene
 }
 
+/// [`delta_light_scene`] with four principled spheres in front: a textured base with clear
+/// coat, sheen and flatness; a metal; a transmitting one (rough glass tinted by its base); and
+/// a mix of transmission, metal and diffuse; and a tinted thin dielectric sphere above them.
+pub fn principled_scene() -> Scene {
+    let mut scene = delta_light_scene();
+    scene.name = "gpu-megakernel-principled".into();
+    let first = scene.materials.len() as u32;
+    let mut coated = Material { base_color_texture: 0, ..Material::principled(Vec3::ONE, 0.4, 1.5) };
+    (coated.clearcoat, coated.clearcoat_gloss, coated.sheen, coated.sheen_tint) = (0.8, 0.6, 0.7, 0.5);
+    (coated.spec_tint, coated.flatness) = (0.4, 0.3);
+    let mut metal = Material::principled(Vec3::new(0.9, 0.6, 0.3), 0.3, 1.5);
+    metal.metallic = 1.0;
+    let mut glass = Material::principled(Vec3::new(0.9, 0.8, 0.6), 0.2, 1.5);
+    glass.spec_trans = 1.0;
+    let mut mixed = Material::principled(Vec3::new(0.2, 0.5, 0.7), 0.5, 1.33);
+    (mixed.spec_trans, mixed.metallic, mixed.clearcoat) = (0.5, 0.3, 0.5);
+    let thin = Material { specular: Vec3::new(0.6, 0.9, 0.8), ..Material::thin_dielectric(1.5) };
+    scene.materials.extend([coated, metal, glass, mixed, thin]);
+    scene.material_names.extend(["coated", "metal", "glass", "mixed", "thin"].map(String::from));
+    for (k, x) in [-1.8f32, -0.6, 0.6, 1.8].into_iter().enumerate() {
+        add_sphere(&mut scene, Vec3::new(x, -0.65, 2.4), 0.35, first + k as u32);
+    }
+    add_sphere(&mut scene, Vec3::new(0.0, 0.1, 2.4), 0.3, first + 4);
+    scene
+}
+
 pub fn material_scene() -> Scene {
     let mut scene = Scene { name: "gpu-megakernel-materials".into(), ..Default::default() };
     let materials = [

@@ -1,6 +1,7 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
-//! `roughdielectric`, `plastic`/`roughplastic`, `twosided`, `null`, `normalmap` (the nested
-//! BSDF with a normal texture), and the grey fallback for the rest (with a warning).
+//! `roughdielectric`, `thindielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`,
+//! `normalmap` (the nested BSDF with a normal texture), and the grey fallback for the rest (with a
+//! warning).
 
 use super::*;
 use warpath_core::material::MaterialKind;
@@ -66,7 +67,7 @@ impl Loader {
                 };
                 m.with_one_sided()
             }
-            "dielectric" | "roughdielectric" => {
+            "dielectric" | "roughdielectric" | "thindielectric" => {
                 let int_ior = self.ior(src, &mut props, "int_ior", 1.5046)?;
                 let ext_ior = self.ior(src, &mut props, "ext_ior", 1.000277)?;
                 let ior = int_ior / ext_ior;
@@ -83,6 +84,8 @@ impl Loader {
                 }
                 let m = if kind == "dielectric" {
                     Material::glass(ior)
+                } else if kind == "thindielectric" {
+                    Material::thin_dielectric(ior)
                 } else {
                     let roughness = self.roughness(src, &mut props, node)?;
                     Material::rough_dielectric(ior, roughness)
@@ -108,6 +111,7 @@ impl Loader {
                 let m = Material::plastic(diffuse, specular, ior, roughness, nonlinear);
                 Material { base_color_texture: texture, ..m }.with_one_sided()
             }
+            "principled" => self.principled(src, &mut props, node)?,
             "null" => Material::null(),
             other => {
                 self.warn(format!(
@@ -171,6 +175,75 @@ impl Loader {
             return Ok(material);
         }
         Ok(material.with_normal_texture(texture))
+    }
+
+    /// Mitsuba's `principled`: every parameter but `anisotropic` (rendered isotropic, with a
+    /// warning) and textures other than `base_color`'s.
+    fn principled(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<Material, SceneError> {
+        let (base_color, texture) = match self.tex(src, props, "base_color")? {
+            None => (Vec3::splat(0.5), -1),
+            Some(Tex::Color(c)) => (check_reflectance(src, node, "base_color", c)?, -1),
+            Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
+        };
+        let mut weight = |this: &mut Self, name: &str, default: f32| -> Result<f32, SceneError> {
+            let v = this.float(src, props, name)?.unwrap_or(default);
+            if !(0.0..=1.0).contains(&v) {
+                return Err(src.error(node, format!("principled: {name} = {v} must be in [0, 1]")));
+            }
+            Ok(v)
+        };
+        let roughness = weight(self, "roughness", 0.5)?;
+        let mut m = Material::principled(base_color, roughness, 1.5);
+        m.base_color_texture = texture;
+        m.metallic = weight(self, "metallic", 0.0)?;
+        m.spec_tint = weight(self, "spec_tint", 0.0)?;
+        m.sheen = weight(self, "sheen", 0.0)?;
+        m.sheen_tint = weight(self, "sheen_tint", 0.0)?;
+        m.clearcoat = weight(self, "clearcoat", 0.0)?;
+        m.clearcoat_gloss = weight(self, "clearcoat_gloss", 0.0)?;
+        m.spec_trans = weight(self, "spec_trans", 0.0)?;
+        m.flatness = weight(self, "flatness", 0.0)?;
+        let anisotropic = weight(self, "anisotropic", 0.0)?;
+        if anisotropic > 0.0 {
+            self.warn(format!(
+                "{}: principled: anisotropic {anisotropic} is rendered isotropic (α = roughness²)",
+                src.at(node)
+            ));
+        }
+        let eta = self.float(src, props, "eta")?;
+        let specular = self.float(src, props, "specular")?;
+        m.ior = match (eta, specular) {
+            (Some(_), Some(_)) => {
+                return Err(src.error(node, "principled: give either 'eta' or 'specular', not both"));
+            }
+            (Some(eta), None) => {
+                if !(eta > 0.0) {
+                    return Err(src.error(node, format!("principled: eta = {eta} must be positive")));
+                }
+                // As Mitsuba: a transmitting surface needs an interface.
+                if m.spec_trans > 0.0 && eta == 1.0 { 1.001 } else { eta }
+            }
+            (None, specular) => {
+                let s = specular.unwrap_or(0.5);
+                if !(0.0..12.5).contains(&s) {
+                    return Err(src.error(node, format!("principled: specular = {s} must be in [0, 12.5)")));
+                }
+                let s = if m.spec_trans > 0.0 && s == 0.0 { 1e-3 } else { s };
+                // Mitsuba's map from the specular reflectance 0.08·s at normal incidence to η.
+                2.0 / (1.0 - (0.08 * s).sqrt()) - 1.0
+            }
+        };
+        for rate in ["main_specular_sampling_rate", "clearcoat_sampling_rate", "diffuse_reflectance_sampling_rate"] {
+            if let Some(v) = self.float(src, props, rate)?
+                && v != 1.0
+            {
+                self.warn(format!(
+                    "{}: principled: {rate} {v} is ignored (it changes only how Mitsuba picks lobes, not the image)",
+                    src.at(node)
+                ));
+            }
+        }
+        Ok(m.with_one_sided())
     }
 
     pub(super) fn bsdf_or_ref(&mut self, src: &Src, node: Node) -> Result<Bsdf, SceneError> {

@@ -2,7 +2,7 @@
 //! material kinds come (docs/scene-format.md, "pbrt-v4", lists the mapping per parameter):
 //! `diffuse` → diffuse; `conductor` → mirror or GGX rough conductor with the Schlick F0 of
 //! its eta/k (named metal spectra included); `dielectric` → glass or rough dielectric;
-//! `thindielectric` → glass; `coateddiffuse` → plastic (Mitsuba's `plastic`/`roughplastic`:
+//! `thindielectric` → thin dielectric; `coateddiffuse` → plastic (Mitsuba's `plastic`/`roughplastic`:
 //! a smooth or GGX coat over the diffuse base); `coatedconductor` → car paint whose flakes are the conductor;
 //! `interface` → the null boundary. Textures: `imagemap`, `checkerboard` (baked to an
 //! image), `scale`, `constant`; warpath takes a texture only for a diffuse reflectance
@@ -198,11 +198,7 @@ impl Loader {
             "dielectric" | "thindielectric" => {
                 let eta = self.eta(&mut p, "eta")?;
                 if kind == "thindielectric" {
-                    self.warn(format!(
-                        "{at}: Material \"thindielectric\" is rendered as a smooth glass of eta {eta} (warpath has no thin \
-                         dielectric: light refracts at the surface instead of passing straight through)"
-                    ));
-                    Material::glass(eta)
+                    Material::thin_dielectric(eta)
                 } else {
                     let roughness = self.roughness(&mut p, "", 0.0)?;
                     if roughness * roughness < 1e-3 {

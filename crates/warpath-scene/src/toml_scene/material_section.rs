@@ -16,6 +16,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "diffuse" => &["base_color"],
         "blinn" => &["base_color", "specular", "exponent"],
         "glass" => &["ior", "specular"],
+        "thin-dielectric" => &["ior", "specular"],
         "mirror" => &["specular"],
         "chrome" | "black" => &[],
         "car-paint" => &["base_color", "specular", "exponent", "ior"],
@@ -23,12 +24,13 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "rough-dielectric" => &["ior", "roughness", "specular"],
         "null" => &[],
         "plastic" => &["base_color", "specular", "ior", "roughness"],
+        "principled" => &["base_color", "ior", "roughness", "principled"],
         other => {
             return Err(source.error_at(
                 m.kind.span(),
                 format!(
                     "unknown material type '{other}' (expected diffuse, blinn, glass, mirror, chrome, car-paint, \
-                     rough-conductor, rough-dielectric, plastic, null or black)"
+                     rough-conductor, rough-dielectric, thin-dielectric, plastic, principled, null or black)"
                 ),
             ));
         }
@@ -47,6 +49,27 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
             return Err(source.error_at(span, format!("'{key}' does not apply to material type '{kind}'")));
         }
     }
+    let principled_weights: [(&str, &Option<Spanned<f32>>); 8] = [
+        ("metallic", &m.metallic),
+        ("spec_tint", &m.spec_tint),
+        ("sheen", &m.sheen),
+        ("sheen_tint", &m.sheen_tint),
+        ("clearcoat", &m.clearcoat),
+        ("clearcoat_gloss", &m.clearcoat_gloss),
+        ("spec_trans", &m.spec_trans),
+        ("flatness", &m.flatness),
+    ];
+    let mut weights = [0.0f32; 8];
+    for (i, (key, value)) in principled_weights.iter().enumerate() {
+        let Some(v) = value else { continue };
+        if !allowed.contains(&"principled") {
+            return Err(source.error_at(v.span(), format!("'{key}' does not apply to material type '{kind}'")));
+        }
+        if !(0.0..=1.0).contains(v.get_ref()) {
+            return Err(source.error_at(v.span(), format!("{key} must be in [0, 1], got {}", v.get_ref())));
+        }
+        weights[i] = *v.get_ref();
+    }
     if m.base_color_texture.is_some() && !allowed.contains(&"base_color") {
         let span = m.base_color_texture.as_ref().map(|v| v.span()).unwrap_or_default();
         return Err(source.error_at(span, format!("'base_color_texture' does not apply to material type '{kind}'")));
@@ -55,7 +78,9 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         Some(v) => check_color(source, v, key, Some(1.0)),
         None => Ok(default),
     };
-    let base_color = color(&m.base_color, "base_color", Vec3::splat(DEFAULT_ALBEDO))?;
+    // Principled takes Mitsuba's defaults (base color and roughness 0.5).
+    let default_albedo = if kind == "principled" { 0.5 } else { DEFAULT_ALBEDO };
+    let base_color = color(&m.base_color, "base_color", Vec3::splat(default_albedo))?;
     let specular_default = match kind {
         "blinn" => Vec3::splat(0.2),
         "car-paint" => Vec3::splat(0.2),
@@ -77,7 +102,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         None => 1.5,
     };
     let ior = match &m.exterior_ior {
-        Some(e) if !matches!(kind, "glass" | "rough-dielectric" | "plastic") => {
+        Some(e) if !matches!(kind, "glass" | "rough-dielectric" | "thin-dielectric" | "plastic" | "principled") => {
             return Err(source.error_at(e.span(), format!("'exterior_ior' does not apply to material type '{kind}'")));
         }
         Some(e) if !(e.get_ref().is_finite() && *e.get_ref() > 0.0) => {
@@ -92,6 +117,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         }
         Some(r) => *r.get_ref(),
         None if kind == "plastic" => 0.0,
+        None if kind == "principled" => 0.5,
         None => 0.3,
     };
     let nonlinear = match &m.nonlinear {
@@ -117,6 +143,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "diffuse" => Material::diffuse(base_color),
         "blinn" => Material::blinn(base_color, specular, exponent),
         "glass" => Material { specular, ..Material::glass(ior) },
+        "thin-dielectric" => Material { specular, ..Material::thin_dielectric(ior) },
         "mirror" => Material::mirror(specular),
         "chrome" => Material::chrome(),
         "car-paint" => Material::car_paint(base_color, specular, exponent, ior),
@@ -124,6 +151,22 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         "rough-dielectric" => Material { specular, ..Material::rough_dielectric(ior, roughness) },
         "null" => Material::null(),
         "plastic" => Material::plastic(base_color, specular, ior, roughness, nonlinear),
+        "principled" => {
+            let [metallic, spec_tint, sheen, sheen_tint, clearcoat, clearcoat_gloss, spec_trans, flatness] = weights;
+            // As Mitsuba: a transmitting surface needs an interface.
+            let ior = if spec_trans > 0.0 && ior == 1.0 { 1.001 } else { ior };
+            Material {
+                metallic,
+                spec_tint,
+                sheen,
+                sheen_tint,
+                clearcoat,
+                clearcoat_gloss,
+                spec_trans,
+                flatness,
+                ..Material::principled(base_color, roughness, ior)
+            }
+        }
         _ => Material::black(),
     };
     if kind == "null"
@@ -138,7 +181,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         material.flags |= flags::TWO_SIDED_EMISSION;
     }
     if let Some(one_sided) = &m.one_sided {
-        if matches!(kind, "glass" | "rough-dielectric" | "black") {
+        if matches!(kind, "glass" | "rough-dielectric" | "thin-dielectric" | "black") {
             let why = if kind == "black" { "it does not scatter" } else { "it transmits and sees both sides" };
             return Err(source
                 .error_at(one_sided.span(), format!("'one_sided' does not apply to material type '{kind}' ({why})")));

@@ -83,6 +83,15 @@ pub(super) struct MaterialSection {
     pub(super) base_color_texture: Option<Spanned<String>>,
     /// A tangent-space normal map (read raw), any scattering kind.
     pub(super) normal_texture: Option<Spanned<String>>,
+    /// Principled: Mitsuba's `principled` weights, each in [0, 1] (default 0).
+    pub(super) metallic: Option<Spanned<f32>>,
+    pub(super) spec_tint: Option<Spanned<f32>>,
+    pub(super) sheen: Option<Spanned<f32>>,
+    pub(super) sheen_tint: Option<Spanned<f32>>,
+    pub(super) clearcoat: Option<Spanned<f32>>,
+    pub(super) clearcoat_gloss: Option<Spanned<f32>>,
+    pub(super) spec_trans: Option<Spanned<f32>>,
+    pub(super) flatness: Option<Spanned<f32>>,
 }
 
 #[derive(Deserialize)]
