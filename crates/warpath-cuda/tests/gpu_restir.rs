@@ -50,6 +50,17 @@ fn scene(lights: u32, width: u32, height: u32) -> Scene {
     scene
 }
 
+/// `scene` with the floor's second triangle made of the rough metal: two coplanar surfaces of
+/// different roughness meet along the floor's diagonal, where only the roughness test (not the
+/// normal or depth test) tells reuse apart.
+fn split_floor(mut scene: Scene) -> Scene {
+    let index = |name: &str| scene.material_names.iter().position(|n| n == name).expect(name) as u32;
+    let (floor, metal) = (index("floor"), index("metal"));
+    let second = scene.triangle_materials.iter().enumerate().filter(|(_, m)| **m == floor).nth(1).expect("floor").0;
+    scene.triangle_materials[second] = metal;
+    scene
+}
+
 fn settings(scene: &Scene, seed: u32) -> RenderSettings {
     RenderSettings { seed, ..scene.settings }
 }
@@ -133,11 +144,33 @@ fn image_mean(film: &Film) -> f64 {
     film.mean().iter().map(|p| (p.x + p.y + p.z) as f64).sum::<f64>() / film.mean().len() as f64
 }
 
+/// The options whose GPU = CPU checks gpu_restir_is_the_cpu_reference runs must change its
+/// scene's CPU image (else those checks compare nothing new). Runs without a GPU.
+#[test]
+fn restir_options_change_the_cpu_image() {
+    let scene = split_floor(scene(512, 96, 64));
+    let base = RestirOptions {
+        radius: 8.0,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
+    let base_image = cpu_restir(&scene, &base, 7, FRAMES).sum;
+    for (name, options) in [
+        ("1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..base }),
+        ("boiling filter 1", RestirOptions { boiling_filter: 1.0, ..base }),
+        ("roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..base }),
+    ] {
+        assert!(cpu_restir(&scene, &options, 7, FRAMES).sum != base_image, "{name} leaves the CPU image as it was");
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_restir_is_the_cpu_reference() {
     let Some(device) = device() else { return };
-    let scene = scene(512, 96, 64);
+    // The split floor gives the roughness test neighbours to reject.
+    let scene = split_floor(scene(512, 96, 64));
     // The labels name what differs from the luminance target with ray-traced weights.
     let base = RestirOptions {
         radius: 8.0,
@@ -233,15 +266,8 @@ fn gpu_restir_is_the_cpu_reference() {
             RestirOptions { roughness_threshold: 0.0, bias: BiasCorrection::Pairwise, bsdf_candidates: 1, ..base },
         ),
     ];
-    // The new options must change the CPU's image here, or their GPU = CPU checks test nothing.
-    let base_image = cpu_restir(&scene, &base, 7, FRAMES).sum;
-    for (name, options) in [
-        ("1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..base }),
-        ("boiling filter 1", RestirOptions { boiling_filter: 1.0, ..base }),
-        ("roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..base }),
-    ] {
-        assert!(cpu_restir(&scene, &options, 7, FRAMES).sum != base_image, "{name} leaves the CPU image as it was");
-    }
+    // restir_options_change_the_cpu_image checks (without a GPU) that the newer options change
+    // this scene's CPU image, so that their GPU = CPU checks below test something.
     // Reservoir bytes a pixel keeps (this frame's, scratch, previous): 3 × 24 B, three times
     // that with one reservoir per colour channel.
     for (target, bytes) in [(TargetFunction::Luminance, 72), (TargetFunction::Channels, 216)] {
