@@ -57,7 +57,9 @@ fn compare_films(label: &str, naive: &Film, other: &Film) {
     assert!(worst.0 <= 1e-5, "{label}: pixel {}: {:?} vs {:?}", worst.1, a[worst.1], b[worst.1]);
 }
 
-fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32) {
+/// Every strategy against naive on `scene`; naive's paths must reach past bounce
+/// `min_bounces - 1` (so that the comparison covers bounces beyond the camera rays).
+fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32, min_bounces: usize) {
     let Some(device) = device() else { return };
     let mut renderer = StrategyRenderer::new(&device, scene, s, BuildKind::Sah).expect("upload");
     renderer.set_instrumentation(true).expect("counters");
@@ -65,7 +67,12 @@ fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32) {
     let (naive_film, naive) = render(&mut renderer, Strategy::Naive, s.spp);
     eprintln!("{}: naive paths per bounce {:?}", scene.name, naive.active_per_bounce);
     eprintln!("{}: naive warps per bounce {:?}", scene.name, naive.active_warps_per_bounce);
-    assert!(naive.active_per_bounce.len() > 2, "the scene must have paths past bounce 1");
+    assert!(
+        naive.active_per_bounce.len() >= min_bounces,
+        "{}: the scene must have paths at {min_bounces} bounces: {:?}",
+        scene.name,
+        naive.active_per_bounce
+    );
     for strategy in Strategy::ALL.into_iter().filter(|&s| s != Strategy::Naive) {
         let label = format!("{}/{strategy}", scene.name);
         let (film, counters) = render(&mut renderer, strategy, s.spp);
@@ -100,7 +107,7 @@ fn every_strategy_matches_naive_on_the_cornell_box() {
     } else {
         settings(61, 47, 8, 5, SamplerKind::PaddedHalton)
     };
-    check_scene(&scene, &s, 4096);
+    check_scene(&scene, &s, 4096, 3);
 }
 
 #[test]
@@ -112,7 +119,7 @@ fn every_strategy_matches_naive_under_an_environment_map() {
     } else {
         settings(64, 48, 8, 9, SamplerKind::PaddedHalton)
     };
-    check_scene(&scene, &s, 5000);
+    check_scene(&scene, &s, 5000, 3);
 }
 
 #[test]
@@ -125,5 +132,38 @@ fn every_strategy_matches_naive_with_isosurfaces() {
     } else {
         settings(64, 48, 4, 11, SamplerKind::PaddedHalton)
     };
-    check_scene(&scene, &s, 5000);
+    check_scene(&scene, &s, 5000, 3);
+}
+
+/// The scenes of the Mitsuba oracle set and the pbrt-v4 Cornell box, imported (their
+/// principled, plastic and thin-dielectric materials, normal maps, instances, serialized meshes,
+/// baked checkerboards, delta lights): every strategy against naive on each surface scene (the
+/// media scenes render with the volumetric estimator, whose strategies gpu_volume checks).
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn every_strategy_matches_naive_on_imported_scenes() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../warpath-scene/tests/data");
+    let mut files: Vec<_> = std::fs::read_dir(data.join("mitsuba-oracle"))
+        .expect("the oracle scenes")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    files.push(data.join("pbrt/cornell-box.pbrt"));
+    let s = if small() {
+        settings(16, 12, 2, 13, SamplerKind::PaddedHalton)
+    } else {
+        settings(40, 30, 4, 13, SamplerKind::PaddedHalton)
+    };
+    let mut checked = 0;
+    for file in &files {
+        let scene = warpath_scene::load(file.to_str().expect("a UTF-8 path")).expect("the scene imports");
+        if scene.needs_volume_estimator() {
+            continue;
+        }
+        eprintln!("=== {}", file.display());
+        check_scene(&scene, &s, 700, 2);
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} imported surface scenes");
 }
