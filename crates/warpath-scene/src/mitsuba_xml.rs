@@ -118,14 +118,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
     }
     let Loader { builder, camera, settings, environment, delta_lights, mesh_media, camera_medium, .. } = loader;
     let mut scene = builder.finish();
-    if !mesh_media.is_empty() {
-        scene.triangle_media = vec![0; scene.triangles.len()];
-        for (mesh, packed) in mesh_media {
-            let m = &scene.meshes[mesh];
-            let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
-            scene.triangle_media[range].fill(packed);
-        }
-    }
+    scene.set_mesh_media(&mesh_media);
     scene.camera_medium = camera_medium;
     scene.settings = settings;
     scene.delta_lights = delta_lights;

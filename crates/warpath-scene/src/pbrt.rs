@@ -289,14 +289,7 @@ impl Loader {
             builder.warn(format!("{message}: rendered as pbrt's default diffuse"));
         }
         let mut scene = builder.finish();
-        if !mesh_media.is_empty() {
-            scene.triangle_media = vec![0; scene.triangles.len()];
-            for (mesh, packed) in mesh_media {
-                let m = &scene.meshes[mesh];
-                let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
-                scene.triangle_media[range].fill(packed);
-            }
-        }
+        scene.set_mesh_media(&mesh_media);
         scene.settings = settings;
         scene.environment = environment.map(|(e, _)| e).unwrap_or(Environment::None);
         scene.delta_lights = delta_lights;

@@ -252,6 +252,21 @@ impl Scene {
         }
     }
 
+    /// Gives every triangle of mesh `mesh` the packed medium interface `packed`, for each
+    /// `(mesh, packed)` of `mesh_media` (the importers' shapes with interior/exterior media);
+    /// the other triangles get 0 (no media). Nothing changes when `mesh_media` is empty.
+    pub(crate) fn set_mesh_media(&mut self, mesh_media: &[(usize, u32)]) {
+        if mesh_media.is_empty() {
+            return;
+        }
+        self.triangle_media = vec![0; self.triangles.len()];
+        for &(mesh, packed) in mesh_media {
+            let m = &self.meshes[mesh];
+            let range = m.first_triangle as usize..(m.first_triangle + m.triangle_count) as usize;
+            self.triangle_media[range].fill(packed);
+        }
+    }
+
     /// Whether the scene needs the volumetric path tracer: it has media, or index-matched
     /// (`null`) boundaries, which only that estimator crosses.
     pub fn needs_volume_estimator(&self) -> bool {
