@@ -390,17 +390,19 @@ fn whole_paths_reach_normal_mapped_surfaces() {
             m.normal_texture = -1;
         }
         let flat = HostScene::new(flat);
-        let mapped = rust_results(surface_path, scene, 300);
-        let unmapped = rust_results(surface_path, &flat, 300);
+        let mapped = rust_results(surface_path, scene, 3000);
+        let unmapped = rust_results(surface_path, &flat, 3000);
         for ((_, a), (_, b)) in mapped.iter().zip(&unmapped) {
             paths += 1;
             differ += (a != b) as usize;
         }
     }
     println!("{differ} of {paths} paths change with the normal maps");
-    // Measured: 210 of 1800 (the random scenes without uvs, the paths that miss or hit an
-    // emitter first, and the materials without a map are unchanged).
-    assert!(paths >= 1_000 && differ >= 100, "{differ} of {paths} paths change with the normal maps");
+    // Measured: 100 of 18000 (three of the six admitted scenes have no uvs, and the paths that
+    // miss, hit an emitter first or meet only materials without a map are unchanged; 210 of
+    // 1800 before the random materials gained the principled and thin-dielectric kinds, which
+    // drew other scenes).
+    assert!(paths >= 10_000 && differ >= 50, "{differ} of {paths} paths change with the normal maps");
 }
 
 #[test]
