@@ -12,8 +12,9 @@ use crate::traverse::{
 };
 use warpath_core::math::Ray;
 
-/// Entries of a ray's stack (`WARPATH_WIDE_STACK_SIZE` in `traversal/wide.cuh`).
-const WIDE_STACK_SIZE: u32 = 128;
+/// Most stack entries a ray may keep in shared memory: a block's share must fit the 48 KiB of
+/// dynamic shared memory a launch gets without opting in (8 bytes an entry, a thread each).
+const MAX_SHARED_ENTRIES: u32 = 48 * 1024 / (8 * TRAVERSAL_BLOCK_SIZE);
 use warpath_cuda::{CudaDevice, CudaError, CudaResult, DeviceBuffer, DeviceWideBvh, GpuHit, GpuRay};
 
 /// The wide kernels' schedules.
@@ -95,12 +96,12 @@ pub fn trace_wide_with(
     if let WideSchedule::Persistent { fetch_threshold, postpone_lanes, shared_entries } = schedule {
         if !(1..=32).contains(&fetch_threshold)
             || postpone_lanes > 32
-            || shared_entries > WIDE_STACK_SIZE
+            || shared_entries > MAX_SHARED_ENTRIES
             || ray_counter.is_empty()
         {
             return Err(CudaError::InvalidArgument(format!(
                 "fetch_threshold {fetch_threshold} (1..=32), postpone_lanes {postpone_lanes} (0..=32), \
-                 shared_entries {shared_entries} (0..={WIDE_STACK_SIZE}) and a one-element ray counter ({} \
+                 shared_entries {shared_entries} (0..={MAX_SHARED_ENTRIES}) and a one-element ray counter ({} \
                  elements)",
                 ray_counter.len()
             )));
