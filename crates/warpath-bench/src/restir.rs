@@ -29,7 +29,7 @@ use std::time::Instant;
 use warpath_cli::commands::load_scene;
 use warpath_core::camera::Camera;
 use warpath_core::restir::{BiasCorrection, RestirOptions, TargetFunction};
-use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, Settings, prepare};
+use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, RestirByScene, Settings, prepare};
 use warpath_scene::Scene;
 
 #[derive(clap::Args)]
@@ -239,6 +239,12 @@ pub fn run(args: RestirArgs) -> Result<()> {
             pass_size: Some(1),
             integrator: Integrator::RestirDi,
             restir,
+            // What `warpath render --sequence` chooses for the knobs not given here.
+            restir_by_scene: RestirByScene {
+                target: args.target.is_none(),
+                bias: args.bias.is_none(),
+                spatial: args.spatial_passes.is_none(),
+            },
             ..Default::default()
         },
     )?;

@@ -164,9 +164,11 @@ pub struct RenderArgs {
     /// the rare bright sample's light for no spreading fireflies).
     #[arg(long, default_value_t = 0.0, value_parser = parse_boiling_filter)]
     pub restir_boiling_filter: f32,
-    /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
-    #[arg(long, default_value_t = 1, value_parser = parse_passes)]
-    pub restir_spatial_passes: u32,
+    /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius
+    /// pixels [default: 0 with temporal reuse (--sequence, --restir-temporal), where a spatial pass
+    /// costs more than it gives at equal time; 1 without (an accumulated still)].
+    #[arg(long, value_parser = parse_passes)]
+    pub restir_spatial_passes: Option<u32>,
     /// restir-di: neighbours per spatial pass (0 to 64).
     #[arg(long, default_value_t = 5, value_parser = parse_neighbours)]
     pub restir_neighbours: u32,
