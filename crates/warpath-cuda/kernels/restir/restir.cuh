@@ -152,7 +152,9 @@ struct RestirArgs {
     float boiling_multiplier;
     // Reuse rejects a neighbour whose roughness differs from the pixel's by more than this.
     float roughness_threshold;
-    unsigned int _pad2;
+    // A spatial pass leaves a reservoir whose M exceeds this as it is (0: every pixel takes part;
+    // warpath_core::restir::spatial_max_m).
+    float spatial_max_m;
 };
 
 #define RESTIR_RAYS_VISIBILITY 0u
