@@ -84,10 +84,6 @@ pub struct RestirArgs {
     /// ReSTIR: spatial passes.
     #[arg(long)]
     pub spatial_passes: Option<u32>,
-    /// ReSTIR: spatial passes only for pixels without temporal history (disocclusions, the
-    /// first frame); one pass unless --spatial-passes is given.
-    #[arg(long)]
-    pub spatial_fill: bool,
     /// ReSTIR: neighbours per spatial pass.
     #[arg(long)]
     pub neighbours: Option<u32>,
@@ -228,7 +224,6 @@ pub fn run(args: RestirArgs) -> Result<()> {
     if let Some(p) = args.spatial_passes {
         restir.spatial_passes = p;
     }
-    restir.spatial_without_history_only |= args.spatial_fill;
     if let Some(k) = args.neighbours {
         restir.neighbours = k;
     }

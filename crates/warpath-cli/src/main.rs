@@ -169,11 +169,6 @@ pub struct RenderArgs {
     /// costs more than it gives at equal time; 1 without (an accumulated still)].
     #[arg(long, value_parser = parse_passes)]
     pub restir_spatial_passes: Option<u32>,
-    /// restir-di: under temporal reuse, the spatial passes only for pixels whose reuse from the
-    /// previous frame found no history (disocclusions, the first frame); the others keep their
-    /// reservoir. Implies one spatial pass unless --restir-spatial-passes is given.
-    #[arg(long)]
-    pub restir_spatial_fill: bool,
     /// restir-di: neighbours per spatial pass (0 to 64).
     #[arg(long, default_value_t = 5, value_parser = parse_neighbours)]
     pub restir_neighbours: u32,

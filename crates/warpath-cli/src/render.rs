@@ -41,7 +41,6 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             light_pool: !args.restir_no_pool,
             temporal: !args.restir_no_temporal && (args.sequence || args.restir_temporal),
             spatial_passes: args.restir_spatial_passes.unwrap_or(1),
-            spatial_without_history_only: args.restir_spatial_fill,
             neighbours: args.restir_neighbours,
             radius: args.restir_radius,
             bias: args.restir_bias.unwrap_or(warpath_core::restir::RestirOptions::default().bias),

@@ -167,11 +167,6 @@ pub struct RestirOptions {
     pub temporal_cap: f32,
     /// Spatial reuse passes (0: none) of `neighbours` within `radius` pixels.
     pub spatial_passes: u32,
-    /// Under temporal reuse, the spatial passes only for pixels whose temporal reuse found no
-    /// history (disocclusions, the first frame): a pass leaves a reservoir whose M exceeds
-    /// the initial candidates' as it is ([`spatial_skips`]), the rest resample their
-    /// neighbours. Each pixel's estimator stays what it was (unbiased as before).
-    pub spatial_without_history_only: bool,
     pub neighbours: u32,
     pub radius: f32,
     pub bias: BiasCorrection,
@@ -205,7 +200,6 @@ impl Default for RestirOptions {
             temporal: true,
             temporal_cap: 20.0,
             spatial_passes: 1,
-            spatial_without_history_only: false,
             neighbours: 5,
             radius: 30.0,
             // Pairwise MIS with one reservoir per colour channel: the best on the CPU's
@@ -219,23 +213,6 @@ impl Default for RestirOptions {
             seed: 0,
         }
     }
-}
-
-/// The M above which a spatial pass leaves a reservoir as it is
-/// ([`RestirOptions::spatial_without_history_only`]): the initial candidates' M, which only
-/// temporal reuse raises before the first pass; 0 when every pixel takes part. The CPU reference
-/// and the GPU kernels' argument (`RestirArgs.spatial_max_m`) both come from here.
-pub fn spatial_max_m(options: &RestirOptions) -> f32 {
-    if options.spatial_without_history_only && options.temporal {
-        (options.candidates + options.bsdf_candidates) as f32
-    } else {
-        0.0
-    }
-}
-
-/// Whether a spatial pass leaves a reservoir of `m` as it is, under [`spatial_max_m`]'s bound.
-pub fn spatial_skips(max_m: f32, m: f32) -> bool {
-    max_m > 0.0 && m > max_m
 }
 
 /// RTXDI's boiling filter's multiplier at `strength` (RestirOptions::boiling_filter): a

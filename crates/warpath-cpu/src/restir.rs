@@ -76,7 +76,6 @@ use warpath_core::warp;
 
 use warpath_core::camera::Camera;
 pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, TargetFunction};
-use warpath_core::restir::{spatial_max_m, spatial_skips};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -598,14 +597,10 @@ pub fn reuse_spatially(
     rays: &AtomicU64,
 ) -> Vec<Reservoir> {
     let (w, h) = (view.width as i64, view.height as i64);
-    let max_m = spatial_max_m(options);
     (0..current.len())
         .into_par_iter()
         .map(|i| {
             let Some(s) = &gbuffer[i].surface else { return current[i] };
-            if spatial_skips(max_m, current[i].m) {
-                return current[i];
-            }
             let u = |d: u32| restir_random(options.seed, i as u32, frame, STAGE_SPATIAL + pass, d);
             let (x, y) = (i as i64 % w, i as i64 / w);
             let mut inputs = vec![(current[i], *s)];

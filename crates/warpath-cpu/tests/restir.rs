@@ -228,11 +228,6 @@ fn unbiased_restir_converges_to_direct_lighting() {
         ("spatial only", RestirOptions { temporal: false, ..classic() }, 0.01),
         ("temporal only", RestirOptions { spatial_passes: 0, ..classic() }, 0.03),
         (
-            "temporal + spatial for pixels without history",
-            RestirOptions { spatial_without_history_only: true, ..classic() },
-            0.03,
-        ),
-        (
             "temporal + spatial, candidates from the distribution",
             RestirOptions { light_pool: false, ..classic() },
             0.03,
@@ -429,47 +424,6 @@ fn fixture_scenes_are_unbiased() {
 /// Z: the pixel's own and the history's; pairwise MIS also its own share's), a spatial pass of
 /// k neighbours k + 1 (ray-traced), 2k + 1 (pairwise), 1 (1/M), plus k with visibility-aware
 /// reuse; shading none. Per-channel reservoirs trace up to three times the single target's.
-/// `spatial_without_history_only`: a still camera gives nearly every lit pixel history from the
-/// second frame on (all but edge pixels whose jittered camera ray met another surface than the
-/// frame before), so the spatial pass traces rays in the first frame (as many as the full pass
-/// there) and hardly after; a turning camera disoccludes some pixels each frame, which trace spatial rays again,
-/// fewer than under the full pass.
-#[test]
-fn spatial_reuse_for_pixels_without_history_only() {
-    let scene = scene();
-    let Setup { radius, .. } = setup();
-    let renderer = CpuRenderer::new(&scene, BuildKind::Sah);
-    let view = renderer.view(&RenderOptions { seed: 5, ..RenderOptions::from_scene(&scene) });
-    let spatial_rays = |fill: bool, frames: u32, turn: f32| {
-        let options = RestirOptions { seed: 5, radius, spatial_without_history_only: fill, ..classic() };
-        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
-        let mut after_first = 0;
-        for f in 0..frames {
-            sequence.render(&view, &scene.camera.orbited(turn * f as f32));
-            if f == 0 {
-                after_first = sequence.rays().spatial;
-            }
-        }
-        (after_first, sequence.rays().spatial)
-    };
-    let (full_first, full) = spatial_rays(false, 4, 0.0);
-    let (fill_first, fill) = spatial_rays(true, 4, 0.0);
-    eprintln!("still: spatial rays {full_first}/{full} (first frame/4 frames), filling {fill_first}/{fill}");
-    assert!(full_first > 0 && full > full_first);
-    assert_eq!(fill_first, full_first, "the first frame has no history anywhere");
-    assert!(
-        (fill - fill_first) * 10 < full - full_first,
-        "a still camera leaves few pixels without history after the first frame: {} of the full pass's {} rays",
-        fill - fill_first,
-        full - full_first
-    );
-    let (_, full_turning) = spatial_rays(false, 4, 4.0);
-    let (fill_first, fill_turning) = spatial_rays(true, 4, 4.0);
-    eprintln!("turning 4° a frame: spatial rays {full_turning} full, {fill_turning} filling");
-    assert!(fill_turning > fill_first, "turning disoccludes pixels: {fill_turning} vs {fill_first}");
-    assert!(fill_turning < full_turning, "{fill_turning} vs {full_turning}");
-}
-
 #[test]
 fn rays_per_pixel_per_frame_stay_within_each_mode() {
     let scene = scene();

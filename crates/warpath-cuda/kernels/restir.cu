@@ -484,12 +484,6 @@ __device__ __forceinline__ int restir_neighbour(const RestirArgs& a, unsigned in
     return (int)j;
 }
 
-// restir.rs spatial_skips: whether a spatial pass leaves a reservoir of M `m` as it is (the
-// pixel's temporal reuse found history, under RestirOptions::spatial_without_history_only).
-__device__ __forceinline__ bool restir_spatial_skips(const RestirArgs& a, float m) {
-    return a.spatial_max_m > 0.0f && m > a.spatial_max_m;
-}
-
 // reuse_spatially: one pass, the pixel with its similar neighbours.
 // GroupedZ (restir_spatial_choose; ray-traced and 1/M modes): the choice only, no shadow ray;
 // restir_spatial_z traces its rays and finishes the reservoir.
@@ -498,10 +492,6 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
-    if (restir_spatial_skips(a, current.m)) {
-        restir_store(a, a.output, pixel, current);
-        return;
-    }
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
     const RestirShading q = restir_shading(a.gbuffer[pixel], a.target);
     Reservoir out = empty_reservoir();
@@ -590,8 +580,6 @@ __device__ __forceinline__ unsigned int restir_group_bits(unsigned int ballot, u
 extern "C" __global__ void restir_spatial_z(RestirArgs a) {
     const RestirRayLane l = restir_ray_lane(a);
     bool active = l.pixel < restir_pixel_count(a) && a.gbuffer[l.pixel].lit != 0u;
-    // (a pixel the pass left as it was has no pending Z)
-    if (active) active = !restir_spatial_skips(a, restir_load_m(a, a.input, l.pixel));
     if (active) active = restir_load(a, a.output, l.pixel).light != RESTIR_NO_LIGHT;
     RestirPendingZ pending;
     pending.chosen_target = 0.0f;
@@ -657,7 +645,7 @@ extern "C" __global__ void restir_spatial_pairwise_sees(RestirArgs a) {
     Reservoir own = empty_reservoir();
     if (active) {
         own = restir_load(a, a.input, l.pixel);
-        active = own.light != RESTIR_NO_LIGHT && !restir_spatial_skips(a, own.m);
+        active = own.light != RESTIR_NO_LIGHT;
     }
     unsigned int mask = 0u, rays = 0u;
     for (unsigned int first = 0; first < a.neighbours; first += a.ray_group) {
@@ -687,10 +675,6 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
     const unsigned int pixel = blockIdx.x * blockDim.x + threadIdx.x;
     Reservoir current;
     if (!restir_reuse_begin(a, pixel, current)) return;
-    if (restir_spatial_skips(a, current.m)) {
-        restir_store(a, a.output, pixel, current);
-        return;
-    }
     const unsigned int stage = RESTIR_STAGE_SPATIAL + a.pass;
     const RestirShading q = restir_shading(a.gbuffer[pixel], a.target);
     Reservoir out = empty_reservoir();

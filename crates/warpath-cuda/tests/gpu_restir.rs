@@ -160,7 +160,6 @@ fn restir_options_change_the_cpu_image() {
         ("1 BSDF candidate", RestirOptions { bsdf_candidates: 1, ..base }),
         ("boiling filter 1", RestirOptions { boiling_filter: 1.0, ..base }),
         ("roughness threshold 0", RestirOptions { roughness_threshold: 0.0, ..base }),
-        ("spatial pass without history only", RestirOptions { spatial_without_history_only: true, ..base }),
     ] {
         assert!(cpu_restir(&scene, &options, 7, FRAMES).sum != base_image, "{name} leaves the CPU image as it was");
     }
@@ -256,28 +255,6 @@ fn gpu_restir_is_the_cpu_reference() {
         // RTXDI's boiling filter after temporal reuse (restir_boiling_filter): RTXDI's strength
         // and the strongest (every W above its group's mean emptied).
         ("boiling filter 0.2", RestirOptions { boiling_filter: 0.2, ..base }),
-        // The spatial pass only for pixels that temporal reuse found no history for (the first
-        // frame, edges whose jittered camera ray met another surface), under each bias
-        // correction's kernels (grouped rays and inline).
-        ("spatial pass without history only", RestirOptions { spatial_without_history_only: true, ..base }),
-        (
-            "spatial pass without history only, pairwise MIS, per-channel reservoirs",
-            RestirOptions {
-                spatial_without_history_only: true,
-                bias: BiasCorrection::Pairwise,
-                target: TargetFunction::Channels,
-                ..base
-            },
-        ),
-        (
-            "spatial pass without history only, 1/M, visibility-aware",
-            RestirOptions {
-                spatial_without_history_only: true,
-                bias: BiasCorrection::Off,
-                reuse_visibility: true,
-                ..base
-            },
-        ),
         (
             "boiling filter 1, per-channel reservoirs",
             RestirOptions { boiling_filter: 1.0, target: TargetFunction::Channels, ..base },
@@ -593,49 +570,40 @@ fn gpu_restir_follows_a_moving_camera() {
     let frames = 6u32;
     let step = 4.0f32;
     // GPU = CPU.
-    // (the default options, and the spatial pass only where temporal reuse found no history:
-    // the disocclusions a turning camera makes)
     let scene_small = scene(512, 96, 64);
-    let default = RestirOptions { radius: 8.0, seed: 11, ..RestirOptions::default() };
-    for options in [default, RestirOptions { spatial_without_history_only: true, ..default }] {
-        let gpu_last = {
-            let mut renderer =
-                RestirRenderer::new(&device, &scene_small, &settings(&scene_small, 11), BuildKind::Sah, &options)
-                    .expect("uploads");
-            for k in 0..frames {
-                renderer.set_camera(&scene_small.camera.orbited(step * k as f32)).expect("camera");
-                renderer.clear_film().expect("clears");
-                renderer.render_frame().expect("renders a frame");
-            }
-            renderer.download_film().expect("downloads").mean()
-        };
-        let cpu_last = {
-            let renderer = CpuRenderer::new(&scene_small, BuildKind::Sah);
-            let opts = RenderOptions { seed: 11, ..RenderOptions::from_scene(&scene_small) };
-            let view = renderer.view(&opts);
-            let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
-            let mut last = Vec::new();
-            for k in 0..frames {
-                last = sequence.render(&view, &scene_small.camera.orbited(step * k as f32));
-            }
-            last
-        };
-        let (mut close, mut values) = (0usize, 0usize);
-        for (a, b) in gpu_last.iter().zip(&cpu_last) {
-            for k in 0..3 {
-                let rel = (a[k] - b[k]).abs() / a[k].abs().max(b[k].abs()).max(1e-4);
-                close += (rel <= 1e-3) as usize;
-                values += 1;
-            }
+    let options = RestirOptions { radius: 8.0, seed: 11, ..RestirOptions::default() };
+    let gpu_last = {
+        let mut renderer =
+            RestirRenderer::new(&device, &scene_small, &settings(&scene_small, 11), BuildKind::Sah, &options)
+                .expect("uploads");
+        for k in 0..frames {
+            renderer.set_camera(&scene_small.camera.orbited(step * k as f32)).expect("camera");
+            renderer.clear_film().expect("clears");
+            renderer.render_frame().expect("renders a frame");
         }
-        println!(
-            "moving camera, frame {} (spatial without history only: {}): GPU = CPU for {close}/{values} values \
-             within 1e-3",
-            frames - 1,
-            options.spatial_without_history_only
-        );
-        assert!(close as f64 >= 0.99 * values as f64, "moving camera: only {close} of {values} values agree");
+        renderer.download_film().expect("downloads").mean()
+    };
+    let cpu_last = {
+        let renderer = CpuRenderer::new(&scene_small, BuildKind::Sah);
+        let opts = RenderOptions { seed: 11, ..RenderOptions::from_scene(&scene_small) };
+        let view = renderer.view(&opts);
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        let mut last = Vec::new();
+        for k in 0..frames {
+            last = sequence.render(&view, &scene_small.camera.orbited(step * k as f32));
+        }
+        last
+    };
+    let (mut close, mut values) = (0usize, 0usize);
+    for (a, b) in gpu_last.iter().zip(&cpu_last) {
+        for k in 0..3 {
+            let rel = (a[k] - b[k]).abs() / a[k].abs().max(b[k].abs()).max(1e-4);
+            close += (rel <= 1e-3) as usize;
+            values += 1;
+        }
     }
+    println!("moving camera, frame {}: GPU = CPU for {close}/{values} values within 1e-3", frames - 1);
+    assert!(close as f64 >= 0.99 * values as f64, "moving camera: only {close} of {values} values agree");
 
     // Variance with and without temporal reuse, and the bias, over runs: grey emitters of the
     // same luminance (the target's measure is then the image's), first with the scene's

@@ -133,14 +133,13 @@ pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -
 pub fn restir_summary(settings: &Settings) -> String {
     let r = &settings.restir;
     format!(
-        "{} candidates{}{}, target {}, temporal {}, {} spatial pass(es){} of {} within {} px, bias correction {}{}{}{}",
+        "{} candidates{}{}, target {}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}{}{}{}",
         r.candidates,
         if r.light_pool { " from 16x16 light pools" } else { "" },
         if r.bsdf_candidates > 0 { format!(" + {} BSDF-sampled", r.bsdf_candidates) } else { String::new() },
         r.target.name(),
         if r.temporal { "on" } else { "off" },
         r.spatial_passes,
-        if r.spatial_without_history_only && r.temporal { " for pixels without history" } else { "" },
         r.neighbours,
         r.radius,
         r.bias.name(),

@@ -7,7 +7,7 @@
 //! temporal reuse (frames of a sequence) a spatial pass costs more than it gives at equal time on
 //! every scene measured, without it (an accumulated still) it is the only reuse there is.
 
-use warpath_core::restir::{BiasCorrection, RestirOptions, TargetFunction};
+use warpath_core::restir::{BiasCorrection, TargetFunction};
 use warpath_scene::Scene;
 
 /// Emitters whose chromaticities spread more than this (the power-weighted mean of each
@@ -56,10 +56,8 @@ pub fn restir_choice(scene: &Scene) -> (TargetFunction, BiasCorrection) {
 /// dropping the spatial pass under temporal reuse halves the frame's cost and its tail: the
 /// near-white fixtures' RMSE ratio goes from 0.51× to 0.25×, `many-lights`' from 1.02× to
 /// 0.61×, `restir-bunny`'s from 1.01× to 0.56×.
-/// With `spatial_without_history_only` (the passes fill only pixels that temporal reuse found
-/// no history for) one pass.
-pub fn spatial_passes(options: &RestirOptions) -> u32 {
-    if options.temporal && !options.spatial_without_history_only { 0 } else { 1 }
+pub fn spatial_passes(temporal: bool) -> u32 {
+    if temporal { 0 } else { 1 }
 }
 
 #[cfg(test)]

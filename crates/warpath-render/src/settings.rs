@@ -220,7 +220,7 @@ impl Settings {
                 restir.bias = bias;
             }
             if overrides.restir_by_scene.spatial {
-                restir.spatial_passes = crate::restir_choice::spatial_passes(&restir);
+                restir.spatial_passes = crate::restir_choice::spatial_passes(restir.temporal);
             }
         }
         Ok(Settings {

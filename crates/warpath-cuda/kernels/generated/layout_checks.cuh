@@ -509,5 +509,5 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, ray_counts) == 360, "RestirArgs.ray_c
 static_assert(WARPATH_OFFSETOF(RestirArgs, bsdf_candidates) == 368, "RestirArgs.bsdf_candidates");
 static_assert(WARPATH_OFFSETOF(RestirArgs, boiling_multiplier) == 372, "RestirArgs.boiling_multiplier");
 static_assert(WARPATH_OFFSETOF(RestirArgs, roughness_threshold) == 376, "RestirArgs.roughness_threshold");
-static_assert(WARPATH_OFFSETOF(RestirArgs, spatial_max_m) == 380, "RestirArgs.spatial_max_m");
+static_assert(WARPATH_OFFSETOF(RestirArgs, _pad2) == 380, "RestirArgs._pad2");
 #endif

@@ -152,9 +152,7 @@ struct RestirArgs {
     float boiling_multiplier;
     // Reuse rejects a neighbour whose roughness differs from the pixel's by more than this.
     float roughness_threshold;
-    // A spatial pass leaves a reservoir whose M exceeds this as it is (0: every pixel takes part;
-    // warpath_core::restir::spatial_max_m).
-    float spatial_max_m;
+    unsigned int _pad2;
 };
 
 #define RESTIR_RAYS_VISIBILITY 0u

@@ -52,9 +52,7 @@ pub struct RestirArgs {
     pub boiling_multiplier: f32,
     /// `RestirOptions::roughness_threshold`.
     pub roughness_threshold: f32,
-    /// `warpath_core::restir::spatial_max_m`: a spatial pass leaves a reservoir whose M exceeds
-    /// this as it is (0: every pixel takes part).
-    pub spatial_max_m: f32,
+    pub _pad2: u32,
 }
 const _: () = assert!(std::mem::size_of::<RestirArgs>() == 384);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);

@@ -43,7 +43,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, boiling_multiplier, spatial_max_m};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, boiling_multiplier};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -652,7 +652,7 @@ impl<'d> RestirRenderer<'d> {
             bsdf_candidates: self.options.bsdf_candidates,
             boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
             roughness_threshold: self.options.roughness_threshold,
-            spatial_max_m: spatial_max_m(&self.options),
+            _pad2: 0,
         }
     }
 
