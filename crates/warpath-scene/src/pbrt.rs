@@ -381,9 +381,14 @@ impl Loader {
     }
 
     /// A plugin directive's type string and parameters.
-    fn plugin(lx: &mut Lexer, directive: &str, line: usize) -> Result<(String, Params), SceneError> {
+    fn plugin(
+        lx: &mut Lexer,
+        directive: &str,
+        line: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<(String, Params), SceneError> {
         let kind = Self::string_arg(lx, directive, line)?;
-        let params = read_params(lx, format!("{directive} \"{kind}\""), line)?;
+        let params = read_params(lx, format!("{directive} \"{kind}\""), line, warnings)?;
         Ok((kind, params))
     }
 
@@ -508,14 +513,14 @@ impl Loader {
                 None => return Err(lx.error(line, format!("{d} without a matching begin"))),
             },
             "Attribute" => {
-                let (target, mut params) = Self::plugin(lx, d, line)?;
+                let (target, mut params) = Self::plugin(lx, d, line, self.warnings())?;
                 params.ignore_all();
                 self.warn(format!(
                     "{at}: Attribute \"{target}\" (default parameters for later directives) is not supported and is ignored"
                 ));
             }
             "Option" => {
-                let mut params = read_params(lx, "Option".into(), line)?;
+                let mut params = read_params(lx, "Option".into(), line, self.warnings())?;
                 params.ignore_all();
                 let names: Vec<String> = params.items.iter().map(|p| p.name.clone()).collect();
                 self.warn(format!("{at}: Option {} is ignored", names.join(", ")));
@@ -529,23 +534,23 @@ impl Loader {
                 }
             }
             "Camera" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.camera(&kind, params, lx, line)?;
             }
             "Film" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.film(&kind, params)?;
             }
             "Sampler" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.sampler(&kind, params)?;
             }
             "Integrator" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.integrator(&kind, params)?;
             }
             "PixelFilter" | "Accelerator" => {
-                let (kind, mut params) = Self::plugin(lx, d, line)?;
+                let (kind, mut params) = Self::plugin(lx, d, line, self.warnings())?;
                 params.ignore_all();
                 let why = if d == "PixelFilter" {
                     "warpath's film reconstructs with a box filter"
@@ -556,7 +561,7 @@ impl Loader {
             }
             "MakeNamedMedium" => {
                 let name = Self::string_arg(lx, d, line)?;
-                let params = read_params(lx, format!("MakeNamedMedium \"{name}\""), line)?;
+                let params = read_params(lx, format!("MakeNamedMedium \"{name}\""), line, self.warnings())?;
                 self.medium(name, params)?;
             }
             "MediumInterface" => {
@@ -578,7 +583,7 @@ impl Loader {
                 self.g.outside = outside;
             }
             "Material" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 let name = format!(
                     "{kind}@{}:{line}",
                     lx.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
@@ -588,7 +593,7 @@ impl Loader {
             }
             "MakeNamedMaterial" => {
                 let name = Self::string_arg(lx, d, line)?;
-                let mut params = read_params(lx, format!("MakeNamedMaterial \"{name}\""), line)?;
+                let mut params = read_params(lx, format!("MakeNamedMaterial \"{name}\""), line, self.warnings())?;
                 let Some((kind, _)) = params.string("type")? else {
                     return Err(lx.error(line, format!("MakeNamedMaterial \"{name}\" needs \"string type\"")));
                 };
@@ -628,19 +633,20 @@ impl Loader {
                 let name = Self::string_arg(lx, d, line)?;
                 let class = Self::string_arg(lx, d, line)?;
                 let kind = Self::string_arg(lx, d, line)?;
-                let params = read_params(lx, format!("Texture \"{name}\" \"{class}\" \"{kind}\""), line)?;
+                let params =
+                    read_params(lx, format!("Texture \"{name}\" \"{class}\" \"{kind}\""), line, self.warnings())?;
                 self.texture(name, &class, &kind, params)?;
             }
             "LightSource" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.light(&kind, params)?;
             }
             "AreaLightSource" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.area_light(&kind, params)?;
             }
             "Shape" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.shape(&kind, params)?;
             }
             "ObjectBegin" => {

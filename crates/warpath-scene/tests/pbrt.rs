@@ -465,7 +465,6 @@ fn malformed_input_is_an_error_with_file_and_line() {
     assert_error_at("Shape \"sphere\" \"float radius\" [1 2]", 1, "one number");
     assert_error_at("Shape \"sphere\" \"floatradius\" 1", 1, "not a parameter declaration");
     assert_error_at("Shape \"sphere\" \"quaternion q\" 1", 1, "unknown type");
-    assert_error_at("Shape \"sphere\" \"float radius\" 1 \"float radius\" 2", 1, "given twice");
     assert_error_at("AttributeEnd", 1, "without a matching begin");
     assert_error_at("LookAt 0 0 0 0 0 0 0 1 0", 1, "same");
     assert_error_at("[ 1 2 ]", 1, "expected a directive");
@@ -652,7 +651,7 @@ fn point_spot_and_distant_lights_map_to_delta_lights() {
         "LightSource \"point\" \"rgb I\" [1 2 3] \"float scale\" 2 \"point3 from\" [0 1 0]\n\
          LightSource \"point\" \"float power\" 100\n\
          AttributeBegin\nTranslate 0 0 5\n\
-         LightSource \"spot\" \"point3 from\" [0 0 0] \"point3 to\" [0 -1 0] \"float coneangle\" 40 \"float conedelta\" 10\n\
+         LightSource \"spot\" \"point3 from\" [0 0 0] \"point3 to\" [0 -1 0] \"float coneangle\" 40 \"float conedeltaangle\" 10\n\
          AttributeEnd\n\
          LightSource \"distant\" \"rgb L\" [2 2 2] \"point3 from\" [0 1 0] \"point3 to\" [0 0 0] \"float illuminance\" 3\n\
          {TRIANGLE}"
@@ -672,4 +671,16 @@ fn point_spot_and_distant_lights_map_to_delta_lights() {
     assert!((sun.direction - Vec3::NEG_Y).length() < 1e-6);
     assert_eq!(sun.intensity, Vec3::splat(6.0));
     assert_error_at("LightSource \"spot\" \"point3 from\" [1 1 1] \"point3 to\" [1 1 1]", 1, "coincide");
+}
+
+#[test]
+fn a_parameter_given_twice_keeps_its_first_value_with_a_warning() {
+    // pbrt-v4 reads the first of two same-named parameters and ignores the second.
+    let s = scene(&format!(
+        "Camera \"perspective\" \"float fov\" 30\n  \"float fov\" 60 \"float lensradius\" 0\n{TRIANGLE}"
+    ));
+    assert_eq!(s.camera.fov_degrees, 30.0, "the first fov");
+    let w: Vec<&String> = s.warnings.iter().filter(|w| w.contains("given twice")).collect();
+    assert_eq!(w.len(), 1, "{:?}", s.warnings);
+    assert!(w[0].contains("inline.pbrt:3:") && w[0].contains("'fov'") && w[0].contains("line 2"), "{}", w[0]);
 }

@@ -33,7 +33,13 @@ pub(crate) struct Params {
 }
 
 /// Reads the parameters that follow a directive (none, when the next token is not a string).
-pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<Params, SceneError> {
+/// A parameter given twice keeps its first value, as in pbrt-v4, and the repeat is a warning.
+pub(crate) fn read_params(
+    lx: &mut Lexer,
+    what: String,
+    line: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Params, SceneError> {
     let mut items: Vec<Param> = Vec::new();
     while let Some(t) = lx.peek()? {
         let Tok::Str(decl) = &t.tok else { break };
@@ -94,9 +100,12 @@ pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<P
             _ => Values::Num(Vec::new()),
         });
         if let Some(previous) = items.iter().find(|p| p.name == name) {
-            return Err(
-                lx.error(pline, format!("{what}: parameter '{name}' is given twice (first at line {})", previous.line))
-            );
+            warnings.push(format!(
+                "{}:{pline}: {what}: parameter '{name}' is given twice: the first value (line {}) is used, as pbrt does",
+                lx.path.display(),
+                previous.line
+            ));
+            continue;
         }
         items.push(Param { ty, name, values, line: pline, used: false });
     }
