@@ -684,8 +684,32 @@ impl Loader {
         Ok(())
     }
 
+    /// A file name as pbrt-v4 resolves it: relative to the directory of the scene file that
+    /// was loaded (pbrt's search directory), in included files too. A name that exists only
+    /// relative to the file that names it is read from there, with a warning (pbrt would not
+    /// find it).
+    fn resolve(&mut self, from: &Path, line: usize, name: &str) -> PathBuf {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        let top = self.include_stack.first().cloned().unwrap_or_else(|| from.to_path_buf());
+        let pbrt_path = top.parent().unwrap_or(Path::new(".")).join(p);
+        let local = from.parent().unwrap_or(Path::new(".")).join(p);
+        if !pbrt_path.exists() && local != pbrt_path && local.exists() {
+            self.warn(format!(
+                "{}:{line}: '{name}' is read relative to this file ('{}'); pbrt-v4 reads file names relative to the scene file's directory and would look for '{}'",
+                from.display(),
+                local.display(),
+                pbrt_path.display()
+            ));
+            return local;
+        }
+        pbrt_path
+    }
+
     fn include(&mut self, name: &str, lx: &Lexer, line: usize) -> Result<(), SceneError> {
-        let path = resolve(&lx.path, name);
+        let path = self.resolve(&lx.path, line, name);
         if !path.is_file() {
             if self.lenient {
                 self.warn(format!(
@@ -728,12 +752,6 @@ fn look_at(eye: Vec3, look: Vec3, up: Vec3) -> Result<Mat4, String> {
     let new_up = dir.cross(right);
     let world_from_camera = Mat4::from_cols(right.extend(0.0), new_up.extend(0.0), dir.extend(0.0), eye.extend(1.0));
     Ok(world_from_camera.inverse())
-}
-
-/// A file name relative to the file that names it.
-fn resolve(from: &Path, name: &str) -> PathBuf {
-    let p = Path::new(name);
-    if p.is_absolute() { p.to_path_buf() } else { from.parent().unwrap_or(Path::new(".")).join(p) }
 }
 
 /// Every pbrt-v4 directive (and the deprecated ones still read), for "did you mean".

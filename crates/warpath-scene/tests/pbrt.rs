@@ -481,7 +481,7 @@ fn malformed_input_is_an_error_with_file_and_line() {
 }
 
 #[test]
-fn includes_resolve_relative_to_the_including_file() {
+fn includes_are_read_in_place_and_cycles_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     std::fs::write(
@@ -496,6 +496,8 @@ fn includes_resolve_relative_to_the_including_file() {
     std::fs::write(dir.path().join("sub/b.pbrt.gz"), gz.finish().unwrap()).unwrap();
     let s = load_pbrt(&dir.path().join("main.pbrt")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.triangle_count(), 2);
+    // pbrt-v4 would look for c.pbrt beside main.pbrt; found beside a.pbrt, it is read with a warning.
+    assert!(warned(&s, "a.pbrt:1: 'c.pbrt' is read relative to this file"), "{:?}", s.warnings);
     // An include is textual: the included file's Translate applies to what follows.
     assert_eq!(s.triangle_vertices(0)[0], Vec3::Z);
     // Errors in an included file name that file and its line.
@@ -683,4 +685,32 @@ fn a_parameter_given_twice_keeps_its_first_value_with_a_warning() {
     let w: Vec<&String> = s.warnings.iter().filter(|w| w.contains("given twice")).collect();
     assert_eq!(w.len(), 1, "{:?}", s.warnings);
     assert!(w[0].contains("inline.pbrt:3:") && w[0].contains("'fov'") && w[0].contains("line 2"), "{}", w[0]);
+}
+
+#[test]
+fn file_names_resolve_against_the_scene_files_directory() {
+    // pbrt-v4 resolves every relative name (Include, meshes, images), in included files too,
+    // against the directory of the scene file it was given, as San Miguel's
+    // geometry/*.pbrt files expect.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("geometry/geometry")).unwrap();
+    std::fs::write(dir.path().join("main.pbrt"), "LightSource \"infinite\"\nInclude \"geometry/g.pbrt\"\n").unwrap();
+    std::fs::write(dir.path().join("geometry/g.pbrt"), "Include \"geometry/m.pbrt\"\n").unwrap();
+    std::fs::write(dir.path().join("geometry/m.pbrt"), TRIANGLE).unwrap();
+    // The same name relative to g.pbrt: not what pbrt reads.
+    std::fs::write(dir.path().join("geometry/geometry/m.pbrt"), format!("Translate 0 0 7\n{TRIANGLE}")).unwrap();
+    let s = load_pbrt(&dir.path().join("main.pbrt")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.triangle_count(), 1);
+    assert_eq!(s.triangle_vertices(0)[0], Vec3::ZERO, "read geometry/m.pbrt, not geometry/geometry/m.pbrt");
+    assert!(!warned(&s, "relative to this file"), "{:?}", s.warnings);
+    // Only the file-relative one exists: read, with a warning naming where pbrt looks.
+    std::fs::remove_file(dir.path().join("geometry/m.pbrt")).unwrap();
+    let s = load_pbrt(&dir.path().join("main.pbrt")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.triangle_vertices(0)[0], Vec3::new(0.0, 0.0, 7.0));
+    assert!(warned(&s, "g.pbrt:1: 'geometry/m.pbrt' is read relative to this file"), "{:?}", s.warnings);
+    // Neither: an error naming pbrt's path.
+    std::fs::remove_file(dir.path().join("geometry/geometry/m.pbrt")).unwrap();
+    let e = load_pbrt(&dir.path().join("main.pbrt")).unwrap_err().to_string();
+    let expected = dir.path().join("geometry/m.pbrt");
+    assert!(e.contains(&format!("'{}' not found", expected.display())), "{e}");
 }

@@ -297,7 +297,7 @@ impl Loader {
         if file.is_empty() {
             return Ok(None);
         }
-        let path = resolve(&p.path, &file);
+        let path = self.resolve(&p.path, line, &file);
         if !path.is_file() {
             self.missing(p, line, "normal map", &path)?;
             return Ok(None);
@@ -347,7 +347,7 @@ impl Loader {
                 let Some((file, fline)) = p.string("filename")? else {
                     return Err(p.error(p.line, "an 'imagemap' texture needs \"string filename\""));
                 };
-                let path = resolve(&p.path, &file);
+                let path = self.resolve(&p.path, fline, &file);
                 if !path.is_file() {
                     self.missing(&p, fline, "texture", &path)?;
                     p.ignore_all();
