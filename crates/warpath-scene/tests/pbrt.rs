@@ -714,3 +714,15 @@ fn file_names_resolve_against_the_scene_files_directory() {
     let expected = dir.path().join("geometry/m.pbrt");
     assert!(e.contains(&format!("'{}' not found", expected.display())), "{e}");
 }
+
+#[test]
+fn a_coated_diffuse_of_eta_1_is_its_diffuse_base() {
+    // pbrt-v4 accepts eta 1 (the sports car's materials use it): an index-matched coat lets
+    // light straight through to the diffuse base.
+    let s = scene(&format!(
+        "Material \"coateddiffuse\" \"rgb reflectance\" [0.2 0.3 0.4] \"float eta\" 1 \"float roughness\" 0.075\n{TRIANGLE}"
+    ));
+    assert_eq!(*material(&s, 0), Material::diffuse(Vec3::new(0.2, 0.3, 0.4)), "{:?}", s.warnings);
+    let s = scene(&format!("Material \"coateddiffuse\" \"float eta\" 1.0001\n{TRIANGLE}"));
+    assert_eq!(material(&s, 0).kind(), MaterialKind::Plastic);
+}

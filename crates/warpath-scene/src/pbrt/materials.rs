@@ -209,19 +209,29 @@ impl Loader {
                 }
             }
             "coateddiffuse" => {
-                let base = match self.color_or_texture(&mut p, "reflectance")? {
-                    None => Vec3::splat(0.5),
-                    Some(t) => t.mean().clamp(Vec3::ZERO, Vec3::ONE),
-                };
+                let reflectance = self.color_or_texture(&mut p, "reflectance")?;
                 let eta = self.eta(&mut p, "eta")?;
                 let roughness = self.roughness(&mut p, "", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
-                if eta == 1.0 {
-                    return Err(p.error(p.line, "coateddiffuse: eta 1 has no coat"));
+                match reflectance {
+                    // An index-matched coat (eta 1) neither reflects nor refracts: pbrt's
+                    // layered BSDF passes light straight to the base, a diffuse reflector.
+                    Some(Tex::Image(i, _)) if eta == 1.0 => {
+                        Material { base_color_texture: i, ..Material::diffuse(Vec3::ONE) }
+                    }
+                    r if eta == 1.0 => {
+                        Material::diffuse(r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE))
+                    }
+                    // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
+                    // base's light reflected back and forth under the coat (no layer medium).
+                    r => Material::plastic(
+                        r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE),
+                        Vec3::ONE,
+                        eta,
+                        roughness,
+                        false,
+                    ),
                 }
-                // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
-                // base's light reflected back and forth under the coat (no layer medium).
-                Material::plastic(base, Vec3::ONE, eta, roughness, false)
             }
             "coatedconductor" => {
                 let eta = self.eta(&mut p, "interface.eta")?;
