@@ -726,3 +726,32 @@ fn a_coated_diffuse_of_eta_1_is_its_diffuse_base() {
     let s = scene(&format!("Material \"coateddiffuse\" \"float eta\" 1.0001\n{TRIANGLE}"));
     assert_eq!(material(&s, 0).kind(), MaterialKind::Plastic);
 }
+
+#[test]
+fn a_texture_from_an_absent_file_is_a_warning_under_check_pbrt() {
+    // A materials file whose textures are defined in another file (zero-day's
+    // textures.pbrt): load_pbrt refuses the unknown name as pbrt does; check_pbrt, whose
+    // copy may lack that file, warns and ignores the parameter.
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "LightSource \"infinite\"\nInclude \"textures.pbrt\"\n\
+         Material \"coateddiffuse\" \"texture reflectance\" \"c\" \"texture roughness\" \"r\"\n{TRIANGLE}\n"
+    );
+    std::fs::write(dir.path().join("m.pbrt"), text).unwrap();
+    let e = load_pbrt(&dir.path().join("m.pbrt")).unwrap_err().to_string();
+    assert!(e.contains("textures.pbrt") && e.contains("not found"), "{e}");
+    let s = check_pbrt(&dir.path().join("m.pbrt")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        warned(&s, "m.pbrt:3: Material \"coateddiffuse\": 'reflectance': no texture named \"c\""),
+        "{:?}",
+        s.warnings
+    );
+    assert!(warned(&s, "'roughness': no texture named \"r\""), "{:?}", s.warnings);
+    assert_eq!(material(&s, 0).kind(), MaterialKind::Plastic, "pbrt's default coated diffuse");
+    // With the file present, load_pbrt still refuses the unknown name (check_pbrt also reads
+    // a fragment of a scene, such as a materials file, on its own, so it warns whatever the
+    // cause).
+    std::fs::write(dir.path().join("textures.pbrt"), "").unwrap();
+    let e = load_pbrt(&dir.path().join("m.pbrt")).unwrap_err().to_string();
+    assert!(e.contains("no texture named \"c\""), "{e}");
+}

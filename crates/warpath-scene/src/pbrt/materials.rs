@@ -71,7 +71,10 @@ impl Loader {
                 }
                 None => match self.float_textures.get(&s[0]) {
                     Some(&f) => Vec3::splat(f),
-                    None => return Err(bad(format!("no texture named \"{}\"", s[0]))),
+                    None => {
+                        let tex = s[0].clone();
+                        return self.unknown_texture(p, q.line, name, &tex).map(|()| None);
+                    }
                 },
             },
             (t, _) => return Err(bad(format!("type '{t}' is not a color (rgb, spectrum, blackbody or float)"))),
@@ -82,6 +85,21 @@ impl Loader {
         Ok(Some(c))
     }
 
+    /// A texture name that no `Texture` defined: an error, as in pbrt-v4; under
+    /// [`check_pbrt`](super::check_pbrt), whose copy of a scene may lack the included file
+    /// that defines the texture, a warning (the parameter is ignored).
+    fn unknown_texture(&mut self, p: &Params, line: usize, name: &str, tex: &str) -> Result<(), SceneError> {
+        if self.lenient {
+            self.warn(format!(
+                "{}: {}: '{name}': no texture named \"{tex}\" (the file that defines it may be absent): the parameter is ignored",
+                p.at_line(line),
+                p.what
+            ));
+            return Ok(());
+        }
+        Err(p.error(line, format!("'{name}': no texture named \"{tex}\"")))
+    }
+
     /// A color or texture parameter (for a diffuse reflectance).
     fn color_or_texture(&mut self, p: &mut Params, name: &str) -> Result<Option<Tex>, SceneError> {
         if p.type_of(name) == Some("texture") {
@@ -90,7 +108,7 @@ impl Loader {
                 Some(&t) => Ok(Some(t)),
                 None => match self.float_textures.get(&tex) {
                     Some(&f) => Ok(Some(Tex::Color(Vec3::splat(f)))),
-                    None => Err(p.error(line, format!("'{name}': no texture named \"{tex}\""))),
+                    None => self.unknown_texture(p, line, name, &tex).map(|()| None),
                 },
             };
         }
@@ -103,7 +121,7 @@ impl Loader {
             let (tex, line) = p.string(name)?.unwrap();
             return match self.float_textures.get(&tex) {
                 Some(&f) => Ok(Some(f)),
-                None => Err(p.error(line, format!("'{name}': no float texture named \"{tex}\""))),
+                None => self.unknown_texture(p, line, name, &tex).map(|()| None),
             };
         }
         p.float(name)
