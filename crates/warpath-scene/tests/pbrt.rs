@@ -755,3 +755,11 @@ fn a_texture_from_an_absent_file_is_a_warning_under_check_pbrt() {
     let e = load_pbrt(&dir.path().join("m.pbrt")).unwrap_err().to_string();
     assert!(e.contains("no texture named \"c\""), "{e}");
 }
+
+#[test]
+fn a_coated_conductor_takes_its_color_from_reflectance() {
+    // pbrt-v4's coatedconductor reads an unprefixed `reflectance` (kroken's rusty teapot).
+    let s = scene(&format!("Material \"coatedconductor\" \"rgb reflectance\" [0.2 0.4 0.6]\n{TRIANGLE}"));
+    assert_eq!(material(&s, 0).specular, Vec3::new(0.2, 0.4, 0.6), "{:?}", s.warnings);
+    assert!(!warned(&s, "reflectance"), "{:?}", s.warnings);
+}

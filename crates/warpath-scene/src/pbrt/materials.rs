@@ -254,7 +254,13 @@ impl Loader {
             "coatedconductor" => {
                 let eta = self.eta(&mut p, "interface.eta")?;
                 let coat_roughness = self.roughness(&mut p, "interface.", 0.0)?;
-                let f0 = self.conductor_f0(&mut p, "conductor.")?;
+                // pbrt-v4 takes the conductor's color from `reflectance` (unprefixed) or
+                // from `conductor.eta` and `conductor.k`.
+                let f0 = if p.has("reflectance") {
+                    self.conductor_f0(&mut p, "")?
+                } else {
+                    self.conductor_f0(&mut p, "conductor.")?
+                };
                 let roughness = self.roughness(&mut p, "conductor.", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
                 if coat_roughness > 0.0 {
