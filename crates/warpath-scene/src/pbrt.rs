@@ -66,6 +66,7 @@ fn parse(text: &str, path: &Path, lenient: bool) -> Result<Scene, SceneError> {
     let mut loader = Loader::new(&scene_name, path);
     loader.lenient = lenient;
     loader.file(text, path)?;
+    loader.resolve_deferred_materials()?;
     if !loader.stack.is_empty() {
         let (_, _, file, line) = loader.stack.last().unwrap();
         loader.builder.warn(format!("{}:{line}: AttributeBegin without AttributeEnd", file.display()));
@@ -173,6 +174,9 @@ struct Loader {
     /// pbrt-v4 allows (it resolves names after parsing): name → (placeholder material index,
     /// where first used). The definition fills the placeholder.
     pending_materials: HashMap<String, (u32, String)>,
+    /// Materials waiting for a texture defined later ([`Loader::add_material`]):
+    /// (placeholder index, type, name, parameters).
+    deferred_materials: Vec<(u32, String, String, Params)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
     camera: Option<Camera>,
@@ -221,6 +225,7 @@ impl Loader {
             include_stack: vec![path.to_path_buf()],
             default_material: None,
             pending_materials: HashMap::new(),
+            deferred_materials: Vec::new(),
             emissive: HashMap::new(),
             camera: None,
             camera_line: String::new(),
@@ -588,8 +593,7 @@ impl Loader {
                     "{kind}@{}:{line}",
                     lx.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
                 );
-                let index = self.material(&kind, &name, params)?;
-                self.g.material = Some(index);
+                self.g.material = Some(self.add_material(&kind, &name, params, None)?.0);
             }
             "MakeNamedMaterial" => {
                 let name = Self::string_arg(lx, d, line)?;
@@ -598,8 +602,9 @@ impl Loader {
                     return Err(lx.error(line, format!("MakeNamedMaterial \"{name}\" needs \"string type\"")));
                 };
                 params.what = format!("MakeNamedMaterial \"{name}\" (type \"{kind}\")");
-                let mut index = self.material(&kind, &name, params)?;
-                if let Some((placeholder, _)) = self.pending_materials.remove(&name) {
+                let pending = self.pending_materials.remove(&name).map(|(placeholder, _)| placeholder);
+                let (mut index, deferred) = self.add_material(&kind, &name, params, pending)?;
+                if let (Some(placeholder), false) = (pending, deferred) {
                     self.fill_placeholder(placeholder, index, &at);
                     index = placeholder;
                 }

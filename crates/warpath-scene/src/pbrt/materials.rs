@@ -187,6 +187,46 @@ impl Loader {
         Ok(eta)
     }
 
+    /// Adds a material as [`Loader::material`] does, unless it names a texture no `Texture`
+    /// has defined yet (or mixes a material that waits): pbrt-v4 creates materials after
+    /// every texture of the scene, so a later `Texture` may define it. Such a material is a
+    /// placeholder (pbrt's default diffuse, or `placeholder` when given) until
+    /// [`Loader::resolve_deferred_materials`] builds it at the end of parsing. Returns the
+    /// index and whether it is deferred (then the index is the placeholder).
+    pub(super) fn add_material(
+        &mut self,
+        kind: &str,
+        name: &str,
+        p: Params,
+        placeholder: Option<u32>,
+    ) -> Result<(u32, bool), SceneError> {
+        let undefined_texture =
+            p.texture_refs().any(|t| !self.spectrum_textures.contains_key(t) && !self.float_textures.contains_key(t));
+        let mixes_waiting = kind == "mix"
+            && p.peek_strings("materials").iter().any(|m| {
+                self.named_materials.get(*m).is_some_and(|i| self.deferred_materials.iter().any(|d| d.0 == *i))
+            });
+        if !undefined_texture && !mixes_waiting {
+            return Ok((self.material(kind, name, p)?, false));
+        }
+        let index = placeholder.unwrap_or_else(|| {
+            self.builder.add_material(name, Material::diffuse(Vec3::splat(shapes::DEFAULT_REFLECTANCE)))
+        });
+        self.deferred_materials.push((index, kind.to_string(), name.to_string(), p));
+        Ok((index, true))
+    }
+
+    /// Builds the materials [`Loader::add_material`] deferred, in the order they were
+    /// declared, into their placeholders. A texture still undefined is then reported.
+    pub(super) fn resolve_deferred_materials(&mut self) -> Result<(), SceneError> {
+        for (placeholder, kind, name, p) in std::mem::take(&mut self.deferred_materials) {
+            let at = p.at();
+            let index = self.material(&kind, &name, p)?;
+            self.fill_placeholder(placeholder, index, &at);
+        }
+        Ok(())
+    }
+
     /// Adds the material a `Material` or `MakeNamedMaterial` describes; returns its index.
     pub(super) fn material(&mut self, kind: &str, name: &str, mut p: Params) -> Result<u32, SceneError> {
         let at = p.at();

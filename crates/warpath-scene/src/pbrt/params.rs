@@ -244,6 +244,22 @@ impl Params {
         }
     }
 
+    /// The string values of parameter `name` (of any type), without marking it read.
+    pub fn peek_strings(&self, name: &str) -> Vec<&str> {
+        match self.items.iter().find(|p| p.name == name).map(|p| &p.values) {
+            Some(Values::Str(v)) => v.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The texture names the `texture` parameters refer to, without marking them read.
+    pub fn texture_refs(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter(|p| p.ty == "texture").filter_map(|p| match &p.values {
+            Values::Str(v) => v.first().map(String::as_str),
+            _ => None,
+        })
+    }
+
     /// Marks every parameter read (for plugins that are replaced wholesale, with a warning).
     pub fn ignore_all(&mut self) {
         for p in self.items.iter_mut() {
