@@ -41,7 +41,7 @@ impl Loader {
                 let Some((file, fline)) = p.string("filename")? else {
                     return Err(p.error(line, "a 'plymesh' needs \"string filename\""));
                 };
-                let path = resolve(&p.path, &file);
+                let path = self.resolve(&p.path, fline, &file);
                 if !path.is_file() {
                     self.missing(&p, fline, "mesh file", &path)?;
                     p.ignore_all();
