@@ -155,6 +155,49 @@ impl TargetFunction {
     }
 }
 
+/// Where a pixel's final reservoir sample came from (the error maps by origin of
+/// `warpath-bench restir`): the last stage that moved it into the pixel. A sample chosen from
+/// this frame's initial candidates is a light or a BSDF candidate; one that temporal reuse took
+/// from the previous frame is `Temporal` (also when a later spatial pass keeps it as the
+/// pixel's own); one a spatial pass took from a neighbour is `Spatial`. `None`: no sample
+/// contributes (no reservoir sample, W = 0, or no lit surface). The code is what the GPU
+/// kernels write (restir.cuh RESTIR_ORIGIN_*).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SampleOrigin {
+    #[default]
+    None = 0,
+    LightCandidate = 1,
+    BsdfCandidate = 2,
+    Temporal = 3,
+    Spatial = 4,
+}
+
+impl SampleOrigin {
+    pub const ALL: [SampleOrigin; 5] = [
+        SampleOrigin::None,
+        SampleOrigin::LightCandidate,
+        SampleOrigin::BsdfCandidate,
+        SampleOrigin::Temporal,
+        SampleOrigin::Spatial,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleOrigin::None => "none",
+            SampleOrigin::LightCandidate => "light candidate",
+            SampleOrigin::BsdfCandidate => "BSDF candidate",
+            SampleOrigin::Temporal => "temporal",
+            SampleOrigin::Spatial => "spatial",
+        }
+    }
+
+    /// The origin of a GPU code (None for an unknown code).
+    pub fn from_code(code: u32) -> Option<SampleOrigin> {
+        Self::ALL.into_iter().find(|o| *o as u32 == code)
+    }
+}
+
 /// The knobs of a ReSTIR DI frame, and their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestirOptions {

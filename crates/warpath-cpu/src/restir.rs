@@ -57,6 +57,7 @@
 
 mod boiling;
 mod bsdf_candidates;
+mod origins;
 mod similarity;
 
 pub use boiling::{BOILING_GROUP, boiling_filter};
@@ -75,7 +76,7 @@ use warpath_core::sampler::pcg_sample;
 use warpath_core::warp;
 
 use warpath_core::camera::Camera;
-pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, TargetFunction};
+pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, SampleOrigin, TargetFunction};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -107,13 +108,15 @@ pub struct LightPoint {
 }
 
 /// A reservoir: its sample, the running weight sum, the count of candidates it stands for
-/// and its unbiased contribution weight W.
+/// and its unbiased contribution weight W; and where its sample came from (the bench's error
+/// maps by origin: [`RestirFrames::set_record_origins`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Reservoir {
     pub y: Option<LightPoint>,
     pub w_sum: f32,
     pub m: f32,
     pub w: f32,
+    pub origin: SampleOrigin,
 }
 
 impl Reservoir {
@@ -357,6 +360,7 @@ pub fn initial_ris(
                         let p = contribution.map_or(0.0, |c| kind.of(c));
                         if out[t].update(y, p / source, u(4 * c + 3)) {
                             chosen_target[t] = p;
+                            out[t].origin = SampleOrigin::LightCandidate;
                         }
                     }
                 }
@@ -376,6 +380,7 @@ pub fn initial_ris(
                     let p = contribution.map_or(0.0, |c| kind.of(c));
                     if out[t].update(y, p / source, u(d + 3)) {
                         chosen_target[t] = p;
+                        out[t].origin = SampleOrigin::BsdfCandidate;
                     }
                 }
             }
@@ -425,18 +430,20 @@ fn reused_target(
 }
 
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
-/// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers.
+/// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers. The
+/// result's origin is the pixel's own input's when its sample wins, else `reused`.
 fn combine(
     view: &SceneView,
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    reused: SampleOrigin,
     rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
     let bias = options.bias;
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, options, s, inputs, rays, u);
+        return combine_pairwise(view, options, s, inputs, reused, rays, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -453,6 +460,7 @@ fn combine(
         }
     }
     out.m = m;
+    out.origin = if chosen == 0 { inputs[0].0.origin } else { reused };
     let Some(y) = out.y else { return out };
     // Whether each input's surface sees y (the pixel's own is inputs[0]): a shadow ray, but
     // for the input y came from (`sees_chosen`).
@@ -491,6 +499,7 @@ fn combine_pairwise(
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    reused: SampleOrigin,
     rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
@@ -534,6 +543,7 @@ fn combine_pairwise(
         }
     }
     out.m = m;
+    out.origin = if chosen_own { own.origin } else { reused };
     let Some(y) = out.y else { return out };
     finalize(&mut out, chosen_target, 1.0);
     // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
@@ -579,7 +589,7 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options, s, &inputs, rays, |d| {
+            combine(view, options, s, &inputs, SampleOrigin::Temporal, rays, |d| {
                 restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
             })
         })
@@ -619,7 +629,7 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options, s, &inputs, rays, |d| u(1000 + d))
+            combine(view, options, s, &inputs, SampleOrigin::Spatial, rays, |d| u(1000 + d))
         })
         .collect()
 }
@@ -684,6 +694,8 @@ pub struct RestirFrames {
     frame: u32,
     /// Shadow rays traced so far, by stage.
     rays: RayCounts,
+    /// The last frame's origins by reservoir target and pixel, while recording.
+    origins: Option<Vec<Vec<SampleOrigin>>>,
 }
 
 impl RestirFrames {
@@ -697,6 +709,7 @@ impl RestirFrames {
             previous_camera: None,
             frame: 0,
             rays: RayCounts::default(),
+            origins: None,
         })
     }
 
@@ -710,6 +723,18 @@ impl RestirFrames {
         self.rays
     }
 
+    /// Records where each pixel's final sample came from in every frame from now on
+    /// ([`RestirFrames::origins`]), or stops recording.
+    pub fn set_record_origins(&mut self, on: bool) {
+        self.origins = on.then(Vec::new);
+    }
+
+    /// The last frame's [`SampleOrigin`] of each pixel's final reservoir, `[target][pixel]`
+    /// (None while not recording; empty before the first recorded frame).
+    pub fn origins(&self) -> Option<&[Vec<SampleOrigin>]> {
+        self.origins.as_deref()
+    }
+
     /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
     pub fn render(&mut self, view: &SceneView, camera: &Camera) -> Vec<Vec3> {
         let (options, frame) = (&self.options, self.frame);
@@ -718,6 +743,9 @@ impl RestirFrames {
         self.frame += 1;
         if view.lights.triangles.is_empty() {
             // No emitter: only what the camera sees (black), as the path tracer.
+            if let Some(origins) = self.origins.as_mut() {
+                *origins = vec![vec![SampleOrigin::None; g.len()]; options.target.reservoirs()];
+            }
             return g.iter().map(|p| p.emitted).collect();
         }
         let sampler = LightSampler::new(view);
@@ -744,6 +772,9 @@ impl RestirFrames {
         let [visibility, temporal, spatial, bsdf_candidates] = rays.map(|r| r.into_inner());
         self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0, bsdf_candidates });
         let radiance = shade(view, targets, &g, &all);
+        if let Some(origins) = self.origins.as_mut() {
+            *origins = origins::final_origins(view, &g, &all);
+        }
         self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);
         radiance

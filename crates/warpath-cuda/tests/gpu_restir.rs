@@ -18,7 +18,9 @@
 //!   tracer at `max_depth` 1 with 8192 spp: each image mean within 4 standard errors (the
 //!   runs' own spread and the reference's); the 1/M mode's bias is printed, and it must be
 //!   measurably darker (it is the biased one);
-//! - a scene without emitters renders black; zero-power emitters render black and finite.
+//! - a scene without emitters renders black; zero-power emitters render black and finite;
+//! - the origin maps (`set_record_origins`: where each pixel's final sample came from) are the
+//!   CPU's, and recording them changes no bit of the film.
 //!
 //! `#[ignore]`d (they need a GPU); without one they skip with a notice, or fail with
 //! WARPATH_REQUIRE_GPU=1.
@@ -708,4 +710,75 @@ fn gpu_restir_follows_a_moving_camera() {
         100.0 * (m / reference - 1.0)
     );
     assert!(z.abs() < 4.0, "moving camera: z {z}");
+}
+
+/// The GPU records where each pixel's final sample came from (`set_record_origins`, restir.cu's
+/// RESTIR_ORIGIN_* writes) as the CPU reference does (`RestirFrames::origins`): every frame's
+/// origin map of every reservoir target equal for ≥ 99% of the pixels (a float comparison that
+/// flips changes the sample, as the films' check allows), with the kernels' rays inline and in
+/// lane groups; and recording changes no bit of the film.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_restir_records_the_cpu_origins() {
+    let Some(device) = device() else { return };
+    let scene = scene(512, 96, 64);
+    let frames = 4u32;
+    let base = RestirOptions {
+        radius: 8.0,
+        seed: 13,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
+    let cpu = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = cpu.view(&RenderOptions { seed: 13, ..RenderOptions::from_scene(&scene) });
+    let mut failures = Vec::new();
+    for (name, options) in [
+        ("ray-traced", base),
+        ("pairwise MIS, 2 spatial passes", RestirOptions { bias: BiasCorrection::Pairwise, spatial_passes: 2, ..base }),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
+        ("2 BSDF candidates, no pool", RestirOptions { bsdf_candidates: 2, light_pool: false, ..base }),
+        ("boiling filter 0.5", RestirOptions { boiling_filter: 0.5, ..base }),
+        ("the defaults (per-channel, pairwise)", RestirOptions { radius: 8.0, seed: 13, ..RestirOptions::default() }),
+    ] {
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        sequence.set_record_origins(true);
+        let expected: Vec<_> = (0..frames)
+            .map(|_| {
+                sequence.render(&view, &scene.camera);
+                sequence.origins().expect("recording").to_vec()
+            })
+            .collect();
+        for lanes in [RayLanes::DEFAULT, RayLanes::Inline] {
+            let mut renderer =
+                RestirRenderer::new(&device, &scene, &settings(&scene, 13), BuildKind::Sah, &options).expect("uploads");
+            renderer.set_ray_lanes(lanes);
+            renderer.set_record_origins(true).expect("records");
+            let mut counts = [0usize; 5];
+            for (frame, expected) in expected.iter().enumerate() {
+                renderer.render_frame().expect("renders a frame");
+                let got = renderer.origins().expect("downloads").expect("recording");
+                assert_eq!(got.len(), expected.len(), "{name}: one map per reservoir target");
+                let (mut equal, mut pixels) = (0usize, 0usize);
+                for (g, e) in got.iter().zip(expected) {
+                    for (a, b) in g.iter().zip(e) {
+                        equal += (a == b) as usize;
+                        pixels += 1;
+                        counts[*a as usize] += 1;
+                    }
+                }
+                if (equal as f64) < 0.99 * pixels as f64 {
+                    failures.push(format!("{name}, {lanes:?}, frame {frame}: {equal} of {pixels} origins equal"));
+                }
+            }
+            println!(
+                "{name}, {lanes:?}: GPU origins over {frames} frames {counts:?} (none, light, BSDF, temporal, spatial)"
+            );
+            let plain = gpu_restir_in(Schedule { lanes, ..Schedule::default() }, &device, &scene, &options, 13, frames);
+            if !same_film(&renderer.download_film().expect("downloads"), &plain) {
+                failures.push(format!("{name}, {lanes:?}: recording origins changed the film"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "GPU origins differ from the CPU's: {failures:?}");
 }

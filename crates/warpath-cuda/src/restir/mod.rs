@@ -43,7 +43,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, boiling_multiplier};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, SampleOrigin, boiling_multiplier};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -423,6 +423,9 @@ pub struct RestirRenderer<'d> {
     /// Rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade, BSDF
     /// candidates), while counting is on.
     ray_counts: Option<DeviceBuffer<u64>>,
+    /// Each pixel's final sample's origin (restir.cuh RESTIR_ORIGIN_*), one word a pixel and
+    /// reservoir target, while recording.
+    origins: Option<DeviceBuffer<u32>>,
 }
 
 impl<'d> RestirRenderer<'d> {
@@ -486,6 +489,7 @@ impl<'d> RestirRenderer<'d> {
             next_frame: 0,
             times: None,
             ray_counts: None,
+            origins: None,
         })
     }
 
@@ -552,6 +556,27 @@ impl<'d> RestirRenderer<'d> {
         let Some(buffer) = &self.ray_counts else { return Ok(None) };
         let c = buffer.download(self.device)?;
         Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: c[4] }))
+    }
+
+    /// Records where each pixel's final sample came from in every frame from now on, or stops
+    /// recording (the kernels write the origins only while on).
+    pub fn set_record_origins(&mut self, on: bool) -> CudaResult<()> {
+        let words = self.film.pixels() as usize * self.options.target.reservoirs();
+        self.origins = if on { Some(DeviceBuffer::zeroed(self.device, words)?) } else { None };
+        Ok(())
+    }
+
+    /// The last frame's origins, `[reservoir target][pixel]` (None when not recording; waits for
+    /// the stream): the CPU reference's `RestirFrames::origins` for the same frames.
+    pub fn origins(&self) -> CudaResult<Option<Vec<Vec<SampleOrigin>>>> {
+        let Some(buffer) = &self.origins else { return Ok(None) };
+        let codes = buffer.download(self.device)?;
+        let pixels = self.film.pixels() as usize;
+        let origins = codes
+            .chunks(pixels)
+            .map(|c| c.iter().map(|&o| SampleOrigin::from_code(o).unwrap_or(SampleOrigin::None)).collect())
+            .collect();
+        Ok(Some(origins))
     }
 
     /// The kernel times so far (None when timing is off).
@@ -653,6 +678,7 @@ impl<'d> RestirRenderer<'d> {
             boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
             roughness_threshold: self.options.roughness_threshold,
             _pad2: 0,
+            origins: self.origins.as_ref().map_or(0, |b| b.address(d)),
         }
     }
 
@@ -721,9 +747,14 @@ impl<'d> RestirRenderer<'d> {
         // of `pixels` reservoirs in each buffer.
         let target_bytes = self.current.len() as u64 * 4 / targets.len() as u64;
         let at = |buffer: &DeviceBuffer<u32>, t: usize| buffer.address(self.device) + t as u64 * target_bytes;
+        let origins = args.origins;
         for (t, target) in targets.iter().enumerate() {
             args.target = target.code();
             args.previous = at(&self.previous, t);
+            // (each target's origins one array of `pixels` words)
+            if origins != 0 {
+                args.origins = origins + 4 * t as u64 * self.film.pixels() as u64;
+            }
             if self.options.temporal {
                 args.input = at(&self.current, t);
                 args.output = at(&self.scratch, t);
@@ -775,6 +806,7 @@ impl<'d> RestirRenderer<'d> {
         }
         args.target = self.options.target.code();
         args.input = self.current.address(self.device);
+        args.origins = origins;
         self.launch(RESTIR_SHADE, &args, linear)
     }
 
