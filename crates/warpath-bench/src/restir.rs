@@ -90,6 +90,12 @@ pub struct RestirArgs {
     /// ReSTIR: neighbours per spatial pass.
     #[arg(long)]
     pub neighbours: Option<u32>,
+    /// ReSTIR: the temporal pass's bias correction (ray-traced, pairwise, off) [default: --bias].
+    #[arg(long)]
+    pub temporal_bias: Option<String>,
+    /// ReSTIR: the previous frame's M is capped at this × the current M.
+    #[arg(long)]
+    pub temporal_cap: Option<f32>,
     /// ReSTIR: RTXDI's boiling filter after temporal reuse at this strength (0: off; RTXDI's
     /// default 0.2).
     #[arg(long)]
@@ -211,6 +217,8 @@ struct Report {
     /// channel's), and by the material the pixel sees.
     by_origin: Vec<origins::Share>,
     by_material: Vec<origins::Share>,
+    /// The worst surface pixels of the scored frames.
+    worst_pixels: Vec<origins::Worst>,
 }
 
 pub fn run(args: RestirArgs) -> Result<()> {
@@ -246,6 +254,13 @@ pub fn run(args: RestirArgs) -> Result<()> {
     }
     if let Some(k) = args.neighbours {
         restir.neighbours = k;
+    }
+    if let Some(b) = &args.temporal_bias {
+        restir.temporal_bias =
+            Some(BiasCorrection::from_name(b).context("--temporal-bias: ray-traced, pairwise or off")?);
+    }
+    if let Some(c) = args.temporal_cap {
+        restir.temporal_cap = c;
     }
     if let Some(r) = args.radius {
         restir.radius = r;
@@ -329,7 +344,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
     let mut renderer = prepare(&scene, &restir_settings, &backend)?;
     // (a word a pixel written by the last kernel touching its sample: within the timing noise)
     renderer.set_record_origins(true)?;
-    let mut tally = origins::Tally::new(scene.materials.len());
+    let mut tally = origins::Tally::new(scene.materials.len(), w);
     let mut restir_scores = (Scores::default(), Scores::default());
     let mut by_frame = Vec::new();
     let mut frame_seconds = 0.0;
@@ -437,6 +452,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         restir_rmse_by_frame: by_frame,
         by_origin: tally.by_origin(),
         by_material: tally.by_material(&scene.material_names),
+        worst_pixels: tally.worst().to_vec(),
     };
     if let Some(png) = &args.png {
         let panels = Panels {

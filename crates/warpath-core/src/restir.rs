@@ -213,6 +213,13 @@ pub struct RestirOptions {
     pub neighbours: u32,
     pub radius: f32,
     pub bias: BiasCorrection,
+    /// The temporal pass's bias correction, where it differs from `bias` (None: `bias`).
+    /// Pairwise MIS here with ray-traced spatial reuse bounds what a fresh sample gets when
+    /// the history's surface does not see it: 1/Z then divides the history's weight (M up to
+    /// `temporal_cap` × the candidates) by the candidates' M alone (docs/benchmarks/restir.md,
+    /// the CPU study of the fixtures' tail). Unbiased with either spatial weighting: each pass
+    /// hands on an unbiased contribution weight.
+    pub temporal_bias: Option<BiasCorrection>,
     /// The target function p̂ of resampling.
     pub target: TargetFunction,
     /// Visibility-aware reuse: the reuse passes resample a reused input's sample with
@@ -248,6 +255,7 @@ impl Default for RestirOptions {
             // Pairwise MIS with one reservoir per colour channel: the best on the CPU's
             // yardstick at equal time (docs/restir.md).
             bias: BiasCorrection::Pairwise,
+            temporal_bias: None,
             target: TargetFunction::Channels,
             reuse_visibility: false,
             bsdf_candidates: 0,

@@ -761,8 +761,17 @@ impl RestirFrames {
         for (t, reservoirs) in all.iter_mut().enumerate() {
             let options = &RestirOptions { target: targets[t], ..*options };
             if options.temporal {
-                *reservoirs =
-                    reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame, &rays[1]);
+                let temporal = &RestirOptions { bias: options.temporal_bias.unwrap_or(options.bias), ..*options };
+                *reservoirs = reuse_temporally(
+                    view,
+                    temporal,
+                    &g,
+                    reservoirs,
+                    &self.previous[t],
+                    moved.as_ref(),
+                    frame,
+                    &rays[1],
+                );
                 boiling_filter(view.width, view.height, options.boiling_filter, reservoirs);
             }
             for pass in 0..options.spatial_passes {

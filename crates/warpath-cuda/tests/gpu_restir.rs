@@ -6,7 +6,8 @@
 //!   ≤ 1e-3 for ≥ 99% of the values; what differs is where a float comparison flips the
 //!   other way, e.g. a reservoir's choice at a tie, and then the pixel takes another sample)
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
-//!   with the biased 1/M mode, with two spatial passes, and with 32 and 40 neighbours
+//!   with the biased 1/M mode, with pairwise MIS in the temporal pass only, with two spatial
+//!   passes, and with 32 and 40 neighbours
 //!   (ray-traced: its rays dealt out over several rounds of lanes), with BSDF-sampled
 //!   candidates, the boiling filter and roughness-aware neighbour rejection (each shown to
 //!   change the CPU's image, so that the check tests something); the reservoir formats
@@ -186,6 +187,12 @@ fn gpu_restir_is_the_cpu_reference() {
         ("no light pool", RestirOptions { light_pool: false, ..base }),
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        // Pairwise MIS in the temporal pass only (its inline kernel), ray-traced spatial reuse
+        // (split rays), a temporal cap of 5.
+        (
+            "pairwise temporal, ray-traced spatial, cap 5",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), temporal_cap: 5.0, ..base },
+        ),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
         // The target functions of issue 29 (restir/target.cuh), each through every pass.
         ("target l2", RestirOptions { target: TargetFunction::L2, ..base }),
@@ -395,6 +402,10 @@ fn gpu_restir_counts_the_cpu_rays() {
     for (name, options) in [
         ("ray-traced", base),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        (
+            "pairwise temporal, ray-traced spatial",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), ..base },
+        ),
         ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("visibility-aware", RestirOptions { reuse_visibility: true, ..base }),
         ("the defaults", RestirOptions { radius: 8.0, seed: 7, ..RestirOptions::default() }),
@@ -488,6 +499,10 @@ fn gpu_restir_converges_to_direct_lighting() {
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
+        (
+            "pairwise temporal, ray-traced spatial, cap 5",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), temporal_cap: 5.0, ..unbiased },
+        ),
         ("default, target l2", RestirOptions { target: TargetFunction::L2, ..unbiased }),
         ("default, per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..unbiased }),
         (

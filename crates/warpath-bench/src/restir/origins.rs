@@ -29,15 +29,46 @@ struct Sums {
     worst: u64,
 }
 
+/// One of the worst pixels of the scored frames.
+#[derive(Clone, Debug, Serialize)]
+pub struct Worst {
+    pub x: u32,
+    pub y: u32,
+    /// The scored frame's index among the scored frames.
+    pub frame: u32,
+    pub origin: String,
+    pub material: u32,
+    /// Its error and the reference, relative to the reference's mean.
+    pub error: f64,
+    pub reference: f64,
+}
+
+/// How many of the worst pixels the tally keeps.
+const WORST_KEPT: usize = 40;
+
 /// The running tally of the scored frames.
 pub struct Tally {
     origins: [Sums; 5],
     materials: Vec<Sums>,
+    width: u32,
+    frames: u32,
+    worst: Vec<Worst>,
 }
 
 impl Tally {
-    pub fn new(materials: usize) -> Self {
-        Tally { origins: [Sums::default(); 5], materials: vec![Sums::default(); materials + 1] }
+    pub fn new(materials: usize, width: u32) -> Self {
+        Tally {
+            origins: [Sums::default(); 5],
+            materials: vec![Sums::default(); materials + 1],
+            width,
+            frames: 0,
+            worst: Vec::new(),
+        }
+    }
+
+    /// The worst pixels of all scored frames, worst first.
+    pub fn worst(&self) -> &[Worst] {
+        &self.worst
     }
 
     /// Adds one frame: `image` against `reference` over `mask`, each pixel's origin and
@@ -67,6 +98,21 @@ impl Tally {
         errors.sort_by(|a, b| b.0.total_cmp(&a.0));
         let worst = n.div_ceil(1000);
         let last = self.materials.len() - 1;
+        for &(e, i) in errors.iter().take(WORST_KEPT) {
+            let r = reference[i];
+            self.worst.push(Worst {
+                x: i as u32 % self.width,
+                y: i as u32 / self.width,
+                frame: self.frames,
+                origin: origins[i].name().into(),
+                material: materials[i],
+                error: e / norm,
+                reference: (r.x as f64 + r.y as f64 + r.z as f64) / 3.0 / norm,
+            });
+        }
+        self.worst.sort_by(|a, b| b.error.total_cmp(&a.error));
+        self.worst.truncate(WORST_KEPT);
+        self.frames += 1;
         for (rank, (e, i)) in errors.into_iter().enumerate() {
             let e = e / norm;
             let material = (materials[i] as usize).min(last);
@@ -166,7 +212,7 @@ mod tests {
         let materials: Vec<u32> = (0..n).map(|i| if i < 10 { 1 } else { 0 }).collect();
         let mut mask = vec![true; n];
         mask[7] = false;
-        let mut tally = Tally::new(2);
+        let mut tally = Tally::new(2, 40);
         tally.add(&image, &reference, &mask, &origins, &materials);
         let rows = tally.by_origin();
         let row = |name: &str| rows.iter().find(|r| r.group == name).unwrap().clone();
@@ -181,5 +227,7 @@ mod tests {
         let materials = tally.by_material(&["a".into(), "b".into()]);
         assert_eq!((materials[0].group.as_str(), materials[0].worst), ("b", 1.0));
         assert!((materials.iter().map(|r| r.pixels).sum::<f64>() - 1.0).abs() < 1e-12);
+        let worst = &tally.worst()[0];
+        assert_eq!((worst.x, worst.y, worst.origin.as_str(), worst.material), (5, 0, "temporal", 1));
     }
 }

@@ -646,11 +646,7 @@ impl<'d> RestirRenderer<'d> {
             seed: self.options.seed,
             candidates: self.options.candidates,
             light_pool: self.options.light_pool as u32,
-            bias: match self.options.bias {
-                BiasCorrection::Off => 0,
-                BiasCorrection::RayTraced => 1,
-                BiasCorrection::Pairwise => 2,
-            },
+            bias: bias_code(self.options.bias),
             neighbours: self.options.neighbours,
             pass: 0,
             has_previous: self.has_previous as u32,
@@ -758,10 +754,12 @@ impl<'d> RestirRenderer<'d> {
             if self.options.temporal {
                 args.input = at(&self.current, t);
                 args.output = at(&self.scratch, t);
+                let bias = self.options.temporal_bias.unwrap_or(self.options.bias);
+                args.bias = bias_code(bias);
                 // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
                 // keeps its two rays inline, and so does visibility-aware reuse).
                 let split = self.ray_lanes != RayLanes::Inline
-                    && self.options.bias != BiasCorrection::Pairwise
+                    && bias != BiasCorrection::Pairwise
                     && !self.options.reuse_visibility;
                 let launches: &[Kernel<RestirKernelArgs>] =
                     if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
@@ -772,6 +770,7 @@ impl<'d> RestirRenderer<'d> {
                     // RTXDI's boiling filter, in place on the temporal pass's output.
                     self.launch(RESTIR_BOILING_FILTER, &args, boiling_config)?;
                 }
+                args.bias = bias_code(self.options.bias);
             }
             // Each pass reads what the one before it (or temporal reuse) wrote: target t's
             // passes ping-pong between `current` and `scratch`.
@@ -813,6 +812,15 @@ impl<'d> RestirRenderer<'d> {
     /// The accumulated film (waits for the stream).
     pub fn download_film(&self) -> CudaResult<Film> {
         self.film.download(self.device)
+    }
+}
+
+/// restir.cuh RESTIR_BIAS_* of `bias` (RestirArgs.bias).
+fn bias_code(bias: BiasCorrection) -> u32 {
+    match bias {
+        BiasCorrection::Off => 0,
+        BiasCorrection::RayTraced => 1,
+        BiasCorrection::Pairwise => 2,
     }
 }
 
