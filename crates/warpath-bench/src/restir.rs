@@ -16,8 +16,13 @@
 //!   over all pixels: RMSE, RMSE without the
 //!   worst 0.1% of pixels, median and 99.9th percentile of the per-pixel error (RGB root mean
 //!   square), each relative to the reference's mean over the same pixels.
-//! - `--png`: reference / last scored ReSTIR frame / path tracer, their error maps, and the
-//!   per-frame RMSE over all frames (ReSTIR's curve in orange, the path tracer's mean in blue).
+//! - `--png`: reference / last scored ReSTIR frame / path tracer, below them the ReSTIR frame's
+//!   origin map (`origins::colour`) and the two error maps, and the per-frame RMSE over all
+//!   frames (ReSTIR's curve in orange, the path tracer's mean in blue).
+//! - The scored frames' error over surfaces by where each pixel's final sample came from and
+//!   by the material it sees (`origins`: shares of pixels, squared error, the worst 0.1%).
+//! - `--accumulate N,…`: accumulated stills instead of steady frames (`stills`); `--time-ratio`
+//!   fixes the path tracer's spp per ReSTIR frame instead of timing both.
 //!
 //! Prints markdown (the table last); `--json` writes the scores.
 

@@ -57,10 +57,12 @@
 
 mod boiling;
 mod bsdf_candidates;
+mod light_sampler;
 mod origins;
 mod similarity;
 
 pub use boiling::{BOILING_GROUP, boiling_filter};
+pub use light_sampler::LightSampler;
 use similarity::{similar, similar_at};
 
 use crate::integrator::{SceneView, generate_with, surface_hit};
@@ -69,11 +71,9 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpath_core::bsdf;
 use warpath_core::detmath::det_sin_cos;
-use warpath_core::distribution::Distribution1D;
 use warpath_core::film::Film;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::pcg_sample;
-use warpath_core::warp;
 
 use warpath_core::camera::Camera;
 pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, SampleOrigin, TargetFunction};
@@ -156,30 +156,6 @@ pub struct Surface {
 pub struct GBufferPixel {
     pub emitted: Vec3,
     pub surface: Option<Surface>,
-}
-
-/// The emissive triangles' power distribution (the source pdf of every candidate): the light
-/// set's selection (`TriangleLight::power` per triangle; a ReSTIR scene has no environment,
-/// so no extra bin), the distribution the GPU reads as `light_cdf`.
-pub struct LightSampler<'a> {
-    distribution: &'a Distribution1D,
-}
-
-impl<'a> LightSampler<'a> {
-    pub fn new(view: &'a SceneView) -> Self {
-        LightSampler { distribution: &view.lights.selection }
-    }
-
-    fn sample(&self, u_select: f32, u: Vec2) -> LightPoint {
-        let (light, _) = self.distribution.sample_discrete(u_select);
-        LightPoint { light: light as u32, b: warp::square_to_triangle(u) }
-    }
-
-    /// Area-measure pdf of drawing `y`.
-    fn pdf(&self, view: &SceneView, y: LightPoint) -> f32 {
-        let light = &view.lights.triangles[y.light as usize];
-        if light.area <= 0.0 { 0.0 } else { self.distribution.discrete_pdf(y.light as usize) / light.area }
-    }
 }
 
 /// The light point's position, normal and emitted radiance toward `x`, and the geometry
