@@ -230,7 +230,7 @@ pub const ALL: &[LayoutInfo] = &[
         candidates, light_pool, bias, neighbours, pass, has_previous, radius, temporal_cap, prev_to_camera,
         prev_position, prev_tan_half_fov, camera_moved, pending_z, neighbour_sees, ray_group, target,
         pending_temporal, reuse_visibility, _pad, ray_counts, bsdf_candidates, boiling_multiplier,
-        roughness_threshold, _pad2
+        roughness_threshold, _pad2, origins
     }),
 ];
 

@@ -474,7 +474,7 @@ static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_m) == 8, "RestirPendi
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_pixel) == 12, "RestirPendingTemporal.prev_pixel");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, has_prev) == 16, "RestirPendingTemporal.has_prev");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, chosen_prev) == 20, "RestirPendingTemporal.chosen_prev");
-static_assert(sizeof(RestirArgs) == 384, "RestirArgs size (Rust RestirArgs)");
+static_assert(sizeof(RestirArgs) == 392, "RestirArgs size (Rust RestirArgs)");
 static_assert(WARPATH_OFFSETOF(RestirArgs, scene) == 0, "RestirArgs.scene");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_gbuffer) == 152, "RestirArgs.prev_gbuffer");
@@ -510,4 +510,5 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, bsdf_candidates) == 368, "RestirArgs.
 static_assert(WARPATH_OFFSETOF(RestirArgs, boiling_multiplier) == 372, "RestirArgs.boiling_multiplier");
 static_assert(WARPATH_OFFSETOF(RestirArgs, roughness_threshold) == 376, "RestirArgs.roughness_threshold");
 static_assert(WARPATH_OFFSETOF(RestirArgs, _pad2) == 380, "RestirArgs._pad2");
+static_assert(WARPATH_OFFSETOF(RestirArgs, origins) == 384, "RestirArgs.origins");
 #endif

@@ -153,7 +153,17 @@ struct RestirArgs {
     // Reuse rejects a neighbour whose roughness differs from the pixel's by more than this.
     float roughness_threshold;
     unsigned int _pad2;
+    // Where each pixel's final sample came from (RESTIR_ORIGIN_*; restir.rs SampleOrigin), one
+    // word a pixel (reuse passes: of the target they run for), or null: nothing recorded.
+    unsigned int* origins;
 };
+
+// restir.rs SampleOrigin's codes.
+#define RESTIR_ORIGIN_NONE 0u
+#define RESTIR_ORIGIN_LIGHT 1u
+#define RESTIR_ORIGIN_BSDF 2u
+#define RESTIR_ORIGIN_TEMPORAL 3u
+#define RESTIR_ORIGIN_SPATIAL 4u
 
 #define RESTIR_RAYS_VISIBILITY 0u
 #define RESTIR_RAYS_TEMPORAL 1u
