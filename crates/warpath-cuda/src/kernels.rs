@@ -14,6 +14,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("common/warp.cuh", include_str!("../kernels/common/warp.cuh")),
     ("common/scene.cuh", include_str!("../kernels/common/scene.cuh")),
     ("common/camera.cuh", include_str!("../kernels/common/camera.cuh")),
+    ("common/rough_plastic_table.cuh", include_str!("../kernels/common/rough_plastic_table.cuh")),
     ("common/bsdf.cuh", include_str!("../kernels/common/bsdf.cuh")),
     ("common/principled.cuh", include_str!("../kernels/common/principled.cuh")),
     ("common/lights.cuh", include_str!("../kernels/common/lights.cuh")),

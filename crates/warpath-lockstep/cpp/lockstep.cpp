@@ -207,6 +207,19 @@ void bsdf_fresnel_dielectric(const DeviceScene&, In& in, Out& out) {
     out.f(fr.eta_it);
     out.f(fr.eta_ti);
 }
+void bsdf_rough_plastic_coat(const DeviceScene&, In& in, Out& out) {
+    const float roughness = in.f(), eta = in.f(), cos_theta = in.f();
+    RoughPlasticCell cell;
+    const bool inside = rough_plastic_coat_cell(roughness, eta, cell);
+    out.flag(inside);
+    if (inside) {
+        out.u(cell.p_node);
+        out.u(cell.x_node);
+        out.u(cell.r_x_node);
+        out.f(rough_plastic_coat_transmittance(cell, cos_theta));
+        out.f(rough_plastic_coat_internal_reflectance(cell));
+    }
+}
 void bsdf_schlick_fresnel(const DeviceScene&, In& in, Out& out) {
     const float3 f0 = in.f3();
     out.f3(schlick_fresnel(f0, in.f()));
@@ -696,6 +709,7 @@ const Case CASES[] = {
     {"math_normal_map_dp_du", surface<math_normal_map_dp_du>},
     {"math_normal_map_perturb", surface<math_normal_map_perturb>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
+    {"bsdf_rough_plastic_coat", surface<bsdf_rough_plastic_coat>},
     {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},
     {"bsdf_blinn_normalization", surface<bsdf_blinn_normalization>},
     {"bsdf_ggx_d", surface<bsdf_ggx_d>},

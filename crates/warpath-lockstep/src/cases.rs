@@ -129,6 +129,18 @@ pub const CASES: &[Case] = &[
         o.f(fr.eta_it);
         o.f(fr.eta_ti);
     }),
+    exact("bsdf_rough_plastic_coat", Needs::Nothing, draw::rough_plastic_coat, |_, r, o| {
+        let (roughness, eta, cos_theta) = (r.f(), r.f(), r.f());
+        let cell = bsdf::rough_plastic::coat_cell(roughness, eta);
+        o.flag(cell.is_some());
+        if let Some(cell) = cell {
+            o.u(cell.p_node as u32);
+            o.u(cell.x_node as u32);
+            o.u(cell.r_x_node as u32);
+            o.f(bsdf::rough_plastic::coat_transmittance(&cell, cos_theta));
+            o.f(bsdf::rough_plastic::coat_internal_reflectance(&cell));
+        }
+    }),
     exact("bsdf_schlick_fresnel", Needs::Nothing, draw::color_cosine, |_, r, o| {
         let f0 = r.vec3();
         o.vec3(bsdf::schlick_fresnel(f0, r.f()))

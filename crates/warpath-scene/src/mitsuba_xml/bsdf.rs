@@ -4,6 +4,7 @@
 //! warning).
 
 use super::*;
+use warpath_core::bsdf::rough_plastic;
 use warpath_core::material::MaterialKind;
 
 impl Loader {
@@ -103,6 +104,15 @@ impl Loader {
                 let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
                 let roughness = if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { 0.0 };
+                if roughness > 0.0 && !rough_plastic::tabulated(ior) {
+                    self.warn(format!(
+                        "{}: {plugin}: the rough coat's transmittance is tabulated for a relative index from {} to {}; \
+                         at {ior} it is approximated by the smooth interface's",
+                        src.at(node),
+                        rough_plastic::TABLE_ETA_MIN,
+                        rough_plastic::TABLE_ETA_MAX
+                    ));
+                }
                 let (diffuse, texture) = match self.tex(src, &mut props, "diffuse_reflectance")? {
                     None => (Vec3::splat(0.5), -1),
                     Some(Tex::Color(c)) => (check_reflectance(src, node, "diffuse_reflectance", c)?, -1),
