@@ -78,6 +78,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         used_params: HashSet::new(),
         objects: HashMap::new(),
         textures: HashMap::new(),
+        grey_textures: HashMap::new(),
         fallback_material: None,
         emitter_fallback_material: None,
         root_dir: path.parent().unwrap_or(Path::new("")).to_path_buf(),
@@ -199,6 +200,8 @@ struct Loader {
     objects: HashMap<String, Object>,
     /// Bitmap textures by file and `raw`, loaded once.
     textures: HashMap<(PathBuf, bool), i32>,
+    /// Opacity maps: a texture's grey version (itself when already grey), made once.
+    grey_textures: HashMap<i32, i32>,
     fallback_material: Option<u32>,
     emitter_fallback_material: Option<u32>,
     /// The folder of the scene file, against which Mitsuba resolves every relative file
