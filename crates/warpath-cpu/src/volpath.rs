@@ -299,9 +299,8 @@ fn light_at_surface(
             && ls.pdf.is_finite()
         {
             let wi = surface.frame.to_local(ls.wi);
-            let f = bsdf::eval(material, surface.base_color, wo, wi)
-                * surface.normal_map_factor(ls.wi)
-                * surface.opacity;
+            let f =
+                bsdf::eval(material, surface.base_color, wo, wi) * surface.normal_map_factor(ls.wi) * surface.opacity;
             if f != Vec3::ZERO {
                 let origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 let medium = medium_across(s, surface.triangle, ls.wi, path.medium);

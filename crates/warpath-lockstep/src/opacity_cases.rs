@@ -30,7 +30,11 @@ pub fn choose(_: &HostScene, r: &mut Reader, o: &mut Output) {
 }
 
 fn value(rng: &mut Rng) -> f32 {
-    if rng.chance(0.3) { rng.pick(&[0.0, 1.0, 0.5, -0.25, 1.5, f32::NAN, ONE_MINUS_EPSILON]) } else { rng.range(-0.2, 1.2) }
+    if rng.chance(0.3) {
+        rng.pick(&[0.0, 1.0, 0.5, -0.25, 1.5, f32::NAN, ONE_MINUS_EPSILON])
+    } else {
+        rng.range(-0.2, 1.2)
+    }
 }
 
 /// An opacity and a texel, each an edge value now and then.

@@ -175,6 +175,10 @@ struct Loader {
     pending_materials: HashMap<String, (u32, String)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
+    /// Float textures that are images (their scene texture), for shapes' `alpha`.
+    float_images: HashMap<String, i32>,
+    /// Materials with a shape's `alpha` as their opacity, by (material, opacity bits, texture).
+    masked: HashMap<(u32, u32, i32), u32>,
     camera: Option<Camera>,
     camera_line: String,
     settings: RenderSettings,
@@ -222,6 +226,8 @@ impl Loader {
             default_material: None,
             pending_materials: HashMap::new(),
             emissive: HashMap::new(),
+            float_images: HashMap::new(),
+            masked: HashMap::new(),
             camera: None,
             camera_line: String::new(),
             // pbrt-v4's defaults: a 1280 × 720 film, 16 samples per pixel, maxdepth 5.

@@ -132,7 +132,8 @@ mod tests {
         scene.materials[floor] = scene.materials[floor].with_opacity(0.3, -1);
         let dir = tempfile::tempdir().unwrap();
         export(&scene, dir.path()).unwrap();
-        let dict: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("scene.json")).unwrap()).unwrap();
+        let dict: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("scene.json")).unwrap()).unwrap();
         let opacities: Vec<f64> = dict
             .as_object()
             .unwrap()

@@ -182,7 +182,9 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
     }
     if let Some(o) = &m.opacity {
         if kind == "null" {
-            return Err(source.error_at(o.span(), "'opacity' does not apply to a null boundary (it lets all light through)"));
+            return Err(
+                source.error_at(o.span(), "'opacity' does not apply to a null boundary (it lets all light through)")
+            );
         }
         if !(0.0..=1.0).contains(o.get_ref()) {
             return Err(source.error_at(o.span(), format!("opacity must be in [0, 1], got {}", o.get_ref())));
