@@ -117,6 +117,20 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             ));
         }
     }
+    if let Some((kind, at)) = loader.integrator_kind.clone()
+        && kind == "volpath"
+    {
+        let scene = loader.builder.scene_mut();
+        let masked = scene.materials.iter().any(|m| m.is_masked());
+        let volumetric = !scene.media.is_empty() || scene.materials.iter().any(|m| m.is_null());
+        if masked && !volumetric {
+            loader.warn(format!(
+                "{at}: 'volpath' with opacity masks but no media or null boundaries: warpath renders the scene with \
+                 its path tracer, where a pass-through through a mask counts toward max_depth (Mitsuba's volpath does \
+                 not count it): paths that reach max_depth through masks differ"
+            ));
+        }
+    }
     let Loader { builder, camera, settings, environment, delta_lights, mesh_media, camera_medium, .. } = loader;
     let mut scene = builder.finish();
     scene.set_mesh_media(&mesh_media);
