@@ -24,10 +24,12 @@ use crate::material::Material;
 use crate::sampler::ONE_MINUS_EPSILON;
 
 /// The opacity α at a surface point: `opacity` times `texel` (the opacity texture's first
-/// channel there, 1 without a texture), clamped to [0, 1] (NaN reads as 0).
+/// channel there, 1 without a texture), clamped to [0, 1] (NaN and −0 read as +0: written
+/// with comparisons, so that no port's min/max treats signed zeros its own way).
 #[inline]
 pub fn opacity(material: &Material, texel: f32) -> f32 {
-    (material.opacity * texel).max(0.0).min(1.0)
+    let a = material.opacity * texel;
+    if a > 0.0 { if a < 1.0 { a } else { 1.0 } } else { 0.0 }
 }
 
 /// The mask's lobe choice for `u_lobe` at opacity `alpha`: `None` for the null lobe (go on

@@ -7,9 +7,10 @@
 #include "common/layout.cuh"
 #include "common/math.cuh"
 
-// opacity::opacity: NaN reads as 0 (fmaxf, as Rust's f32::max).
+// opacity::opacity: NaN and −0 read as +0 (comparisons, not fminf/fmaxf and their signed zeros).
 __device__ __forceinline__ float material_opacity(const Material& m, float texel) {
-    return fminf(fmaxf(__fmul_rn(m.opacity, texel), 0.0f), 1.0f);
+    const float a = __fmul_rn(m.opacity, texel);
+    return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
 }
 
 // Material::is_masked.
