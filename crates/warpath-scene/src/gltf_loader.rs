@@ -576,6 +576,13 @@ fn gltf_opacity(
                     *p = Vec3::splat(of(p.x * factor));
                 }
                 alpha.name = format!("{} (alpha)", alpha.name);
+                if mode == AlphaMode::Mask {
+                    warnings.push(format!(
+                        "{}: material '{name}': alphaMode MASK: the cutoff {cutoff} is applied to each texel, before \
+                         bilinear filtering (glTF cuts after filtering): cut-out edges are soft over one texel",
+                        path.display()
+                    ));
+                }
                 Some(alpha)
             }
         }

@@ -173,6 +173,7 @@ fn gltf_alpha_modes_make_opacity_masks() {
     // MASK: alpha × factor (0.5 and 100/255 · 0.5 ≈ 0.196) against the cutoff 0.3.
     let cutout = m("cutout").opacity_texture.as_ref().expect("an opacity texture");
     assert_eq!(cutout.pixels, vec![Vec3::ONE, Vec3::ZERO]);
+    assert!(asset.warnings.iter().any(|w| w.contains("'cutout'") && w.contains("before")), "{:?}", asset.warnings);
     // BLEND: the alpha itself, linear (not sRGB-decoded).
     let blend = m("blend").opacity_texture.as_ref().expect("an opacity texture");
     assert_eq!(blend.pixels[0], Vec3::splat(0.5));
