@@ -427,6 +427,9 @@ fn shapes(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Vec<(Str
         if material.normal_texture >= 0 {
             material_bsdf = normal_maps::normal_map(scene, material.normal_texture, material_bsdf, dir, files)?;
         }
+        if material.is_masked() && !material.is_null() {
+            material_bsdf = normal_maps::mask(scene, material, material_bsdf, dir, files)?;
+        }
         shape.insert("bsdf".into(), material_bsdf);
         if material.is_emissive() {
             if material.two_sided_emission() {

@@ -96,7 +96,7 @@ pub mod flags {
     pub const NONLINEAR: u32 = 4;
 }
 
-/// One material, 96 bytes. See [`MaterialKind`] for the fields each kind reads.
+/// One material, 128 bytes. See [`MaterialKind`] for the fields each kind reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Material {
@@ -137,9 +137,19 @@ pub struct Material {
     pub spec_trans: f32,
     /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
     pub flatness: f32,
+    /// Reserved for the bump, roughness and metallic textures (zero, unused).
+    pub _reserved_bump: [u32; 4],
+    /// Opacity in [0, 1] (Mitsuba's `mask`): 1 opaque (the default), 0 invisible to
+    /// BSDF-sampled rays. See [`crate::opacity`].
+    pub opacity: f32,
+    /// Index into the scene's textures of an opacity map (its first channel multiplies
+    /// `opacity`), or -1.
+    pub opacity_texture: i32,
+    /// Padding to 128 bytes (zero).
+    pub _pad_tail: [u32; 2],
 }
 
-const _: () = assert!(std::mem::size_of::<Material>() == 96);
+const _: () = assert!(std::mem::size_of::<Material>() == 128);
 
 impl Material {
     fn base(kind: MaterialKind) -> Self {
@@ -162,6 +172,10 @@ impl Material {
             clearcoat_gloss: 0.0,
             spec_trans: 0.0,
             flatness: 0.0,
+            _reserved_bump: [0; 4],
+            opacity: 1.0,
+            opacity_texture: -1,
+            _pad_tail: [0; 2],
         }
     }
     pub fn kind(&self) -> MaterialKind {
@@ -236,6 +250,17 @@ impl Material {
     pub fn with_normal_texture(mut self, texture: i32) -> Self {
         self.normal_texture = texture;
         self
+    }
+    /// This material behind an opacity mask (Mitsuba's `mask`): `opacity` in [0, 1] times the
+    /// first channel of `texture` (an index into the scene's textures, or -1).
+    pub fn with_opacity(mut self, opacity: f32, texture: i32) -> Self {
+        self.opacity = opacity;
+        self.opacity_texture = texture;
+        self
+    }
+    /// Whether the material has an opacity mask (opacity below 1, or an opacity texture).
+    pub fn is_masked(&self) -> bool {
+        self.opacity < 1.0 || self.opacity_texture >= 0
     }
     pub fn with_emission(mut self, radiance: Vec3) -> Self {
         self.emission = radiance;

@@ -148,6 +148,10 @@ pub struct Surface {
     /// The material's roughness (`warpath_core::restir::material_roughness`: the similarity
     /// test's roughness).
     pub roughness: f32,
+    /// The opacity mask's α (1 opaque): the material's value is scaled by it, in the target
+    /// function and the shading alike (Mitsuba's `mask` evaluated). ReSTIR sees no further:
+    /// the camera ray stops at the first surface, masked or not, and shadow rays stop at masks.
+    pub opacity: f32,
 }
 
 /// What the camera sees at a pixel this frame: emission, and the surface to light (None on a
@@ -189,7 +193,7 @@ fn light_geometry(view: &SceneView, x: Vec3, y: LightPoint) -> Option<LightGeome
 fn contribution(view: &SceneView, s: &Surface, y: LightPoint) -> Option<(Vec3, LightGeometry)> {
     let g = light_geometry(view, s.p, y)?;
     let material = &view.scene.materials[s.material as usize];
-    let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi));
+    let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi)) * s.opacity;
     let c = f * g.le_g;
     (c.max_element() > 0.0 && c.is_finite()).then_some((c, g))
 }
@@ -269,6 +273,7 @@ pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixe
                     wo: -path.ray.d,
                     depth: surface.t,
                     roughness: warpath_core::restir::material_roughness(material),
+                    opacity: surface.opacity,
                 }),
             }
         })

@@ -158,6 +158,8 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     g.material = 0u;
     g.lit = 0u;
     g.roughness = 0.0f;
+    g.opacity = 1.0f;
+    g._pad[0] = 0u;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -175,6 +177,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             g.depth = surface.t;
             g.material = surface.material;
             g.roughness = restir_material_roughness(material);
+            g.opacity = surface.opacity;
         }
     }
     a.gbuffer[pixel] = g;

@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{device, material_scene, settings};
+use common::{device, material_scene, settings, with_masks};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -173,4 +173,18 @@ fn every_strategy_matches_naive_on_imported_scenes() {
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} imported surface scenes");
+}
+
+/// Opacity masks (constant and textured) on the material scene: every strategy traces the
+/// same pass-throughs as naive.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn every_strategy_matches_naive_on_masked_materials() {
+    let scene = with_masks(material_scene());
+    let s = if small() {
+        settings(21, 13, 2, 9, SamplerKind::PaddedHalton)
+    } else {
+        settings(61, 47, 8, 9, SamplerKind::PaddedHalton)
+    };
+    check_scene(&scene, &s, 4096, 3);
 }

@@ -179,6 +179,19 @@ void math_normal_map_perturb(const DeviceScene&, In& in, Out& out) {
     out.f(mapped.alpha2);
     out.f(normal_map_factor(mapped, perturbed, wi));
 }
+// The opacity mask (common/opacity.cuh).
+void math_opacity(const DeviceScene&, In& in, Out& out) {
+    Material m{};
+    m.opacity = in.f();
+    out.f(material_opacity(m, in.f()));
+}
+void math_mask_choose(const DeviceScene&, In& in, Out& out) {
+    const float alpha = in.f(), u = in.f();
+    float u_nested = 0.0f;
+    const bool nested = mask_choose(alpha, u, u_nested);
+    out.u(nested ? 1u : 0u);
+    out.f(nested ? u_nested : 0.0f);
+}
 // The estimator's ray/triangle test, with the edges the host computes for the BVH layout.
 void math_intersect_triangle(const DeviceScene&, In& in, Out& out) {
     const float3 o = in.f3(), d = in.f3(), v0 = in.f3(), v1 = in.f3(), v2 = in.f3();
@@ -708,6 +721,8 @@ const Case CASES[] = {
     {"math_intersect_triangle", surface<math_intersect_triangle>},
     {"math_normal_map_dp_du", surface<math_normal_map_dp_du>},
     {"math_normal_map_perturb", surface<math_normal_map_perturb>},
+    {"math_opacity", surface<math_opacity>},
+    {"math_mask_choose", surface<math_mask_choose>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
     {"bsdf_rough_plastic_coat", surface<bsdf_rough_plastic_coat>},
     {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},

@@ -9,6 +9,7 @@
 use crate::det_cases;
 use crate::host_scene::HostScene;
 use crate::normal_map_cases;
+use crate::opacity_cases;
 use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
@@ -121,6 +122,8 @@ pub const CASES: &[Case] = &[
     exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
     exact("math_normal_map_dp_du", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_du),
     exact("math_normal_map_perturb", Needs::Nothing, normal_map_cases::perturb_args, normal_map_cases::perturb),
+    exact("math_opacity", Needs::Nothing, opacity_cases::alpha_args, opacity_cases::alpha),
+    exact("math_mask_choose", Needs::Nothing, opacity_cases::choose_args, opacity_cases::choose),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
         let cos_theta_i = r.f();
         let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());

@@ -406,6 +406,41 @@ fn whole_paths_reach_normal_mapped_surfaces() {
 }
 
 #[test]
+fn a_one_ulp_drift_in_any_opacity_operation_fails_the_comparison() {
+    let (tried, _) = every_one_ulp_drift_is_caught("common/opacity.cuh");
+    assert!(tried >= 2, "only {tried} rounded operations found in opacity.cuh");
+}
+
+/// The whole-path comparisons reach masked surfaces: the random scenes' opacity masks change
+/// paths (the same scenes made opaque trace other paths from the same seeds), on the surface
+/// and the volume estimators.
+#[test]
+fn whole_paths_reach_masked_surfaces() {
+    for name in ["surface_path", "volume_path"] {
+        let case = cases::case(name);
+        let (mut differ, mut paths) = (0, 0);
+        for scene in scenes().iter().filter(|s| case.needs.admits(s)) {
+            if !scene.scene.materials.iter().any(|m| m.is_masked()) {
+                continue;
+            }
+            let mut opaque = scene.scene.clone();
+            for m in &mut opaque.materials {
+                (m.opacity, m.opacity_texture) = (1.0, -1);
+            }
+            let opaque = HostScene::new(opaque);
+            let masked = rust_results(case, scene, 3000);
+            let unmasked = rust_results(case, &opaque, 3000);
+            for ((_, a), (_, b)) in masked.iter().zip(&unmasked) {
+                paths += 1;
+                differ += (a != b) as usize;
+            }
+        }
+        println!("{name}: {differ} of {paths} paths change with the masks");
+        assert!(paths >= 3000 && differ >= 100, "{name}: {differ} of {paths} paths change with the masks");
+    }
+}
+
+#[test]
 fn one_ulp_drifts_in_principled_operations_fail_the_comparison() {
     // Measured: 167 of 172 caught; not caught are the 1e-20 cut-offs' products (compared
     // with a tiny threshold), the inverse index of a cosine that is never negative where it is

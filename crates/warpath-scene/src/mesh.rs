@@ -39,6 +39,8 @@ pub struct AssetMaterial {
     pub base_color_texture: Option<Texture>,
     /// A tangent-space normal map (raw texels).
     pub normal_texture: Option<Texture>,
+    /// An opacity map (its first channel; glTF's base colour alpha).
+    pub opacity_texture: Option<Texture>,
 }
 
 /// Everything a mesh file loads into, before it is placed in a scene.
@@ -122,6 +124,9 @@ impl SceneBuilder {
                 }
                 if let Some(t) = &am.normal_texture {
                     material.normal_texture = self.add_texture(t.clone());
+                }
+                if let Some(t) = &am.opacity_texture {
+                    material.opacity_texture = self.add_texture(t.clone());
                 }
                 self.add_material(&format!("{prefix}{}", am.name), material)
             })

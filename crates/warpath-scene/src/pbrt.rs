@@ -179,6 +179,10 @@ struct Loader {
     deferred_materials: Vec<(u32, String, String, Params)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
+    /// Float textures that are images (their scene texture), for shapes' `alpha`.
+    float_images: HashMap<String, i32>,
+    /// Materials with a shape's `alpha` as their opacity, by (material, opacity bits, texture).
+    masked: HashMap<(u32, u32, i32), u32>,
     camera: Option<Camera>,
     camera_line: String,
     settings: RenderSettings,
@@ -227,6 +231,8 @@ impl Loader {
             pending_materials: HashMap::new(),
             deferred_materials: Vec::new(),
             emissive: HashMap::new(),
+            float_images: HashMap::new(),
+            masked: HashMap::new(),
             camera: None,
             camera_line: String::new(),
             // pbrt-v4's defaults: a 1280 × 720 film, 16 samples per pixel, maxdepth 5.

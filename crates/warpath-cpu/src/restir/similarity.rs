@@ -39,6 +39,7 @@ mod tests {
             wo: Vec3::Y,
             depth,
             roughness: material_roughness(material),
+            opacity: 1.0,
         }
     }
 

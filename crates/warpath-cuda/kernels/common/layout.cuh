@@ -49,7 +49,7 @@ struct alignas(16) GpuHit {
     int prim;
 };
 
-// warpath_core::material::Material (96 B); `kind` is a MaterialKind value.
+// warpath_core::material::Material (128 B); `kind` is a MaterialKind value.
 struct Material {
     unsigned int kind;
     int base_color_texture;
@@ -70,6 +70,10 @@ struct Material {
     float clearcoat_gloss;
     float spec_trans;
     float flatness;
+    unsigned int _reserved_bump[4];  // the bump, roughness and metallic textures (zero, unused)
+    float opacity;                   // Mitsuba's mask: 1 opaque (see common/opacity.cuh)
+    int opacity_texture;             // its first channel multiplies opacity, or -1
+    unsigned int _pad_tail[2];
 };
 
 // warpath_core::light::TriangleLight (64 B): p0 + edges, area, emission.

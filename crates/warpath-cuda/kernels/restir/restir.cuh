@@ -57,6 +57,8 @@ struct RestirSurface {
     unsigned int material;
     unsigned int lit;
     float roughness;  // restir_material_roughness of the material (the similarity test's)
+    float opacity;    // the opacity mask's α (restir.rs Surface::opacity)
+    unsigned int _pad[1];
 };
 
 // A reservoir. Its light sample is by default the compact one (seed 002's second
@@ -187,6 +189,7 @@ struct RestirShading {
     float3 wo;
     float depth;
     float roughness;
+    float opacity;
     unsigned int target;  // the target function p̂ resampling uses here (RESTIR_TARGET_*)
 };
 
@@ -204,6 +207,7 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, 
     s.wo = f3(g.wo);
     s.depth = g.depth;
     s.roughness = g.roughness;
+    s.opacity = g.opacity;
     return s;
 }
 
@@ -329,7 +333,8 @@ __device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene,
                                                        RestirLightGeometry& g) {
     if (!restir_point_geometry(point, s.p, g)) return false;
     const Material& material = scene.materials[s.material];
-    const float3 f = bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi));
+    const float3 f =
+        bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi)) * s.opacity;
     c = f * g.le_g;
     return max_element(c) > 0.0f && is_finite3(c);
 }

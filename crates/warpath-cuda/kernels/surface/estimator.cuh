@@ -29,6 +29,7 @@
 #include "common/camera.cuh"
 #include "common/lights.cuh"
 #include "common/normal_map.cuh"
+#include "common/opacity.cuh"
 #include "common/sampler.cuh"
 #include "traversal/trace.cuh"
 // Isosurface shapes (issue 14): only in the programs compiled with them (the "-iso" variant
@@ -126,6 +127,7 @@ struct SurfaceHit {
     // and terminator term (frame.n is the perturbed normal).
     bool normal_mapped;
     MappedNormal normal_map;
+    float opacity;  // the opacity mask's α here (1: opaque; common/opacity.cuh)
 };
 
 // SurfaceHit::normal_map_factor: the normal map's factor on the BSDF toward wi (world space).
@@ -182,6 +184,7 @@ __device__ __forceinline__ SurfaceHit isosurface_hit(const EstimatorContext& ctx
     surface.normal_mapped = false;
     surface.normal_map.shading = n;
     surface.normal_map.alpha2 = 0.0f;
+    surface.opacity = material_opacity(material, 1.0f);
     return surface;
 }
 #endif
@@ -214,7 +217,8 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     if (dot(ns, ng) < 0.0f) ns = -ns;
     const float3 wo = -ray.d;
     float2 uv = make_float2(0.0f, 0.0f);
-    if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0)) {
+    if (params.has_uvs &&
+        (material.base_color_texture >= 0 || material.normal_texture >= 0 || material.opacity_texture >= 0)) {
         uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
     }
     // The normal map perturbs the front face's shading normal (the back face below takes it
@@ -242,6 +246,11 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     if (material.base_color_texture >= 0 && params.has_uvs) {
         base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
     }
+    float texel = 1.0f;
+    if (material.opacity_texture >= 0 && params.has_uvs) {
+        texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
+    }
+    surface.opacity = material_opacity(material, texel);
     surface.p = p;
     surface.ng = ng;
     surface.frame = frame_from_normal(perturbed);
@@ -250,6 +259,22 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     surface.triangle = tri;
     surface.t = hit.t;
     return surface;
+}
+
+// integrator.rs triangle_opacity: the mask's α at a triangle hit (surface_hit's value).
+__device__ __forceinline__ float triangle_opacity(const DeviceScene& scene, const SurfaceIntersection& hit) {
+    const unsigned int tri = hit.prim;
+    const Material& material = scene.materials[scene.triangle_materials[tri]];
+    float texel = 1.0f;
+    if (material.opacity_texture >= 0 && scene.params->has_uvs) {
+        const unsigned int i0 = scene.triangles[3 * (size_t)tri];
+        const unsigned int i1 = scene.triangles[3 * (size_t)tri + 1];
+        const unsigned int i2 = scene.triangles[3 * (size_t)tri + 2];
+        const float w = __fsub_rn(__fsub_rn(1.0f, hit.u), hit.v);
+        const float2 uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * hit.u + load2(scene.uvs, i2) * hit.v;
+        texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
+    }
+    return material_opacity(material, texel);
 }
 
 // A shadow ray of next-event estimation and what it adds to the path's radiance when
@@ -277,7 +302,8 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
     const float3 wo = to_local(surface.frame, -path.ray.d);
     const float3 wi = to_local(surface.frame, ls.wi);
     const float normal_map = surface_normal_map_factor(surface, ls.wi);
-    const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * normal_map;
+    // The mask scales the material by α; shadow rays stop at masked surfaces (Mitsuba's path).
+    const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * normal_map * surface.opacity;
     if (is_zero3(f)) return false;
     const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
     if (isfinite(ls.distance)) {
@@ -289,7 +315,7 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
         shadow.ray = make_ray(origin, ls.wi);
     }
     if (ctx.counters) count_aggregated(ctx.counters, COUNTER_SHADOW_RAYS);
-    const float bsdf_pdf_value = bsdf_pdf(material, surface.base_color, wo, wi);
+    const float bsdf_pdf_value = __fmul_rn(bsdf_pdf(material, surface.base_color, wo, wi), surface.opacity);
     // A delta light cannot be hit by a BSDF sample: no MIS weight.
     const float weight = ls.delta ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf_value);
     // Rounded multiplies: the value must not depend on where the add happens (no FMA).
@@ -314,19 +340,30 @@ __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& p
     const Material& material = ctx.scene.materials[surface.material];
     const Sampler& s = ctx.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
-    const float u_lobe = s.get(px, si, b, DIM_BSDF_LOBE);
-    const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
-    const float3 wo = to_local(surface.frame, -path.ray.d);
-    BsdfSample bs;
-    if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
-    const float3 dir = normalize(to_world(surface.frame, bs.wi));
-    const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, dir);
-    if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
-    path.throughput *= bsdf_weight;
-    path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
-    path.last_bsdf_pdf = bs.pdf;
-    path.last_delta = bs.delta;
-    path.bounce += 1u;
+    float u_lobe = 0.0f;
+    if (!mask_choose(surface.opacity, s.get(px, si, b, DIM_BSDF_LOBE), u_lobe)) {
+        // The mask's null lobe: straight on, weight 1, a delta bounce (Mitsuba's path counts
+        // it toward max_depth).
+        const float3 dir = path.ray.d;
+        path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
+        path.last_bsdf_pdf = __fsub_rn(1.0f, surface.opacity);
+        path.last_delta = true;
+        path.bounce += 1u;
+    } else {
+        const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
+        const float3 wo = to_local(surface.frame, -path.ray.d);
+        BsdfSample bs;
+        if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
+        const float3 dir = normalize(to_world(surface.frame, bs.wi));
+        const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, dir);
+        if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
+        path.throughput *= bsdf_weight;
+        path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
+        // The material's lobe was chosen with probability α.
+        path.last_bsdf_pdf = __fmul_rn(bs.pdf, surface.opacity);
+        path.last_delta = bs.delta;
+        path.bounce += 1u;
+    }
 
     // Russian roulette (seed 000 §3.2): below the threshold, survive with weight/threshold.
     const float rr_threshold = ctx.scene.params->rr_threshold;

@@ -218,8 +218,11 @@ pub struct GpuRestirSurface {
     pub lit: u32,
     /// `warpath_core::restir::material_roughness` of the material (the similarity test's).
     pub roughness: f32,
+    /// The opacity mask's α at the surface (`warpath_cpu::restir::Surface::opacity`).
+    pub opacity: f32,
+    pub _pad: [u32; 1],
 }
-const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 88);
+const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 96);
 
 /// restir.cuh `Reservoir` (the compact light sample: triangle light + barycentrics).
 #[repr(C)]

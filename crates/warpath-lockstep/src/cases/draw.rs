@@ -107,6 +107,11 @@ pub fn material(rng: &mut Rng) -> Material {
         clearcoat_gloss: principled[5],
         spec_trans: principled[6],
         flatness: principled[7],
+        _reserved_bump: [0; 4],
+        // Opaque: the random scenes draw their masks from a stream of their own.
+        opacity: 1.0,
+        opacity_texture: -1,
+        _pad_tail: [0; 2],
     }
 }
 

@@ -537,6 +537,10 @@ impl Loader {
         };
         p.finish(self.warnings());
         if float {
+            match tex {
+                Tex::Image(i, _) => self.float_images.insert(name.clone(), i),
+                Tex::Color(_) => self.float_images.remove(&name),
+            };
             let mean = tex.mean();
             self.float_textures.insert(name, (mean.x + mean.y + mean.z) / 3.0);
         } else {

@@ -83,6 +83,10 @@ pub(super) struct MaterialSection {
     pub(super) base_color_texture: Option<Spanned<String>>,
     /// A tangent-space normal map (read raw), any scattering kind.
     pub(super) normal_texture: Option<Spanned<String>>,
+    /// An opacity mask (Mitsuba's `mask`): opacity in [0, 1] (default 1) and an image whose
+    /// first channel multiplies it.
+    pub(super) opacity: Option<Spanned<f32>>,
+    pub(super) opacity_texture: Option<Spanned<String>>,
     /// Principled: Mitsuba's `principled` weights, each in [0, 1] (default 0).
     pub(super) metallic: Option<Spanned<f32>>,
     pub(super) spec_tint: Option<Spanned<f32>>,
