@@ -96,7 +96,7 @@ pub mod flags {
     pub const NONLINEAR: u32 = 4;
 }
 
-/// One material, 96 bytes. See [`MaterialKind`] for the fields each kind reads.
+/// One material, 128 bytes. See [`MaterialKind`] for the fields each kind reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Material {
@@ -137,9 +137,22 @@ pub struct Material {
     pub spec_trans: f32,
     /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
     pub flatness: f32,
+    /// Index into the scene's textures of a height map for bump mapping (its red channel,
+    /// raw; see [`crate::bump_map`]), or -1. A material has a normal map or a bump map, not both.
+    pub bump_texture: i32,
+    /// The bump map's gradient multiplier (Mitsuba's `bumpmap` `scale`).
+    pub bump_scale: f32,
+    /// Index into the scene's textures whose red channel multiplies `roughness` (raw), or -1.
+    pub roughness_texture: i32,
+    /// Index into the scene's textures whose red channel multiplies `metallic` (raw), or -1.
+    pub metallic_texture: i32,
+    /// Reserved for the opacity fields (zero, unused).
+    pub _reserved_mask: [u32; 2],
+    /// Padding to 128 bytes (zero).
+    pub _pad_tail: [u32; 2],
 }
 
-const _: () = assert!(std::mem::size_of::<Material>() == 96);
+const _: () = assert!(std::mem::size_of::<Material>() == 128);
 
 impl Material {
     fn base(kind: MaterialKind) -> Self {
@@ -162,6 +175,12 @@ impl Material {
             clearcoat_gloss: 0.0,
             spec_trans: 0.0,
             flatness: 0.0,
+            bump_texture: -1,
+            bump_scale: 1.0,
+            roughness_texture: -1,
+            metallic_texture: -1,
+            _reserved_mask: [0; 2],
+            _pad_tail: [0; 2],
         }
     }
     pub fn kind(&self) -> MaterialKind {
@@ -235,6 +254,12 @@ impl Material {
     /// This material with the normal map `texture` (an index into the scene's textures).
     pub fn with_normal_texture(mut self, texture: i32) -> Self {
         self.normal_texture = texture;
+        self
+    }
+    /// This material with the bump map `texture` (a height map) and gradient multiplier `scale`.
+    pub fn with_bump_texture(mut self, texture: i32, scale: f32) -> Self {
+        self.bump_texture = texture;
+        self.bump_scale = scale;
         self
     }
     pub fn with_emission(mut self, radiance: Vec3) -> Self {

@@ -269,7 +269,7 @@ fn scatter_at_surface(
     tracking: &mut TrackingCounts,
 ) -> bool {
     let s = &view.surface;
-    let material = &s.scene.materials[surface.material as usize];
+    let material = &surface.shading_material(&s.scene.materials);
     let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
     let wo = surface.frame.to_local(-path.ray.d);
     if !bsdf::is_purely_specular(material) && !s.lights.is_empty() {

@@ -98,7 +98,7 @@ const _: () = assert!(size_of::<AilaLaineNode>() == 64);
 const _: () = assert!(size_of::<GpuTriangle>() == 48);
 const _: () = assert!(size_of::<GpuRay>() == 32);
 const _: () = assert!(size_of::<GpuHit>() == 16);
-const _: () = assert!(size_of::<Material>() == 96);
+const _: () = assert!(size_of::<Material>() == 128);
 const _: () = assert!(size_of::<TriangleLight>() == 64);
 
 #[cfg(test)]

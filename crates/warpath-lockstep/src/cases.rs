@@ -121,6 +121,14 @@ pub const CASES: &[Case] = &[
     exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
     exact("math_normal_map_dp_du", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_du),
     exact("math_normal_map_perturb", Needs::Nothing, normal_map_cases::perturb_args, normal_map_cases::perturb),
+    exact("math_bump_map_dp_dv", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_dv),
+    exact(
+        "math_bump_map_gradient",
+        Needs::Nothing,
+        normal_map_cases::height_gradient_args,
+        normal_map_cases::height_gradient,
+    ),
+    exact("math_bump_map_perturb", Needs::Nothing, normal_map_cases::bump_perturb_args, normal_map_cases::bump_perturb),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
         let cos_theta_i = r.f();
         let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());

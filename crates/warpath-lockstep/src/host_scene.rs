@@ -322,6 +322,25 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
             material.normal_texture = 2;
         }
     }
+    // A bump map on about half the materials without a normal map, and roughness and metallic
+    // textures on about half, from a stream of their own: heights in [0, 1], scales of
+    // either sign.
+    let mut bump_rng = Rng::new(seed ^ 0xb0a9);
+    let (width, height) = (1 + bump_rng.below(6), 1 + bump_rng.below(6));
+    let pixels = (0..width * height).map(|_| Vec3::splat(bump_rng.unit())).collect();
+    scene.textures.push(Texture { name: "heights".into(), width, height, pixels });
+    for material in &mut scene.materials {
+        if material.normal_texture < 0 && bump_rng.chance(0.5) {
+            material.bump_texture = 3;
+            material.bump_scale = bump_rng.range(-2.0, 2.0);
+        }
+        if bump_rng.chance(0.5) {
+            material.roughness_texture = bump_rng.below(4) as i32;
+        }
+        if bump_rng.chance(0.5) {
+            material.metallic_texture = bump_rng.below(4) as i32;
+        }
+    }
     let emitter = Material::emitter(Vec3::new(4.0, 3.0, 2.0));
     scene.materials.push(emitter);
     scene.materials.push(Material { flags: flags::TWO_SIDED_EMISSION, ..emitter });

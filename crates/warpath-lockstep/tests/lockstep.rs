@@ -375,6 +375,44 @@ fn a_one_ulp_drift_in_any_normal_map_operation_fails_the_comparison() {
     assert!(tried >= 10, "only {tried} rounded operations found in normal_map.cuh");
 }
 
+#[test]
+fn a_one_ulp_drift_in_any_bump_map_operation_fails_the_comparison() {
+    let (tried, _) = every_one_ulp_drift_is_caught("common/bump_map.cuh");
+    assert!(tried >= 10, "only {tried} rounded operations found in bump_map.cuh");
+}
+
+/// The whole-path comparisons reach bump-mapped surfaces and textured roughness and metallic:
+/// the random scenes' paths change without those textures.
+#[test]
+fn whole_paths_reach_bump_maps_and_roughness_and_metallic_textures() {
+    let surface_path = cases::case("surface_path");
+    type Strip = fn(&mut warpath_core::material::Material);
+    let strips: [(&str, Strip); 3] = [
+        ("bump maps", |m| m.bump_texture = -1),
+        ("roughness textures", |m| m.roughness_texture = -1),
+        ("metallic textures", |m| m.metallic_texture = -1),
+    ];
+    for (what, strip) in strips {
+        let (mut differ, mut paths) = (0, 0);
+        for scene in scenes().iter().filter(|s| surface_path.needs.admits(s)) {
+            let mut plain = scene.scene.clone();
+            plain.materials.iter_mut().for_each(strip);
+            if plain.materials == scene.scene.materials {
+                continue;
+            }
+            let plain = HostScene::new(plain);
+            let textured = rust_results(surface_path, scene, 3000);
+            let untextured = rust_results(surface_path, &plain, 3000);
+            for ((_, a), (_, b)) in textured.iter().zip(&untextured) {
+                paths += 1;
+                differ += (a != b) as usize;
+            }
+        }
+        println!("{differ} of {paths} paths change with the {what}");
+        assert!(paths >= 6_000 && differ >= 20, "{differ} of {paths} paths change with the {what}");
+    }
+}
+
 /// The whole-path comparisons reach normal-mapped surfaces: the random scenes' normal maps
 /// change paths (a scene without them traces other paths from the same seeds).
 #[test]

@@ -344,7 +344,14 @@ fn convert_material(
         }
         _ => None,
     };
-    Ok(AssetMaterial { name: m.name.clone(), material, base_color_texture, normal_texture: None })
+    Ok(AssetMaterial {
+        name: m.name.clone(),
+        material,
+        base_color_texture,
+        normal_texture: None,
+        roughness_texture: None,
+        metallic_texture: None,
+    })
 }
 
 /// Checks the lines tobj would reject or misread, to report them with a line number;

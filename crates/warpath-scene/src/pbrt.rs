@@ -160,6 +160,9 @@ struct Loader {
     named_materials: HashMap<String, u32>,
     spectrum_textures: HashMap<String, Tex>,
     float_textures: HashMap<String, f32>,
+    /// The float textures that are images (by name): their scene texture index (roughness
+    /// textures and `displacement` take them; elsewhere the mean is used).
+    float_images: HashMap<String, i32>,
     /// Image files loaded as textures, by path (and scale bits).
     images: HashMap<(PathBuf, u32), i32>,
     /// Normal maps (read raw), by path.
@@ -214,6 +217,7 @@ impl Loader {
             named_materials: HashMap::new(),
             spectrum_textures: HashMap::new(),
             float_textures: HashMap::new(),
+            float_images: HashMap::new(),
             images: HashMap::new(),
             normal_maps: HashMap::new(),
             objects: HashMap::new(),

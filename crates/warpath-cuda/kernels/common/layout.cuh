@@ -49,7 +49,7 @@ struct alignas(16) GpuHit {
     int prim;
 };
 
-// warpath_core::material::Material (96 B); `kind` is a MaterialKind value.
+// warpath_core::material::Material (128 B); `kind` is a MaterialKind value.
 struct Material {
     unsigned int kind;
     int base_color_texture;
@@ -70,6 +70,12 @@ struct Material {
     float clearcoat_gloss;
     float spec_trans;
     float flatness;
+    int bump_texture;       // height map (red channel, raw) for bump mapping, or -1
+    float bump_scale;       // the bump map's gradient multiplier
+    int roughness_texture;  // red channel multiplies `roughness`, or -1
+    int metallic_texture;   // red channel multiplies `metallic`, or -1
+    unsigned int _reserved_mask[2];
+    unsigned int _pad_tail[2];
 };
 
 // warpath_core::light::TriangleLight (64 B): p0 + edges, area, emission.

@@ -35,7 +35,7 @@ static_assert(WARPATH_OFFSETOF(GpuHit, t) == 0, "GpuHit.t");
 static_assert(WARPATH_OFFSETOF(GpuHit, u) == 4, "GpuHit.u");
 static_assert(WARPATH_OFFSETOF(GpuHit, v) == 8, "GpuHit.v");
 static_assert(WARPATH_OFFSETOF(GpuHit, prim) == 12, "GpuHit.prim");
-static_assert(sizeof(Material) == 96, "Material size (Rust Material)");
+static_assert(sizeof(Material) == 128, "Material size (Rust Material)");
 static_assert(WARPATH_OFFSETOF(Material, kind) == 0, "Material.kind");
 static_assert(WARPATH_OFFSETOF(Material, base_color_texture) == 4, "Material.base_color_texture");
 static_assert(WARPATH_OFFSETOF(Material, roughness) == 8, "Material.roughness");
@@ -54,6 +54,12 @@ static_assert(WARPATH_OFFSETOF(Material, clearcoat) == 80, "Material.clearcoat")
 static_assert(WARPATH_OFFSETOF(Material, clearcoat_gloss) == 84, "Material.clearcoat_gloss");
 static_assert(WARPATH_OFFSETOF(Material, spec_trans) == 88, "Material.spec_trans");
 static_assert(WARPATH_OFFSETOF(Material, flatness) == 92, "Material.flatness");
+static_assert(WARPATH_OFFSETOF(Material, bump_texture) == 96, "Material.bump_texture");
+static_assert(WARPATH_OFFSETOF(Material, bump_scale) == 100, "Material.bump_scale");
+static_assert(WARPATH_OFFSETOF(Material, roughness_texture) == 104, "Material.roughness_texture");
+static_assert(WARPATH_OFFSETOF(Material, metallic_texture) == 108, "Material.metallic_texture");
+static_assert(WARPATH_OFFSETOF(Material, _reserved_mask) == 112, "Material._reserved_mask");
+static_assert(WARPATH_OFFSETOF(Material, _pad_tail) == 120, "Material._pad_tail");
 static_assert(sizeof(TriangleLight) == 64, "TriangleLight size (Rust TriangleLight)");
 static_assert(WARPATH_OFFSETOF(TriangleLight, p0) == 0, "TriangleLight.p0");
 static_assert(WARPATH_OFFSETOF(TriangleLight, area) == 12, "TriangleLight.area");
@@ -432,7 +438,7 @@ static_assert(WARPATH_OFFSETOF(GpuIsoShape, material) == 204, "GpuIsoShape.mater
 // restir/restir.cuh
 #if defined(WARPATH_LAYOUT_RESTIR_RESTIR) && !defined(WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR)
 #define WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR
-static_assert(sizeof(RestirSurface) == 88, "RestirSurface size (Rust GpuRestirSurface)");
+static_assert(sizeof(RestirSurface) == 96, "RestirSurface size (Rust GpuRestirSurface)");
 static_assert(WARPATH_OFFSETOF(RestirSurface, p) == 0, "RestirSurface.p");
 static_assert(WARPATH_OFFSETOF(RestirSurface, ng) == 12, "RestirSurface.ng");
 static_assert(WARPATH_OFFSETOF(RestirSurface, n) == 24, "RestirSurface.n");
@@ -443,6 +449,8 @@ static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth
 static_assert(WARPATH_OFFSETOF(RestirSurface, material) == 76, "RestirSurface.material");
 static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
 static_assert(WARPATH_OFFSETOF(RestirSurface, roughness) == 84, "RestirSurface.roughness");
+static_assert(WARPATH_OFFSETOF(RestirSurface, material_roughness) == 88, "RestirSurface.material_roughness");
+static_assert(WARPATH_OFFSETOF(RestirSurface, metallic) == 92, "RestirSurface.metallic");
 #if !defined(RESTIR_FULL_SAMPLE)
 static_assert(sizeof(Reservoir) == 24, "Reservoir size (Rust GpuReservoir)");
 static_assert(WARPATH_OFFSETOF(Reservoir, light) == 0, "Reservoir.light");

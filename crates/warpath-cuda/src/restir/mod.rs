@@ -215,8 +215,11 @@ pub struct GpuRestirSurface {
     pub lit: u32,
     /// `warpath_core::restir::material_roughness` of the material (the similarity test's).
     pub roughness: f32,
+    /// The material's roughness and metallic at the pixel (their textures applied).
+    pub material_roughness: f32,
+    pub metallic: f32,
 }
-const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 88);
+const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 96);
 
 /// restir.cuh `Reservoir` (the compact light sample: triangle light + barycentrics).
 #[repr(C)]

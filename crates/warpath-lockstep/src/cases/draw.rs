@@ -107,6 +107,12 @@ pub fn material(rng: &mut Rng) -> Material {
         clearcoat_gloss: principled[5],
         spec_trans: principled[6],
         flatness: principled[7],
+        bump_texture: -1,
+        bump_scale: 1.0,
+        roughness_texture: -1,
+        metallic_texture: -1,
+        _reserved_mask: [0; 2],
+        _pad_tail: [0; 2],
     }
 }
 
