@@ -94,6 +94,10 @@ pub mod flags {
     /// Plastic: Mitsuba's `nonlinear` (the internal reflections shift the base's color: the
     /// denominator 1 − ρ F_dr instead of 1 − F_dr).
     pub const NONLINEAR: u32 = 4;
+    /// The roughness texture holds GGX α (Mitsuba's `alpha` as a texture): the roughness is
+    /// `roughness · √t` of the bilinearly filtered texel `t`, so that α is filtered as Mitsuba
+    /// filters it.
+    pub const ROUGHNESS_TEXTURE_ALPHA: u32 = 256;
 }
 
 /// One material, 128 bytes. See [`MaterialKind`] for the fields each kind reads.

@@ -27,7 +27,7 @@ use warpath_core::bsdf;
 use warpath_core::bump_map;
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
-use warpath_core::material::Material;
+use warpath_core::material::{Material, flags};
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::normal_map::{self, MappedNormal};
 use warpath_core::sampler::{Sampler, VertexSampler, dims};
@@ -252,7 +252,8 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
             base_color *= scene.textures[material.base_color_texture as usize].sample(uv);
         }
         if material.roughness_texture >= 0 {
-            roughness *= red(material.roughness_texture);
+            let t = red(material.roughness_texture);
+            roughness *= if material.flags & flags::ROUGHNESS_TEXTURE_ALPHA != 0 { t.max(0.0).sqrt() } else { t };
         }
         if material.metallic_texture >= 0 {
             metallic *= red(material.metallic_texture);

@@ -336,6 +336,9 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
         }
         if bump_rng.chance(0.5) {
             material.roughness_texture = bump_rng.below(4) as i32;
+            if bump_rng.chance(0.5) {
+                material.flags |= warpath_core::material::flags::ROUGHNESS_TEXTURE_ALPHA;
+            }
         }
         if bump_rng.chance(0.5) {
             material.metallic_texture = bump_rng.below(4) as i32;

@@ -104,8 +104,9 @@ fn mitsuba_bumpmap_and_texture_parameters() {
     assert_eq!(conductor.kind(), MaterialKind::RoughConductor);
     assert_eq!((conductor.bump_scale, conductor.roughness), (0.25, 1.0));
     assert_gray(&scene, conductor.bump_texture, lum);
-    // alpha is a texture: warpath's roughness √α per texel.
-    assert_gray(&scene, conductor.roughness_texture, lum.map(f32::sqrt));
+    // alpha is a texture: it holds α, the roughness √α of the filtered texel.
+    assert_gray(&scene, conductor.roughness_texture, lum);
+    assert_ne!(conductor.flags & warpath_core::material::flags::ROUGHNESS_TEXTURE_ALPHA, 0);
     let principled = material_of_shape(&scene, 1);
     assert_eq!((principled.bump_scale, principled.roughness, principled.metallic), (1.0, 1.0, 1.0));
     assert_gray(&scene, principled.bump_texture, lum);
@@ -114,6 +115,9 @@ fn mitsuba_bumpmap_and_texture_parameters() {
     let plastic = material_of_shape(&scene, 2);
     assert_eq!((plastic.roughness, plastic.roughness_texture, plastic.bump_texture), (0.3, -1, -1));
 
+    let textured_plastic = xml.replace(r#"<float name="alpha" value="0.09"/>"#, r#"<ref name="alpha" id="t"/>"#);
+    let error = load(dir.path(), "s.xml", &textured_plastic).unwrap_err().to_string();
+    assert!(error.contains("roughplastic: 'alpha' must be a <float>"), "{error}");
     let twice = xml.replacen(r#"<ref id="t"/>"#, r#"<ref id="t"/><ref name="h" id="t"/>"#, 1);
     let error = load(dir.path(), "s.xml", &twice).unwrap_err().to_string();
     assert!(error.contains("exactly one nested <texture>"), "{error}");

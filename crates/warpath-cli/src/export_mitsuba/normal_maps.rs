@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 use std::path::Path;
 use warpath_core::bsdf::ggx_alpha;
-use warpath_core::material::{Material, MaterialKind};
+use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_scene::Scene;
 
 /// Writes texture `texture` through `map` (on its red channel, gray) as `name` once; a raw
@@ -62,8 +62,11 @@ pub(super) fn data_textures(
             target["roughness"] =
                 data_bitmap(scene, t, format!("roughness-{t}-{}.exr", r.to_bits()), |v| r * v, dir, files)?;
         } else {
-            target["alpha"] =
-                data_bitmap(scene, t, format!("alpha-{t}-{}.exr", r.to_bits()), |v| ggx_alpha(r * v), dir, files)?;
+            // flags::ROUGHNESS_TEXTURE_ALPHA: roughness r·√t, α = r²·t.
+            let alpha = m.flags & flags::ROUGHNESS_TEXTURE_ALPHA != 0;
+            let name = format!("alpha-{t}-{}-{}.exr", r.to_bits(), alpha as u8);
+            let map = |v: f32| ggx_alpha(if alpha { r * v.max(0.0).sqrt() } else { r * v });
+            target["alpha"] = data_bitmap(scene, t, name, map, dir, files)?;
         }
     }
     if m.metallic_texture >= 0 && m.kind() == MaterialKind::Principled {

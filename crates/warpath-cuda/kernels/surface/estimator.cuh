@@ -268,7 +268,9 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
             base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
         }
         if (material.roughness_texture >= 0) {
-            roughness = __fmul_rn(roughness, texture_sample(scene, (unsigned int)material.roughness_texture, uv).x);
+            const float t = texture_sample(scene, (unsigned int)material.roughness_texture, uv).x;
+            const bool alpha = (material.flags & MATERIAL_FLAG_ROUGHNESS_TEXTURE_ALPHA) != 0u;
+            roughness = __fmul_rn(roughness, alpha ? __fsqrt_rn(fmaxf(t, 0.0f)) : t);
         }
         if (material.metallic_texture >= 0) {
             metallic = __fmul_rn(metallic, texture_sample(scene, (unsigned int)material.metallic_texture, uv).x);

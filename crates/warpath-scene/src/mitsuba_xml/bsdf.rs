@@ -65,7 +65,7 @@ impl Loader {
                     Material::mirror(f0)
                 } else {
                     let (roughness, texture) = self.roughness(src, &mut props, node)?;
-                    Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) }
+                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) })
                 };
                 m.with_one_sided()
             }
@@ -90,7 +90,7 @@ impl Loader {
                     Material::thin_dielectric(ior)
                 } else {
                     let (roughness, texture) = self.roughness(src, &mut props, node)?;
-                    Material { roughness_texture: texture, ..Material::rough_dielectric(ior, roughness) }
+                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_dielectric(ior, roughness) })
                 };
                 Material { specular: transmittance, ..m }
             }
@@ -352,8 +352,8 @@ impl Loader {
     }
 
     /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`, and the
-    /// roughness texture (or -1) when `alpha` is a texture: its luminance's square root, the
-    /// scalar then 1 (bilinear filtering then blends √α rather than α between texels).
+    /// roughness texture (or -1) when `alpha` is a texture: its luminance, α, read with
+    /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1.
     pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<(f32, i32), SceneError> {
         // Mitsuba's rough BSDFs default to Beckmann: only an explicit "ggx" is exact here.
         match self.string(src, props, "distribution")? {
@@ -370,10 +370,21 @@ impl Loader {
                 props.plugin
             )),
         }
+        if props.plugin.ends_with("'roughplastic'")
+            && let Some(at) = props
+                .entries
+                .iter()
+                .find(|(n, e, _)| n == "alpha" && matches!(e.tag_name().name(), "texture" | "ref"))
+                .map(|e| e.1)
+        {
+            return Err(
+                src.error(at, "roughplastic: 'alpha' must be a <float> (Mitsuba's roughplastic takes no texture)")
+            );
+        }
         if let Some(texture) = self.texture_parameter(src, props, "alpha")? {
             if let Some(i) = texture.1 {
                 self.take(props, "sample_visible");
-                return Ok((1.0, self.builder.add_channel_texture(i, None, "sqrt", |a: f32| a.clamp(0.0, 1.0).sqrt())));
+                return Ok((1.0, self.builder.add_channel_texture(i, None, "", |a: f32| a)));
             }
             let alpha = texture.0;
             if !(0.0..=1.0).contains(&alpha) {
@@ -547,3 +558,9 @@ const CONDUCTOR_F0: &[(&str, [f32; 3])] = &[
     ("Al", [0.913, 0.922, 0.924]),
     ("Cu", [0.955, 0.638, 0.538]),
 ];
+
+/// `m` with [`flags::ROUGHNESS_TEXTURE_ALPHA`] when it has a roughness texture (Mitsuba's
+/// `alpha` texture holds α).
+fn alpha_texture(m: Material) -> Material {
+    if m.roughness_texture >= 0 { Material { flags: m.flags | flags::ROUGHNESS_TEXTURE_ALPHA, ..m } } else { m }
+}

@@ -109,13 +109,14 @@ def height_png(path):
 
 
 def roughness_png(path):
-    """A 16x16 data texture (read raw): red a roughness ramp along u (0.05 to 0.9), green
-    stripes along v, blue a checker of 0 and 1 (metallic), all three distinct so that the
-    channel read shows."""
+    """A 16x16 data texture (read raw): red a ramp along u (0.03 to 0.3), green stripes
+    along v (0.04, 0.25), blue a checker of 0 and 1, all three distinct so that the channel
+    read shows; its luminance stays below 0.32 (as GGX alpha: where warpath's rough conductor
+    agrees with Mitsuba's)."""
     n = 16
     u = (np.arange(n) + 0.5) / n
-    r = (0.05 + 0.85 * u)[None, :] * np.ones((n, 1))
-    g = np.where((np.arange(n) // 4) % 2 == 0, 0.15, 0.8)[:, None] * np.ones((1, n))
+    r = (0.03 + 0.27 * u)[None, :] * np.ones((n, 1))
+    g = np.where((np.arange(n) // 4) % 2 == 0, 0.04, 0.25)[:, None] * np.ones((1, n))
     b = ((np.arange(n)[:, None] // 4 + np.arange(n)[None, :] // 4) % 2).astype(float)
     png(path, np.round(np.stack([r, g, b], axis=-1) * 255))
 
