@@ -140,4 +140,35 @@ mod tests {
             assert_eq!(*uv, Vec2::new(scene.uvs[v].x, 1.0 - scene.uvs[v].y));
         }
     }
+
+    #[test]
+    fn bump_maps_export_as_bumpmap_with_their_scale_and_height_exr() {
+        let mut scene = super::super::tests::scene();
+        scene.textures.push(warpath_scene::Texture {
+            name: "h".into(),
+            width: 2,
+            height: 1,
+            pixels: vec![Vec3::splat(0.2), Vec3::splat(0.7)],
+        });
+        let floor = scene.material_names.iter().position(|n| n == "floor").unwrap();
+        scene.materials[floor] = scene.materials[floor].with_bump_texture(0, 0.4);
+        let dir = tempfile::tempdir().unwrap();
+        let files = export(&scene, dir.path()).unwrap();
+        assert!(files.contains(&"bump-texture-0.exr".to_string()), "{files:?}");
+        let text = std::fs::read_to_string(dir.path().join("scene.json")).unwrap();
+        let dict: Value = serde_json::from_str(&text).unwrap();
+        let bumped: Vec<&Value> = dict
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| k.starts_with("shape-") && v["bsdf"]["type"] == "bumpmap")
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(bumped.len(), 1, "only the floor is bump-mapped");
+        let bsdf = &bumped[0]["bsdf"];
+        assert_eq!(bsdf["height"]["raw"], true);
+        assert_eq!(bsdf["height"]["filename"], "bump-texture-0.exr");
+        assert!((bsdf["scale"].as_f64().unwrap() - 0.4).abs() < 1e-6);
+        assert_eq!(bsdf["bsdf"]["type"], "twosided");
+    }
 }
