@@ -28,6 +28,7 @@ const MUTABLE_HEADERS: &[&str] = &[
     "common/math.cuh",
     "common/normal_map.cuh",
     "common/bump_map.cuh",
+    "common/opacity.cuh",
     "common/detmath.cuh",
     "volume/medium.cuh",
     "volume/estimator.cuh",

@@ -16,8 +16,13 @@
 //!   over all pixels: RMSE, RMSE without the
 //!   worst 0.1% of pixels, median and 99.9th percentile of the per-pixel error (RGB root mean
 //!   square), each relative to the reference's mean over the same pixels.
-//! - `--png`: reference / last scored ReSTIR frame / path tracer, their error maps, and the
-//!   per-frame RMSE over all frames (ReSTIR's curve in orange, the path tracer's mean in blue).
+//! - `--png`: reference / last scored ReSTIR frame / path tracer, below them the ReSTIR frame's
+//!   origin map (`origins::colour`) and the two error maps, and the per-frame RMSE over all
+//!   frames (ReSTIR's curve in orange, the path tracer's mean in blue).
+//! - The scored frames' error over surfaces by where each pixel's final sample came from and
+//!   by the material it sees (`origins`: shares of pixels, squared error, the worst 0.1%).
+//! - `--accumulate N,…`: accumulated stills instead of steady frames (`stills`); `--time-ratio`
+//!   fixes the path tracer's spp per ReSTIR frame instead of timing both.
 //!
 //! Prints markdown (the table last); `--json` writes the scores.
 
@@ -29,8 +34,11 @@ use std::time::Instant;
 use warpath_cli::commands::load_scene;
 use warpath_core::camera::Camera;
 use warpath_core::restir::{BiasCorrection, RestirOptions, TargetFunction};
-use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, Settings, prepare};
+use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, RestirByScene, Settings, prepare};
 use warpath_scene::Scene;
+
+mod origins;
+mod stills;
 
 #[derive(clap::Args)]
 pub struct RestirArgs {
@@ -87,6 +95,12 @@ pub struct RestirArgs {
     /// ReSTIR: neighbours per spatial pass.
     #[arg(long)]
     pub neighbours: Option<u32>,
+    /// ReSTIR: the temporal pass's bias correction (ray-traced, pairwise, off) [default: --bias].
+    #[arg(long)]
+    pub temporal_bias: Option<String>,
+    /// ReSTIR: the previous frame's M is capped at this × the current M.
+    #[arg(long)]
+    pub temporal_cap: Option<f32>,
     /// ReSTIR: RTXDI's boiling filter after temporal reuse at this strength (0: off; RTXDI's
     /// default 0.2).
     #[arg(long)]
@@ -108,6 +122,18 @@ pub struct RestirArgs {
     /// width (at least 2), so that a small CPU image reuses over the same part of the scene].
     #[arg(long)]
     pub radius: Option<f32>,
+    /// Score accumulated stills instead of steady frames: ReSTIR as `warpath render` renders a
+    /// still (temporal reuse off) accumulated over each of these frame counts, against the path
+    /// tracer at equal time (e.g. 1,4,16,64,256).
+    #[arg(long, value_delimiter = ',')]
+    pub accumulate: Option<Vec<u32>>,
+    /// With --accumulate: keep temporal reuse on in the stills (frames then correlate).
+    #[arg(long)]
+    pub still_temporal: bool,
+    /// Give the path tracer round(RATIO) spp a ReSTIR frame (N × RATIO at N frames with
+    /// --accumulate) instead of measuring the time ratio (a loaded machine's times are noise).
+    #[arg(long)]
+    pub time_ratio: Option<f64>,
 }
 
 /// Error statistics of one image against the reference over a set of pixels, each relative
@@ -191,6 +217,13 @@ struct Report {
     rows: Vec<Row>,
     /// ReSTIR's RMSE over surfaces, frame by frame (all frames).
     restir_rmse_by_frame: Vec<f64>,
+    /// ReSTIR's error over surfaces in the scored frames by where each pixel's final sample
+    /// came from (the first reservoir target's, with one reservoir per colour channel the red
+    /// channel's), and by the material the pixel sees.
+    by_origin: Vec<origins::Share>,
+    by_material: Vec<origins::Share>,
+    /// The worst surface pixels of the scored frames.
+    worst_pixels: Vec<origins::Worst>,
 }
 
 pub fn run(args: RestirArgs) -> Result<()> {
@@ -227,6 +260,13 @@ pub fn run(args: RestirArgs) -> Result<()> {
     if let Some(k) = args.neighbours {
         restir.neighbours = k;
     }
+    if let Some(b) = &args.temporal_bias {
+        restir.temporal_bias =
+            Some(BiasCorrection::from_name(b).context("--temporal-bias: ray-traced, pairwise or off")?);
+    }
+    if let Some(c) = args.temporal_cap {
+        restir.temporal_cap = c;
+    }
     if let Some(r) = args.radius {
         restir.radius = r;
     }
@@ -239,6 +279,12 @@ pub fn run(args: RestirArgs) -> Result<()> {
             pass_size: Some(1),
             integrator: Integrator::RestirDi,
             restir,
+            // What `warpath render --sequence` chooses for the knobs not given here.
+            restir_by_scene: RestirByScene {
+                target: args.target.is_none(),
+                bias: args.bias.is_none(),
+                spatial: args.spatial_passes.is_none(),
+            },
             ..Default::default()
         },
     )?;
@@ -292,17 +338,29 @@ pub fn run(args: RestirArgs) -> Result<()> {
     for &f in &views {
         let view_scene = Scene { camera: camera_of(f), ..scene.clone() };
         let reference = reference_image(&view_scene, &path_settings(args.reference_spp, 7777)?, &backend, &args)?;
-        let mask = surface_mask(&view_scene, &restir_settings);
-        references.push((reference, mask));
+        let (mask, materials) = surface_mask(&view_scene, &restir_settings);
+        references.push((reference, mask, materials));
     }
     let reference_index = |frame: u32| views.iter().position(|&v| v == frame).unwrap_or(0);
+    if let Some(counts) = &args.accumulate {
+        if args.orbit.is_some() {
+            bail!("--accumulate scores stills of the scene's camera: leave out --orbit");
+        }
+        let (reference, mask, _) = &references[0];
+        let still = stills::Still { scene: &scene, backend: &backend, reference, mask, args: &args };
+        return still.run(counts, &restir_settings, &path_settings);
+    }
 
     // ReSTIR, frame by frame, each frame's image scored on its own.
     let mut renderer = prepare(&scene, &restir_settings, &backend)?;
+    // (a word a pixel written by the last kernel touching its sample: within the timing noise)
+    renderer.set_record_origins(true)?;
+    let mut tally = origins::Tally::new(scene.materials.len(), w);
     let mut restir_scores = (Scores::default(), Scores::default());
     let mut by_frame = Vec::new();
     let mut frame_seconds = 0.0;
     let mut last_restir = Vec::new();
+    let mut last_origins = Vec::new();
     for f in 0..args.frames {
         if args.orbit.is_some() {
             renderer.set_camera(&camera_of(f))?;
@@ -314,14 +372,18 @@ pub fn run(args: RestirArgs) -> Result<()> {
             frame_seconds += start.elapsed().as_secs_f64();
         }
         let image = renderer.film()?.mean();
-        let (reference, mask) = &references[reference_index(f)];
+        let (reference, mask, materials) = &references[reference_index(f)];
         let surfaces = score(&image, reference, mask);
         by_frame.push(surfaces.rmse);
         if scored.contains(&f) {
             let weight = 1.0 / scored.len() as f64;
             restir_scores.0.add(&surfaces, weight);
             restir_scores.1.add(&score(&image, reference, &vec![true; image.len()]), weight);
+            let origins =
+                renderer.origins()?.and_then(|o| o.into_iter().next()).context("the frame's sample origins")?;
+            tally.add(&image, reference, mask, &origins, materials);
             last_restir = image;
+            last_origins = origins;
         }
     }
     let restir_ms = 1e3 * frame_seconds / (args.frames - 1).max(1) as f64;
@@ -335,8 +397,11 @@ pub fn run(args: RestirArgs) -> Result<()> {
 
     // The path tracer's time per spp, then its equal-time images.
     let path_ms = path_ms_per_spp(&scene, &backend, &path_settings)?;
-    let ratio = restir_ms / path_ms;
-    let spp = equal_time_spp(&scene, &backend, &path_settings, (ratio.round() as u32).max(1), restir_ms)?;
+    let ratio = args.time_ratio.unwrap_or(restir_ms / path_ms);
+    let spp = match args.time_ratio {
+        Some(r) => (r.round() as u32).max(1),
+        None => equal_time_spp(&scene, &backend, &path_settings, (ratio.round() as u32).max(1), restir_ms)?,
+    };
     let mut path_scores = (Scores::default(), Scores::default());
     let mut path_seconds = 0.0;
     let mut last_path = Vec::new();
@@ -359,7 +424,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
         renderer.render_pass(k as u32 * spp..(k as u32 + 1) * spp)?;
         path_seconds += start.elapsed().as_secs_f64();
         let image = renderer.film()?.mean();
-        let (reference, mask) = &references[reference_index(f)];
+        let (reference, mask, _) = &references[reference_index(f)];
         let weight = 1.0 / scored.len() as f64;
         path_scores.0.add(&score(&image, reference, mask), weight);
         path_scores.1.add(&score(&image, reference, &vec![true; image.len()]), weight);
@@ -381,7 +446,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
             all: path_scores.1,
         },
     ];
-    let (reference, mask) = &references[reference_index(*scored.last().expect("scored frames"))];
+    let (reference, mask, _) = &references[reference_index(*scored.last().expect("scored frames"))];
     let report = Report {
         scene: scene.name.clone(),
         backend: backend.describe(),
@@ -396,9 +461,20 @@ pub fn run(args: RestirArgs) -> Result<()> {
         time_ratio: ratio,
         rows,
         restir_rmse_by_frame: by_frame,
+        by_origin: tally.by_origin(),
+        by_material: tally.by_material(&scene.material_names),
+        worst_pixels: tally.worst().to_vec(),
     };
     if let Some(png) = &args.png {
-        let panels = Panels { reference, restir: &last_restir, path: &last_path, mask, width: w, height: h };
+        let panels = Panels {
+            reference,
+            restir: &last_restir,
+            path: &last_path,
+            mask,
+            origins: &last_origins,
+            width: w,
+            height: h,
+        };
         panels.write(png, &report)?;
         eprintln!("wrote {}", png.display());
     }
@@ -447,6 +523,8 @@ fn print_table(r: &Report) {
         q(a.all.median, b.all.median),
         q(a.all.p999, b.all.p999)
     );
+    origins::print("the final sample's origin", &r.by_origin);
+    origins::print("material", &r.by_material);
 }
 
 /// Milliseconds per spp of the path tracer (max depth 1) on `backend`: after a warm-up, a
@@ -569,20 +647,27 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// neighbours sees an emitter at any of them: a pixel beside a tiny bright emitter can catch
 /// it with one jittered ray, a sample of antialiasing noise (emission seen, not resampled
 /// light) that both methods share and the path tracer averages over its spp.
-fn surface_mask(scene: &Scene, settings: &Settings) -> Vec<bool> {
+/// Also the material each pixel's first jittered ray sees (u32::MAX: no lit surface), for the
+/// error by material.
+fn surface_mask(scene: &Scene, settings: &Settings) -> (Vec<bool>, Vec<u32>) {
     let cpu = warpath_cpu::CpuRenderer::new(scene, settings.bvh);
     let view = cpu.view(&settings.cpu_options(1));
     let camera: Camera = scene.camera;
     let n = settings.pixels() as usize;
-    let (mut lit, mut emitter) = (vec![true; n], vec![false; n]);
+    let (mut lit, mut emitter, mut materials) = (vec![true; n], vec![false; n], vec![u32::MAX; n]);
     for frame in 0..8 {
         for (i, g) in warpath_cpu::restir::gbuffer(&view, &camera, frame).into_iter().enumerate() {
             lit[i] &= g.surface.is_some() && g.emitted == Vec3::ZERO;
             emitter[i] |= g.emitted != Vec3::ZERO;
+            if frame == 0
+                && let Some(s) = g.surface
+            {
+                materials[i] = s.material;
+            }
         }
     }
     let (w, h) = (settings.width() as i64, settings.height() as i64);
-    (0..n)
+    let mask = (0..n)
         .map(|i| {
             let (x, y) = (i as i64 % w, i as i64 / w);
             let near_emitter = (-1..=1).any(|dy| {
@@ -593,15 +678,19 @@ fn surface_mask(scene: &Scene, settings: &Settings) -> Vec<bool> {
             });
             lit[i] && !near_emitter
         })
-        .collect()
+        .collect();
+    (mask, materials)
 }
 
-/// The PNG: three images (reference, ReSTIR, path tracer) over their error maps, and a plot.
+/// The PNG: three images (reference, ReSTIR, path tracer) over the origin map of ReSTIR's
+/// last scored frame (`origins::colour`, dimmed outside the scored surface pixels) and the
+/// two error maps, and a plot.
 struct Panels<'a> {
     reference: &'a [Vec3],
     restir: &'a [Vec3],
     path: &'a [Vec3],
     mask: &'a [bool],
+    origins: &'a [warpath_core::restir::SampleOrigin],
     width: u32,
     height: u32,
 }
@@ -627,7 +716,8 @@ impl Panels<'_> {
                     let i = y * w + x;
                     canvas[y * cw + col * w + x] = image[i] * exposure;
                     let e = if col == 0 {
-                        if self.mask[i] { Vec3::splat(0.3) } else { Vec3::ZERO }
+                        let o = self.origins.get(i).map_or(Vec3::ZERO, |o| origins::colour(*o));
+                        if self.mask[i] { o } else { o * 0.25 }
                     } else {
                         heat(pixel_error(image[i], self.reference[i]))
                     };

@@ -432,6 +432,9 @@ fn shapes(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Vec<(Str
         } else if material.bump_texture >= 0 {
             material_bsdf = normal_maps::bump_map(scene, material, material_bsdf, dir, files)?;
         }
+        if material.is_masked() && !material.is_null() {
+            material_bsdf = normal_maps::mask(scene, material, material_bsdf, dir, files)?;
+        }
         shape.insert("bsdf".into(), material_bsdf);
         if material.is_emissive() {
             if material.two_sided_emission() {

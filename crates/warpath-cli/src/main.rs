@@ -164,9 +164,11 @@ pub struct RenderArgs {
     /// the rare bright sample's light for no spreading fireflies).
     #[arg(long, default_value_t = 0.0, value_parser = parse_boiling_filter)]
     pub restir_boiling_filter: f32,
-    /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius pixels.
-    #[arg(long, default_value_t = 1, value_parser = parse_passes)]
-    pub restir_spatial_passes: u32,
+    /// restir-di: spatial reuse passes (0: none), each of --restir-neighbours within --restir-radius
+    /// pixels [default: 0 with temporal reuse (--sequence, --restir-temporal), where a spatial pass
+    /// costs more than it gives at equal time; 1 without (an accumulated still)].
+    #[arg(long, value_parser = parse_passes)]
+    pub restir_spatial_passes: Option<u32>,
     /// restir-di: neighbours per spatial pass (0 to 64).
     #[arg(long, default_value_t = 5, value_parser = parse_neighbours)]
     pub restir_neighbours: u32,
@@ -176,6 +178,15 @@ pub struct RenderArgs {
     /// restir-di: no temporal reuse.
     #[arg(long, conflicts_with = "restir_temporal")]
     pub restir_no_temporal: bool,
+    /// restir-di: the temporal pass's bias correction where it differs from --restir-bias:
+    /// ray-traced, pairwise or off (pairwise here with ray-traced spatial reuse bounds the
+    /// weight a fresh sample gets where the history's surface does not see it; unbiased).
+    #[arg(long, value_parser = parse_bias)]
+    pub restir_temporal_bias: Option<warpath_cpu::restir::BiasCorrection>,
+    /// restir-di: temporal reuse caps the history's candidate count M at this many times the
+    /// current frame's (0 to 1000).
+    #[arg(long, default_value_t = warpath_core::restir::RestirOptions::default().temporal_cap, value_parser = parse_temporal_cap)]
+    pub restir_temporal_cap: f32,
     /// restir-di: temporal reuse in an accumulated still too. A still accumulates frames without
     /// it by default (reuse across frames correlates them, so N accumulated frames
     /// are worth fewer independent ones); --sequence frames have it unless --restir-no-temporal.
@@ -293,6 +304,13 @@ fn parse_radius(s: &str) -> Result<f32, String> {
     match s.trim().parse::<f32>() {
         Ok(r) if r.is_finite() && (1.0..=10_000.0).contains(&r) => Ok(r),
         _ => Err(format!("'{s}' is not a radius between 1 and 10000 pixels")),
+    }
+}
+
+fn parse_temporal_cap(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(c) if c.is_finite() && (0.0..=1000.0).contains(&c) => Ok(c),
+        _ => Err(format!("'{s}' is not a temporal cap between 0 and 1000")),
     }
 }
 

@@ -40,10 +40,12 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             candidates: args.restir_candidates,
             light_pool: !args.restir_no_pool,
             temporal: !args.restir_no_temporal && (args.sequence || args.restir_temporal),
-            spatial_passes: args.restir_spatial_passes,
+            spatial_passes: args.restir_spatial_passes.unwrap_or(1),
             neighbours: args.restir_neighbours,
             radius: args.restir_radius,
             bias: args.restir_bias.unwrap_or(warpath_core::restir::RestirOptions::default().bias),
+            temporal_bias: args.restir_temporal_bias,
+            temporal_cap: args.restir_temporal_cap,
             target: args.restir_target.unwrap_or_default(),
             reuse_visibility: args.restir_reuse_visibility,
             bsdf_candidates: args.restir_bsdf_candidates,
@@ -51,7 +53,11 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             boiling_filter: args.restir_boiling_filter,
             ..Default::default()
         },
-        restir_by_scene: RestirByScene { target: args.restir_target.is_none(), bias: args.restir_bias.is_none() },
+        restir_by_scene: RestirByScene {
+            target: args.restir_target.is_none(),
+            bias: args.restir_bias.is_none(),
+            spatial: args.restir_spatial_passes.is_none(),
+        },
         restir_gpu: RestirGpu {
             layout: if args.restir_soa { ReservoirLayout::Soa } else { ReservoirLayout::Aos },
             light_sample: match args.restir_light_sample {

@@ -235,7 +235,9 @@ fn restir_sequences_write_one_image_per_frame_and_refuse_bad_counts() {
     assert!(!dir.path().join("seq-0003.exr").exists() && !out.exists());
     assert_ne!(images[0], images[2], "the camera moved: frames differ");
 
-    let bad: [(&[&str], &str); 8] = [
+    let bad: [(&[&str], &str); 10] = [
+        (&["--integrator", "restir-di", "--restir-temporal-cap", "2000"], "--restir-temporal-cap"),
+        (&["--integrator", "restir-di", "--restir-temporal-bias", "half"], "--restir-temporal-bias"),
         (&["--integrator", "restir-di", "--frames", "0"], "--frames"),
         (&["--integrator", "restir-di", "--restir-roughness-threshold", "1.5"], "--restir-roughness-threshold"),
         (&["--integrator", "restir-di", "--restir-boiling-filter", "2"], "--restir-boiling-filter"),

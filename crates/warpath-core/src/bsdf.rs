@@ -37,11 +37,11 @@
 //!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet.
 //! - Plastic: Mitsuba 3's `plastic` (roughness 0: a delta coat lobe) and `roughplastic`
 //!   (a GGX coat lobe with Mitsuba's separable Smith G1·G1, VNDF sampling) over a diffuse
-//!   base seen through the coat: (1 − F(wo))(1 − F(wi)) ρ / (π η² (1 − F_dr)) cos θi, the
-//!   lobe chosen with Mitsuba's specular sampling weight. The rough coat's transmittance is
-//!   taken as the smooth interface's 1 − F(θ) (Mitsuba integrates the rough interface's
-//!   over the microfacets; the two agree as α → 0 and differ by a few percent of the base's
-//!   light at α = 0.3).
+//!   base seen through the coat: T(wo) T(wi) ρ / (π η² (1 − R)) cos θi, the lobe chosen
+//!   with Mitsuba's specular sampling weight. The smooth coat's T is 1 − F(θ) and R Mitsuba's
+//!   fit of the diffuse Fresnel reflectance; the rough coat's are the rough interface's
+//!   transmittance and internal diffuse reflectance, integrated as Mitsuba integrates them
+//!   (tables over roughness, η and cos θ: see [`rough_plastic`]).
 //!
 //! - Principled: Mitsuba 3's `principled` (see [`principled`]).
 //! - ThinDielectric: Mitsuba's `thindielectric`, a delta reflection of 2R / (1 + R) (every
@@ -57,6 +57,9 @@ use glam::{Vec2, Vec3};
 use std::f32::consts::{FRAC_1_PI, PI};
 
 pub mod principled;
+pub mod rough_plastic;
+#[doc(hidden)]
+pub mod rough_plastic_table;
 
 /// A sampled direction with its throughput weight `f · |cos θi| / pdf`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -382,25 +385,28 @@ pub fn fresnel_diffuse_reflectance(eta: f32) -> f32 {
 }
 
 /// The plastic's base as seen through its coat, before the coat's transmittances:
-/// ρ / (1 − F_dr) (or ρ / (1 − ρ F_dr) with [`crate::material::flags::NONLINEAR`]), F_dr the
-/// coat's internal diffuse reflectance `fresnel_diffuse_reflectance(1/η)`.
-fn plastic_base(m: &Material, base_color: Vec3) -> Vec3 {
-    let fdr_int = fresnel_diffuse_reflectance(1.0 / m.ior);
-    let internal =
-        if m.flags & crate::material::flags::NONLINEAR != 0 { base_color * fdr_int } else { Vec3::splat(fdr_int) };
+/// ρ / (1 − R) (or ρ / (1 − ρ R) with [`crate::material::flags::NONLINEAR`]), R the coat's
+/// internal diffuse reflectance ([`plastic_internal_reflectance`]).
+fn plastic_base(m: &Material, base_color: Vec3, internal_reflectance: f32) -> Vec3 {
+    let internal = if m.flags & crate::material::flags::NONLINEAR != 0 {
+        base_color * internal_reflectance
+    } else {
+        Vec3::splat(internal_reflectance)
+    };
     base_color / (Vec3::ONE - internal)
 }
 
-/// Probability of sampling the coat lobe: `F(wo) w / (F(wo) w + (1 − F(wo))(1 − w))` with
+/// Probability of sampling the coat lobe: `R(wo) w / (R(wo) w + (1 − R(wo))(1 − w))` with
+/// R(wo) the coat's reflectance toward `wo` ([`plastic_coat_reflectance`]) and
 /// w = mean(specular) / (mean(base) + mean(specular)) (Mitsuba's specular sampling weight;
 /// the base is the material's color, its texture not included).
-fn plastic_coat_probability(m: &Material, coat_fresnel: f32) -> f32 {
+fn plastic_coat_probability(m: &Material, coat_reflectance: f32) -> f32 {
     let s_mean = (m.specular.x + m.specular.y + m.specular.z) / 3.0;
     let d_mean = (m.base_color.x + m.base_color.y + m.base_color.z) / 3.0;
     let total_mean = d_mean + s_mean;
     let weight = if total_mean > 0.0 { s_mean / total_mean } else { 0.5 };
-    let p_coat = coat_fresnel * weight;
-    let p_base = (1.0 - coat_fresnel) * (1.0 - weight);
+    let p_coat = coat_reflectance * weight;
+    let p_base = (1.0 - coat_reflectance) * (1.0 - weight);
     let total = p_coat + p_base;
     if total > 0.0 { p_coat / total } else { 0.0 }
 }
@@ -410,16 +416,50 @@ fn plastic_is_smooth(m: &Material) -> bool {
     !(m.roughness > 0.0)
 }
 
+/// The rough coat's place in the tables of [`rough_plastic`], or `None` for the smooth coat
+/// and for an η the tables do not cover (then the smooth interface's values stand in).
+fn plastic_coat_cell(m: &Material) -> Option<rough_plastic::CoatCell> {
+    if plastic_is_smooth(m) { None } else { rough_plastic::coat_cell(m.roughness, m.ior) }
+}
+
+/// The fraction of light the coat lets through at `cos_theta`, going in or out: the smooth
+/// interface's 1 − F(θ), or the rough interface's (Mitsuba's table).
+fn plastic_coat_transmittance(m: &Material, cell: Option<rough_plastic::CoatCell>, cos_theta: f32) -> f32 {
+    match cell {
+        Some(cell) => rough_plastic::coat_transmittance(&cell, cos_theta),
+        None => 1.0 - fresnel_dielectric(cos_theta, m.ior).reflectance,
+    }
+}
+
+/// The coat's reflectance at `cos_theta` for the lobe choice: F(θ), or 1 − T(θ) of the rough
+/// interface (Mitsuba's).
+fn plastic_coat_reflectance(m: &Material, cell: Option<rough_plastic::CoatCell>, cos_theta: f32) -> f32 {
+    match cell {
+        Some(cell) => 1.0 - rough_plastic::coat_transmittance(&cell, cos_theta),
+        None => fresnel_dielectric(cos_theta, m.ior).reflectance,
+    }
+}
+
+/// The coat's internal diffuse reflectance: Mitsuba's fit `fresnel_diffuse_reflectance(1/η)`
+/// for the smooth coat, the rough interface's integral (Mitsuba's, tabulated) for the rough.
+fn plastic_internal_reflectance(m: &Material, cell: Option<rough_plastic::CoatCell>) -> f32 {
+    match cell {
+        Some(cell) => rough_plastic::coat_internal_reflectance(&cell),
+        None => fresnel_diffuse_reflectance(1.0 / m.ior),
+    }
+}
+
 /// `f · cos θi` of the plastic's non-delta lobes: the base (both kinds) and the rough coat.
-/// The coat's transmittances are the smooth interface's 1 − F(θ) for the rough coat too.
 fn plastic_eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
     if wo.z <= 0.0 || wi.z <= 0.0 {
         return Vec3::ZERO;
     }
-    let f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
-    let f_i = fresnel_dielectric(wi.z, m.ior).reflectance;
+    let cell = plastic_coat_cell(m);
+    let t_o = plastic_coat_transmittance(m, cell, wo.z);
+    let t_i = plastic_coat_transmittance(m, cell, wi.z);
     let inv_eta_2 = 1.0 / (m.ior * m.ior);
-    let base = plastic_base(m, base_color) * (warp::cosine_hemisphere_pdf(wi) * inv_eta_2 * (1.0 - f_o) * (1.0 - f_i));
+    let base = plastic_base(m, base_color, plastic_internal_reflectance(m, cell))
+        * (warp::cosine_hemisphere_pdf(wi) * inv_eta_2 * t_o * t_i);
     if plastic_is_smooth(m) {
         return base;
     }
@@ -434,7 +474,7 @@ fn plastic_pdf(m: &Material, wo: Vec3, wi: Vec3) -> f32 {
     if wo.z <= 0.0 || wi.z <= 0.0 {
         return 0.0;
     }
-    let p_coat = plastic_coat_probability(m, fresnel_dielectric(wo.z, m.ior).reflectance);
+    let p_coat = plastic_coat_probability(m, plastic_coat_reflectance(m, plastic_coat_cell(m), wo.z));
     let base = (1.0 - p_coat) * warp::cosine_hemisphere_pdf(wi);
     if plastic_is_smooth(m) {
         return base;
@@ -448,13 +488,13 @@ fn plastic_sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2
     if wo.z <= 0.0 {
         return None;
     }
-    let f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
-    let p_coat = plastic_coat_probability(m, f_o);
+    let r_o = plastic_coat_reflectance(m, plastic_coat_cell(m), wo.z);
+    let p_coat = plastic_coat_probability(m, r_o);
     let wi = if u_lobe < p_coat {
         if plastic_is_smooth(m) {
             return Some(BsdfSample {
                 wi: reflect_z(wo),
-                weight: m.specular * (f_o / p_coat),
+                weight: m.specular * (r_o / p_coat),
                 pdf: p_coat,
                 delta: true,
             });

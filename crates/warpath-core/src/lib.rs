@@ -3,7 +3,7 @@
 //! Vectors and rays (`math`), colors, the sampler that makes random numbers a pure
 //! function of (pixel, sample, bounce, dimension) (`sampler`), warping functions
 //! (`warp`), discrete and 2D distributions (`distribution`), the thin-lens camera
-//! (`camera`), materials and their BSDFs (`material`, `bsdf`), lights (`light`), the
+//! (`camera`), materials and their BSDFs (`material`, `bsdf`, `opacity`), lights (`light`), the
 //! accumulation film (`film`), what the path tracers count (`counters`) and the size guards every loader calls before it allocates
 //! what a file claims (`limits`). Everything the GPU will read is `#[repr(C)]` + `Pod`.
 //! `detmath` holds the transcendental functions the estimators call, written so that the
@@ -22,6 +22,7 @@ pub mod limits;
 pub mod material;
 pub mod math;
 pub mod normal_map;
+pub mod opacity;
 pub mod restir;
 pub mod sampler;
 pub mod warp;

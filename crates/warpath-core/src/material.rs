@@ -150,8 +150,12 @@ pub struct Material {
     pub roughness_texture: i32,
     /// Index into the scene's textures whose red channel multiplies `metallic` (raw), or -1.
     pub metallic_texture: i32,
-    /// Reserved for the opacity fields (zero, unused).
-    pub _reserved_mask: [u32; 2],
+    /// Opacity in [0, 1] (Mitsuba's `mask`): 1 opaque (the default), 0 invisible to
+    /// BSDF-sampled rays. See [`crate::opacity`].
+    pub opacity: f32,
+    /// Index into the scene's textures of an opacity map (its first channel multiplies
+    /// `opacity`), or -1.
+    pub opacity_texture: i32,
     /// Padding to 128 bytes (zero).
     pub _pad_tail: [u32; 2],
 }
@@ -183,7 +187,8 @@ impl Material {
             bump_scale: 1.0,
             roughness_texture: -1,
             metallic_texture: -1,
-            _reserved_mask: [0; 2],
+            opacity: 1.0,
+            opacity_texture: -1,
             _pad_tail: [0; 2],
         }
     }
@@ -265,6 +270,17 @@ impl Material {
         self.bump_texture = texture;
         self.bump_scale = scale;
         self
+    }
+    /// This material behind an opacity mask (Mitsuba's `mask`): `opacity` in [0, 1] times the
+    /// first channel of `texture` (an index into the scene's textures, or -1).
+    pub fn with_opacity(mut self, opacity: f32, texture: i32) -> Self {
+        self.opacity = opacity;
+        self.opacity_texture = texture;
+        self
+    }
+    /// Whether the material has an opacity mask (opacity below 1, or an opacity texture).
+    pub fn is_masked(&self) -> bool {
+        self.opacity < 1.0 || self.opacity_texture >= 0
     }
     pub fn with_emission(mut self, radiance: Vec3) -> Self {
         self.emission = radiance;

@@ -155,6 +155,49 @@ impl TargetFunction {
     }
 }
 
+/// Where a pixel's final reservoir sample came from (the error maps by origin of
+/// `warpath-bench restir`): the last stage that moved it into the pixel. A sample chosen from
+/// this frame's initial candidates is a light or a BSDF candidate; one that temporal reuse took
+/// from the previous frame is `Temporal` (also when a later spatial pass keeps it as the
+/// pixel's own); one a spatial pass took from a neighbour is `Spatial`. `None`: no sample
+/// contributes (no reservoir sample, W = 0, or no lit surface). The code is what the GPU
+/// kernels write (restir.cuh RESTIR_ORIGIN_*).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SampleOrigin {
+    #[default]
+    None = 0,
+    LightCandidate = 1,
+    BsdfCandidate = 2,
+    Temporal = 3,
+    Spatial = 4,
+}
+
+impl SampleOrigin {
+    pub const ALL: [SampleOrigin; 5] = [
+        SampleOrigin::None,
+        SampleOrigin::LightCandidate,
+        SampleOrigin::BsdfCandidate,
+        SampleOrigin::Temporal,
+        SampleOrigin::Spatial,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleOrigin::None => "none",
+            SampleOrigin::LightCandidate => "light candidate",
+            SampleOrigin::BsdfCandidate => "BSDF candidate",
+            SampleOrigin::Temporal => "temporal",
+            SampleOrigin::Spatial => "spatial",
+        }
+    }
+
+    /// The origin of a GPU code (None for an unknown code).
+    pub fn from_code(code: u32) -> Option<SampleOrigin> {
+        Self::ALL.into_iter().find(|o| *o as u32 == code)
+    }
+}
+
 /// The knobs of a ReSTIR DI frame, and their defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestirOptions {
@@ -170,6 +213,13 @@ pub struct RestirOptions {
     pub neighbours: u32,
     pub radius: f32,
     pub bias: BiasCorrection,
+    /// The temporal pass's bias correction, where it differs from `bias` (None: `bias`).
+    /// Pairwise MIS here with ray-traced spatial reuse bounds what a fresh sample gets when
+    /// the history's surface does not see it: 1/Z then divides the history's weight (M up to
+    /// `temporal_cap` × the candidates) by the candidates' M alone (docs/benchmarks/restir.md,
+    /// the CPU study of the fixtures' tail). Unbiased with either spatial weighting: each pass
+    /// hands on an unbiased contribution weight.
+    pub temporal_bias: Option<BiasCorrection>,
     /// The target function p̂ of resampling.
     pub target: TargetFunction,
     /// Visibility-aware reuse: the reuse passes resample a reused input's sample with
@@ -205,6 +255,7 @@ impl Default for RestirOptions {
             // Pairwise MIS with one reservoir per colour channel: the best on the CPU's
             // yardstick at equal time (docs/restir.md).
             bias: BiasCorrection::Pairwise,
+            temporal_bias: None,
             target: TargetFunction::Channels,
             reuse_visibility: false,
             bsdf_candidates: 0,

@@ -30,6 +30,7 @@ use warpath_core::light::LightSet;
 use warpath_core::material::{Material, flags};
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::normal_map::{self, MappedNormal};
+use warpath_core::opacity;
 use warpath_core::sampler::{Sampler, VertexSampler, dims};
 use warpath_isosurface::shape::{octahedral_decode, octahedral_encode};
 use warpath_scene::Scene;
@@ -147,6 +148,8 @@ pub(crate) struct SurfaceHit {
     /// The material's roughness and metallic here (their textures applied).
     pub(crate) roughness: f32,
     pub(crate) metallic: f32,
+    /// The opacity mask's α here (1: opaque; see `warpath_core::opacity`).
+    pub(crate) opacity: f32,
 }
 
 impl SurfaceHit {
@@ -188,6 +191,7 @@ fn isosurface_hit(
         normal_map: None,
         roughness: material.roughness,
         metallic: material.metallic,
+        opacity: opacity::opacity(material, 1.0),
     }
 }
 
@@ -223,7 +227,8 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         || material.normal_texture >= 0
         || material.bump_texture >= 0
         || material.roughness_texture >= 0
-        || material.metallic_texture >= 0;
+        || material.metallic_texture >= 0
+        || material.opacity_texture >= 0;
     let uvs = (textured && !scene.uvs.is_empty()).then(|| idx.map(|i| scene.uvs[i as usize]));
     let uv = uvs.map(|t| t[0] * w + t[1] * u + t[2] * v);
     // The normal map (or else the bump map) perturbs the front face's shading normal (the
@@ -259,6 +264,10 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
             metallic *= red(material.metallic_texture);
         }
     }
+    let mut texel = 1.0;
+    if let (true, Some(uv)) = (material.opacity_texture >= 0, uv) {
+        texel = scene.textures[material.opacity_texture as usize].sample(uv).x;
+    }
     SurfaceHit {
         p,
         ng,
@@ -270,7 +279,23 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         normal_map: mapped.map(|(_, m)| m),
         roughness,
         metallic,
+        opacity: opacity::opacity(material, texel),
     }
+}
+
+/// The opacity mask's α at a triangle hit (`surface_hit`'s value, without the rest).
+pub(crate) fn triangle_opacity(view: &SceneView, hit: &warpath_bvh::Hit) -> f32 {
+    let scene = view.scene;
+    let tri = hit.prim as usize;
+    let material = &scene.materials[scene.triangle_materials[tri] as usize];
+    let mut texel = 1.0;
+    if material.opacity_texture >= 0 && !scene.uvs.is_empty() {
+        let t = scene.triangles[tri].map(|i| scene.uvs[i as usize]);
+        let w = 1.0 - hit.u - hit.v;
+        let uv = t[0] * w + t[1] * hit.u + t[2] * hit.v;
+        texel = scene.textures[material.opacity_texture as usize].sample(uv).x;
+    }
+    opacity::opacity(material, texel)
 }
 
 /// Traces the path's ray and shades what it finds. Returns whether the path goes on.
@@ -344,7 +369,9 @@ fn illuminate(
     let wo = surface.frame.to_local(-path.ray.d);
     let wi = surface.frame.to_local(ls.wi);
     let normal_map = surface.normal_map_factor(ls.wi);
-    let f = bsdf::eval(material, surface.base_color, wo, wi) * normal_map;
+    // The mask scales the material by α (shadow rays stop at masked surfaces, as Mitsuba's
+    // `path` does: see warpath_core::opacity).
+    let f = bsdf::eval(material, surface.base_color, wo, wi) * normal_map * surface.opacity;
     if f == Vec3::ZERO {
         return;
     }
@@ -361,7 +388,7 @@ fn illuminate(
     if view.occluded(&shadow) {
         return;
     }
-    let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi);
+    let bsdf_pdf = bsdf::pdf(material, surface.base_color, wo, wi) * surface.opacity;
     // A delta light cannot be hit by a BSDF sample: no MIS weight.
     let weight = if ls.delta { 1.0 } else { power_heuristic(ls.pdf, bsdf_pdf) };
     path.radiance += path.throughput * f * ls.radiance * (weight / ls.pdf);
@@ -371,6 +398,16 @@ fn illuminate(
 fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, numbers: &VertexSampler) -> bool {
     let material = &surface.shading_material(&view.scene.materials);
     let u_lobe = numbers.get(dims::BSDF_LOBE);
+    let Some(u_lobe) = opacity::choose(surface.opacity, u_lobe) else {
+        // The mask's null lobe: straight on, weight 1, a delta bounce (Mitsuba's `path`
+        // counts it toward max_depth).
+        let dir = path.ray.d;
+        path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, dir), dir);
+        path.last_bsdf_pdf = 1.0 - surface.opacity;
+        path.last_delta = true;
+        path.bounce += 1;
+        return roulette(view, path, numbers);
+    };
     let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
     let wo = surface.frame.to_local(-path.ray.d);
     let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
@@ -381,10 +418,15 @@ fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, numbers:
     }
     path.throughput *= weight;
     path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, dir), dir);
-    path.last_bsdf_pdf = bs.pdf;
+    // The material's lobe was chosen with probability α.
+    path.last_bsdf_pdf = bs.pdf * surface.opacity;
     path.last_delta = bs.delta;
     path.bounce += 1;
+    roulette(view, path, numbers)
+}
 
+/// Russian roulette after a bounce (seed 000 §3.2). Returns whether the path goes on.
+fn roulette(view: &SceneView, path: &mut PathState, numbers: &VertexSampler) -> bool {
     // Russian roulette (seed 000 §3.2): below the threshold, survive with weight/threshold.
     let weight = path.throughput.max_element();
     if weight < view.rr_threshold {

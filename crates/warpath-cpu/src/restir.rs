@@ -57,9 +57,12 @@
 
 mod boiling;
 mod bsdf_candidates;
+mod light_sampler;
+mod origins;
 mod similarity;
 
 pub use boiling::{BOILING_GROUP, boiling_filter};
+pub use light_sampler::LightSampler;
 use similarity::{similar, similar_at};
 
 use crate::integrator::{SceneView, generate_with, surface_hit};
@@ -68,15 +71,13 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpath_core::bsdf;
 use warpath_core::detmath::det_sin_cos;
-use warpath_core::distribution::Distribution1D;
 use warpath_core::film::Film;
 use warpath_core::material::Material;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::pcg_sample;
-use warpath_core::warp;
 
 use warpath_core::camera::Camera;
-pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, TargetFunction};
+pub use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, SampleOrigin, TargetFunction};
 
 /// Side of a light-pool tile in pixels, and the pool's entries (one per pixel of the tile).
 pub const POOL_TILE: u32 = 16;
@@ -108,13 +109,15 @@ pub struct LightPoint {
 }
 
 /// A reservoir: its sample, the running weight sum, the count of candidates it stands for
-/// and its unbiased contribution weight W.
+/// and its unbiased contribution weight W; and where its sample came from (the bench's error
+/// maps by origin: [`RestirFrames::set_record_origins`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Reservoir {
     pub y: Option<LightPoint>,
     pub w_sum: f32,
     pub m: f32,
     pub w: f32,
+    pub origin: SampleOrigin,
 }
 
 impl Reservoir {
@@ -150,6 +153,10 @@ pub struct Surface {
     /// evaluates.
     pub material_roughness: f32,
     pub metallic: f32,
+    /// The opacity mask's α (1 opaque): the material's value is scaled by it, in the target
+    /// function and the shading alike (Mitsuba's `mask` evaluated). ReSTIR sees no further:
+    /// the camera ray stops at the first surface, masked or not, and shadow rays stop at masks.
+    pub opacity: f32,
 }
 
 impl Surface {
@@ -165,30 +172,6 @@ impl Surface {
 pub struct GBufferPixel {
     pub emitted: Vec3,
     pub surface: Option<Surface>,
-}
-
-/// The emissive triangles' power distribution (the source pdf of every candidate): the light
-/// set's selection (`TriangleLight::power` per triangle; a ReSTIR scene has no environment,
-/// so no extra bin), the distribution the GPU reads as `light_cdf`.
-pub struct LightSampler<'a> {
-    distribution: &'a Distribution1D,
-}
-
-impl<'a> LightSampler<'a> {
-    pub fn new(view: &'a SceneView) -> Self {
-        LightSampler { distribution: &view.lights.selection }
-    }
-
-    fn sample(&self, u_select: f32, u: Vec2) -> LightPoint {
-        let (light, _) = self.distribution.sample_discrete(u_select);
-        LightPoint { light: light as u32, b: warp::square_to_triangle(u) }
-    }
-
-    /// Area-measure pdf of drawing `y`.
-    fn pdf(&self, view: &SceneView, y: LightPoint) -> f32 {
-        let light = &view.lights.triangles[y.light as usize];
-        if light.area <= 0.0 { 0.0 } else { self.distribution.discrete_pdf(y.light as usize) / light.area }
-    }
 }
 
 /// The light point's position, normal and emitted radiance toward `x`, and the geometry
@@ -222,7 +205,7 @@ fn light_geometry(view: &SceneView, x: Vec3, y: LightPoint) -> Option<LightGeome
 fn contribution(view: &SceneView, s: &Surface, y: LightPoint) -> Option<(Vec3, LightGeometry)> {
     let g = light_geometry(view, s.p, y)?;
     let material = &s.shading_material(&view.scene.materials);
-    let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi));
+    let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi)) * s.opacity;
     let c = f * g.le_g;
     (c.max_element() > 0.0 && c.is_finite()).then_some((c, g))
 }
@@ -304,6 +287,7 @@ pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixe
                     roughness: warpath_core::restir::material_roughness(material),
                     material_roughness: surface.roughness,
                     metallic: surface.metallic,
+                    opacity: surface.opacity,
                 }),
             }
         })
@@ -371,6 +355,7 @@ pub fn initial_ris(
                         let p = contribution.map_or(0.0, |c| kind.of(c));
                         if out[t].update(y, p / source, u(4 * c + 3)) {
                             chosen_target[t] = p;
+                            out[t].origin = SampleOrigin::LightCandidate;
                         }
                     }
                 }
@@ -390,6 +375,7 @@ pub fn initial_ris(
                     let p = contribution.map_or(0.0, |c| kind.of(c));
                     if out[t].update(y, p / source, u(d + 3)) {
                         chosen_target[t] = p;
+                        out[t].origin = SampleOrigin::BsdfCandidate;
                     }
                 }
             }
@@ -439,18 +425,20 @@ fn reused_target(
 }
 
 /// Combines `inputs` (reservoir, the surface it was made at) at surface `s` (generalised
-/// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers.
+/// RIS; the first input is the pixel's own, made at `s`). `u` draws the selection numbers. The
+/// result's origin is the pixel's own input's when its sample wins, else `reused`.
 fn combine(
     view: &SceneView,
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    reused: SampleOrigin,
     rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
     let bias = options.bias;
     if bias == BiasCorrection::Pairwise {
-        return combine_pairwise(view, options, s, inputs, rays, u);
+        return combine_pairwise(view, options, s, inputs, reused, rays, u);
     }
     let mut out = Reservoir::default();
     let mut m = 0.0;
@@ -467,6 +455,7 @@ fn combine(
         }
     }
     out.m = m;
+    out.origin = if chosen == 0 { inputs[0].0.origin } else { reused };
     let Some(y) = out.y else { return out };
     // Whether each input's surface sees y (the pixel's own is inputs[0]): a shadow ray, but
     // for the input y came from (`sees_chosen`).
@@ -505,6 +494,7 @@ fn combine_pairwise(
     options: &RestirOptions,
     s: &Surface,
     inputs: &[(Reservoir, Surface)],
+    reused: SampleOrigin,
     rays: &AtomicU64,
     mut u: impl FnMut(u32) -> f32,
 ) -> Reservoir {
@@ -548,6 +538,7 @@ fn combine_pairwise(
         }
     }
     out.m = m;
+    out.origin = if chosen_own { own.origin } else { reused };
     let Some(y) = out.y else { return out };
     finalize(&mut out, chosen_target, 1.0);
     // As in `combine`: a sample the pixel does not see is handed on with W = 0 (known when it
@@ -593,7 +584,7 @@ pub fn reuse_temporally(
                 prev.m = prev.m.min(options.temporal_cap * current[i].m.max(1.0));
                 inputs.push((prev, *ps));
             }
-            combine(view, options, s, &inputs, rays, |d| {
+            combine(view, options, s, &inputs, SampleOrigin::Temporal, rays, |d| {
                 restir_random(options.seed, i as u32, frame, STAGE_TEMPORAL, d)
             })
         })
@@ -633,7 +624,7 @@ pub fn reuse_spatially(
                     inputs.push((current[j], *ns));
                 }
             }
-            combine(view, options, s, &inputs, rays, |d| u(1000 + d))
+            combine(view, options, s, &inputs, SampleOrigin::Spatial, rays, |d| u(1000 + d))
         })
         .collect()
 }
@@ -698,6 +689,8 @@ pub struct RestirFrames {
     frame: u32,
     /// Shadow rays traced so far, by stage.
     rays: RayCounts,
+    /// The last frame's origins by reservoir target and pixel, while recording.
+    origins: Option<Vec<Vec<SampleOrigin>>>,
 }
 
 impl RestirFrames {
@@ -711,6 +704,7 @@ impl RestirFrames {
             previous_camera: None,
             frame: 0,
             rays: RayCounts::default(),
+            origins: None,
         })
     }
 
@@ -724,6 +718,18 @@ impl RestirFrames {
         self.rays
     }
 
+    /// Records where each pixel's final sample came from in every frame from now on
+    /// ([`RestirFrames::origins`]), or stops recording.
+    pub fn set_record_origins(&mut self, on: bool) {
+        self.origins = on.then(Vec::new);
+    }
+
+    /// The last frame's [`SampleOrigin`] of each pixel's final reservoir, `[target][pixel]`
+    /// (None while not recording; empty before the first recorded frame).
+    pub fn origins(&self) -> Option<&[Vec<SampleOrigin>]> {
+        self.origins.as_deref()
+    }
+
     /// The next frame of `view` seen by `camera`: each pixel's radiance (one sample).
     pub fn render(&mut self, view: &SceneView, camera: &Camera) -> Vec<Vec3> {
         let (options, frame) = (&self.options, self.frame);
@@ -732,6 +738,9 @@ impl RestirFrames {
         self.frame += 1;
         if view.lights.triangles.is_empty() {
             // No emitter: only what the camera sees (black), as the path tracer.
+            if let Some(origins) = self.origins.as_mut() {
+                *origins = vec![vec![SampleOrigin::None; g.len()]; options.target.reservoirs()];
+            }
             return g.iter().map(|p| p.emitted).collect();
         }
         let sampler = LightSampler::new(view);
@@ -747,8 +756,17 @@ impl RestirFrames {
         for (t, reservoirs) in all.iter_mut().enumerate() {
             let options = &RestirOptions { target: targets[t], ..*options };
             if options.temporal {
-                *reservoirs =
-                    reuse_temporally(view, options, &g, reservoirs, &self.previous[t], moved.as_ref(), frame, &rays[1]);
+                let temporal = &RestirOptions { bias: options.temporal_bias.unwrap_or(options.bias), ..*options };
+                *reservoirs = reuse_temporally(
+                    view,
+                    temporal,
+                    &g,
+                    reservoirs,
+                    &self.previous[t],
+                    moved.as_ref(),
+                    frame,
+                    &rays[1],
+                );
                 boiling_filter(view.width, view.height, options.boiling_filter, reservoirs);
             }
             for pass in 0..options.spatial_passes {
@@ -758,6 +776,9 @@ impl RestirFrames {
         let [visibility, temporal, spatial, bsdf_candidates] = rays.map(|r| r.into_inner());
         self.rays.add(&RayCounts { visibility, temporal, spatial, shade: 0, bsdf_candidates });
         let radiance = shade(view, targets, &g, &all);
+        if let Some(origins) = self.origins.as_mut() {
+            *origins = origins::final_origins(view, &g, &all);
+        }
         self.previous = all.iter().map(|r| r.iter().zip(&g).map(|(r, p)| (*r, p.surface)).collect()).collect();
         self.previous_camera = Some(*camera);
         radiance

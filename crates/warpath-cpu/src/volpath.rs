@@ -11,8 +11,13 @@
 //!   (next-event estimation through media, then a BSDF direction; a transmission through a
 //!   medium boundary changes the medium). A ray that escapes adds the environment.
 //!   Returns whether the path goes on;
-//! - shadow rays pass through media (ratio tracking) and index-matched boundaries, and stop
-//!   at any other surface ([`shadow_transmittance`]).
+//! - shadow rays pass through media (ratio tracking) and index-matched boundaries, through
+//!   an opacity mask with transmittance 1 − α, and stop at any other surface
+//!   ([`shadow_transmittance`]).
+//! - an opacity mask (`warpath_core::opacity`) is a surface vertex's material scaled by α and
+//!   a null lobe chosen with probability 1 − α (a random number of the extend stream): the
+//!   null lobe crosses the surface as an index-matched boundary, no vertex (Mitsuba's
+//!   `volpath`); next-event estimation at the surface happens before the choice, either way.
 //!
 //! Conventions (Mitsuba 3 `volpath`, docs/scene-format.md): `max_depth` counts scattering
 //! vertices, in the medium and on surfaces alike; crossing a `null` boundary is no vertex; a
@@ -27,10 +32,11 @@
 //! streams of `warpath_volume::random` keyed by the same bounce.
 
 use crate::estimator::Estimator;
-use crate::integrator::{PathCounters, SceneView, power_heuristic, surface_hit};
+use crate::integrator::{PathCounters, SceneView, power_heuristic, surface_hit, triangle_opacity};
 use glam::{Vec2, Vec3};
 use warpath_core::bsdf;
 use warpath_core::math::{Ray, offset_ray_origin};
+use warpath_core::opacity;
 use warpath_core::sampler::{VertexSampler, dims};
 use warpath_volume::medium::{FreeFlight, Medium, TrackingCounts, interface};
 use warpath_volume::phase::{hg_eval, hg_sample};
@@ -178,10 +184,23 @@ fn extend_tracked(
                 path.radiance += path.throughput * le * weight;
             }
         }
-        if path.bounce >= s.max_depth.min(MAX_VOLUME_DEPTH) {
+        let last = path.bounce >= s.max_depth.min(MAX_VOLUME_DEPTH);
+        if !last {
+            light_at_surface(view, path, &surface, counters, tracking);
+        }
+        // An opacity mask's null lobe (Mitsuba's volpath: no vertex, the medium changes as at a
+        // null boundary; its own random number, as a crossing keeps the bounce).
+        if surface.opacity < 1.0 && opacity::choose(surface.opacity, rng.next()).is_none() {
+            let ng = winding_normal(s, hit.prim);
+            path.medium = medium_across(s, hit.prim, path.ray.d, path.medium);
+            travelled += hit.t;
+            path.ray = Ray::new(offset_ray_origin(surface.p, ng, path.ray.d), path.ray.d);
+            continue;
+        }
+        if last {
             return false;
         }
-        return scatter_at_surface(view, path, &surface, counters, tracking);
+        return scatter_at_surface(view, path, &surface);
     }
     false
 }
@@ -259,15 +278,15 @@ fn scatter_in_medium(
     next_vertex(view, path, &numbers)
 }
 
-/// A vertex on a (non-null) surface: next-event estimation through media, then a BSDF
-/// direction; a transmission through a medium boundary changes the medium.
-fn scatter_at_surface(
+/// Next-event estimation through media at a (non-null) surface vertex, the material scaled by
+/// its opacity mask's α (pdf too).
+fn light_at_surface(
     view: &VolumeView,
     path: &mut VolumePath,
     surface: &crate::integrator::SurfaceHit,
     counters: &mut PathCounters,
     tracking: &mut TrackingCounts,
-) -> bool {
+) {
     let s = &view.surface;
     let material = &surface.shading_material(&s.scene.materials);
     let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
@@ -280,15 +299,26 @@ fn scatter_at_surface(
             && ls.pdf.is_finite()
         {
             let wi = surface.frame.to_local(ls.wi);
-            let f = bsdf::eval(material, surface.base_color, wo, wi) * surface.normal_map_factor(ls.wi);
+            let f =
+                bsdf::eval(material, surface.base_color, wo, wi) * surface.normal_map_factor(ls.wi) * surface.opacity;
             if f != Vec3::ZERO {
                 let origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 let medium = medium_across(s, surface.triangle, ls.wi, path.medium);
-                let pdf = bsdf::pdf(material, surface.base_color, wo, wi);
+                let pdf = bsdf::pdf(material, surface.base_color, wo, wi) * surface.opacity;
                 add_light_sample(view, path, surface.p, origin, &ls, f, pdf, medium, counters, tracking);
             }
         }
     }
+}
+
+/// A (non-null) surface vertex's BSDF direction, the material's own lobe (an opacity mask's
+/// null lobe was not chosen: its pdf is scaled by α); a transmission through a medium
+/// boundary changes the medium.
+fn scatter_at_surface(view: &VolumeView, path: &mut VolumePath, surface: &crate::integrator::SurfaceHit) -> bool {
+    let s = &view.surface;
+    let material = &surface.shading_material(&s.scene.materials);
+    let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
+    let wo = surface.frame.to_local(-path.ray.d);
     let u_lobe = numbers.get(dims::BSDF_LOBE);
     let u = Vec2::new(numbers.get(dims::BSDF_U), numbers.get(dims::BSDF_V));
     let Some(bs) = bsdf::sample(material, surface.base_color, wo, u_lobe, u) else { return false };
@@ -300,7 +330,7 @@ fn scatter_at_surface(
     path.throughput *= weight;
     path.medium = medium_across(s, surface.triangle, direction, path.medium);
     path.ray = Ray::new(offset_ray_origin(surface.p, surface.ng, direction), direction);
-    path.last_pdf = bs.pdf;
+    path.last_pdf = bs.pdf * surface.opacity;
     path.last_delta = bs.delta;
     next_vertex(view, path, &numbers)
 }
@@ -360,7 +390,15 @@ pub fn shadow_transmittance(
         let Some(hit) = hit else { return transmittance };
         let material = &s.scene.materials[s.scene.triangle_materials[hit.prim as usize] as usize];
         if !material.is_null() {
-            return Vec3::ZERO;
+            // An opacity mask lets 1 − α through (Mitsuba's eval_null_transmission).
+            let alpha = if material.is_masked() { triangle_opacity(s, &hit) } else { 1.0 };
+            if alpha >= 1.0 {
+                return Vec3::ZERO;
+            }
+            transmittance *= 1.0 - alpha;
+            if transmittance == Vec3::ZERO {
+                return Vec3::ZERO;
+            }
         }
         let p = ray.at(hit.t);
         medium = medium_across(s, hit.prim, d, medium);

@@ -12,6 +12,7 @@
 //!   image means: a run's pixels are correlated); the default pipeline (pool, temporal and
 //!   spatial) over 96 runs;
 //! - one reservoir per colour channel (`TargetFunction::Channels`) is unbiased under every pass;
+//! - pairwise MIS in the temporal pass with ray-traced spatial reuse (`temporal_bias`) too;
 //! - RIS alone (no reuse) is unbiased too, and reuse lowers the per-pixel variance;
 //! - the biased mode (1/M) is measured against the reference and its bias reported;
 //! - issue 29's fixture scenes (near-white emitters in chandeliers and strips over the bunny,
@@ -227,6 +228,18 @@ fn unbiased_restir_converges_to_direct_lighting() {
         ),
         ("spatial only", RestirOptions { temporal: false, ..classic() }, 0.01),
         ("temporal only", RestirOptions { spatial_passes: 0, ..classic() }, 0.03),
+        // Pairwise MIS in the temporal pass, ray-traced 1/Z in the spatial one (each pass hands
+        // on an unbiased contribution weight), and a smaller temporal M cap.
+        (
+            "temporal (pairwise) + spatial (ray-traced)",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), ..classic() },
+            0.03,
+        ),
+        (
+            "temporal (pairwise, cap 5) + spatial (ray-traced)",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), temporal_cap: 5.0, ..classic() },
+            0.03,
+        ),
         (
             "temporal + spatial, candidates from the distribution",
             RestirOptions { light_pool: false, ..classic() },
@@ -397,6 +410,12 @@ fn fixture_scenes_are_unbiased() {
             ("ris only", RestirOptions { temporal: false, spatial_passes: 0, ..classic() }, 16, 1.5),
             ("spatial only", RestirOptions { temporal: false, ..classic() }, 16, 1.5),
             ("default", classic(), 64, 1.5),
+            (
+                "default, pairwise temporal",
+                RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), ..classic() },
+                64,
+                1.5,
+            ),
             (
                 "the defaults, 1 BSDF candidate",
                 RestirOptions { bsdf_candidates: 1, ..RestirOptions::default() },

@@ -91,21 +91,27 @@ __device__ __forceinline__ void restir_count_rays(const RestirArgs& a, unsigned 
 
 // One candidate of initial RIS with source pdf `source` (> 0) streamed into each of the pixel's
 // reservoirs: its contribution evaluated once, each reservoir weighted by its own target
-// (Reservoirs = 3: the colour channels), the same selection number `u` for all.
+// (Reservoirs = 3: the colour channels), the same selection number `u` for all. Returns the
+// reservoirs whose sample it became, as bits.
 template <unsigned int Reservoirs>
-__device__ __forceinline__ void restir_stream_candidate(const DeviceScene& scene, const RestirShading& s,
+__device__ __forceinline__ unsigned int restir_stream_candidate(const DeviceScene& scene, const RestirShading& s,
                                                         const RestirLightPoint& point, float source, float u,
                                                         Reservoir (&r)[Reservoirs],
                                                         float (&chosen_target)[Reservoirs]) {
     float3 contribution;
     RestirLightGeometry geometry;
     const bool lit = restir_contribution_at(scene, s, point, contribution, geometry);
+    unsigned int chosen = 0u;
 #pragma unroll
     for (unsigned int t = 0; t < Reservoirs; ++t) {
         const float target =
             lit ? restir_target_value(Reservoirs == 1u ? s.target : RESTIR_TARGET_RED + t, contribution) : 0.0f;
-        if (reservoir_update(r[t], point, __fdiv_rn(target, source), u)) chosen_target[t] = target;
+        if (reservoir_update(r[t], point, __fdiv_rn(target, source), u)) {
+            chosen_target[t] = target;
+            chosen |= 1u << t;
+        }
     }
+    return chosen;
 }
 
 // initial_RIS: the G-buffer entry, then M candidates resampled into the reservoir
@@ -154,6 +160,10 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     g.roughness = 0.0f;
     g.material_roughness = 0.0f;
     g.metallic = 0.0f;
+    g.opacity = 1.0f;
+    g._pad[0] = 0u;
+    g._pad[1] = 0u;
+    g._pad[2] = 0u;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
@@ -173,6 +183,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             g.roughness = restir_material_roughness(material);
             g.material_roughness = surface.roughness;
             g.metallic = surface.metallic;
+            g.opacity = surface.opacity;
         }
     }
     a.gbuffer[pixel] = g;
@@ -184,6 +195,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
         chosen_target[t] = 0.0f;
     }
     unsigned int bsdf_rays = 0u;
+    unsigned int from_bsdf = 0u;  // bit t: reservoir t's sample is a BSDF candidate (origins)
     if (g.lit != 0u && has_lights) {
         const RestirShading s = restir_shading(g, a.target);
         // With BSDF candidates every candidate's source pdf is the balance heuristic's
@@ -226,9 +238,10 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             const float source = restir_mis_source(a.candidates, point.source_pdf, a.bsdf_candidates,
                                                    restir_bsdf_area_pdf(scene, s, point));
             if (!(source > 0.0f)) continue;
-            restir_stream_candidate<Reservoirs>(scene, s, point, source,
-                                                restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d + 3u),
-                                                r, chosen_target);
+            from_bsdf |= restir_stream_candidate<Reservoirs>(
+                scene, s, point, source, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d + 3u), r,
+                chosen_target);
+            // (every light candidate came before: a reservoir's bit, once set, stays true)
         }
 #pragma unroll
         for (unsigned int t = 0; t < Reservoirs; ++t) {
@@ -241,6 +254,15 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     const size_t pixels = restir_pixel_count(a);
 #pragma unroll
     for (unsigned int t = 0; t < Reservoirs; ++t) restir_store(a, a.output + t * pixels, pixel, r[t]);
+    if (a.origins != nullptr) {
+        // Light candidates stream first: a reservoir whose sample a BSDF candidate set keeps it.
+#pragma unroll
+        for (unsigned int t = 0; t < Reservoirs; ++t) {
+            a.origins[t * pixels + pixel] = r[t].light == RESTIR_NO_LIGHT ? RESTIR_ORIGIN_NONE
+                                            : ((from_bsdf >> t) & 1u) != 0u ? RESTIR_ORIGIN_BSDF
+                                                                            : RESTIR_ORIGIN_LIGHT;
+        }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256) restir_initial_ris(RestirArgs a) {
@@ -399,6 +421,7 @@ __device__ __forceinline__ void restir_temporal_pass(const RestirArgs& a) {
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
+    if (a.origins != nullptr && chosen_prev && out.light != RESTIR_NO_LIGHT) a.origins[pixel] = RESTIR_ORIGIN_TEMPORAL;
     restir_store(a, a.output, pixel, out);
     restir_count_rays(a, RESTIR_RAYS_TEMPORAL, rays);
 }
@@ -540,6 +563,7 @@ __device__ __forceinline__ void restir_spatial_pass(const RestirArgs& a) {
         }
         restir_combine_end(a, out, chosen_target, z, seen_own, m);
     }
+    if (a.origins != nullptr && chosen >= 0) a.origins[pixel] = RESTIR_ORIGIN_SPATIAL;
     restir_store(a, a.output, pixel, out);
     restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
 }
@@ -708,6 +732,7 @@ __device__ __forceinline__ void restir_spatial_pairwise_pass(const RestirArgs& a
     out.m = m;
     if (out.light != RESTIR_NO_LIGHT) {
         restir_pairwise_end(a, q, out, chosen_target, chosen_own || a.reuse_visibility != 0u, rays);
+        if (a.origins != nullptr && !chosen_own) a.origins[pixel] = RESTIR_ORIGIN_SPATIAL;
     }
     restir_store(a, a.output, pixel, out);
     restir_count_rays(a, RESTIR_RAYS_SPATIAL, rays);
@@ -728,11 +753,13 @@ extern "C" __global__ void restir_shade(RestirArgs a) {
     const unsigned int count = restir_reservoir_count(a);
     for (unsigned int t = 0; t < count; ++t) {
         const Reservoir r = restir_load(a, a.input + t * pixels, pixel);
+        bool adds = false;  // (origins: a reservoir that adds nothing has none)
         if (g.lit != 0u && r.light != RESTIR_NO_LIGHT && r.w > 0.0f) {
             const RestirShading s = restir_shading(g, a.target);
             float3 c;
             RestirLightGeometry geometry;
-            if (restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry)) {
+            adds = restir_contribution_at(a.scene, s, restir_sample_point(a.scene, r), c, geometry);
+            if (adds) {
                 const float cs[3] = {c.x, c.y, c.z};
                 if (count == 1u) {
                     for (int k = 0; k < 3; ++k) l[k] = __fadd_rn(l[k], __fmul_rn(cs[k], r.w));
@@ -741,6 +768,7 @@ extern "C" __global__ void restir_shade(RestirArgs a) {
                 }
             }
         }
+        if (a.origins != nullptr && !adds) a.origins[t * pixels + pixel] = RESTIR_ORIGIN_NONE;
     }
     const float3 radiance = make_float3(l[0], l[1], l[2]);
     store3(a.film_sum + 3 * (size_t)pixel, radiance);

@@ -35,7 +35,7 @@ use warpath_scene::{RenderSettings, Scene};
 mod common;
 use common::{
     delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, principled_scene, settings,
-    with_bump_and_data_textures, with_normal_maps,
+    with_bump_and_data_textures, with_masks, with_normal_maps,
 };
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
@@ -244,6 +244,45 @@ fn normal_maps_match_cpu_reference() {
     compare_same_seed("normal maps", &cpu_film, &gpu_film);
     let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 22, ..s.clone() });
     compare_images("normal maps/seeds 21 vs 22", &cpu_film, &other_film);
+}
+
+/// Opacity masks (Mitsuba's `mask`: constant and textured) on every material of the material
+/// scene: pass-throughs, masked next-event estimation and emission behind cut-outs.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn masks_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    let scene = with_masks(material_scene());
+    let s = settings(64, 48, 16, 31, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+    compare_counters("masks", &cpu_counters, &gpu_counters);
+    compare_same_seed("masks", &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 32, ..s.clone() });
+    compare_images("masks/seeds 31 vs 32", &cpu_film, &other_film);
+}
+
+/// The masked test scene on the CPU (no GPU needed): the masks change most pixels and many
+/// beyond their noise (so the GPU comparison above compares masked shading).
+#[test]
+fn masked_scene_differs_from_the_opaque_one() {
+    let s = settings(48, 36, 16, 31, SamplerKind::Pcg);
+    let (opaque, _) = render_cpu(&material_scene(), &s);
+    let (masked, _) = render_cpu(&with_masks(material_scene()), &s);
+    let (a, b) = (opaque.mean(), masked.mean());
+    let (va, vb) = (opaque.variance_of_mean(), masked.variance_of_mean());
+    let (mut changed, mut beyond_noise) = (0, 0);
+    for i in 0..opaque.pixel_count() {
+        changed += (opaque.sum[i] != masked.sum[i]) as usize;
+        beyond_noise += (0..3).any(|c| {
+            let var = va[i][c] as f64 + vb[i][c] as f64;
+            let diff = (a[i][c] as f64 - b[i][c] as f64).abs();
+            diff > 4.0 * var.sqrt() && diff > 1e-6
+        }) as usize;
+    }
+    eprintln!("{changed} of {} pixels changed, {beyond_noise} beyond |z| = 4", opaque.pixel_count());
+    assert!(changed * 2 > opaque.pixel_count(), "only {changed} of {} pixels changed", opaque.pixel_count());
+    assert!(beyond_noise >= 60, "only {beyond_noise} pixels differ beyond |z| = 4");
 }
 
 /// The normal-map test scene on the CPU (no GPU needed): the normal maps change most of the

@@ -6,7 +6,8 @@
 //!   ≤ 1e-3 for ≥ 99% of the values; what differs is where a float comparison flips the
 //!   other way, e.g. a reservoir's choice at a tie, and then the pixel takes another sample)
 //!   and the image means within 0.5% — for the default pipeline, without the light pool,
-//!   with the biased 1/M mode, with two spatial passes, and with 32 and 40 neighbours
+//!   with the biased 1/M mode, with pairwise MIS in the temporal pass only, with two spatial
+//!   passes, and with 32 and 40 neighbours
 //!   (ray-traced: its rays dealt out over several rounds of lanes), with BSDF-sampled
 //!   candidates, the boiling filter and roughness-aware neighbour rejection (each shown to
 //!   change the CPU's image, so that the check tests something); the reservoir formats
@@ -18,7 +19,9 @@
 //!   tracer at `max_depth` 1 with 8192 spp: each image mean within 4 standard errors (the
 //!   runs' own spread and the reference's); the 1/M mode's bias is printed, and it must be
 //!   measurably darker (it is the biased one);
-//! - a scene without emitters renders black; zero-power emitters render black and finite.
+//! - a scene without emitters renders black; zero-power emitters render black and finite;
+//! - the origin maps (`set_record_origins`: where each pixel's final sample came from) are the
+//!   CPU's, and recording them changes no bit of the film.
 //!
 //! `#[ignore]`d (they need a GPU); without one they skip with a notice, or fail with
 //! WARPATH_REQUIRE_GPU=1.
@@ -184,6 +187,12 @@ fn gpu_restir_is_the_cpu_reference() {
         ("no light pool", RestirOptions { light_pool: false, ..base }),
         ("bias correction off (1/M)", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        // Pairwise MIS in the temporal pass only (its inline kernel), ray-traced spatial reuse
+        // (split rays), a temporal cap of 5.
+        (
+            "pairwise temporal, ray-traced spatial, cap 5",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), temporal_cap: 5.0, ..base },
+        ),
         ("two spatial passes, no temporal", RestirOptions { spatial_passes: 2, temporal: false, ..base }),
         // The target functions of issue 29 (restir/target.cuh), each through every pass.
         ("target l2", RestirOptions { target: TargetFunction::L2, ..base }),
@@ -393,6 +402,10 @@ fn gpu_restir_counts_the_cpu_rays() {
     for (name, options) in [
         ("ray-traced", base),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..base }),
+        (
+            "pairwise temporal, ray-traced spatial",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), ..base },
+        ),
         ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
         ("visibility-aware", RestirOptions { reuse_visibility: true, ..base }),
         ("the defaults", RestirOptions { radius: 8.0, seed: 7, ..RestirOptions::default() }),
@@ -486,6 +499,10 @@ fn gpu_restir_converges_to_direct_lighting() {
         ("temporal only", RestirOptions { spatial_passes: 0, ..unbiased }),
         ("spatial only", RestirOptions { temporal: false, ..unbiased }),
         ("pairwise MIS", RestirOptions { bias: BiasCorrection::Pairwise, ..unbiased }),
+        (
+            "pairwise temporal, ray-traced spatial, cap 5",
+            RestirOptions { temporal_bias: Some(BiasCorrection::Pairwise), temporal_cap: 5.0, ..unbiased },
+        ),
         ("default, target l2", RestirOptions { target: TargetFunction::L2, ..unbiased }),
         ("default, per-channel reservoirs", RestirOptions { target: TargetFunction::Channels, ..unbiased }),
         (
@@ -708,4 +725,75 @@ fn gpu_restir_follows_a_moving_camera() {
         100.0 * (m / reference - 1.0)
     );
     assert!(z.abs() < 4.0, "moving camera: z {z}");
+}
+
+/// The GPU records where each pixel's final sample came from (`set_record_origins`, restir.cu's
+/// RESTIR_ORIGIN_* writes) as the CPU reference does (`RestirFrames::origins`): every frame's
+/// origin map of every reservoir target equal for ≥ 99% of the pixels (a float comparison that
+/// flips changes the sample, as the films' check allows), with the kernels' rays inline and in
+/// lane groups; and recording changes no bit of the film.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_restir_records_the_cpu_origins() {
+    let Some(device) = device() else { return };
+    let scene = scene(512, 96, 64);
+    let frames = 4u32;
+    let base = RestirOptions {
+        radius: 8.0,
+        seed: 13,
+        target: TargetFunction::Luminance,
+        bias: BiasCorrection::RayTraced,
+        ..RestirOptions::default()
+    };
+    let cpu = CpuRenderer::new(&scene, BuildKind::Sah);
+    let view = cpu.view(&RenderOptions { seed: 13, ..RenderOptions::from_scene(&scene) });
+    let mut failures = Vec::new();
+    for (name, options) in [
+        ("ray-traced", base),
+        ("pairwise MIS, 2 spatial passes", RestirOptions { bias: BiasCorrection::Pairwise, spatial_passes: 2, ..base }),
+        ("1/M", RestirOptions { bias: BiasCorrection::Off, ..base }),
+        ("2 BSDF candidates, no pool", RestirOptions { bsdf_candidates: 2, light_pool: false, ..base }),
+        ("boiling filter 0.5", RestirOptions { boiling_filter: 0.5, ..base }),
+        ("the defaults (per-channel, pairwise)", RestirOptions { radius: 8.0, seed: 13, ..RestirOptions::default() }),
+    ] {
+        let mut sequence = warpath_cpu::restir::RestirFrames::new(&view, &options).expect("renders");
+        sequence.set_record_origins(true);
+        let expected: Vec<_> = (0..frames)
+            .map(|_| {
+                sequence.render(&view, &scene.camera);
+                sequence.origins().expect("recording").to_vec()
+            })
+            .collect();
+        for lanes in [RayLanes::DEFAULT, RayLanes::Inline] {
+            let mut renderer =
+                RestirRenderer::new(&device, &scene, &settings(&scene, 13), BuildKind::Sah, &options).expect("uploads");
+            renderer.set_ray_lanes(lanes);
+            renderer.set_record_origins(true).expect("records");
+            let mut counts = [0usize; 5];
+            for (frame, expected) in expected.iter().enumerate() {
+                renderer.render_frame().expect("renders a frame");
+                let got = renderer.origins().expect("downloads").expect("recording");
+                assert_eq!(got.len(), expected.len(), "{name}: one map per reservoir target");
+                let (mut equal, mut pixels) = (0usize, 0usize);
+                for (g, e) in got.iter().zip(expected) {
+                    for (a, b) in g.iter().zip(e) {
+                        equal += (a == b) as usize;
+                        pixels += 1;
+                        counts[*a as usize] += 1;
+                    }
+                }
+                if (equal as f64) < 0.99 * pixels as f64 {
+                    failures.push(format!("{name}, {lanes:?}, frame {frame}: {equal} of {pixels} origins equal"));
+                }
+            }
+            println!(
+                "{name}, {lanes:?}: GPU origins over {frames} frames {counts:?} (none, light, BSDF, temporal, spatial)"
+            );
+            let plain = gpu_restir_in(Schedule { lanes, ..Schedule::default() }, &device, &scene, &options, 13, frames);
+            if !same_film(&renderer.download_film().expect("downloads"), &plain) {
+                failures.push(format!("{name}, {lanes:?}: recording origins changed the film"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "GPU origins differ from the CPU's: {failures:?}");
 }

@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{device, material_scene, settings};
+use common::{device, material_scene, settings, with_masks};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -87,7 +87,14 @@ fn check_scene(scene: &Scene, s: &RenderSettings, wave_paths: u32, min_bounces: 
             let launches = 2 * (2 * naive.active_per_bounce[0] / wave_paths as u64 + 2);
             let bounces = counters.active_per_bounce.iter().zip(&counters.active_warps_per_bounce);
             for (b, (&paths, &warps)) in bounces.enumerate() {
-                assert!(warps <= naive.active_warps_per_bounce[b], "{label}: bounce {b}: more warps than naive");
+                // Without compaction the survivors keep their slots in the waves' index space,
+                // whose layout is not naive's: a few sparse survivors may touch one warp more
+                // than under naive's tiles, but never more than the index space holds.
+                let index_space = naive.active_per_bounce[0].div_ceil(32) + launches;
+                assert!(warps <= index_space, "{label}: bounce {b}: {warps} warps, index space {index_space}");
+                if method != WavefrontCompaction::None {
+                    assert!(warps <= naive.active_warps_per_bounce[b], "{label}: bounce {b}: more warps than naive");
+                }
                 if b > 0 && method != WavefrontCompaction::None {
                     // The survivors are dense: only each launch's last warp may be partial.
                     let bound = paths.div_ceil(32) + launches;
@@ -166,4 +173,18 @@ fn every_strategy_matches_naive_on_imported_scenes() {
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} imported surface scenes");
+}
+
+/// Opacity masks (constant and textured) on the material scene: every strategy traces the
+/// same pass-throughs as naive.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn every_strategy_matches_naive_on_masked_materials() {
+    let scene = with_masks(material_scene());
+    let s = if small() {
+        settings(21, 13, 2, 9, SamplerKind::PaddedHalton)
+    } else {
+        settings(61, 47, 8, 9, SamplerKind::PaddedHalton)
+    };
+    check_scene(&scene, &s, 4096, 3);
 }

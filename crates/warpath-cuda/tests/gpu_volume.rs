@@ -17,7 +17,9 @@
 
 mod common;
 
-use common::{delta_lights, dense_volume_scene, device, volume_scene, with_bump_and_data_textures, with_normal_maps};
+use common::{
+    delta_lights, dense_volume_scene, device, volume_scene, with_bump_and_data_textures, with_masks, with_normal_maps,
+};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -228,6 +230,19 @@ fn bump_maps_in_a_volume_match_the_cpu_reference() {
     let scene = with_bump_and_data_textures(volume_scene());
     let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
     check_cpu_vs_gpu(&scene, &s);
+}
+
+/// The heterogeneous volume's surfaces behind opacity masks (volpath's pass-through: no
+/// vertex, the medium interface crossed; shadow rays through masks at 1 − α), on the naive
+/// schedule against the CPU and on every schedule against naive.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn masks_in_a_volume_match_the_cpu_reference() {
+    let scene = with_masks(volume_scene());
+    let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
+    check_cpu_vs_gpu(&scene, &s);
+    let s = if small() { settings(&scene, 21, 13, 2, 16) } else { settings(&scene, 61, 47, 6, 16) };
+    check_strategies(&scene, &s, 3000);
 }
 
 #[test]

@@ -204,6 +204,19 @@ void math_bump_map_perturb(const DeviceScene&, In& in, Out& out) {
     out.f(mapped.alpha2);
     out.f(normal_map_factor(mapped, perturbed, wi));
 }
+// The opacity mask (common/opacity.cuh).
+void math_opacity(const DeviceScene&, In& in, Out& out) {
+    Material m{};
+    m.opacity = in.f();
+    out.f(material_opacity(m, in.f()));
+}
+void math_mask_choose(const DeviceScene&, In& in, Out& out) {
+    const float alpha = in.f(), u = in.f();
+    float u_nested = 0.0f;
+    const bool nested = mask_choose(alpha, u, u_nested);
+    out.u(nested ? 1u : 0u);
+    out.f(nested ? u_nested : 0.0f);
+}
 // The estimator's ray/triangle test, with the edges the host computes for the BVH layout.
 void math_intersect_triangle(const DeviceScene&, In& in, Out& out) {
     const float3 o = in.f3(), d = in.f3(), v0 = in.f3(), v1 = in.f3(), v2 = in.f3();
@@ -231,6 +244,19 @@ void bsdf_fresnel_dielectric(const DeviceScene&, In& in, Out& out) {
     out.f(fr.cos_theta_t);
     out.f(fr.eta_it);
     out.f(fr.eta_ti);
+}
+void bsdf_rough_plastic_coat(const DeviceScene&, In& in, Out& out) {
+    const float roughness = in.f(), eta = in.f(), cos_theta = in.f();
+    RoughPlasticCell cell;
+    const bool inside = rough_plastic_coat_cell(roughness, eta, cell);
+    out.flag(inside);
+    if (inside) {
+        out.u(cell.p_node);
+        out.u(cell.x_node);
+        out.u(cell.r_x_node);
+        out.f(rough_plastic_coat_transmittance(cell, cos_theta));
+        out.f(rough_plastic_coat_internal_reflectance(cell));
+    }
 }
 void bsdf_schlick_fresnel(const DeviceScene&, In& in, Out& out) {
     const float3 f0 = in.f3();
@@ -723,7 +749,10 @@ const Case CASES[] = {
     {"math_bump_map_dp_dv", surface<math_bump_map_dp_dv>},
     {"math_bump_map_gradient", surface<math_bump_map_gradient>},
     {"math_bump_map_perturb", surface<math_bump_map_perturb>},
+    {"math_opacity", surface<math_opacity>},
+    {"math_mask_choose", surface<math_mask_choose>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
+    {"bsdf_rough_plastic_coat", surface<bsdf_rough_plastic_coat>},
     {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},
     {"bsdf_blinn_normalization", surface<bsdf_blinn_normalization>},
     {"bsdf_ggx_d", surface<bsdf_ggx_d>},

@@ -9,6 +9,7 @@
 use crate::det_cases;
 use crate::host_scene::HostScene;
 use crate::normal_map_cases;
+use crate::opacity_cases;
 use crate::volume_cases;
 use crate::words::{Output, Reader, Rng, Words};
 use glam::{DVec3, Vec2, Vec3};
@@ -129,6 +130,8 @@ pub const CASES: &[Case] = &[
         normal_map_cases::height_gradient,
     ),
     exact("math_bump_map_perturb", Needs::Nothing, normal_map_cases::bump_perturb_args, normal_map_cases::bump_perturb),
+    exact("math_opacity", Needs::Nothing, opacity_cases::alpha_args, opacity_cases::alpha),
+    exact("math_mask_choose", Needs::Nothing, opacity_cases::choose_args, opacity_cases::choose),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {
         let cos_theta_i = r.f();
         let fr = bsdf::fresnel_dielectric(cos_theta_i, r.f());
@@ -136,6 +139,18 @@ pub const CASES: &[Case] = &[
         o.f(fr.cos_theta_t);
         o.f(fr.eta_it);
         o.f(fr.eta_ti);
+    }),
+    exact("bsdf_rough_plastic_coat", Needs::Nothing, draw::rough_plastic_coat, |_, r, o| {
+        let (roughness, eta, cos_theta) = (r.f(), r.f(), r.f());
+        let cell = bsdf::rough_plastic::coat_cell(roughness, eta);
+        o.flag(cell.is_some());
+        if let Some(cell) = cell {
+            o.u(cell.p_node as u32);
+            o.u(cell.x_node as u32);
+            o.u(cell.r_x_node as u32);
+            o.f(bsdf::rough_plastic::coat_transmittance(&cell, cos_theta));
+            o.f(bsdf::rough_plastic::coat_internal_reflectance(&cell));
+        }
     }),
     exact("bsdf_schlick_fresnel", Needs::Nothing, draw::color_cosine, |_, r, o| {
         let f0 = r.vec3();

@@ -344,6 +344,21 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
             material.metallic_texture = bump_rng.below(4) as i32;
         }
     }
+    // Opacity masks on about half the materials, from a stream of their own too: a constant
+    // (an edge value or any), an opacity texture (texture 4: any colour, its red channel read),
+    // or both.
+    let mut mask_rng = Rng::new(seed ^ 0x6a5c);
+    let (width, height) = (2 + mask_rng.below(6), 1 + mask_rng.below(6));
+    let pixels = (0..width * height).map(|_| draw::color(&mut mask_rng)).collect();
+    scene.textures.push(Texture { name: "opacity".into(), width, height, pixels });
+    for material in &mut scene.materials {
+        if mask_rng.chance(0.5) {
+            material.opacity = if mask_rng.chance(0.3) { mask_rng.pick(&[0.0, 0.5, 1.0]) } else { mask_rng.unit() };
+            if mask_rng.chance(0.4) {
+                material.opacity_texture = 4;
+            }
+        }
+    }
     let emitter = Material::emitter(Vec3::new(4.0, 3.0, 2.0));
     scene.materials.push(emitter);
     scene.materials.push(Material { flags: flags::TWO_SIDED_EMISSION, ..emitter });
@@ -464,5 +479,21 @@ pub fn test_scenes() -> Vec<HostScene> {
     lit_fog.name = format!("{}-delta-lights", lit_fog.name);
     lit_fog.delta_lights = random_delta_lights(204);
     scenes.push(lit_fog);
+    // The cloud with opacity masks: the glass sphere around the ink (a pass-through enters the
+    // ink as a null boundary would) and the floor under a random opacity texture.
+    let mut masked = volume_scenes::cloud_scene(205);
+    masked.name = format!("{}-masked", masked.name);
+    let mut mask_rng = Rng::new(205);
+    let pixels = (0..12).map(|_| draw::color(&mut mask_rng)).collect();
+    masked.textures.push(Texture { name: "opacity".into(), width: 4, height: 3, pixels });
+    let opacity_texture = masked.textures.len() as i32 - 1;
+    for m in &mut masked.materials {
+        match m.kind() {
+            MaterialKind::Glass => m.opacity = 0.6,
+            MaterialKind::Diffuse => (m.opacity, m.opacity_texture) = (0.9, opacity_texture),
+            _ => {}
+        }
+    }
+    scenes.push(masked);
     scenes.into_iter().map(HostScene::new).collect()
 }

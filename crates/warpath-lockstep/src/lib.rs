@@ -36,6 +36,7 @@ pub mod compare;
 pub mod det_cases;
 pub mod host_scene;
 pub mod normal_map_cases;
+pub mod opacity_cases;
 pub mod volume_cases;
 pub mod volume_scenes;
 pub mod wide;

@@ -258,7 +258,7 @@ pub(crate) fn overrides(
         strategy,
         count_rays,
         // As the command line does when no --restir-target/--restir-bias is given.
-        restir_by_scene: warpath_render::RestirByScene { target: true, bias: true },
+        restir_by_scene: warpath_render::RestirByScene { target: true, bias: true, spatial: true },
         ..Default::default()
     })
 }

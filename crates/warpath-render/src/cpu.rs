@@ -126,6 +126,15 @@ impl Renderer for CpuRestir<'_> {
         Ok(())
     }
 
+    fn set_record_origins(&mut self, on: bool) -> Result<()> {
+        self.frames.set_record_origins(on);
+        Ok(())
+    }
+
+    fn origins(&self) -> Result<Option<Vec<Vec<warpath_core::restir::SampleOrigin>>>> {
+        Ok(self.frames.origins().map(|o| o.to_vec()))
+    }
+
     fn report(&self) -> Option<String> {
         let pixels = self.settings.width() as u64 * self.settings.height() as u64;
         let [visibility, temporal, spatial, shade, total] =

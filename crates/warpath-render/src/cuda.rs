@@ -157,6 +157,14 @@ impl Renderer for CudaRestir<'_> {
         Ok(self.renderer.set_camera(camera)?)
     }
 
+    fn set_record_origins(&mut self, on: bool) -> Result<()> {
+        Ok(self.renderer.set_record_origins(on)?)
+    }
+
+    fn origins(&self) -> Result<Option<Vec<Vec<warpath_core::restir::SampleOrigin>>>> {
+        Ok(self.renderer.origins()?)
+    }
+
     fn report(&self) -> Option<String> {
         let mut lines = Vec::new();
         if let Some(times) = self.renderer.kernel_times() {

@@ -133,7 +133,7 @@ pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -
 pub fn restir_summary(settings: &Settings) -> String {
     let r = &settings.restir;
     format!(
-        "{} candidates{}{}, target {}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}{}{}{}",
+        "{} candidates{}{}, target {}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}{}{}{}{}",
         r.candidates,
         if r.light_pool { " from 16x16 light pools" } else { "" },
         if r.bsdf_candidates > 0 { format!(" + {} BSDF-sampled", r.bsdf_candidates) } else { String::new() },
@@ -143,6 +143,10 @@ pub fn restir_summary(settings: &Settings) -> String {
         r.neighbours,
         r.radius,
         r.bias.name(),
+        match r.temporal_bias {
+            Some(b) if b != r.bias && r.temporal => format!(" (temporal {})", b.name()),
+            _ => String::new(),
+        },
         if r.reuse_visibility { ", visibility-aware reuse" } else { "" },
         if r.roughness_threshold < 1.0 {
             format!(", roughness threshold {}", r.roughness_threshold)

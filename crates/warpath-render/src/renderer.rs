@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
+use warpath_core::restir::SampleOrigin;
 
 /// A scene prepared for rendering on one backend with fixed [`crate::Settings`].
 pub trait Renderer {
@@ -45,6 +46,18 @@ pub trait Renderer {
     /// scene's camera).
     fn set_camera(&mut self, _camera: &Camera) -> Result<()> {
         Err(Error::invalid("only frame renderers (ReSTIR DI) move the camera between passes"))
+    }
+
+    /// Frame renderers (ReSTIR DI): records where each pixel's final sample came from in every
+    /// frame from now on (a debug buffer, written only while on), or stops recording.
+    fn set_record_origins(&mut self, _on: bool) -> Result<()> {
+        Err(Error::invalid("only ReSTIR DI records where its samples came from"))
+    }
+
+    /// The last frame's sample origins, `[reservoir target][pixel]` (one target, or three for
+    /// one reservoir per colour channel), while recording; None otherwise.
+    fn origins(&self) -> Result<Option<Vec<Vec<SampleOrigin>>>> {
+        Ok(None)
     }
 
     /// Anything to say after the render (e.g. the GPU's per-kernel times), or `None`.

@@ -90,13 +90,16 @@ pub struct Overrides {
     pub restir_gpu: RestirGpu,
 }
 
-/// Which of ReSTIR's knobs [`Settings::resolve`] chooses from the scene's emitters
-/// ([`crate::restir_choice`]) rather than taking them from [`Overrides::restir`]: what the
-/// command line does for the flags a user did not give.
+/// Which of ReSTIR's knobs [`Settings::resolve`] chooses rather than taking them from
+/// [`Overrides::restir`]: what the command line does for the flags a user did not give. The
+/// target and the bias correction come from the scene's emitters ([`crate::restir_choice`]);
+/// the spatial passes from the mode ([`crate::restir_choice::spatial_passes`]: none with temporal
+/// reuse, one without).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RestirByScene {
     pub target: bool,
     pub bias: bool,
+    pub spatial: bool,
 }
 
 /// Everything a renderer needs to know, resolved: the scene's settings with the overrides
@@ -216,6 +219,9 @@ impl Settings {
             if overrides.restir_by_scene.bias {
                 restir.bias = bias;
             }
+            if overrides.restir_by_scene.spatial {
+                restir.spatial_passes = crate::restir_choice::spatial_passes(restir.temporal);
+            }
         }
         Ok(Settings {
             count,
@@ -288,16 +294,32 @@ mod tests {
         let restir = Overrides { integrator: Integrator::RestirDi, ..Default::default() };
         let given = Settings::resolve(&scene, &restir).unwrap().restir;
         assert_eq!((given.target, given.bias), (RestirOptions::default().target, RestirOptions::default().bias));
-        let both = Overrides { restir_by_scene: RestirByScene { target: true, bias: true }, ..restir.clone() };
+        let both =
+            Overrides { restir_by_scene: RestirByScene { target: true, bias: true, spatial: false }, ..restir.clone() };
         let chosen = Settings::resolve(&scene, &both).unwrap().restir;
         assert_eq!((chosen.target, chosen.bias), crate::restir_choice(&scene));
-        let mut only_bias = Overrides { restir_by_scene: RestirByScene { target: false, bias: true }, ..restir };
+        let mut only_bias = Overrides {
+            restir_by_scene: RestirByScene { target: false, bias: true, spatial: false },
+            ..restir.clone()
+        };
         only_bias.restir.target = warpath_core::restir::TargetFunction::Max;
         let mixed = Settings::resolve(&scene, &only_bias).unwrap().restir;
         assert_eq!(
             (mixed.target, mixed.bias),
             (warpath_core::restir::TargetFunction::Max, crate::restir_choice(&scene).1)
         );
+        // The spatial passes follow the mode: none under temporal reuse, one without; a given
+        // count stays.
+        let spatial = RestirByScene { spatial: true, ..RestirByScene::default() };
+        let mut sequence = Overrides { restir_by_scene: spatial, ..restir.clone() };
+        sequence.restir.temporal = true;
+        assert_eq!(Settings::resolve(&scene, &sequence).unwrap().restir.spatial_passes, 0);
+        sequence.restir.temporal = false;
+        assert_eq!(Settings::resolve(&scene, &sequence).unwrap().restir.spatial_passes, 1);
+        let mut given = Overrides { ..restir };
+        given.restir.temporal = true;
+        given.restir.spatial_passes = 2;
+        assert_eq!(Settings::resolve(&scene, &given).unwrap().restir.spatial_passes, 2);
     }
 
     #[test]

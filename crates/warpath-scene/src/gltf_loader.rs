@@ -12,7 +12,8 @@
 //! two-sided for double-sided materials. A base color texture (external file, data URI
 //! or buffer view) is decoded and multiplied by the base color factor. Primitives without
 //! a material get the default diffuse gray. The first camera met in the hierarchy
-//! becomes the scene camera.
+//! becomes the scene camera. `alphaMode` MASK and BLEND make an opacity mask of the base
+//! colour's alpha (`gltf_opacity`).
 //!
 //! Values out of range are clamped or dropped as the TOML format would refuse them, and
 //! each change is reported as a warning naming the file and the material: base color
@@ -535,6 +536,7 @@ fn convert_material(
         roughness_texture = Some(texture.single_channel(&format!("{} (g)", texture.name), Some(1), |v| v));
         metallic_texture = Some(texture.single_channel(&format!("{} (b)", texture.name), Some(2), |v| v));
     }
+    let opacity_texture = gltf_opacity(material, buffers, folder, path, &name, &mut converted, warnings)?;
     Ok(AssetMaterial {
         name,
         material: converted,
@@ -542,7 +544,116 @@ fn convert_material(
         normal_texture,
         roughness_texture,
         metallic_texture,
+        opacity_texture,
     })
+}
+
+/// glTF's `alphaMode` as an opacity mask (`warpath_core::opacity`): OPAQUE ignores alpha;
+/// BLEND makes the opacity the base colour's alpha (baseColorFactor's alpha times the texture's
+/// alpha channel): a stochastic cut-out whose mean is the blend; MASK makes it 1 where that
+/// alpha is at least `alphaCutoff` (default 0.5) and 0 elsewhere. The texture's alpha becomes a
+/// grey texture of its own; a MASK's step is taken per texel, before the bilinear lookup (glTF
+/// cuts after it: edges are soft over one texel).
+#[allow(clippy::too_many_arguments)]
+fn gltf_opacity(
+    material: &gltf::Material,
+    buffers: &[gltf::buffer::Data],
+    folder: &Path,
+    path: &Path,
+    name: &str,
+    converted: &mut Material,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Texture>, SceneError> {
+    use gltf::material::AlphaMode;
+    let mode = material.alpha_mode();
+    if mode == AlphaMode::Opaque {
+        return Ok(None);
+    }
+    let pbr = material.pbr_metallic_roughness();
+    let factor = pbr.base_color_factor()[3];
+    let factor = if factor.is_finite() { factor.clamp(0.0, 1.0) } else { 1.0 };
+    let cutoff = material.alpha_cutoff().unwrap_or(0.5);
+    if !cutoff.is_finite() {
+        return Err(invalid(path, format!("material '{name}': alphaCutoff {cutoff} is not a finite number")));
+    }
+    let of = |alpha: f32| match mode {
+        AlphaMode::Mask => {
+            if alpha >= cutoff {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        _ => alpha,
+    };
+    let texture = match pbr.base_color_texture() {
+        Some(info) => {
+            let label = format!("base color texture of material '{name}'");
+            let mut alpha = read_alpha(&info.texture().source(), buffers, folder, path, &label)?;
+            if alpha.pixels.iter().all(|p| p.x >= 1.0) && factor == 1.0 {
+                None
+            } else {
+                for p in &mut alpha.pixels {
+                    *p = Vec3::splat(of(p.x * factor));
+                }
+                alpha.name = format!("{} (alpha)", alpha.name);
+                if mode == AlphaMode::Mask {
+                    warnings.push(format!(
+                        "{}: material '{name}': alphaMode MASK: the cutoff {cutoff} is applied to each texel, before \
+                         bilinear filtering (glTF cuts after filtering): cut-out edges are soft over one texel",
+                        path.display()
+                    ));
+                }
+                Some(alpha)
+            }
+        }
+        None => None,
+    };
+    if texture.is_none() {
+        converted.opacity = of(factor);
+    }
+    if converted.is_masked() && converted.spec_trans > 0.0 {
+        warnings.push(format!(
+            "{}: material '{name}': alphaMode {mode:?} on a transmitting material: rendered as a cut-out of it \
+             (glTF blends the transmission with what lies behind)",
+            path.display()
+        ));
+    }
+    Ok(texture)
+}
+
+/// The alpha channel of a glTF image as a grey texture ([`read_image`]'s sources).
+fn read_alpha(
+    image: &gltf::Image,
+    buffers: &[gltf::buffer::Data],
+    folder: &Path,
+    path: &Path,
+    label: &str,
+) -> Result<Texture, SceneError> {
+    // read_image has checked the image's source (it read the colour first).
+    let bytes_of = |bytes: &[u8]| -> Result<Texture, SceneError> {
+        let Some(kind) = ImageKind::from_magic(bytes) else {
+            return Err(invalid(path, format!("{label}: not a PNG, JPEG, EXR or HDR image")));
+        };
+        crate::image_io::decode_alpha_bytes(bytes, kind, path)
+    };
+    match image.source() {
+        gltf::image::Source::View { view, .. } => {
+            let data = buffers.get(view.buffer().index()).map(|d| d.0.as_slice()).unwrap_or(&[]);
+            let bytes = data
+                .get(view.offset()..view.offset().saturating_add(view.length()))
+                .ok_or_else(|| invalid(path, format!("{label}: buffer view out of range")))?;
+            bytes_of(bytes)
+        }
+        gltf::image::Source::Uri { uri, .. } => {
+            if let Some(rest) = uri.strip_prefix("data:") {
+                let encoded = rest.split_once(',').map(|(_, d)| d).unwrap_or("");
+                let bytes = decode_base64(encoded).ok_or_else(|| invalid(path, format!("{label}: bad base64 data")))?;
+                return bytes_of(&bytes);
+            }
+            crate::image_io::load_alpha(&folder.join(percent_decode(uri)))
+        }
+    }
 }
 
 fn read_image(

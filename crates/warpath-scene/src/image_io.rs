@@ -11,7 +11,9 @@
 //!   raw ([`load_image_raw`], [`load_normal_texture`]: data, such as a normal map, whose
 //!   stored values are used as they are, mapped to [0, 1]).
 //!
-//! Alpha is dropped. The size a header claims is checked with [`warpath_core::limits`]
+//! Alpha is dropped, except by [`decode_alpha_bytes`] / [`load_alpha`], which return the alpha
+//! channel alone (linear, as glTF's; opaque for images without one, EXR and HDR included),
+//! as a grey texture (R = G = B = α). The size a header claims is checked with [`warpath_core::limits`]
 //! before any pixel is allocated. Bad input (missing, truncated or corrupt files, unknown
 //! formats, missing color channels, zero-sized or oversized images) is reported as a
 //! [`SceneError`], never a panic. Pixel values are returned as stored;
@@ -87,6 +89,31 @@ pub fn load_image_raw(path: &Path) -> Result<Texture, SceneError> {
     load_image_as(path, true)
 }
 
+/// The alpha channel of an image file as a grey texture (see the module doc).
+pub fn load_alpha(path: &Path) -> Result<Texture, SceneError> {
+    let Some(kind) = ImageKind::from_path(path) else {
+        return Err(SceneError::Unsupported {
+            path: path.to_path_buf(),
+            expected: "an image: .exr, .hdr, .png, .jpg or .jpeg".into(),
+        });
+    };
+    let file = std::fs::File::open(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+    decode_image_mode(std::io::BufReader::new(file), kind, path, Decode::Alpha)
+}
+
+/// The alpha channel of an image held in memory as a grey texture (see the module doc).
+pub fn decode_alpha_bytes(bytes: &[u8], kind: ImageKind, path: &Path) -> Result<Texture, SceneError> {
+    decode_image_mode(Cursor::new(bytes), kind, path, Decode::Alpha)
+}
+
+/// What a decode returns: the colour (sRGB-decoded or raw) or the alpha channel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Decode {
+    Color,
+    Raw,
+    Alpha,
+}
+
 fn load_image_as(path: &Path, raw: bool) -> Result<Texture, SceneError> {
     let Some(kind) = ImageKind::from_path(path) else {
         return Err(SceneError::Unsupported {
@@ -110,9 +137,24 @@ pub fn decode_image_bytes_raw(bytes: &[u8], kind: ImageKind, path: &Path) -> Res
 }
 
 fn decode_image(reader: impl BufRead + Seek, kind: ImageKind, path: &Path, raw: bool) -> Result<Texture, SceneError> {
+    decode_image_mode(reader, kind, path, if raw { Decode::Raw } else { Decode::Color })
+}
+
+fn decode_image_mode(
+    reader: impl BufRead + Seek,
+    kind: ImageKind,
+    path: &Path,
+    mode: Decode,
+) -> Result<Texture, SceneError> {
     let (width, height, pixels) = match kind {
-        ImageKind::Exr => load_exr(path, reader)?,
-        _ => load_with_image_crate(path, reader, kind, raw)?,
+        ImageKind::Exr => {
+            let (w, h, mut pixels) = load_exr(path, reader)?;
+            if mode == Decode::Alpha {
+                pixels.fill(Vec3::ONE);
+            }
+            (w, h, pixels)
+        }
+        _ => load_with_image_crate(path, reader, kind, mode)?,
     };
     if width == 0 || height == 0 {
         return Err(invalid(path, format!("image has zero size ({width}×{height})")));
@@ -227,7 +269,7 @@ fn load_with_image_crate(
     path: &Path,
     reader: impl BufRead + Seek,
     kind: ImageKind,
-    raw: bool,
+    mode: Decode,
 ) -> Result<(u32, u32, Vec<Vec3>), SceneError> {
     use image::ImageDecoder;
     let format = match kind {
@@ -245,6 +287,12 @@ fn load_with_image_crate(
     limits::check_image(&format!("{} header", kind.name()), width as u64, height as u64, bytes_per_pixel)
         .map_err(|e| limit_error(path, e))?;
     let decoded = image::DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, kind, e))?;
+    if mode == Decode::Alpha {
+        // `into_rgba32f` gives 1 where the image has no alpha; alpha is linear.
+        let pixels = decoded.into_rgba32f().pixels().map(|p| Vec3::splat(p.0[3])).collect();
+        return Ok((width, height, pixels));
+    }
+    let raw = mode == Decode::Raw;
     let is_float = matches!(decoded, image::DynamicImage::ImageRgb32F(_) | image::DynamicImage::ImageRgba32F(_));
     // `into_rgb32f` maps 8- and 16-bit integers to [0, 1] and leaves floats as they are.
     let rgb = decoded.into_rgb32f();

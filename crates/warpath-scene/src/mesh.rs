@@ -42,6 +42,8 @@ pub struct AssetMaterial {
     /// One-channel textures (gray, raw) multiplying the roughness and the metallic weight.
     pub roughness_texture: Option<Texture>,
     pub metallic_texture: Option<Texture>,
+    /// An opacity map (its first channel; glTF's base colour alpha).
+    pub opacity_texture: Option<Texture>,
 }
 
 /// Everything a mesh file loads into, before it is placed in a scene.
@@ -165,6 +167,9 @@ impl SceneBuilder {
                 }
                 if let Some(t) = &am.metallic_texture {
                     material.metallic_texture = self.add_texture(t.clone());
+                }
+                if let Some(t) = &am.opacity_texture {
+                    material.opacity_texture = self.add_texture(t.clone());
                 }
                 self.add_material(&format!("{prefix}{}", am.name), material)
             })

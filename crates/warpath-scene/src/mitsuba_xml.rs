@@ -78,6 +78,7 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
         used_params: HashSet::new(),
         objects: HashMap::new(),
         textures: HashMap::new(),
+        grey_textures: HashMap::new(),
         fallback_material: None,
         emitter_fallback_material: None,
         root_dir: path.parent().unwrap_or(Path::new("")).to_path_buf(),
@@ -113,6 +114,20 @@ pub fn parse_mitsuba_xml(text: &str, path: &Path, overrides: &[(&str, &str)]) ->
             loader.warn(format!(
                 "{at}: the scene has media, which Mitsuba's '{kind}' integrator ignores (it renders them only with \
                  'volpath'); warpath renders them, with its volumetric path tracer"
+            ));
+        }
+    }
+    if let Some((kind, at)) = loader.integrator_kind.clone()
+        && kind == "volpath"
+    {
+        let scene = loader.builder.scene_mut();
+        let masked = scene.materials.iter().any(|m| m.is_masked());
+        let volumetric = !scene.media.is_empty() || scene.materials.iter().any(|m| m.is_null());
+        if masked && !volumetric {
+            loader.warn(format!(
+                "{at}: 'volpath' with opacity masks but no media or null boundaries: warpath renders the scene with \
+                 its path tracer, where a pass-through through a mask counts toward max_depth (Mitsuba's volpath does \
+                 not count it): paths that reach max_depth through masks differ"
             ));
         }
     }
@@ -199,6 +214,8 @@ struct Loader {
     objects: HashMap<String, Object>,
     /// Bitmap textures by file and `raw`, loaded once.
     textures: HashMap<(PathBuf, bool), i32>,
+    /// Opacity maps: a texture's grey version (itself when already grey), made once.
+    grey_textures: HashMap<i32, i32>,
     fallback_material: Option<u32>,
     emitter_fallback_material: Option<u32>,
     /// The folder of the scene file, against which Mitsuba resolves every relative file

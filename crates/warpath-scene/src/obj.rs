@@ -351,6 +351,7 @@ fn convert_material(
         normal_texture: None,
         roughness_texture: None,
         metallic_texture: None,
+        opacity_texture: None,
     })
 }
 

@@ -66,6 +66,7 @@ fn parse(text: &str, path: &Path, lenient: bool) -> Result<Scene, SceneError> {
     let mut loader = Loader::new(&scene_name, path);
     loader.lenient = lenient;
     loader.file(text, path)?;
+    loader.resolve_deferred_materials()?;
     if !loader.stack.is_empty() {
         let (_, _, file, line) = loader.stack.last().unwrap();
         loader.builder.warn(format!("{}:{line}: AttributeBegin without AttributeEnd", file.display()));
@@ -161,7 +162,7 @@ struct Loader {
     spectrum_textures: HashMap<String, Tex>,
     float_textures: HashMap<String, f32>,
     /// The float textures that are images (by name): their scene texture index (roughness
-    /// textures and `displacement` take them; elsewhere the mean is used).
+    /// textures, `displacement` and shapes' `alpha` take them; elsewhere the mean is used).
     float_images: HashMap<String, i32>,
     /// Image files loaded as textures, by path (and scale bits).
     images: HashMap<(PathBuf, u32), i32>,
@@ -176,8 +177,13 @@ struct Loader {
     /// pbrt-v4 allows (it resolves names after parsing): name → (placeholder material index,
     /// where first used). The definition fills the placeholder.
     pending_materials: HashMap<String, (u32, String)>,
+    /// Materials waiting for a texture defined later ([`Loader::add_material`]):
+    /// (placeholder index, type, name, parameters).
+    deferred_materials: Vec<(u32, String, String, Params)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
+    /// Materials with a shape's `alpha` as their opacity, by (material, opacity bits, texture).
+    masked: HashMap<(u32, u32, i32), u32>,
     camera: Option<Camera>,
     camera_line: String,
     settings: RenderSettings,
@@ -225,7 +231,9 @@ impl Loader {
             include_stack: vec![path.to_path_buf()],
             default_material: None,
             pending_materials: HashMap::new(),
+            deferred_materials: Vec::new(),
             emissive: HashMap::new(),
+            masked: HashMap::new(),
             camera: None,
             camera_line: String::new(),
             // pbrt-v4's defaults: a 1280 × 720 film, 16 samples per pixel, maxdepth 5.
@@ -385,9 +393,14 @@ impl Loader {
     }
 
     /// A plugin directive's type string and parameters.
-    fn plugin(lx: &mut Lexer, directive: &str, line: usize) -> Result<(String, Params), SceneError> {
+    fn plugin(
+        lx: &mut Lexer,
+        directive: &str,
+        line: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<(String, Params), SceneError> {
         let kind = Self::string_arg(lx, directive, line)?;
-        let params = read_params(lx, format!("{directive} \"{kind}\""), line)?;
+        let params = read_params(lx, format!("{directive} \"{kind}\""), line, warnings)?;
         Ok((kind, params))
     }
 
@@ -512,14 +525,14 @@ impl Loader {
                 None => return Err(lx.error(line, format!("{d} without a matching begin"))),
             },
             "Attribute" => {
-                let (target, mut params) = Self::plugin(lx, d, line)?;
+                let (target, mut params) = Self::plugin(lx, d, line, self.warnings())?;
                 params.ignore_all();
                 self.warn(format!(
                     "{at}: Attribute \"{target}\" (default parameters for later directives) is not supported and is ignored"
                 ));
             }
             "Option" => {
-                let mut params = read_params(lx, "Option".into(), line)?;
+                let mut params = read_params(lx, "Option".into(), line, self.warnings())?;
                 params.ignore_all();
                 let names: Vec<String> = params.items.iter().map(|p| p.name.clone()).collect();
                 self.warn(format!("{at}: Option {} is ignored", names.join(", ")));
@@ -533,23 +546,23 @@ impl Loader {
                 }
             }
             "Camera" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.camera(&kind, params, lx, line)?;
             }
             "Film" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.film(&kind, params)?;
             }
             "Sampler" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.sampler(&kind, params)?;
             }
             "Integrator" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.integrator(&kind, params)?;
             }
             "PixelFilter" | "Accelerator" => {
-                let (kind, mut params) = Self::plugin(lx, d, line)?;
+                let (kind, mut params) = Self::plugin(lx, d, line, self.warnings())?;
                 params.ignore_all();
                 let why = if d == "PixelFilter" {
                     "warpath's film reconstructs with a box filter"
@@ -560,7 +573,7 @@ impl Loader {
             }
             "MakeNamedMedium" => {
                 let name = Self::string_arg(lx, d, line)?;
-                let params = read_params(lx, format!("MakeNamedMedium \"{name}\""), line)?;
+                let params = read_params(lx, format!("MakeNamedMedium \"{name}\""), line, self.warnings())?;
                 self.medium(name, params)?;
             }
             "MediumInterface" => {
@@ -582,23 +595,23 @@ impl Loader {
                 self.g.outside = outside;
             }
             "Material" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 let name = format!(
                     "{kind}@{}:{line}",
                     lx.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
                 );
-                let index = self.material(&kind, &name, params)?;
-                self.g.material = Some(index);
+                self.g.material = Some(self.add_material(&kind, &name, params, None)?.0);
             }
             "MakeNamedMaterial" => {
                 let name = Self::string_arg(lx, d, line)?;
-                let mut params = read_params(lx, format!("MakeNamedMaterial \"{name}\""), line)?;
+                let mut params = read_params(lx, format!("MakeNamedMaterial \"{name}\""), line, self.warnings())?;
                 let Some((kind, _)) = params.string("type")? else {
                     return Err(lx.error(line, format!("MakeNamedMaterial \"{name}\" needs \"string type\"")));
                 };
                 params.what = format!("MakeNamedMaterial \"{name}\" (type \"{kind}\")");
-                let mut index = self.material(&kind, &name, params)?;
-                if let Some((placeholder, _)) = self.pending_materials.remove(&name) {
+                let pending = self.pending_materials.remove(&name).map(|(placeholder, _)| placeholder);
+                let (mut index, deferred) = self.add_material(&kind, &name, params, pending)?;
+                if let (Some(placeholder), false) = (pending, deferred) {
                     self.fill_placeholder(placeholder, index, &at);
                     index = placeholder;
                 }
@@ -632,19 +645,20 @@ impl Loader {
                 let name = Self::string_arg(lx, d, line)?;
                 let class = Self::string_arg(lx, d, line)?;
                 let kind = Self::string_arg(lx, d, line)?;
-                let params = read_params(lx, format!("Texture \"{name}\" \"{class}\" \"{kind}\""), line)?;
+                let params =
+                    read_params(lx, format!("Texture \"{name}\" \"{class}\" \"{kind}\""), line, self.warnings())?;
                 self.texture(name, &class, &kind, params)?;
             }
             "LightSource" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.light(&kind, params)?;
             }
             "AreaLightSource" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.area_light(&kind, params)?;
             }
             "Shape" => {
-                let (kind, params) = Self::plugin(lx, d, line)?;
+                let (kind, params) = Self::plugin(lx, d, line, self.warnings())?;
                 self.shape(&kind, params)?;
             }
             "ObjectBegin" => {
@@ -682,8 +696,32 @@ impl Loader {
         Ok(())
     }
 
+    /// A file name as pbrt-v4 resolves it: relative to the directory of the scene file that
+    /// was loaded (pbrt's search directory), in included files too. A name that exists only
+    /// relative to the file that names it is read from there, with a warning (pbrt would not
+    /// find it).
+    fn resolve(&mut self, from: &Path, line: usize, name: &str) -> PathBuf {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        let top = self.include_stack.first().cloned().unwrap_or_else(|| from.to_path_buf());
+        let pbrt_path = top.parent().unwrap_or(Path::new(".")).join(p);
+        let local = from.parent().unwrap_or(Path::new(".")).join(p);
+        if !pbrt_path.exists() && local != pbrt_path && local.exists() {
+            self.warn(format!(
+                "{}:{line}: '{name}' is read relative to this file ('{}'); pbrt-v4 reads file names relative to the scene file's directory and would look for '{}'",
+                from.display(),
+                local.display(),
+                pbrt_path.display()
+            ));
+            return local;
+        }
+        pbrt_path
+    }
+
     fn include(&mut self, name: &str, lx: &Lexer, line: usize) -> Result<(), SceneError> {
-        let path = resolve(&lx.path, name);
+        let path = self.resolve(&lx.path, line, name);
         if !path.is_file() {
             if self.lenient {
                 self.warn(format!(
@@ -726,12 +764,6 @@ fn look_at(eye: Vec3, look: Vec3, up: Vec3) -> Result<Mat4, String> {
     let new_up = dir.cross(right);
     let world_from_camera = Mat4::from_cols(right.extend(0.0), new_up.extend(0.0), dir.extend(0.0), eye.extend(1.0));
     Ok(world_from_camera.inverse())
-}
-
-/// A file name relative to the file that names it.
-fn resolve(from: &Path, name: &str) -> PathBuf {
-    let p = Path::new(name);
-    if p.is_absolute() { p.to_path_buf() } else { from.parent().unwrap_or(Path::new(".")).join(p) }
 }
 
 /// Every pbrt-v4 directive (and the deprecated ones still read), for "did you mean".

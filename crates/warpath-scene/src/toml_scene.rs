@@ -133,6 +133,28 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             material.normal_texture = builder.add_texture(texture);
         }
         add_material_textures(&source, &mut builder, m, &name, &mut material)?;
+        if let Some(file) = &m.opacity_texture {
+            if material.is_null() {
+                return Err(source.error_at(
+                    file.span(),
+                    format!("material '{name}': 'opacity_texture' does not apply to a null boundary"),
+                ));
+            }
+            let texture_path = source.resolve(file.get_ref());
+            if !texture_path.is_file() {
+                return Err(source.error_at(
+                    file.span(),
+                    format!("material '{name}': opacity texture '{}' not found", texture_path.display()),
+                ));
+            }
+            // Decoded as a colour image (8-bit sRGB to linear, as Mitsuba's bitmap); the first
+            // channel is the opacity.
+            let (texture, warning) = load_base_color_texture(&texture_path)?;
+            if let Some(w) = warning {
+                builder.warn(w);
+            }
+            material.opacity_texture = builder.add_texture(texture);
+        }
         let id = builder.add_material(&name, material);
         material_ids.insert(name, id);
     }

@@ -1,8 +1,9 @@
-//! export-mitsuba's normal maps, bump maps and data textures: a normal-mapped material
-//! becomes Mitsuba's `normalmap` around the material's BSDF, a bump-mapped one its `bumpmap`
-//! (with `scale`), a roughness or metallic texture the BSDF's `alpha`/`roughness`/`metallic`
-//! as a texture; each map an EXR that a raw `bitmap` reads (the meshes carry their texture
-//! coordinates: see `write_ply`).
+//! export-mitsuba's normal maps, bump maps, data textures and opacity masks: a normal-mapped
+//! material becomes Mitsuba's `normalmap` around the material's BSDF, a bump-mapped one its
+//! `bumpmap` (with `scale`), a roughness or metallic texture the BSDF's `alpha`/`roughness`/
+//! `metallic` as a texture; each map an EXR that a raw `bitmap` reads (the meshes carry their
+//! texture coordinates: see `write_ply`); a masked one Mitsuba's `mask` around that, its opacity
+//! a float or a grey EXR (the opacity times the texture's first channel).
 
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -99,6 +100,31 @@ pub(super) fn normal_map(
     }))
 }
 
+/// Mitsuba's `mask` around `inner` for a masked material: a float opacity, or a grey EXR of
+/// `opacity` × the texture's first channel (written once per texture and opacity).
+pub(super) fn mask(
+    scene: &Scene,
+    m: &warpath_core::material::Material,
+    inner: Value,
+    dir: &Path,
+    files: &mut Vec<String>,
+) -> Result<Value> {
+    let opacity = if m.opacity_texture >= 0 {
+        let t = &scene.textures[m.opacity_texture as usize];
+        let name = format!("opacity-texture-{}-{:08x}.exr", m.opacity_texture, m.opacity.to_bits());
+        if !files.contains(&name) {
+            let grey: Vec<glam::Vec3> =
+                t.pixels.iter().map(|p| glam::Vec3::splat((m.opacity * p.x).clamp(0.0, 1.0))).collect();
+            crate::output::write_image(&dir.join(&name), t.width, t.height, &grey, 0.0, None)?;
+            files.push(name.clone());
+        }
+        json!({"type": "bitmap", "filename": name, "raw": true, "filter_type": "bilinear", "wrap_mode": "repeat"})
+    } else {
+        json!(m.opacity.clamp(0.0, 1.0))
+    };
+    Ok(json!({"type": "mask", "opacity": opacity, "bsdf": inner}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::export;
@@ -170,5 +196,51 @@ mod tests {
         assert_eq!(bsdf["height"]["filename"], "bump-texture-0.exr");
         assert!((bsdf["scale"].as_f64().unwrap() - 0.4).abs() < 1e-6);
         assert_eq!(bsdf["bsdf"]["type"], "twosided");
+    }
+
+    #[test]
+    fn masked_materials_export_as_mask_around_the_bsdf() {
+        let mut scene = super::super::tests::scene();
+        scene.textures.push(warpath_scene::Texture {
+            name: "alpha".into(),
+            width: 2,
+            height: 1,
+            pixels: vec![Vec3::new(0.25, 0.0, 0.0), Vec3::new(1.0, 1.0, 1.0)],
+        });
+        let floor = scene.material_names.iter().position(|n| n == "floor").unwrap();
+        scene.materials[floor] = scene.materials[floor].with_opacity(0.5, 0);
+        let dir = tempfile::tempdir().unwrap();
+        let files = export(&scene, dir.path()).unwrap();
+        let name = format!("opacity-texture-0-{:08x}.exr", 0.5f32.to_bits());
+        assert!(files.contains(&name), "{files:?}");
+        let text = std::fs::read_to_string(dir.path().join("scene.json")).unwrap();
+        let dict: Value = serde_json::from_str(&text).unwrap();
+        let masked: Vec<&Value> = dict
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| k.starts_with("shape-") && v["bsdf"]["type"] == "mask")
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(masked.len(), 1, "only the floor is masked");
+        assert_eq!(masked[0]["bsdf"]["opacity"]["filename"], Value::from(name.clone()));
+        assert_eq!(masked[0]["bsdf"]["bsdf"]["type"], "twosided");
+        // The EXR holds opacity × the first channel, grey.
+        let image = warpath_scene::image_io::load_image(&dir.path().join(&name)).unwrap();
+        assert_eq!(image.pixels, vec![Vec3::splat(0.125), Vec3::splat(0.5)]);
+        // A constant opacity is a float.
+        scene.materials[floor] = scene.materials[floor].with_opacity(0.3, -1);
+        let dir = tempfile::tempdir().unwrap();
+        export(&scene, dir.path()).unwrap();
+        let dict: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("scene.json")).unwrap()).unwrap();
+        let opacities: Vec<f64> = dict
+            .as_object()
+            .unwrap()
+            .values()
+            .filter(|v| v["bsdf"]["type"] == "mask")
+            .map(|v| v["bsdf"]["opacity"].as_f64().unwrap())
+            .collect();
+        assert_eq!(opacities, vec![0.3f32 as f64]);
     }
 }

@@ -45,7 +45,7 @@ mod tests {
     #[test]
     fn the_boiling_filter_empties_outliers_of_their_group() {
         let (w, h) = (16, 8);
-        let lit = Reservoir { y: Some(LightPoint::default()), w_sum: 1.0, m: 32.0, w: 1.0 };
+        let lit = Reservoir { y: Some(LightPoint::default()), w_sum: 1.0, m: 32.0, w: 1.0, ..Default::default() };
         let mut reservoirs: Vec<Reservoir> =
             (0..w * h).map(|i| if i % w < 8 { lit } else { Reservoir::default() }).collect();
         // The group's mean nonzero W: (62 + 1000 + 100)/64 ≈ 18.2, so the limit is ≈ 744.

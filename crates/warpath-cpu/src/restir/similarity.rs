@@ -41,6 +41,7 @@ mod tests {
             roughness: material_roughness(material),
             material_roughness: material.roughness,
             metallic: material.metallic,
+            opacity: 1.0,
         }
     }
 

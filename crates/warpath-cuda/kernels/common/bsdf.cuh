@@ -8,6 +8,7 @@
 #pragma once
 #include "common/layout.cuh"
 #include "common/warp.cuh"
+#include "common/rough_plastic_table.cuh"
 
 // warpath_core::material::MaterialKind
 #define MATERIAL_DIFFUSE 0u
@@ -282,37 +283,141 @@ __device__ __forceinline__ float fresnel_diffuse_reflectance(float eta) {
     return __fadd_rn(0.919317f, __fmul_rn(inv, p));
 }
 
-// bsdf::plastic_base: ρ / (1 − F_dr), or ρ / (1 − ρ F_dr) when nonlinear.
-__device__ __forceinline__ float3 plastic_base(const Material& m, float3 base_color) {
-    const float fdr_int = fresnel_diffuse_reflectance(__fdiv_rn(1.0f, m.ior));
-    const float3 internal = (m.flags & MATERIAL_FLAG_NONLINEAR) != 0u ? base_color * fdr_int : splat3(fdr_int);
+// ---- the rough coat's tables (bsdf::rough_plastic; data in common/rough_plastic_table.cuh) --
+
+// rough_plastic::CoatCell: the first of the four p and x nodes the splines read, their weights
+// (r_x: the internal reflectance's finer x nodes).
+struct RoughPlasticCell {
+    unsigned int p_node, x_node, r_x_node;
+    float p_weights[4], x_weights[4], r_x_weights[4];
+};
+
+// rough_plastic::catmull_rom_weights.
+__device__ __forceinline__ void catmull_rom_weights(float f, float w[4]) {
+    const float f2 = __fmul_rn(f, f);
+    const float f3 = __fmul_rn(f2, f);
+    w[0] = __fmul_rn(0.5f, __fsub_rn(__fsub_rn(__fmul_rn(2.0f, f2), f3), f));
+    w[1] = __fadd_rn(__fmul_rn(0.5f, __fsub_rn(__fmul_rn(3.0f, f3), __fmul_rn(5.0f, f2))), 1.0f);
+    w[2] = __fmul_rn(0.5f, __fsub_rn(__fadd_rn(__fmul_rn(4.0f, f2), f), __fmul_rn(3.0f, f3)));
+    w[3] = __fmul_rn(0.5f, __fsub_rn(f3, f2));
+}
+
+// rough_plastic::axis_cell.
+__device__ __forceinline__ unsigned int rough_plastic_axis_cell(float u, unsigned int nodes, float w[4]) {
+    const float last = (float)(nodes - 1u);
+    u = fminf(fmaxf(u, 0.0f), last);
+    unsigned int i = (unsigned int)u;
+    if (i > nodes - 2u) i = nodes - 2u;
+    catmull_rom_weights(__fsub_rn(u, (float)i), w);
+    return i;
+}
+
+// rough_plastic::coat_cell: false where η is outside the tables.
+__device__ __forceinline__ bool rough_plastic_coat_cell(float roughness, float eta, RoughPlasticCell& cell) {
+    if (!(eta >= ROUGH_PLASTIC_ETA_MIN && eta <= ROUGH_PLASTIC_ETA_MAX)) return false;
+    const float p = __fsqrt_rn(fminf(fmaxf(roughness, 0.01f), 1.0f));
+    const float u = __fmul_rn(__fdiv_rn(__fsub_rn(p, ROUGH_PLASTIC_P_MIN), __fsub_rn(ROUGH_PLASTIC_P_MAX, ROUGH_PLASTIC_P_MIN)),
+                              (float)(ROUGH_PLASTIC_P_NODES - 1u));
+    const float x_lo = __fdiv_rn(1.0f, ROUGH_PLASTIC_ETA_MAX);
+    const float x = __fdiv_rn(__fsub_rn(__fdiv_rn(1.0f, eta), x_lo), __fsub_rn(__fdiv_rn(1.0f, ROUGH_PLASTIC_ETA_MIN), x_lo));
+    cell.p_node = rough_plastic_axis_cell(u, ROUGH_PLASTIC_P_NODES, cell.p_weights);
+    cell.x_node = rough_plastic_axis_cell(__fmul_rn(x, (float)(ROUGH_PLASTIC_X_NODES - 1u)), ROUGH_PLASTIC_X_NODES, cell.x_weights);
+    cell.r_x_node =
+        rough_plastic_axis_cell(__fmul_rn(x, (float)(ROUGH_PLASTIC_XR_NODES - 1u)), ROUGH_PLASTIC_XR_NODES, cell.r_x_weights);
+    return true;
+}
+
+// rough_plastic::spline: 4 × 4 nodes from (cell.p_node, x_node) of a table with x_nodes x nodes
+// and stride entries a node, entry k of each.
+__device__ __forceinline__ float rough_plastic_spline(const RoughPlasticCell& cell, unsigned int x_node, const float x_weights[4],
+                                                      unsigned int x_nodes, const float* table, unsigned int stride,
+                                                      unsigned int k) {
+    float sum = 0.0f;
+    for (unsigned int a = 0; a < 4u; ++a) {
+        const unsigned int row = ((cell.p_node + a) * (x_nodes + 2u) + x_node) * stride + k;
+        float across = 0.0f;
+        for (unsigned int b = 0; b < 4u; ++b) across = __fadd_rn(across, __fmul_rn(x_weights[b], table[row + b * stride]));
+        sum = __fadd_rn(sum, __fmul_rn(cell.p_weights[a], across));
+    }
+    return sum;
+}
+
+// rough_plastic::coat_transmittance: Mitsuba's linear interpolation between its 64 cosines.
+__device__ __forceinline__ float rough_plastic_coat_transmittance(const RoughPlasticCell& cell, float cos_theta) {
+    const float x = __fmul_rn(cos_theta, (float)(ROUGH_PLASTIC_COSINES - 1u));
+    unsigned int k = (unsigned int)x;
+    if (k > ROUGH_PLASTIC_COSINES - 2u) k = ROUGH_PLASTIC_COSINES - 2u;
+    const float w = __fsub_rn(x, (float)k);
+    const float v0 = rough_plastic_spline(cell, cell.x_node, cell.x_weights, ROUGH_PLASTIC_X_NODES,
+                                          ROUGH_PLASTIC_TRANSMITTANCE, ROUGH_PLASTIC_COSINES, k);
+    const float v1 = rough_plastic_spline(cell, cell.x_node, cell.x_weights, ROUGH_PLASTIC_X_NODES,
+                                          ROUGH_PLASTIC_TRANSMITTANCE, ROUGH_PLASTIC_COSINES, k + 1u);
+    return __fadd_rn(__fmul_rn(__fsub_rn(1.0f, w), v0), __fmul_rn(w, v1));
+}
+
+// rough_plastic::coat_internal_reflectance.
+__device__ __forceinline__ float rough_plastic_coat_internal_reflectance(const RoughPlasticCell& cell) {
+    return rough_plastic_spline(cell, cell.r_x_node, cell.r_x_weights, ROUGH_PLASTIC_XR_NODES,
+                                ROUGH_PLASTIC_INTERNAL_REFLECTANCE, 1u, 0u);
+}
+
+// bsdf::plastic_base: ρ / (1 − R), or ρ / (1 − ρ R) when nonlinear (R the internal reflectance).
+__device__ __forceinline__ float3 plastic_base(const Material& m, float3 base_color, float internal_reflectance) {
+    const float3 internal =
+        (m.flags & MATERIAL_FLAG_NONLINEAR) != 0u ? base_color * internal_reflectance : splat3(internal_reflectance);
     return make_float3(__fdiv_rn(base_color.x, __fsub_rn(1.0f, internal.x)),
                        __fdiv_rn(base_color.y, __fsub_rn(1.0f, internal.y)),
                        __fdiv_rn(base_color.z, __fsub_rn(1.0f, internal.z)));
 }
 
 // bsdf::plastic_coat_probability: Mitsuba's specular sampling weight steers the lobe choice.
-__device__ __forceinline__ float plastic_coat_probability(const Material& m, float coat_fresnel) {
+__device__ __forceinline__ float plastic_coat_probability(const Material& m, float coat_reflectance) {
     const float s_mean = __fdiv_rn(__fadd_rn(__fadd_rn(m.specular.x, m.specular.y), m.specular.z), 3.0f);
     const float d_mean = __fdiv_rn(__fadd_rn(__fadd_rn(m.base_color.x, m.base_color.y), m.base_color.z), 3.0f);
     const float total_mean = __fadd_rn(d_mean, s_mean);
     const float weight = total_mean > 0.0f ? __fdiv_rn(s_mean, total_mean) : 0.5f;
-    const float p_coat = __fmul_rn(coat_fresnel, weight);
-    const float p_base = __fmul_rn(__fsub_rn(1.0f, coat_fresnel), __fsub_rn(1.0f, weight));
+    const float p_coat = __fmul_rn(coat_reflectance, weight);
+    const float p_base = __fmul_rn(__fsub_rn(1.0f, coat_reflectance), __fsub_rn(1.0f, weight));
     const float total = __fadd_rn(p_coat, p_base);
     return total > 0.0f ? __fdiv_rn(p_coat, total) : 0.0f;
 }
 
 __device__ __forceinline__ bool plastic_is_smooth(const Material& m) { return !(m.roughness > 0.0f); }
 
+// bsdf::plastic_coat_cell: false for the smooth coat and an η outside the tables.
+__device__ __forceinline__ bool plastic_coat_cell(const Material& m, RoughPlasticCell& cell) {
+    return !plastic_is_smooth(m) && rough_plastic_coat_cell(m.roughness, m.ior, cell);
+}
+
+// bsdf::plastic_coat_transmittance: 1 − F(θ), or the rough interface's (the table).
+__device__ __forceinline__ float plastic_coat_transmittance(const Material& m, bool rough, const RoughPlasticCell& cell,
+                                                            float cos_theta) {
+    if (rough) return rough_plastic_coat_transmittance(cell, cos_theta);
+    return __fsub_rn(1.0f, fresnel_dielectric(cos_theta, m.ior).reflectance);
+}
+
+// bsdf::plastic_coat_reflectance: F(θ), or 1 − T(θ) of the rough interface.
+__device__ __forceinline__ float plastic_coat_reflectance(const Material& m, bool rough, const RoughPlasticCell& cell,
+                                                          float cos_theta) {
+    if (rough) return __fsub_rn(1.0f, rough_plastic_coat_transmittance(cell, cos_theta));
+    return fresnel_dielectric(cos_theta, m.ior).reflectance;
+}
+
+// bsdf::plastic_internal_reflectance: Mitsuba's fit (smooth) or the rough interface's (table).
+__device__ __forceinline__ float plastic_internal_reflectance(const Material& m, bool rough, const RoughPlasticCell& cell) {
+    if (rough) return rough_plastic_coat_internal_reflectance(cell);
+    return fresnel_diffuse_reflectance(__fdiv_rn(1.0f, m.ior));
+}
+
 __device__ __forceinline__ float3 plastic_eval(const Material& m, float3 base_color, float3 wo, float3 wi) {
     if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
-    const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
-    const float f_i = fresnel_dielectric(wi.z, m.ior).reflectance;
+    RoughPlasticCell cell;
+    const bool rough = plastic_coat_cell(m, cell);
+    const float t_o = plastic_coat_transmittance(m, rough, cell, wo.z);
+    const float t_i = plastic_coat_transmittance(m, rough, cell, wi.z);
     const float inv_eta_2 = __fdiv_rn(1.0f, __fmul_rn(m.ior, m.ior));
-    const float3 base = plastic_base(m, base_color) *
-                        __fmul_rn(__fmul_rn(__fmul_rn(cosine_hemisphere_pdf(wi), inv_eta_2), __fsub_rn(1.0f, f_o)),
-                                  __fsub_rn(1.0f, f_i));
+    const float3 base = plastic_base(m, base_color, plastic_internal_reflectance(m, rough, cell)) *
+                        __fmul_rn(__fmul_rn(__fmul_rn(cosine_hemisphere_pdf(wi), inv_eta_2), t_o), t_i);
     if (plastic_is_smooth(m)) return base;
     const float alpha = ggx_alpha(m.roughness);
     const float3 h = normalize(wo + wi);
@@ -321,9 +426,16 @@ __device__ __forceinline__ float3 plastic_eval(const Material& m, float3 base_co
     return m.specular * __fdiv_rn(__fmul_rn(__fmul_rn(fresnel, ggx_d(h, alpha)), g), __fmul_rn(4.0f, wo.z)) + base;
 }
 
+// bsdf::plastic_coat_probability of the coat's reflectance toward wo.
+__device__ __forceinline__ float plastic_coat_probability_at(const Material& m, float cos_o) {
+    RoughPlasticCell cell;
+    const bool rough = plastic_coat_cell(m, cell);
+    return plastic_coat_probability(m, plastic_coat_reflectance(m, rough, cell, cos_o));
+}
+
 __device__ __forceinline__ float plastic_pdf(const Material& m, float3 wo, float3 wi) {
     if (wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
-    const float p_coat = plastic_coat_probability(m, fresnel_dielectric(wo.z, m.ior).reflectance);
+    const float p_coat = plastic_coat_probability_at(m, wo.z);
     const float base = __fmul_rn(__fsub_rn(1.0f, p_coat), cosine_hemisphere_pdf(wi));
     if (plastic_is_smooth(m)) return base;
     const float alpha = ggx_alpha(m.roughness);
@@ -487,12 +599,14 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
         }
         case MATERIAL_PLASTIC: {
             if (wo.z <= 0.0f) return false;
-            const float f_o = fresnel_dielectric(wo.z, m.ior).reflectance;
-            const float p_coat = plastic_coat_probability(m, f_o);
+            RoughPlasticCell cell;
+            const bool rough = plastic_coat_cell(m, cell);
+            const float r_o = plastic_coat_reflectance(m, rough, cell, wo.z);
+            const float p_coat = plastic_coat_probability(m, r_o);
             float3 wi;
             if (u_lobe < p_coat) {
                 if (plastic_is_smooth(m)) {
-                    out = make_bsdf_sample(reflect_z(wo), m.specular * __fdiv_rn(f_o, p_coat), p_coat, true);
+                    out = make_bsdf_sample(reflect_z(wo), m.specular * __fdiv_rn(r_o, p_coat), p_coat, true);
                     return true;
                 }
                 wi = reflect(wo, sample_ggx_vndf(wo, ggx_alpha(m.roughness), u));

@@ -74,7 +74,8 @@ struct Material {
     float bump_scale;       // the bump map's gradient multiplier
     int roughness_texture;  // red channel multiplies `roughness`, or -1
     int metallic_texture;   // red channel multiplies `metallic`, or -1
-    unsigned int _reserved_mask[2];
+    float opacity;          // Mitsuba's mask: 1 opaque (see common/opacity.cuh)
+    int opacity_texture;    // its first channel multiplies opacity, or -1
     unsigned int _pad_tail[2];
 };
 

@@ -58,7 +58,8 @@ static_assert(WARPATH_OFFSETOF(Material, bump_texture) == 96, "Material.bump_tex
 static_assert(WARPATH_OFFSETOF(Material, bump_scale) == 100, "Material.bump_scale");
 static_assert(WARPATH_OFFSETOF(Material, roughness_texture) == 104, "Material.roughness_texture");
 static_assert(WARPATH_OFFSETOF(Material, metallic_texture) == 108, "Material.metallic_texture");
-static_assert(WARPATH_OFFSETOF(Material, _reserved_mask) == 112, "Material._reserved_mask");
+static_assert(WARPATH_OFFSETOF(Material, opacity) == 112, "Material.opacity");
+static_assert(WARPATH_OFFSETOF(Material, opacity_texture) == 116, "Material.opacity_texture");
 static_assert(WARPATH_OFFSETOF(Material, _pad_tail) == 120, "Material._pad_tail");
 static_assert(sizeof(TriangleLight) == 64, "TriangleLight size (Rust TriangleLight)");
 static_assert(WARPATH_OFFSETOF(TriangleLight, p0) == 0, "TriangleLight.p0");
@@ -438,7 +439,7 @@ static_assert(WARPATH_OFFSETOF(GpuIsoShape, material) == 204, "GpuIsoShape.mater
 // restir/restir.cuh
 #if defined(WARPATH_LAYOUT_RESTIR_RESTIR) && !defined(WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR)
 #define WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR
-static_assert(sizeof(RestirSurface) == 96, "RestirSurface size (Rust GpuRestirSurface)");
+static_assert(sizeof(RestirSurface) == 112, "RestirSurface size (Rust GpuRestirSurface)");
 static_assert(WARPATH_OFFSETOF(RestirSurface, p) == 0, "RestirSurface.p");
 static_assert(WARPATH_OFFSETOF(RestirSurface, ng) == 12, "RestirSurface.ng");
 static_assert(WARPATH_OFFSETOF(RestirSurface, n) == 24, "RestirSurface.n");
@@ -451,6 +452,8 @@ static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
 static_assert(WARPATH_OFFSETOF(RestirSurface, roughness) == 84, "RestirSurface.roughness");
 static_assert(WARPATH_OFFSETOF(RestirSurface, material_roughness) == 88, "RestirSurface.material_roughness");
 static_assert(WARPATH_OFFSETOF(RestirSurface, metallic) == 92, "RestirSurface.metallic");
+static_assert(WARPATH_OFFSETOF(RestirSurface, opacity) == 96, "RestirSurface.opacity");
+static_assert(WARPATH_OFFSETOF(RestirSurface, _pad) == 100, "RestirSurface._pad");
 #if !defined(RESTIR_FULL_SAMPLE)
 static_assert(sizeof(Reservoir) == 24, "Reservoir size (Rust GpuReservoir)");
 static_assert(WARPATH_OFFSETOF(Reservoir, light) == 0, "Reservoir.light");
@@ -482,7 +485,7 @@ static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_m) == 8, "RestirPendi
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, prev_pixel) == 12, "RestirPendingTemporal.prev_pixel");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, has_prev) == 16, "RestirPendingTemporal.has_prev");
 static_assert(WARPATH_OFFSETOF(RestirPendingTemporal, chosen_prev) == 20, "RestirPendingTemporal.chosen_prev");
-static_assert(sizeof(RestirArgs) == 384, "RestirArgs size (Rust RestirArgs)");
+static_assert(sizeof(RestirArgs) == 392, "RestirArgs size (Rust RestirArgs)");
 static_assert(WARPATH_OFFSETOF(RestirArgs, scene) == 0, "RestirArgs.scene");
 static_assert(WARPATH_OFFSETOF(RestirArgs, gbuffer) == 144, "RestirArgs.gbuffer");
 static_assert(WARPATH_OFFSETOF(RestirArgs, prev_gbuffer) == 152, "RestirArgs.prev_gbuffer");
@@ -518,4 +521,5 @@ static_assert(WARPATH_OFFSETOF(RestirArgs, bsdf_candidates) == 368, "RestirArgs.
 static_assert(WARPATH_OFFSETOF(RestirArgs, boiling_multiplier) == 372, "RestirArgs.boiling_multiplier");
 static_assert(WARPATH_OFFSETOF(RestirArgs, roughness_threshold) == 376, "RestirArgs.roughness_threshold");
 static_assert(WARPATH_OFFSETOF(RestirArgs, _pad2) == 380, "RestirArgs._pad2");
+static_assert(WARPATH_OFFSETOF(RestirArgs, origins) == 384, "RestirArgs.origins");
 #endif

@@ -59,6 +59,8 @@ struct RestirSurface {
     float roughness;  // restir_material_roughness of the material (the similarity test's)
     float material_roughness;  // the material's roughness and metallic here (textures applied)
     float metallic;
+    float opacity;  // the opacity mask's α (restir.rs Surface::opacity)
+    unsigned int _pad[3];
 };
 
 // A reservoir. Its light sample is by default the compact one (seed 002's second
@@ -155,7 +157,17 @@ struct RestirArgs {
     // Reuse rejects a neighbour whose roughness differs from the pixel's by more than this.
     float roughness_threshold;
     unsigned int _pad2;
+    // Where each pixel's final sample came from (RESTIR_ORIGIN_*; restir.rs SampleOrigin), one
+    // word a pixel (reuse passes: of the target they run for), or null: nothing recorded.
+    unsigned int* origins;
 };
+
+// restir.rs SampleOrigin's codes.
+#define RESTIR_ORIGIN_NONE 0u
+#define RESTIR_ORIGIN_LIGHT 1u
+#define RESTIR_ORIGIN_BSDF 2u
+#define RESTIR_ORIGIN_TEMPORAL 3u
+#define RESTIR_ORIGIN_SPATIAL 4u
 
 #define RESTIR_RAYS_VISIBILITY 0u
 #define RESTIR_RAYS_TEMPORAL 1u
@@ -181,6 +193,7 @@ struct RestirShading {
     float roughness;
     float material_roughness;  // the textured roughness and metallic the BSDF evaluates
     float metallic;
+    float opacity;
     unsigned int target;  // the target function p̂ resampling uses here (RESTIR_TARGET_*)
 };
 
@@ -200,6 +213,7 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, 
     s.roughness = g.roughness;
     s.material_roughness = g.material_roughness;
     s.metallic = g.metallic;
+    s.opacity = g.opacity;
     return s;
 }
 
@@ -333,7 +347,8 @@ __device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene,
                                                        RestirLightGeometry& g) {
     if (!restir_point_geometry(point, s.p, g)) return false;
     const Material material = restir_material(scene, s);
-    const float3 f = bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi));
+    const float3 f =
+        bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi)) * s.opacity;
     c = f * g.le_g;
     return max_element(c) > 0.0f && is_finite3(c);
 }

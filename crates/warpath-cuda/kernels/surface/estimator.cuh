@@ -30,6 +30,7 @@
 #include "common/lights.cuh"
 #include "common/normal_map.cuh"
 #include "common/bump_map.cuh"
+#include "common/opacity.cuh"
 #include "common/sampler.cuh"
 #include "traversal/trace.cuh"
 // Isosurface shapes (issue 14): only in the programs compiled with them (the "-iso" variant
@@ -130,6 +131,7 @@ struct SurfaceHit {
     // The material's roughness and metallic here, their textures applied (SurfaceHit::roughness).
     float roughness;
     float metallic;
+    float opacity;  // the opacity mask's α here (1: opaque; common/opacity.cuh)
 };
 
 // SurfaceHit::shading_material: the hit's material with its textured roughness and metallic.
@@ -196,6 +198,7 @@ __device__ __forceinline__ SurfaceHit isosurface_hit(const EstimatorContext& ctx
     surface.normal_map.alpha2 = 0.0f;
     surface.roughness = material.roughness;
     surface.metallic = material.metallic;
+    surface.opacity = material_opacity(material, 1.0f);
     return surface;
 }
 #endif
@@ -230,7 +233,7 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     float2 uv = make_float2(0.0f, 0.0f);
     if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0 ||
                            material.bump_texture >= 0 || material.roughness_texture >= 0 ||
-                           material.metallic_texture >= 0)) {
+                           material.metallic_texture >= 0 || material.opacity_texture >= 0)) {
         uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
     }
     // The normal map (or else the bump map) perturbs the front face's shading normal (the
@@ -278,6 +281,11 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     }
     surface.roughness = roughness;
     surface.metallic = metallic;
+    float texel = 1.0f;
+    if (material.opacity_texture >= 0 && params.has_uvs) {
+        texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
+    }
+    surface.opacity = material_opacity(material, texel);
     surface.p = p;
     surface.ng = ng;
     surface.frame = frame_from_normal(perturbed);
@@ -286,6 +294,22 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     surface.triangle = tri;
     surface.t = hit.t;
     return surface;
+}
+
+// integrator.rs triangle_opacity: the mask's α at a triangle hit (surface_hit's value).
+__device__ __forceinline__ float triangle_opacity(const DeviceScene& scene, const SurfaceIntersection& hit) {
+    const unsigned int tri = hit.prim;
+    const Material& material = scene.materials[scene.triangle_materials[tri]];
+    float texel = 1.0f;
+    if (material.opacity_texture >= 0 && scene.params->has_uvs) {
+        const unsigned int i0 = scene.triangles[3 * (size_t)tri];
+        const unsigned int i1 = scene.triangles[3 * (size_t)tri + 1];
+        const unsigned int i2 = scene.triangles[3 * (size_t)tri + 2];
+        const float w = __fsub_rn(__fsub_rn(1.0f, hit.u), hit.v);
+        const float2 uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * hit.u + load2(scene.uvs, i2) * hit.v;
+        texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
+    }
+    return material_opacity(material, texel);
 }
 
 // A shadow ray of next-event estimation and what it adds to the path's radiance when
@@ -313,7 +337,8 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
     const float3 wo = to_local(surface.frame, -path.ray.d);
     const float3 wi = to_local(surface.frame, ls.wi);
     const float normal_map = surface_normal_map_factor(surface, ls.wi);
-    const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * normal_map;
+    // The mask scales the material by α; shadow rays stop at masked surfaces (Mitsuba's path).
+    const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * normal_map * surface.opacity;
     if (is_zero3(f)) return false;
     const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
     if (isfinite(ls.distance)) {
@@ -325,7 +350,7 @@ __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx
         shadow.ray = make_ray(origin, ls.wi);
     }
     if (ctx.counters) count_aggregated(ctx.counters, COUNTER_SHADOW_RAYS);
-    const float bsdf_pdf_value = bsdf_pdf(material, surface.base_color, wo, wi);
+    const float bsdf_pdf_value = __fmul_rn(bsdf_pdf(material, surface.base_color, wo, wi), surface.opacity);
     // A delta light cannot be hit by a BSDF sample: no MIS weight.
     const float weight = ls.delta ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf_value);
     // Rounded multiplies: the value must not depend on where the add happens (no FMA).
@@ -350,19 +375,30 @@ __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& p
     const Material material = surface_material(ctx.scene, surface);
     const Sampler& s = ctx.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
-    const float u_lobe = s.get(px, si, b, DIM_BSDF_LOBE);
-    const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
-    const float3 wo = to_local(surface.frame, -path.ray.d);
-    BsdfSample bs;
-    if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
-    const float3 dir = normalize(to_world(surface.frame, bs.wi));
-    const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, dir);
-    if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
-    path.throughput *= bsdf_weight;
-    path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
-    path.last_bsdf_pdf = bs.pdf;
-    path.last_delta = bs.delta;
-    path.bounce += 1u;
+    float u_lobe = 0.0f;
+    if (!mask_choose(surface.opacity, s.get(px, si, b, DIM_BSDF_LOBE), u_lobe)) {
+        // The mask's null lobe: straight on, weight 1, a delta bounce (Mitsuba's path counts
+        // it toward max_depth).
+        const float3 dir = path.ray.d;
+        path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
+        path.last_bsdf_pdf = __fsub_rn(1.0f, surface.opacity);
+        path.last_delta = true;
+        path.bounce += 1u;
+    } else {
+        const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
+        const float3 wo = to_local(surface.frame, -path.ray.d);
+        BsdfSample bs;
+        if (!bsdf_sample(material, surface.base_color, wo, u_lobe, u, bs)) return false;
+        const float3 dir = normalize(to_world(surface.frame, bs.wi));
+        const float3 bsdf_weight = bs.weight * surface_normal_map_factor(surface, dir);
+        if (!(is_finite3(bsdf_weight) && max_element(bsdf_weight) > 0.0f)) return false;
+        path.throughput *= bsdf_weight;
+        path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, dir), dir);
+        // The material's lobe was chosen with probability α.
+        path.last_bsdf_pdf = __fmul_rn(bs.pdf, surface.opacity);
+        path.last_delta = bs.delta;
+        path.bounce += 1u;
+    }
 
     // Russian roulette (seed 000 §3.2): below the threshold, survive with weight/threshold.
     const float rr_threshold = ctx.scene.params->rr_threshold;

@@ -9,8 +9,11 @@
 //                       medium changes, the step goes on) and any other surface adds its
 //                       emission and is a surface vertex (scatter_at_surface: next-event
 //                       estimation, a BSDF direction, a medium change on transmission);
-//   shadow_transmittance  ratio tracking through media and null boundaries; any other
-//                       surface blocks.
+//   shadow_transmittance  ratio tracking through media and null boundaries, 1 − α through
+//                       an opacity mask; any other surface blocks.
+// An opacity mask (common/opacity.cuh) is the material scaled by α and a null lobe of
+// probability 1 − α, drawn from the extend stream after the surface's next-event estimation:
+// the null lobe crosses as a null boundary does, no vertex (Mitsuba's volpath).
 // VolumeEstimator makes it an estimator of every schedule (schedules/schedule.cuh).
 // VolumeEstimatorDeferred (seed 003's sortingSK) is the same estimator with each medium
 // vertex split in two: extend stops at the real collision and returns the path with its
@@ -147,7 +150,14 @@ __device__ __forceinline__ float3 shadow_transmittance(const VolumeContext& ctx,
             if (is_zero3(transmittance)) return zero3();
         }
         if (!found) return transmittance;
-        if (!is_null_material(scene, hit.prim)) return zero3();
+        if (!is_null_material(scene, hit.prim)) {
+            // An opacity mask lets 1 − α through (Mitsuba's eval_null_transmission).
+            const Material& material = scene.materials[scene.triangle_materials[hit.prim]];
+            const float alpha = material_is_masked(material) ? triangle_opacity(scene, hit) : 1.0f;
+            if (alpha >= 1.0f) return zero3();
+            transmittance = transmittance * __fsub_rn(1.0f, alpha);
+            if (is_zero3(transmittance)) return zero3();
+        }
         const float3 p = ray_at(ray, hit.t);
         medium = medium_across(ctx, hit.prim, d, medium);
         o = offset_ray_origin(p, winding_normal(scene, hit.prim), d);
@@ -228,9 +238,9 @@ __device__ __forceinline__ bool scatter_in_medium(const VolumeContext& ctx, Volu
     return next_vertex(ctx, path, b);
 }
 
-// volpath.rs scatter_at_surface.
-__device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, VolumePath& path,
-                                                   const SurfaceHit& surface, VolumeStepCounts& counts) {
+// volpath.rs light_at_surface: the material scaled by the mask's α (pdf too).
+__device__ __forceinline__ void light_at_surface(const VolumeContext& ctx, VolumePath& path,
+                                                 const SurfaceHit& surface, VolumeStepCounts& counts) {
     const DeviceScene& scene = ctx.volume.surface;
     const Material material = surface_material(scene, surface);
     const Sampler& s = ctx.surface.sampler;
@@ -242,15 +252,26 @@ __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, Vol
         LightSample ls;
         if (sample_light(scene, surface.p, u_select, u, ls) && ls.pdf > 0.0f && isfinite(ls.pdf)) {
             const float3 wi = to_local(surface.frame, ls.wi);
-            const float3 f = bsdf_eval(material, surface.base_color, wo, wi) * surface_normal_map_factor(surface, ls.wi);
+            const float3 f = bsdf_eval(material, surface.base_color, wo, wi) *
+                             surface_normal_map_factor(surface, ls.wi) * surface.opacity;
             if (!is_zero3(f)) {
                 const float3 origin = offset_ray_origin(surface.p, surface.ng, ls.wi);
                 const unsigned int medium = medium_across(ctx, surface.triangle, ls.wi, path.medium);
-                const float pdf = bsdf_pdf(material, surface.base_color, wo, wi);
+                const float pdf = __fmul_rn(bsdf_pdf(material, surface.base_color, wo, wi), surface.opacity);
                 add_light_sample(ctx, path, surface.p, origin, ls, f, pdf, medium, counts);
             }
         }
     }
+}
+
+// volpath.rs scatter_at_surface: the material's own lobe (the mask's null lobe not chosen).
+__device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, VolumePath& path,
+                                                   const SurfaceHit& surface) {
+    const DeviceScene& scene = ctx.volume.surface;
+    const Material material = surface_material(scene, surface);
+    const Sampler& s = ctx.surface.sampler;
+    const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
+    const float3 wo = to_local(surface.frame, -path.ray.d);
     const float u_lobe = s.get(px, si, b, DIM_BSDF_LOBE);
     const float2 u = make_float2(s.get(px, si, b, DIM_BSDF_U), s.get(px, si, b, DIM_BSDF_V));
     BsdfSample bs;
@@ -261,7 +282,7 @@ __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, Vol
     path.throughput *= bsdf_weight;
     path.medium = medium_across(ctx, surface.triangle, direction, path.medium);
     path.ray = make_ray(offset_ray_origin(surface.p, surface.ng, direction), direction);
-    path.last_pdf = bs.pdf;
+    path.last_pdf = __fmul_rn(bs.pdf, surface.opacity);
     path.last_delta = bs.delta;
     return next_vertex(ctx, path, b);
 }
@@ -326,8 +347,19 @@ __device__ __forceinline__ bool volume_extend_uncounted(const VolumeContext& ctx
                 path.radiance += path.throughput * le * weight;
             }
         }
-        if (path.bounce >= ctx.max_depth) return false;
-        return scatter_at_surface(ctx, path, surface, counts);
+        const bool last = path.bounce >= ctx.max_depth;
+        if (!last) light_at_surface(ctx, path, surface, counts);
+        // An opacity mask's null lobe: no vertex, the medium changes as at a null boundary.
+        float u_nested;
+        if (surface.opacity < 1.0f && !mask_choose(surface.opacity, rng.next(), u_nested)) {
+            const float3 ng = winding_normal(scene, hit.prim);
+            path.medium = medium_across(ctx, hit.prim, path.ray.d, path.medium);
+            travelled = __fadd_rn(travelled, hit.t);
+            path.ray = make_ray(offset_ray_origin(surface.p, ng, path.ray.d), path.ray.d);
+            continue;
+        }
+        if (last) return false;
+        return scatter_at_surface(ctx, path, surface);
     }
     return false;
 }

@@ -53,8 +53,12 @@ pub struct RestirArgs {
     /// `RestirOptions::roughness_threshold`.
     pub roughness_threshold: f32,
     pub _pad2: u32,
+    /// Where each pixel's final sample came from (`u32` a pixel and reservoir target:
+    /// `warpath_core::restir::SampleOrigin` codes), or 0: not recorded (the kernels then write
+    /// nothing there).
+    pub origins: u64,
 }
-const _: () = assert!(std::mem::size_of::<RestirArgs>() == 384);
+const _: () = assert!(std::mem::size_of::<RestirArgs>() == 392);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_temporal) == 344);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, pending_z) == 320);
 const _: () = assert!(std::mem::offset_of!(RestirArgs, ray_group) == 336);

@@ -20,6 +20,9 @@
 //! isosurface shapes are not compiled into these kernels yet (refused with a message).
 
 pub mod args;
+mod times;
+
+pub use times::RestirTimes;
 
 use crate::buffer::DeviceBuffer;
 use crate::catalog::{
@@ -32,7 +35,7 @@ use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
 use crate::kernels::{Program, RESTIR};
-use crate::runtime::{CudaDevice, KernelTimes};
+use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceScene, GpuCamera};
 use crate::strategy::StrategyRenderer;
 use crate::wide_bvh::BvhLayout;
@@ -43,7 +46,7 @@ use warpath_bvh::{BuildKind, Bvh};
 use warpath_core::camera::Camera;
 use warpath_core::film::Film;
 use warpath_core::light::Environment;
-use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, boiling_multiplier};
+use warpath_core::restir::{BiasCorrection, RayCounts, Reprojection, RestirOptions, SampleOrigin, boiling_multiplier};
 use warpath_scene::{RenderSettings, Scene};
 
 // The kernels, in launch order: `restir_initial_ris`, `restir_visibility`, the temporal pass
@@ -218,8 +221,12 @@ pub struct GpuRestirSurface {
     /// The material's roughness and metallic at the pixel (their textures applied).
     pub material_roughness: f32,
     pub metallic: f32,
+    /// The opacity mask's α at the surface (`warpath_cpu::restir::Surface::opacity`).
+    pub opacity: f32,
+    /// Padding to a multiple of 16 bytes (zero).
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 96);
+const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 112);
 
 /// restir.cuh `Reservoir` (the compact light sample: triangle light + barycentrics).
 #[repr(C)]
@@ -301,53 +308,6 @@ const FRAME_KERNELS: [Kernel<RestirKernelArgs>; 14] = [
     RESTIR_SHADE,
 ];
 
-/// The kernel times of the frames timed (the film merge after `shade`, a few microseconds,
-/// is not timed), and their per-frame view: milliseconds per pass, the temporal pass's
-/// kernels together, the spatial passes' together.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RestirTimes {
-    pub frames: u32,
-    pub kernels: KernelTimes,
-}
-
-impl RestirTimes {
-    /// The passes of the per-frame table and the kernels each sums.
-    const PASSES: [(&'static str, &'static [Kernel<RestirKernelArgs>]); 5] = [
-        ("restir_initial_ris", &[RESTIR_INITIAL_RIS, RESTIR_INITIAL_RIS_CHANNELS]),
-        ("restir_visibility", &[RESTIR_VISIBILITY]),
-        (
-            "restir_temporal",
-            &[RESTIR_TEMPORAL, RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY, RESTIR_BOILING_FILTER],
-        ),
-        (
-            "restir_spatial",
-            &[
-                RESTIR_SPATIAL,
-                RESTIR_SPATIAL_CHOOSE,
-                RESTIR_SPATIAL_Z,
-                RESTIR_SPATIAL_PAIRWISE,
-                RESTIR_SPATIAL_PAIRWISE_SEES,
-                RESTIR_SPATIAL_PAIRWISE_GROUPED,
-            ],
-        ),
-        ("restir_shade", &[RESTIR_SHADE]),
-    ];
-
-    /// Milliseconds of every kernel over the frames.
-    pub fn total(&self) -> f64 {
-        self.kernels.total_ms()
-    }
-
-    /// (pass, mean milliseconds per frame): initial RIS, visibility, temporal, spatial, shade.
-    pub fn per_frame(&self) -> Vec<(&'static str, f64)> {
-        let n = self.frames.max(1) as f64;
-        Self::PASSES
-            .iter()
-            .map(|(pass, kernels)| (*pass, kernels.iter().map(|k| self.kernels.ms(k.name())).sum::<f64>() / n))
-            .collect()
-    }
-}
-
 /// Why `scene` cannot be rendered by the GPU ReSTIR (None: it can).
 pub fn unsupported(scene: &Scene) -> Option<String> {
     if scene.needs_volume_estimator() {
@@ -426,6 +386,9 @@ pub struct RestirRenderer<'d> {
     /// Rays by stage (restir.cuh RESTIR_RAYS_*: visibility, temporal, spatial, shade, BSDF
     /// candidates), while counting is on.
     ray_counts: Option<DeviceBuffer<u64>>,
+    /// Each pixel's final sample's origin (restir.cuh RESTIR_ORIGIN_*), one word a pixel and
+    /// reservoir target, while recording.
+    origins: Option<DeviceBuffer<u32>>,
 }
 
 impl<'d> RestirRenderer<'d> {
@@ -489,6 +452,7 @@ impl<'d> RestirRenderer<'d> {
             next_frame: 0,
             times: None,
             ray_counts: None,
+            origins: None,
         })
     }
 
@@ -555,6 +519,27 @@ impl<'d> RestirRenderer<'d> {
         let Some(buffer) = &self.ray_counts else { return Ok(None) };
         let c = buffer.download(self.device)?;
         Ok(Some(RayCounts { visibility: c[0], temporal: c[1], spatial: c[2], shade: c[3], bsdf_candidates: c[4] }))
+    }
+
+    /// Records where each pixel's final sample came from in every frame from now on, or stops
+    /// recording (the kernels write the origins only while on).
+    pub fn set_record_origins(&mut self, on: bool) -> CudaResult<()> {
+        let words = self.film.pixels() as usize * self.options.target.reservoirs();
+        self.origins = if on { Some(DeviceBuffer::zeroed(self.device, words)?) } else { None };
+        Ok(())
+    }
+
+    /// The last frame's origins, `[reservoir target][pixel]` (None when not recording; waits for
+    /// the stream): the CPU reference's `RestirFrames::origins` for the same frames.
+    pub fn origins(&self) -> CudaResult<Option<Vec<Vec<SampleOrigin>>>> {
+        let Some(buffer) = &self.origins else { return Ok(None) };
+        let codes = buffer.download(self.device)?;
+        let pixels = self.film.pixels() as usize;
+        let origins = codes
+            .chunks(pixels)
+            .map(|c| c.iter().map(|&o| SampleOrigin::from_code(o).unwrap_or(SampleOrigin::None)).collect())
+            .collect();
+        Ok(Some(origins))
     }
 
     /// The kernel times so far (None when timing is off).
@@ -624,11 +609,7 @@ impl<'d> RestirRenderer<'d> {
             seed: self.options.seed,
             candidates: self.options.candidates,
             light_pool: self.options.light_pool as u32,
-            bias: match self.options.bias {
-                BiasCorrection::Off => 0,
-                BiasCorrection::RayTraced => 1,
-                BiasCorrection::Pairwise => 2,
-            },
+            bias: bias_code(self.options.bias),
             neighbours: self.options.neighbours,
             pass: 0,
             has_previous: self.has_previous as u32,
@@ -656,6 +637,7 @@ impl<'d> RestirRenderer<'d> {
             boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
             roughness_threshold: self.options.roughness_threshold,
             _pad2: 0,
+            origins: self.origins.as_ref().map_or(0, |b| b.address(d)),
         }
     }
 
@@ -724,16 +706,23 @@ impl<'d> RestirRenderer<'d> {
         // of `pixels` reservoirs in each buffer.
         let target_bytes = self.current.len() as u64 * 4 / targets.len() as u64;
         let at = |buffer: &DeviceBuffer<u32>, t: usize| buffer.address(self.device) + t as u64 * target_bytes;
+        let origins = args.origins;
         for (t, target) in targets.iter().enumerate() {
             args.target = target.code();
             args.previous = at(&self.previous, t);
+            // (each target's origins one array of `pixels` words)
+            if origins != 0 {
+                args.origins = origins + 4 * t as u64 * self.film.pixels() as u64;
+            }
             if self.options.temporal {
                 args.input = at(&self.current, t);
                 args.output = at(&self.scratch, t);
+                let bias = self.options.temporal_bias.unwrap_or(self.options.bias);
+                args.bias = bias_code(bias);
                 // Its shadow ray in a kernel of its own unless the rays are inline (pairwise MIS
                 // keeps its two rays inline, and so does visibility-aware reuse).
                 let split = self.ray_lanes != RayLanes::Inline
-                    && self.options.bias != BiasCorrection::Pairwise
+                    && bias != BiasCorrection::Pairwise
                     && !self.options.reuse_visibility;
                 let launches: &[Kernel<RestirKernelArgs>] =
                     if split { &[RESTIR_TEMPORAL_CHOOSE, RESTIR_TEMPORAL_VISIBILITY] } else { &[RESTIR_TEMPORAL] };
@@ -744,6 +733,7 @@ impl<'d> RestirRenderer<'d> {
                     // RTXDI's boiling filter, in place on the temporal pass's output.
                     self.launch(RESTIR_BOILING_FILTER, &args, boiling_config)?;
                 }
+                args.bias = bias_code(self.options.bias);
             }
             // Each pass reads what the one before it (or temporal reuse) wrote: target t's
             // passes ping-pong between `current` and `scratch`.
@@ -778,12 +768,22 @@ impl<'d> RestirRenderer<'d> {
         }
         args.target = self.options.target.code();
         args.input = self.current.address(self.device);
+        args.origins = origins;
         self.launch(RESTIR_SHADE, &args, linear)
     }
 
     /// The accumulated film (waits for the stream).
     pub fn download_film(&self) -> CudaResult<Film> {
         self.film.download(self.device)
+    }
+}
+
+/// restir.cuh RESTIR_BIAS_* of `bias` (RestirArgs.bias).
+fn bias_code(bias: BiasCorrection) -> u32 {
+    match bias {
+        BiasCorrection::Off => 0,
+        BiasCorrection::RayTraced => 1,
+        BiasCorrection::Pairwise => 2,
     }
 }
 

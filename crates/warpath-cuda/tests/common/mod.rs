@@ -275,6 +275,38 @@ pub fn with_bump_and_data_textures(mut scene: Scene) -> Scene {
     scene
 }
 
+/// A 12×12 grey opacity map: an opaque disc with a soft rim in transparent corners, and a
+/// few holes (R = G = B).
+pub fn leaf_opacity_map() -> Texture {
+    let n = 12u32;
+    let mut pixels = Vec::new();
+    for row in 0..n {
+        for column in 0..n {
+            let (x, y) = ((column as f32 + 0.5) / n as f32 - 0.5, (row as f32 + 0.5) / n as f32 - 0.5);
+            let hole = (row + column) % 5 == 0;
+            let a = if hole { 0.0 } else { ((0.45 - (x * x + y * y).sqrt()) / 0.1).clamp(0.0, 1.0) };
+            pixels.push(Vec3::splat(a));
+        }
+    }
+    Texture { name: "leaf".into(), width: n, height: n, pixels }
+}
+
+/// `scene` with opacity masks on every material that scatters: the first, third, … at a
+/// constant opacity 0.5, the others cut out by [`leaf_opacity_map`] at opacity 0.9.
+pub fn with_masks(mut scene: Scene) -> Scene {
+    scene.name = format!("{}-masked", scene.name);
+    scene.textures.push(leaf_opacity_map());
+    let texture = scene.textures.len() as i32 - 1;
+    let mut k = 0;
+    for m in &mut scene.materials {
+        if !m.is_null() && !m.is_emissive() && m.kind != warpath_core::material::MaterialKind::Black as u32 {
+            *m = if k % 2 == 0 { m.with_opacity(0.5, -1) } else { m.with_opacity(0.9, texture) };
+            k += 1;
+        }
+    }
+    scene
+}
+
 /// Isosurfaces as shapes (issue 14) for the surface estimator's GPU tests: a floor, a
 /// one-sided area light and an HDR environment map around four isosurfaces — the
 /// Marschner–Lobb signal (41³, isovalue 0.5) in glass, a ball (minus the distance from the

@@ -111,7 +111,9 @@ pub fn material(rng: &mut Rng) -> Material {
         bump_scale: 1.0,
         roughness_texture: -1,
         metallic_texture: -1,
-        _reserved_mask: [0; 2],
+        // Opaque: the random scenes draw their masks from a stream of their own.
+        opacity: 1.0,
+        opacity_texture: -1,
         _pad_tail: [0; 2],
     }
 }
@@ -173,6 +175,18 @@ pub fn ray_and_triangle(rng: &mut Rng, _: &HostScene, w: &mut Words) {
 pub fn cosine_eta(rng: &mut Rng, _: &HostScene, w: &mut Words) {
     w.f(if rng.chance(0.125) { rng.pick(&[0.0, 1.0, -1.0, 1e-7, -1e-7, 1.5]) } else { rng.range(-1.0, 1.0) });
     w.f(eta(rng));
+}
+/// A rough plastic coat's (roughness, η, cos θ): mostly inside the tables (η in [1.1, 3]),
+/// their edges, and η outside them; cosines in (0, 1] with Mitsuba's table nodes and ends.
+pub fn rough_plastic_coat(rng: &mut Rng, _: &HostScene, w: &mut Words) {
+    let (eta_min, eta_max) = (bsdf::rough_plastic::TABLE_ETA_MIN, bsdf::rough_plastic::TABLE_ETA_MAX);
+    w.f(if rng.chance(0.125) { rng.pick(&[0.0, 0.005, 0.01, 0.1, 1.0]) } else { rng.unit() });
+    w.f(if rng.chance(0.125) {
+        rng.pick(&[eta_min, eta_max, 1.0, 1.05, 3.5, 0.7])
+    } else {
+        rng.range(eta_min, eta_max)
+    });
+    w.f(if rng.chance(0.125) { rng.pick(&[1.0, 1e-6, 1.0 / 63.0, 0.5, 62.0 / 63.0]) } else { rng.range(1e-6, 1.0) });
 }
 pub fn color_cosine(rng: &mut Rng, _: &HostScene, w: &mut Words) {
     w.vec3(color(rng));

@@ -1,10 +1,17 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
 //! `roughdielectric`, `thindielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`,
-//! `normalmap` (the nested BSDF with a normal texture), `bumpmap` (with a height texture), and the grey fallback for the rest (with a
+//! `normalmap` (the nested BSDF with a normal texture), `bumpmap` (with a height texture), `mask`
+//! (the nested BSDF with an opacity, `warpath_core::opacity`), and the grey fallback for the rest (with a
 //! warning).
 
 use super::*;
+use warpath_core::bsdf::rough_plastic;
 use warpath_core::material::MaterialKind;
+
+/// Mitsuba's luminance of linear sRGB (`mitsuba::luminance`).
+fn luminance(c: Vec3) -> f32 {
+    if c.x == c.y && c.y == c.z { c.x } else { c.x * 0.212671 + c.y * 0.715160 + c.z * 0.072169 }
+}
 
 impl Loader {
     /// A `<bsdf>` element as a material.
@@ -48,6 +55,7 @@ impl Loader {
             }
             "normalmap" => self.normal_map(src, node, &mut props)?,
             "bumpmap" => self.bump_map(src, node, &mut props)?,
+            "mask" => self.mask(src, node, &mut props)?,
             "conductor" | "roughconductor" => {
                 let f0 = self.conductor_f0(src, &mut props, node)?;
                 let reflectance = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
@@ -106,6 +114,15 @@ impl Loader {
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
                 let (roughness, roughness_texture) =
                     if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1) };
+                if roughness > 0.0 && !rough_plastic::tabulated(ior) {
+                    self.warn(format!(
+                        "{}: {plugin}: the rough coat's transmittance is tabulated for a relative index from {} to {}; \
+                         at {ior} it is approximated by the smooth interface's",
+                        src.at(node),
+                        rough_plastic::TABLE_ETA_MIN,
+                        rough_plastic::TABLE_ETA_MAX
+                    ));
+                }
                 let (diffuse, texture) = match self.tex(src, &mut props, "diffuse_reflectance")? {
                     None => (Vec3::splat(0.5), -1),
                     Some(Tex::Color(c)) => (check_reflectance(src, node, "diffuse_reflectance", c)?, -1),
@@ -251,6 +268,67 @@ impl Loader {
                 Ok(material.with_bump_texture(height, scale))
             }
         }
+    }
+
+    /// Mitsuba's `mask`: the nested BSDF with `opacity` (default 0.5, as Mitsuba's) as its
+    /// opacity, a constant or a bitmap. Mitsuba reads a float texture's RGB as its luminance: a
+    /// colour bitmap becomes a grey texture of its luminance (warpath reads the first channel),
+    /// a colour constant its luminance.
+    fn mask(&mut self, src: &Src, node: Node, props: &mut Props) -> Result<Material, SceneError> {
+        let inner: Vec<Node> = props.objects.iter().copied().filter(|n| is_bsdf_node(*n)).collect();
+        props.objects.retain(|n| !is_bsdf_node(*n));
+        let [nested] = inner[..] else {
+            return Err(src.error(node, format!("a 'mask' BSDF needs exactly one nested <bsdf>, not {}", inner.len())));
+        };
+        let (opacity, texture) = match self.tex(src, props, "opacity")? {
+            None => (0.5, -1),
+            Some(Tex::Color(c)) => (luminance(c), -1),
+            Some(Tex::Bitmap(i)) => (1.0, self.grey_texture(i)),
+        };
+        if !opacity.is_finite() {
+            return Err(src.error(node, format!("mask: opacity {opacity} is not a number")));
+        }
+        let material = self.bsdf_or_ref(src, nested)?.material;
+        if material.is_null() {
+            // Light passes a null BSDF whatever the mask.
+            return Ok(material);
+        }
+        // A mask inside a mask: the opacities multiply (Mitsuba's nested null transmission).
+        let opacity = opacity * material.opacity;
+        let texture = match (texture, material.opacity_texture) {
+            (t, -1) => t,
+            (-1, t) => t,
+            (outer, _) => {
+                self.warn(format!(
+                    "{}: a 'mask' with an opacity texture inside another: only the outer texture is applied",
+                    src.at(node)
+                ));
+                outer
+            }
+        };
+        Ok(material.with_opacity(opacity, texture))
+    }
+
+    /// Texture `index` as an opacity map: itself when grey (R = G = B everywhere), else a new
+    /// grey texture of its luminance (Mitsuba's `eval_1` of an RGB bitmap), made once.
+    fn grey_texture(&mut self, index: i32) -> i32 {
+        if let Some(&grey) = self.grey_textures.get(&index) {
+            return grey;
+        }
+        let t = &self.builder.scene_mut().textures[index as usize];
+        let grey = if t.pixels.iter().all(|p| p.x == p.y && p.y == p.z) {
+            index
+        } else {
+            let texture = crate::Texture {
+                name: format!("{} (luminance)", t.name),
+                width: t.width,
+                height: t.height,
+                pixels: t.pixels.iter().map(|&p| Vec3::splat(luminance(p))).collect(),
+            };
+            self.builder.add_texture(texture)
+        };
+        self.grey_textures.insert(index, grey);
+        grey
     }
 
     /// Mitsuba's `principled`: every parameter but `anisotropic` (rendered isotropic, with a

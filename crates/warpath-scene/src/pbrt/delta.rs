@@ -5,7 +5,7 @@
 //! rescales as pbrt does, by power / k_e with k_e = 4π for a point and
 //! 2π ((1 − cos start) + (cos start − cos end) / 2) for a spot; `illuminance` (distant)
 //! multiplies the irradiance; `from`/`to` place and aim the light under the current
-//! transform. A spot's `coneangle` becomes the cutoff angle and `coneangle − conedelta` the
+//! transform. A spot's `coneangle` becomes the cutoff angle and `coneangle − conedeltaangle` the
 //! beam width: pbrt ramps the intensity by a smoothstep in cos θ between the two, warpath (as
 //! Mitsuba) linearly in θ, so the rim of the cone differs slightly.
 
@@ -54,11 +54,11 @@ impl Loader {
             }
             "spot" => {
                 let cone = p.float_or("coneangle", 30.0)?;
-                let delta = p.float_or("conedelta", 5.0)?;
+                let delta = p.float_or("conedeltaangle", 5.0)?;
                 if !(cone > 0.0 && cone <= 180.0) || !(delta >= 0.0) {
                     return Err(p.error(
                         p.line,
-                        format!("coneangle = {cone} must be in (0, 180] and conedelta = {delta} not negative"),
+                        format!("coneangle = {cone} must be in (0, 180] and conedeltaangle = {delta} not negative"),
                     ));
                 }
                 let beam = (cone - delta).max(0.0);

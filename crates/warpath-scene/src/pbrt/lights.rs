@@ -197,7 +197,7 @@ impl Loader {
                     (Some(l), None) => Environment::Constant(l * scale),
                     (None, None) => Environment::Constant(Vec3::splat(scale)),
                     (None, Some((file, line))) => {
-                        let path = resolve(&p.path, &file);
+                        let path = self.resolve(&p.path, line, &file);
                         if !path.is_file() {
                             self.missing(&p, line, "environment map", &path)?;
                             p.ignore_all();

@@ -71,7 +71,10 @@ impl Loader {
                 }
                 None => match self.float_textures.get(&s[0]) {
                     Some(&f) => Vec3::splat(f),
-                    None => return Err(bad(format!("no texture named \"{}\"", s[0]))),
+                    None => {
+                        let tex = s[0].clone();
+                        return self.unknown_texture(p, q.line, name, &tex).map(|()| None);
+                    }
                 },
             },
             (t, _) => return Err(bad(format!("type '{t}' is not a color (rgb, spectrum, blackbody or float)"))),
@@ -82,6 +85,21 @@ impl Loader {
         Ok(Some(c))
     }
 
+    /// A texture name that no `Texture` defined: an error, as in pbrt-v4; under
+    /// [`check_pbrt`](super::check_pbrt), whose copy of a scene may lack the included file
+    /// that defines the texture, a warning (the parameter is ignored).
+    fn unknown_texture(&mut self, p: &Params, line: usize, name: &str, tex: &str) -> Result<(), SceneError> {
+        if self.lenient {
+            self.warn(format!(
+                "{}: {}: '{name}': no texture named \"{tex}\" (the file that defines it may be absent): the parameter is ignored",
+                p.at_line(line),
+                p.what
+            ));
+            return Ok(());
+        }
+        Err(p.error(line, format!("'{name}': no texture named \"{tex}\"")))
+    }
+
     /// A color or texture parameter (for a diffuse reflectance).
     fn color_or_texture(&mut self, p: &mut Params, name: &str) -> Result<Option<Tex>, SceneError> {
         if p.type_of(name) == Some("texture") {
@@ -90,7 +108,7 @@ impl Loader {
                 Some(&t) => Ok(Some(t)),
                 None => match self.float_textures.get(&tex) {
                     Some(&f) => Ok(Some(Tex::Color(Vec3::splat(f)))),
-                    None => Err(p.error(line, format!("'{name}': no texture named \"{tex}\""))),
+                    None => self.unknown_texture(p, line, name, &tex).map(|()| None),
                 },
             };
         }
@@ -103,7 +121,7 @@ impl Loader {
             let (tex, line) = p.string(name)?.unwrap();
             return match self.float_textures.get(&tex) {
                 Some(&f) => Ok(Some(f)),
-                None => Err(p.error(line, format!("'{name}': no float texture named \"{tex}\""))),
+                None => self.unknown_texture(p, line, name, &tex).map(|()| None),
             };
         }
         p.float(name)
@@ -207,6 +225,46 @@ impl Loader {
         Ok(eta)
     }
 
+    /// Adds a material as [`Loader::material`] does, unless it names a texture no `Texture`
+    /// has defined yet (or mixes a material that waits): pbrt-v4 creates materials after
+    /// every texture of the scene, so a later `Texture` may define it. Such a material is a
+    /// placeholder (pbrt's default diffuse, or `placeholder` when given) until
+    /// [`Loader::resolve_deferred_materials`] builds it at the end of parsing. Returns the
+    /// index and whether it is deferred (then the index is the placeholder).
+    pub(super) fn add_material(
+        &mut self,
+        kind: &str,
+        name: &str,
+        p: Params,
+        placeholder: Option<u32>,
+    ) -> Result<(u32, bool), SceneError> {
+        let undefined_texture =
+            p.texture_refs().any(|t| !self.spectrum_textures.contains_key(t) && !self.float_textures.contains_key(t));
+        let mixes_waiting = kind == "mix"
+            && p.peek_strings("materials").iter().any(|m| {
+                self.named_materials.get(*m).is_some_and(|i| self.deferred_materials.iter().any(|d| d.0 == *i))
+            });
+        if !undefined_texture && !mixes_waiting {
+            return Ok((self.material(kind, name, p)?, false));
+        }
+        let index = placeholder.unwrap_or_else(|| {
+            self.builder.add_material(name, Material::diffuse(Vec3::splat(shapes::DEFAULT_REFLECTANCE)))
+        });
+        self.deferred_materials.push((index, kind.to_string(), name.to_string(), p));
+        Ok((index, true))
+    }
+
+    /// Builds the materials [`Loader::add_material`] deferred, in the order they were
+    /// declared, into their placeholders. A texture still undefined is then reported.
+    pub(super) fn resolve_deferred_materials(&mut self) -> Result<(), SceneError> {
+        for (placeholder, kind, name, p) in std::mem::take(&mut self.deferred_materials) {
+            let at = p.at();
+            let index = self.material(&kind, &name, p)?;
+            self.fill_placeholder(placeholder, index, &at);
+        }
+        Ok(())
+    }
+
     /// Adds the material a `Material` or `MakeNamedMaterial` describes; returns its index.
     pub(super) fn material(&mut self, kind: &str, name: &str, mut p: Params) -> Result<u32, SceneError> {
         let at = p.at();
@@ -244,24 +302,43 @@ impl Loader {
                 }
             }
             "coateddiffuse" => {
-                let base = match self.color_or_texture(&mut p, "reflectance")? {
-                    None => Vec3::splat(0.5),
-                    Some(t) => t.mean().clamp(Vec3::ZERO, Vec3::ONE),
-                };
+                let reflectance = self.color_or_texture(&mut p, "reflectance")?;
                 let eta = self.eta(&mut p, "eta")?;
                 let (roughness, texture) = self.roughness_textured(&mut p, "", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
-                if eta == 1.0 {
-                    return Err(p.error(p.line, "coateddiffuse: eta 1 has no coat"));
+                match reflectance {
+                    // An index-matched coat (eta 1) neither reflects nor refracts: pbrt's
+                    // layered BSDF passes light straight to the base, a diffuse reflector.
+                    Some(Tex::Image(i, _)) if eta == 1.0 => {
+                        Material { base_color_texture: i, ..Material::diffuse(Vec3::ONE) }
+                    }
+                    r if eta == 1.0 => {
+                        Material::diffuse(r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE))
+                    }
+                    // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
+                    // base's light reflected back and forth under the coat (no layer medium).
+                    r => Material {
+                        roughness_texture: texture,
+                        ..Material::plastic(
+                            r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE),
+                            Vec3::ONE,
+                            eta,
+                            roughness,
+                            false,
+                        )
+                    },
                 }
-                // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
-                // base's light reflected back and forth under the coat (no layer medium).
-                Material { roughness_texture: texture, ..Material::plastic(base, Vec3::ONE, eta, roughness, false) }
             }
             "coatedconductor" => {
                 let eta = self.eta(&mut p, "interface.eta")?;
                 let coat_roughness = self.roughness(&mut p, "interface.", 0.0)?;
-                let f0 = self.conductor_f0(&mut p, "conductor.")?;
+                // pbrt-v4 takes the conductor's color from `reflectance` (unprefixed) or
+                // from `conductor.eta` and `conductor.k`.
+                let f0 = if p.has("reflectance") {
+                    self.conductor_f0(&mut p, "")?
+                } else {
+                    self.conductor_f0(&mut p, "conductor.")?
+                };
                 let roughness = self.roughness(&mut p, "conductor.", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
                 if coat_roughness > 0.0 {
@@ -361,7 +438,7 @@ impl Loader {
         if file.is_empty() {
             return Ok(None);
         }
-        let path = resolve(&p.path, &file);
+        let path = self.resolve(&p.path, line, &file);
         if !path.is_file() {
             self.missing(p, line, "normal map", &path)?;
             return Ok(None);
@@ -411,7 +488,7 @@ impl Loader {
                 let Some((file, fline)) = p.string("filename")? else {
                     return Err(p.error(p.line, "an 'imagemap' texture needs \"string filename\""));
                 };
-                let path = resolve(&p.path, &file);
+                let path = self.resolve(&p.path, fline, &file);
                 if !path.is_file() {
                     self.missing(&p, fline, "texture", &path)?;
                     p.ignore_all();

@@ -33,7 +33,13 @@ pub(crate) struct Params {
 }
 
 /// Reads the parameters that follow a directive (none, when the next token is not a string).
-pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<Params, SceneError> {
+/// A parameter given twice keeps its first value, as in pbrt-v4, and the repeat is a warning.
+pub(crate) fn read_params(
+    lx: &mut Lexer,
+    what: String,
+    line: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Params, SceneError> {
     let mut items: Vec<Param> = Vec::new();
     while let Some(t) = lx.peek()? {
         let Tok::Str(decl) = &t.tok else { break };
@@ -94,9 +100,12 @@ pub(crate) fn read_params(lx: &mut Lexer, what: String, line: usize) -> Result<P
             _ => Values::Num(Vec::new()),
         });
         if let Some(previous) = items.iter().find(|p| p.name == name) {
-            return Err(
-                lx.error(pline, format!("{what}: parameter '{name}' is given twice (first at line {})", previous.line))
-            );
+            warnings.push(format!(
+                "{}:{pline}: {what}: parameter '{name}' is given twice: the first value (line {}) is used, as pbrt does",
+                lx.path.display(),
+                previous.line
+            ));
+            continue;
         }
         items.push(Param { ty, name, values, line: pline, used: false });
     }
@@ -241,6 +250,22 @@ impl Params {
             }
             _ => Err(self.error(p.line, format!("'{name}' must be one string"))),
         }
+    }
+
+    /// The string values of parameter `name` (of any type), without marking it read.
+    pub fn peek_strings(&self, name: &str) -> Vec<&str> {
+        match self.items.iter().find(|p| p.name == name).map(|p| &p.values) {
+            Some(Values::Str(v)) => v.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The texture names the `texture` parameters refer to, without marking them read.
+    pub fn texture_refs(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter(|p| p.ty == "texture").filter_map(|p| match &p.values {
+            Values::Str(v) => v.first().map(String::as_str),
+            _ => None,
+        })
     }
 
     /// Marks every parameter read (for plugins that are replaced wholesale, with a warning).

@@ -41,7 +41,7 @@ impl Loader {
                 let Some((file, fline)) = p.string("filename")? else {
                     return Err(p.error(line, "a 'plymesh' needs \"string filename\""));
                 };
-                let path = resolve(&p.path, &file);
+                let path = self.resolve(&p.path, fline, &file);
                 if !path.is_file() {
                     self.missing(&p, fline, "mesh file", &path)?;
                     p.ignore_all();
@@ -119,14 +119,34 @@ impl Loader {
                 None
             }
         };
+        // pbrt's `alpha`: an opacity mask on the shape's material (warpath_core::opacity). pbrt
+        // cuts out in the intersection routine (a stochastic alpha test that every ray, shadow
+        // rays too, makes, no bounce); warpath's mask is Mitsuba's: the same mean, but the
+        // surface path tracer counts a pass-through as a bounce and stops shadow rays at it.
+        let mut mask: Option<(f32, i32)> = None;
         if let Some(q) = p.take("alpha") {
-            let opaque = matches!(&q.values, params::Values::Num(v) if v.len() == 1 && v[0] >= 1.0);
-            if !opaque {
+            let bad = |m: String| p.error(q.line, m);
+            mask = match (&q.values, q.ty.as_str()) {
+                (params::Values::Num(v), "float") if v.len() == 1 => Some(((v[0] as f32).clamp(0.0, 1.0), -1)),
+                (params::Values::Str(s), "texture") if s.len() == 1 => match self.float_images.get(&s[0]) {
+                    Some(&i) => Some((1.0, i)),
+                    None => match self.float_textures.get(&s[0]) {
+                        Some(&f) => Some((f.clamp(0.0, 1.0), -1)),
+                        None => return Err(bad(format!("'alpha': no float texture named \"{}\"", s[0]))),
+                    },
+                },
+                _ => return Err(bad("'alpha' must be one float or a float texture".into())),
+            };
+            if mask.is_some_and(|(a, t)| a < 1.0 || t >= 0) {
                 self.warn(format!(
-                    "{}: {}: 'alpha' (cut-outs) is not supported: the shape is opaque",
+                    "{}: {}: 'alpha' is rendered as Mitsuba's mask (same mean image; with the surface path tracer a \
+                     pass-through counts toward maxdepth and shadow rays stop at the shape, where pbrt's alpha test \
+                     skips the hit for every ray)",
                     p.at_line(q.line),
                     p.what
                 ));
+            } else {
+                mask = None;
             }
         }
         for key in ["emissionfilename", "emission"] {
@@ -147,6 +167,10 @@ impl Loader {
             }
         }
         let material = self.current_material();
+        let material = match mask {
+            Some((opacity, texture)) => self.masked_material(material, opacity, texture),
+            None => material,
+        };
         let material = match self.g.area_light {
             Some(light) => self.emissive_material(material, light, &at),
             None => material,
@@ -262,6 +286,20 @@ impl Loader {
             base.flags |= flags::TWO_SIDED_EMISSION;
         }
         base
+    }
+
+    /// `material` with a shape's alpha as its opacity, made once per (material, alpha).
+    fn masked_material(&mut self, material: u32, opacity: f32, texture: i32) -> u32 {
+        let key = (material, opacity.to_bits(), texture);
+        if let Some(&m) = self.masked.get(&key) {
+            return m;
+        }
+        let scene = self.builder.scene_mut();
+        let masked = scene.materials[material as usize].with_opacity(opacity, texture);
+        let name = format!("{}+alpha", scene.material_names[material as usize]);
+        let m = self.builder.add_material(&name, masked);
+        self.masked.insert(key, m);
+        m
     }
 
     fn emissive_material(&mut self, material: u32, light: AreaLight, at: &str) -> u32 {

@@ -180,6 +180,17 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
     if m.two_sided_emission == Some(true) {
         material.flags |= flags::TWO_SIDED_EMISSION;
     }
+    if let Some(o) = &m.opacity {
+        if kind == "null" {
+            return Err(
+                source.error_at(o.span(), "'opacity' does not apply to a null boundary (it lets all light through)")
+            );
+        }
+        if !(0.0..=1.0).contains(o.get_ref()) {
+            return Err(source.error_at(o.span(), format!("opacity must be in [0, 1], got {}", o.get_ref())));
+        }
+        material.opacity = *o.get_ref();
+    }
     if let Some(one_sided) = &m.one_sided {
         if matches!(kind, "glass" | "rough-dielectric" | "thin-dielectric" | "black") {
             let why = if kind == "black" { "it does not scatter" } else { "it transmits and sees both sides" };

@@ -89,6 +89,10 @@ pub(super) struct MaterialSection {
     /// Raw images whose luminance multiplies `roughness` / `metallic`.
     pub(super) roughness_texture: Option<Spanned<String>>,
     pub(super) metallic_texture: Option<Spanned<String>>,
+    /// An opacity mask (Mitsuba's `mask`): opacity in [0, 1] (default 1) and an image whose
+    /// first channel multiplies it.
+    pub(super) opacity: Option<Spanned<f32>>,
+    pub(super) opacity_texture: Option<Spanned<String>>,
     /// Principled: Mitsuba's `principled` weights, each in [0, 1] (default 0).
     pub(super) metallic: Option<Spanned<f32>>,
     pub(super) spec_tint: Option<Spanned<f32>>,

@@ -68,6 +68,7 @@ pub(super) fn isosurface_shape(
         || m.bump_texture >= 0
         || m.roughness_texture >= 0
         || m.metallic_texture >= 0
+        || m.opacity_texture >= 0
     {
         builder.warn(format!(
             "{}: isosurface '{name}' has no texture coordinates: material '{material_name}''s textures are not applied",

@@ -2,7 +2,8 @@
 """Writes the meshes and images of the Mitsuba oracle scenes (run once; the outputs are
 committed): a UV sphere as OBJ (positions, normals, uvs), a torus as ASCII PLY (positions
 only: shaded with face normals), an 8x8 sRGB PNG texture, a 32x32 normal map (a PNG read
-raw), a 32x32 height map and a 16x16 roughness/metallic texture (PNGs read raw), a 32x16 EXR environment map, a Mitsuba .serialized file of two meshes (a wavy sheet
+raw), a 32x32 height map and a 16x16 roughness/metallic texture (PNGs read raw), a 16x16 grey
+opacity map, a 32x16 EXR environment map, a Mitsuba .serialized file of two meshes (a wavy sheet
 with normals and uvs; the torus with neither) and a 16x12x16 density grid as a Mitsuba .vol
 file.
 Needs numpy and mitsuba (for the EXR):  python3 generate.py"""
@@ -121,6 +122,20 @@ def roughness_png(path):
     png(path, np.round(np.stack([r, g, b], axis=-1) * 255))
 
 
+def leaf_mask_png(path):
+    """A 16x16 grey opacity map (R = G = B): an opaque disc with a soft rim and four holes,
+    transparent corners, and a band of mid-grey along the bottom rows."""
+    n = 16
+    c = (np.arange(n) + 0.5) / n - 0.5
+    r = np.hypot(c[None, :], c[:, None])
+    a = np.clip((0.45 - r) / 0.1, 0.0, 1.0)
+    for hx, hy in ((4, 4), (11, 5), (5, 10), (10, 11)):
+        a[hy, hx] = 0.0
+    a[-2:, :] = 0.5
+    grey = np.round(a * 255)
+    png(path, np.stack([grey, grey, grey], axis=-1))
+
+
 def envmap_exr(path):
     import mitsuba as mi
     mi.set_variant("scalar_rgb")
@@ -205,6 +220,7 @@ if __name__ == "__main__":
     normalmap_png(os.path.join(HERE, "waves-normal.png"))
     height_png(os.path.join(HERE, "bumps-height.png"))
     roughness_png(os.path.join(HERE, "roughness.png"))
+    leaf_mask_png(os.path.join(HERE, "leaf-mask.png"))
     envmap_exr(os.path.join(HERE, "sky.exr"))
     meshes_serialized(os.path.join(HERE, "meshes.serialized"))
     density_vol(os.path.join(HERE, "blob.vol"))
