@@ -221,8 +221,9 @@ fn external_buffer_and_image_files() {
     std::fs::write(&path, document(Some("data%20file.bin"), b.len(), "tex.png")).unwrap();
     let scene = load_any(&path).unwrap();
     assert_eq!(scene.triangle_count(), 3);
-    // The base color texture and the metal's normal texture, an external file read raw.
-    assert_eq!(scene.textures.len(), 2);
+    // The base color texture, the metal's normal texture (an external file read raw) and its
+    // roughness and metallic textures.
+    assert_eq!(scene.textures.len(), 4);
     assert_eq!(scene.textures[1].pixels[0], Vec3::new(0.75, 0.25, 0.0));
     // Missing buffer and missing texture files.
     std::fs::write(&path, document(Some("gone.bin"), b.len(), "tex.png")).unwrap();
