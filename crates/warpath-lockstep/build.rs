@@ -27,6 +27,7 @@ const MUTABLE_HEADERS: &[&str] = &[
     "common/camera.cuh",
     "common/math.cuh",
     "common/normal_map.cuh",
+    "common/bump_map.cuh",
     "common/opacity.cuh",
     "common/detmath.cuh",
     "volume/medium.cuh",

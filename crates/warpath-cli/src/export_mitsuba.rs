@@ -27,7 +27,9 @@
 //! `constant` and `envmap` environments; the camera → `perspective`/`thinlens` with its
 //! medium; the integrator → `volpath` with `max_depth` = warpath's + 1 (−1 when unlimited)
 //! and `rr_depth` = `max_depth`, so that Mitsuba's roulette never fires (warpath's is on the
-//! path weight; both are unbiased). Whatever Mitsuba cannot express (base-color textures, Blinn, car
+//! path weight; both are unbiased). Normal maps → `normalmap`, bump maps → `bumpmap` (around
+//! the `twosided` adapter), roughness and metallic textures → the BSDF's `alpha`
+//! (α per texel), `roughness` and `metallic` as raw EXR bitmaps. Whatever Mitsuba cannot express (base-color textures, Blinn, car
 //! paint, two-sided emission, Schlick reflectances) is an error that names the material.
 
 mod normal_maps;
@@ -424,8 +426,11 @@ fn shapes(scene: &Scene, dir: &Path, files: &mut Vec<String>) -> Result<Vec<(Str
         shape.insert("filename".into(), json!(name));
         shape.insert("face_normals".into(), json!(scene.normals.is_empty()));
         let mut material_bsdf = bsdf(material).with_context(context)?;
+        material_bsdf = normal_maps::data_textures(scene, material, material_bsdf, dir, files)?;
         if material.normal_texture >= 0 {
             material_bsdf = normal_maps::normal_map(scene, material.normal_texture, material_bsdf, dir, files)?;
+        } else if material.bump_texture >= 0 {
+            material_bsdf = normal_maps::bump_map(scene, material, material_bsdf, dir, files)?;
         }
         if material.is_masked() && !material.is_null() {
             material_bsdf = normal_maps::mask(scene, material, material_bsdf, dir, files)?;

@@ -10,6 +10,7 @@
 //! CPU and the GPU compute them bit for bit alike.
 
 pub mod bsdf;
+pub mod bump_map;
 pub mod camera;
 pub mod color;
 pub mod counters;

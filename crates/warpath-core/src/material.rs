@@ -94,6 +94,10 @@ pub mod flags {
     /// Plastic: Mitsuba's `nonlinear` (the internal reflections shift the base's color: the
     /// denominator 1 − ρ F_dr instead of 1 − F_dr).
     pub const NONLINEAR: u32 = 4;
+    /// The roughness texture holds GGX α (Mitsuba's `alpha` as a texture): the roughness is
+    /// `roughness · √t` of the bilinearly filtered texel `t`, so that α is filtered as Mitsuba
+    /// filters it.
+    pub const ROUGHNESS_TEXTURE_ALPHA: u32 = 256;
 }
 
 /// One material, 128 bytes. See [`MaterialKind`] for the fields each kind reads.
@@ -137,8 +141,15 @@ pub struct Material {
     pub spec_trans: f32,
     /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
     pub flatness: f32,
-    /// Reserved for the bump, roughness and metallic textures (zero, unused).
-    pub _reserved_bump: [u32; 4],
+    /// Index into the scene's textures of a height map for bump mapping (its red channel,
+    /// raw; see [`crate::bump_map`]), or -1. A material has a normal map or a bump map, not both.
+    pub bump_texture: i32,
+    /// The bump map's gradient multiplier (Mitsuba's `bumpmap` `scale`).
+    pub bump_scale: f32,
+    /// Index into the scene's textures whose red channel multiplies `roughness` (raw), or -1.
+    pub roughness_texture: i32,
+    /// Index into the scene's textures whose red channel multiplies `metallic` (raw), or -1.
+    pub metallic_texture: i32,
     /// Opacity in [0, 1] (Mitsuba's `mask`): 1 opaque (the default), 0 invisible to
     /// BSDF-sampled rays. See [`crate::opacity`].
     pub opacity: f32,
@@ -172,7 +183,10 @@ impl Material {
             clearcoat_gloss: 0.0,
             spec_trans: 0.0,
             flatness: 0.0,
-            _reserved_bump: [0; 4],
+            bump_texture: -1,
+            bump_scale: 1.0,
+            roughness_texture: -1,
+            metallic_texture: -1,
             opacity: 1.0,
             opacity_texture: -1,
             _pad_tail: [0; 2],
@@ -249,6 +263,12 @@ impl Material {
     /// This material with the normal map `texture` (an index into the scene's textures).
     pub fn with_normal_texture(mut self, texture: i32) -> Self {
         self.normal_texture = texture;
+        self
+    }
+    /// This material with the bump map `texture` (a height map) and gradient multiplier `scale`.
+    pub fn with_bump_texture(mut self, texture: i32, scale: f32) -> Self {
+        self.bump_texture = texture;
+        self.bump_scale = scale;
         self
     }
     /// This material behind an opacity mask (Mitsuba's `mask`): `opacity` in [0, 1] times the

@@ -71,6 +71,10 @@ impl MappedNormal {
         if !(cos_shading * cos_perturbed > 0.0) {
             return 0.0;
         }
+        // α² 0 (a flat normal): 1, also where tan²θ would overflow.
+        if self.alpha2 == 0.0 {
+            return 1.0;
+        }
         2.0 / (1.0 + (1.0 + self.alpha2 * tan_theta_2(cos_shading)).sqrt())
     }
 }
@@ -79,10 +83,22 @@ impl MappedNormal {
 /// front-face shading normal `n` (unit), the surface's dp/du, the normal map's `texel` (raw
 /// RGB) and the direction toward the viewer `wo`.
 pub fn perturb(n: Vec3, dp_du: Vec3, texel: Vec3, wo: Vec3) -> (Vec3, MappedNormal) {
+    perturb_local(n, dp_du, texel * 2.0 - Vec3::ONE, wo)
+}
+
+/// The normal map's tangent frame at the front-face shading normal `n` (unit): `s` the
+/// [`tangent`], `t = n × s`.
+pub fn tangent_frame(n: Vec3, dp_du: Vec3) -> Frame {
     let s = tangent(n, dp_du);
     let t = n.cross(s);
-    let frame = Frame { s, t, n };
-    let mut local = texel * 2.0 - Vec3::ONE;
+    Frame { s, t, n }
+}
+
+/// [`perturb`] for a mapped normal `local` (any length) given in the [`tangent_frame`]
+/// rather than as a texel: the invalid-normal flip, normalization and shadowing term.
+pub fn perturb_local(n: Vec3, dp_du: Vec3, local: Vec3, wo: Vec3) -> (Vec3, MappedNormal) {
+    let frame = tangent_frame(n, dp_du);
+    let mut local = local;
     let wo_local = frame.to_local(wo);
     if wo_local.z * wo_local.dot(local) <= 0.0 {
         local = Vec3::new(-local.x, -local.y, local.z);

@@ -24,8 +24,10 @@ use glam::{Vec2, Vec3};
 use warpath_bvh::Bvh;
 use warpath_bvh::cpu_layout::CpuBvh;
 use warpath_core::bsdf;
+use warpath_core::bump_map;
 use warpath_core::film::Film;
 use warpath_core::light::LightSet;
+use warpath_core::material::{Material, flags};
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::normal_map::{self, MappedNormal};
 use warpath_core::opacity;
@@ -140,14 +142,23 @@ pub(crate) struct SurfaceHit {
     pub(crate) base_color: Vec3,
     pub(crate) triangle: u32,
     pub(crate) t: f32,
-    /// A normal-mapped surface's unperturbed normal and shadowing term (`frame.n` is the
-    /// perturbed normal); `None` without a normal map.
+    /// A normal- or bump-mapped surface's unperturbed normal and shadowing term (`frame.n` is
+    /// the perturbed normal); `None` without either map.
     pub(crate) normal_map: Option<MappedNormal>,
+    /// The material's roughness and metallic here (their textures applied).
+    pub(crate) roughness: f32,
+    pub(crate) metallic: f32,
     /// The opacity mask's α here (1: opaque; see `warpath_core::opacity`).
     pub(crate) opacity: f32,
 }
 
 impl SurfaceHit {
+    /// The hit's material with the roughness and metallic its textures give here: what the
+    /// BSDF evaluates.
+    pub(crate) fn shading_material(&self, materials: &[Material]) -> Material {
+        Material { roughness: self.roughness, metallic: self.metallic, ..materials[self.material as usize] }
+    }
+
     /// The normal map's factor on the BSDF toward `wi` (world space; 1 without a normal
     /// map): see `warpath_core::normal_map`.
     pub(crate) fn normal_map_factor(&self, wi: Vec3) -> f32 {
@@ -178,6 +189,8 @@ fn isosurface_hit(
         triangle: hit.prim,
         t: hit.t,
         normal_map: None,
+        roughness: material.roughness,
+        metallic: material.metallic,
         opacity: opacity::opacity(material, 1.0),
     }
 }
@@ -210,15 +223,24 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         ns = -ns;
     }
     let wo = -ray.d;
-    let textured = material.base_color_texture >= 0 || material.normal_texture >= 0 || material.opacity_texture >= 0;
+    let textured = material.base_color_texture >= 0
+        || material.normal_texture >= 0
+        || material.bump_texture >= 0
+        || material.roughness_texture >= 0
+        || material.metallic_texture >= 0
+        || material.opacity_texture >= 0;
     let uvs = (textured && !scene.uvs.is_empty()).then(|| idx.map(|i| scene.uvs[i as usize]));
     let uv = uvs.map(|t| t[0] * w + t[1] * u + t[2] * v);
-    // The normal map perturbs the front face's shading normal (the back face below takes it
-    // negated, with the frame).
+    // The normal map (or else the bump map) perturbs the front face's shading normal (the
+    // back face below takes it negated, with the frame).
     let mut mapped = None;
     if let (true, Some(uvs), Some(uv)) = (material.normal_texture >= 0, uvs, uv) {
         let texel = scene.textures[material.normal_texture as usize].sample(uv);
         mapped = Some(normal_map::perturb(ns, normal_map::triangle_dp_du([a, b, c], uvs), texel, wo));
+    } else if let (true, Some(uvs), Some(uv)) = (material.bump_texture >= 0, uvs, uv) {
+        let gradient = scene.textures[material.bump_texture as usize].height_gradient(uv);
+        let (dp_du, dp_dv) = (normal_map::triangle_dp_du([a, b, c], uvs), bump_map::triangle_dp_dv([a, b, c], uvs));
+        mapped = Some(bump_map::perturb(ns, ng, dp_du, dp_dv, gradient, material.bump_scale, wo));
     }
     // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
     // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
@@ -228,8 +250,19 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         mapped = mapped.map(|(n, m)| (-n, MappedNormal { shading: ns, ..m }));
     }
     let mut base_color = material.base_color;
-    if let (true, Some(uv)) = (material.base_color_texture >= 0, uv) {
-        base_color *= scene.textures[material.base_color_texture as usize].sample(uv);
+    let (mut roughness, mut metallic) = (material.roughness, material.metallic);
+    if let Some(uv) = uv {
+        let red = |texture: i32| scene.textures[texture as usize].sample(uv).x;
+        if material.base_color_texture >= 0 {
+            base_color *= scene.textures[material.base_color_texture as usize].sample(uv);
+        }
+        if material.roughness_texture >= 0 {
+            let t = red(material.roughness_texture);
+            roughness *= if material.flags & flags::ROUGHNESS_TEXTURE_ALPHA != 0 { t.max(0.0).sqrt() } else { t };
+        }
+        if material.metallic_texture >= 0 {
+            metallic *= red(material.metallic_texture);
+        }
     }
     let mut texel = 1.0;
     if let (true, Some(uv)) = (material.opacity_texture >= 0, uv) {
@@ -244,6 +277,8 @@ pub(crate) fn surface_hit(view: &SceneView, ray: &Ray, hit: &warpath_bvh::Hit) -
         triangle: hit.prim,
         t: hit.t,
         normal_map: mapped.map(|(_, m)| m),
+        roughness,
+        metallic,
         opacity: opacity::opacity(material, texel),
     }
 }
@@ -321,7 +356,7 @@ fn illuminate(
     numbers: &VertexSampler,
     counters: &mut PathCounters,
 ) {
-    let material = &view.scene.materials[surface.material as usize];
+    let material = &surface.shading_material(&view.scene.materials);
     if bsdf::is_purely_specular(material) || view.lights.is_empty() {
         return;
     }
@@ -361,7 +396,7 @@ fn illuminate(
 
 /// Samples the BSDF for the path's next ray, then Russian roulette.
 fn bounce(view: &SceneView, path: &mut PathState, surface: &SurfaceHit, numbers: &VertexSampler) -> bool {
-    let material = &view.scene.materials[surface.material as usize];
+    let material = &surface.shading_material(&view.scene.materials);
     let u_lobe = numbers.get(dims::BSDF_LOBE);
     let Some(u_lobe) = opacity::choose(surface.opacity, u_lobe) else {
         // The mask's null lobe: straight on, weight 1, a delta bounce (Mitsuba's `path`

@@ -72,6 +72,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpath_core::bsdf;
 use warpath_core::detmath::det_sin_cos;
 use warpath_core::film::Film;
+use warpath_core::material::Material;
 use warpath_core::math::{Frame, Ray, offset_ray_origin};
 use warpath_core::sampler::pcg_sample;
 
@@ -146,12 +147,23 @@ pub struct Surface {
     /// Camera distance (the similarity test's depth).
     pub depth: f32,
     /// The material's roughness (`warpath_core::restir::material_roughness`: the similarity
-    /// test's roughness).
+    /// test's roughness), its texture applied.
     pub roughness: f32,
+    /// The material's roughness and metallic here (their textures applied): what the BSDF
+    /// evaluates.
+    pub material_roughness: f32,
+    pub metallic: f32,
     /// The opacity mask's α (1 opaque): the material's value is scaled by it, in the target
     /// function and the shading alike (Mitsuba's `mask` evaluated). ReSTIR sees no further:
     /// the camera ray stops at the first surface, masked or not, and shadow rays stop at masks.
     pub opacity: f32,
+}
+
+impl Surface {
+    /// The surface's material with its textured roughness and metallic.
+    pub fn shading_material(&self, materials: &[Material]) -> Material {
+        Material { roughness: self.material_roughness, metallic: self.metallic, ..materials[self.material as usize] }
+    }
 }
 
 /// What the camera sees at a pixel this frame: emission, and the surface to light (None on a
@@ -192,7 +204,7 @@ fn light_geometry(view: &SceneView, x: Vec3, y: LightPoint) -> Option<LightGeome
 /// The unshadowed contribution f·cos · Le · G of `y` at `s` (area measure), and its direction.
 fn contribution(view: &SceneView, s: &Surface, y: LightPoint) -> Option<(Vec3, LightGeometry)> {
     let g = light_geometry(view, s.p, y)?;
-    let material = &view.scene.materials[s.material as usize];
+    let material = &s.shading_material(&view.scene.materials);
     let f = bsdf::eval(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(g.wi)) * s.opacity;
     let c = f * g.le_g;
     (c.max_element() > 0.0 && c.is_finite()).then_some((c, g))
@@ -260,7 +272,7 @@ pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixe
             } else {
                 Vec3::ZERO
             };
-            let material = &view.scene.materials[surface.material as usize];
+            let material = &surface.shading_material(&view.scene.materials);
             let lit = !bsdf::is_purely_specular(material);
             GBufferPixel {
                 emitted,
@@ -273,6 +285,8 @@ pub fn gbuffer(view: &SceneView, camera: &Camera, frame: u32) -> Vec<GBufferPixe
                     wo: -path.ray.d,
                     depth: surface.t,
                     roughness: warpath_core::restir::material_roughness(material),
+                    material_roughness: surface.roughness,
+                    metallic: surface.metallic,
                     opacity: surface.opacity,
                 }),
             }

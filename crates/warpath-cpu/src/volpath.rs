@@ -288,7 +288,7 @@ fn light_at_surface(
     tracking: &mut TrackingCounts,
 ) {
     let s = &view.surface;
-    let material = &s.scene.materials[surface.material as usize];
+    let material = &surface.shading_material(&s.scene.materials);
     let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
     let wo = surface.frame.to_local(-path.ray.d);
     if !bsdf::is_purely_specular(material) && !s.lights.is_empty() {
@@ -316,7 +316,7 @@ fn light_at_surface(
 /// boundary changes the medium.
 fn scatter_at_surface(view: &VolumeView, path: &mut VolumePath, surface: &crate::integrator::SurfaceHit) -> bool {
     let s = &view.surface;
-    let material = &s.scene.materials[surface.material as usize];
+    let material = &surface.shading_material(&s.scene.materials);
     let numbers = s.sampler.at(path.pixel, path.sample, path.bounce);
     let wo = surface.frame.to_local(-path.ray.d);
     let u_lobe = numbers.get(dims::BSDF_LOBE);

@@ -158,15 +158,19 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
     g.material = 0u;
     g.lit = 0u;
     g.roughness = 0.0f;
+    g.material_roughness = 0.0f;
+    g.metallic = 0.0f;
     g.opacity = 1.0f;
     g._pad[0] = 0u;
+    g._pad[1] = 0u;
+    g._pad[2] = 0u;
     SurfaceIntersection hit;
     if (scene_intersect_closest(scene, path.ray, hit)) {
         const SurfaceHit surface = surface_hit(ctx, path.ray, hit);
         const int light_index =
             surface.triangle < params.triangle_count ? scene.triangle_to_light[surface.triangle] : -1;
         if (light_index >= 0) store3(g.emitted, triangle_light_radiance(scene.lights[light_index], -path.ray.d));
-        const Material& material = scene.materials[surface.material];
+        const Material material = surface_material(scene, surface);
         if (!is_purely_specular(material)) {
             g.lit = 1u;
             store3(g.p, surface.p);
@@ -177,6 +181,8 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             g.depth = surface.t;
             g.material = surface.material;
             g.roughness = restir_material_roughness(material);
+            g.material_roughness = surface.roughness;
+            g.metallic = surface.metallic;
             g.opacity = surface.opacity;
         }
     }

@@ -19,6 +19,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("common/principled.cuh", include_str!("../kernels/common/principled.cuh")),
     ("common/lights.cuh", include_str!("../kernels/common/lights.cuh")),
     ("common/normal_map.cuh", include_str!("../kernels/common/normal_map.cuh")),
+    ("common/bump_map.cuh", include_str!("../kernels/common/bump_map.cuh")),
     ("common/opacity.cuh", include_str!("../kernels/common/opacity.cuh")),
     ("traversal/ray_triangle.cuh", include_str!("../kernels/traversal/ray_triangle.cuh")),
     ("traversal/traversal.cuh", include_str!("../kernels/traversal/traversal.cuh")),

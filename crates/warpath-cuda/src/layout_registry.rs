@@ -116,7 +116,7 @@ pub const ALL: &[LayoutInfo] = &[
     gpu_layout!(Material => "Material" in ["common/layout.cuh"] {
         kind, base_color_texture, roughness, ior, base_color, exponent, specular, flags, emission, normal_texture,
         metallic, spec_tint, sheen, sheen_tint, clearcoat, clearcoat_gloss, spec_trans, flatness,
-        _reserved_bump, opacity, opacity_texture, _pad_tail
+        bump_texture, bump_scale, roughness_texture, metallic_texture, opacity, opacity_texture, _pad_tail
     }),
     gpu_layout!(TriangleLight => "TriangleLight" in ["common/layout.cuh"] {
         p0, area, e1, two_sided, e2, triangle, emission, _pad
@@ -213,7 +213,7 @@ pub const ALL: &[LayoutInfo] = &[
     }),
     // ReSTIR (restir/): restir/restir.cuh. The reservoir has two shapes, by RESTIR_FULL_SAMPLE.
     gpu_layout!(GpuRestirSurface => "RestirSurface" in ["restir/restir.cuh"] {
-        p, ng, n, base_color, wo, emitted, depth, material, lit, roughness, opacity, _pad
+        p, ng, n, base_color, wo, emitted, depth, material, lit, roughness, material_roughness, metallic, opacity, _pad
     }),
     gpu_layout!(GpuReservoir => "Reservoir" in ["restir/restir.cuh"] if "!defined(RESTIR_FULL_SAMPLE)" {
         light, b, w_sum, m, w

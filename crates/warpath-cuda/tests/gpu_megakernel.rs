@@ -16,6 +16,8 @@
 //!   textures, shading normals, a thin lens and every material kind (glass, rough
 //!   dielectric, rough conductor, mirror, Blinn, car paint);
 //! - normal maps on every material kind of that scene (`normal_maps_match_cpu_reference`);
+//! - bump maps and roughness and metallic textures on it and on the principled scene
+//!   (`bump_maps_and_data_textures_match_cpu_reference`);
 //! - two GPU renders with the same seed are bit-identical.
 //!
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
@@ -32,8 +34,8 @@ use warpath_scene::{RenderSettings, Scene};
 
 mod common;
 use common::{
-    delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, principled_scene, settings, with_masks,
-    with_normal_maps,
+    delta_light_scene, device, isosurface_scene, material_scene, plastic_scene, principled_scene, settings,
+    with_bump_and_data_textures, with_masks, with_normal_maps,
 };
 
 fn cpu_options(s: &RenderSettings) -> RenderOptions {
@@ -306,6 +308,48 @@ fn normal_map_scene_differs_from_the_flat_one() {
     // Measured: 132 beyond |z| = 4.
     assert!(changed * 2 > flat.pixel_count(), "only {changed} of {} pixels changed", flat.pixel_count());
     assert!(beyond_noise >= 60, "only {beyond_noise} pixels differ beyond |z| = 4");
+}
+
+/// Bump maps (Mitsuba's `bumpmap` frame and side test) and roughness and metallic textures
+/// on every material of the material scene and of the principled scene.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn bump_maps_and_data_textures_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    for scene in [with_bump_and_data_textures(material_scene()), with_bump_and_data_textures(principled_scene())] {
+        let s = settings(64, 48, 16, 31, SamplerKind::PaddedHalton);
+        let label = scene.name.clone();
+        let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+        let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+        compare_counters(&label, &cpu_counters, &gpu_counters);
+        compare_same_seed(&label, &cpu_film, &gpu_film);
+        let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 32, ..s.clone() });
+        compare_images(&format!("{label}/seeds 31 vs 32"), &cpu_film, &other_film);
+    }
+}
+
+/// The bump-map and data-texture scenes on the CPU (no GPU needed): the textures change many
+/// pixels beyond their noise, so the GPU comparison above compares that shading.
+#[test]
+fn bump_and_data_texture_scenes_differ_from_the_plain_ones() {
+    let s = settings(48, 36, 16, 21, SamplerKind::Pcg);
+    for plain in [material_scene(), principled_scene()] {
+        let (flat, _) = render_cpu(&plain, &s);
+        let (bumped, _) = render_cpu(&with_bump_and_data_textures(plain.clone()), &s);
+        let (flat_mean, bumped_mean) = (flat.mean(), bumped.mean());
+        let (flat_var, bumped_var) = (flat.variance_of_mean(), bumped.variance_of_mean());
+        let beyond_noise = (0..flat.pixel_count())
+            .filter(|&i| {
+                (0..3).any(|c| {
+                    let var = flat_var[i][c] as f64 + bumped_var[i][c] as f64;
+                    let diff = (flat_mean[i][c] as f64 - bumped_mean[i][c] as f64).abs();
+                    diff > 4.0 * var.sqrt() && diff > 1e-6
+                })
+            })
+            .count();
+        eprintln!("{}: {beyond_noise} of {} pixels beyond |z| = 4", plain.name, flat.pixel_count());
+        assert!(beyond_noise >= 40, "{}: only {beyond_noise} pixels differ beyond |z| = 4", plain.name);
+    }
 }
 
 /// Mitsuba's principled (every lobe, a metal, transmission from both sides, a textured base)

@@ -17,7 +17,9 @@
 
 mod common;
 
-use common::{delta_lights, dense_volume_scene, device, volume_scene, with_masks, with_normal_maps};
+use common::{
+    delta_lights, dense_volume_scene, device, volume_scene, with_bump_and_data_textures, with_masks, with_normal_maps,
+};
 use warpath_bvh::BuildKind;
 use warpath_core::film::Film;
 use warpath_core::sampler::SamplerKind;
@@ -217,6 +219,15 @@ fn delta_lights_in_a_volume_match_the_cpu_reference() {
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn normal_maps_in_a_volume_match_the_cpu_reference() {
     let scene = with_normal_maps(volume_scene());
+    let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
+    check_cpu_vs_gpu(&scene, &s);
+}
+
+/// The heterogeneous volume's surfaces bump-mapped, with roughness and metallic textures.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn bump_maps_in_a_volume_match_the_cpu_reference() {
+    let scene = with_bump_and_data_textures(volume_scene());
     let s = if small() { settings(&scene, 20, 14, 2, 16) } else { settings(&scene, 64, 48, 8, 16) };
     check_cpu_vs_gpu(&scene, &s);
 }

@@ -179,6 +179,31 @@ void math_normal_map_perturb(const DeviceScene&, In& in, Out& out) {
     out.f(mapped.alpha2);
     out.f(normal_map_factor(mapped, perturbed, wi));
 }
+// The bump map's frame code (common/bump_map.cuh).
+void math_bump_map_dp_dv(const DeviceScene&, In& in, Out& out) {
+    const float3 p0 = in.f3(), p1 = in.f3(), p2 = in.f3();
+    const float2 uv0 = in.f2(), uv1 = in.f2(), uv2 = in.f2();
+    out.f3(triangle_dp_dv(p0, p1, p2, uv0, uv1, uv2));
+}
+void math_bump_map_gradient(const DeviceScene&, In& in, Out& out) {
+    const float h00 = in.f(), h10 = in.f(), h01 = in.f(), h11 = in.f();
+    const float fx = in.f(), fy = in.f();
+    const unsigned int w = in.u(), h = in.u();
+    out.f2(bump_height_gradient(h00, h10, h01, h11, fx, fy, w, h));
+}
+void math_bump_map_perturb(const DeviceScene&, In& in, Out& out) {
+    const float3 n = in.f3(), ng = in.f3(), dp_du = in.f3(), dp_dv = in.f3();
+    const float2 gradient = in.f2();
+    const float scale = in.f();
+    const float3 wo = in.f3(), wi = in.f3();
+    out.f3(bump_map_normal(n, ng, dp_du, dp_dv, gradient, scale));
+    MappedNormal mapped;
+    const float3 perturbed = bump_map_perturb(n, ng, dp_du, dp_dv, gradient, scale, wo, mapped);
+    out.f3(perturbed);
+    out.f3(mapped.shading);
+    out.f(mapped.alpha2);
+    out.f(normal_map_factor(mapped, perturbed, wi));
+}
 // The opacity mask (common/opacity.cuh).
 void math_opacity(const DeviceScene&, In& in, Out& out) {
     Material m{};
@@ -721,6 +746,9 @@ const Case CASES[] = {
     {"math_intersect_triangle", surface<math_intersect_triangle>},
     {"math_normal_map_dp_du", surface<math_normal_map_dp_du>},
     {"math_normal_map_perturb", surface<math_normal_map_perturb>},
+    {"math_bump_map_dp_dv", surface<math_bump_map_dp_dv>},
+    {"math_bump_map_gradient", surface<math_bump_map_gradient>},
+    {"math_bump_map_perturb", surface<math_bump_map_perturb>},
     {"math_opacity", surface<math_opacity>},
     {"math_mask_choose", surface<math_mask_choose>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},

@@ -122,6 +122,14 @@ pub const CASES: &[Case] = &[
     exact("math_intersect_triangle", Needs::Nothing, draw::ray_and_triangle, math_intersect_triangle),
     exact("math_normal_map_dp_du", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_du),
     exact("math_normal_map_perturb", Needs::Nothing, normal_map_cases::perturb_args, normal_map_cases::perturb),
+    exact("math_bump_map_dp_dv", Needs::Nothing, normal_map_cases::uv_triangle, normal_map_cases::dp_dv),
+    exact(
+        "math_bump_map_gradient",
+        Needs::Nothing,
+        normal_map_cases::height_gradient_args,
+        normal_map_cases::height_gradient,
+    ),
+    exact("math_bump_map_perturb", Needs::Nothing, normal_map_cases::bump_perturb_args, normal_map_cases::bump_perturb),
     exact("math_opacity", Needs::Nothing, opacity_cases::alpha_args, opacity_cases::alpha),
     exact("math_mask_choose", Needs::Nothing, opacity_cases::choose_args, opacity_cases::choose),
     exact("bsdf_fresnel_dielectric", Needs::Nothing, draw::cosine_eta, |_, r, o| {

@@ -322,8 +322,30 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
             material.normal_texture = 2;
         }
     }
+    // A bump map on about half the materials without a normal map, and roughness and metallic
+    // textures on about half, from a stream of their own: heights in [0, 1], scales of
+    // either sign.
+    let mut bump_rng = Rng::new(seed ^ 0xb0a9);
+    let (width, height) = (1 + bump_rng.below(6), 1 + bump_rng.below(6));
+    let pixels = (0..width * height).map(|_| Vec3::splat(bump_rng.unit())).collect();
+    scene.textures.push(Texture { name: "heights".into(), width, height, pixels });
+    for material in &mut scene.materials {
+        if material.normal_texture < 0 && bump_rng.chance(0.5) {
+            material.bump_texture = 3;
+            material.bump_scale = bump_rng.range(-2.0, 2.0);
+        }
+        if bump_rng.chance(0.5) {
+            material.roughness_texture = bump_rng.below(4) as i32;
+            if bump_rng.chance(0.5) {
+                material.flags |= warpath_core::material::flags::ROUGHNESS_TEXTURE_ALPHA;
+            }
+        }
+        if bump_rng.chance(0.5) {
+            material.metallic_texture = bump_rng.below(4) as i32;
+        }
+    }
     // Opacity masks on about half the materials, from a stream of their own too: a constant
-    // (an edge value or any), an opacity texture (texture 3: any colour, its red channel read),
+    // (an edge value or any), an opacity texture (texture 4: any colour, its red channel read),
     // or both.
     let mut mask_rng = Rng::new(seed ^ 0x6a5c);
     let (width, height) = (2 + mask_rng.below(6), 1 + mask_rng.below(6));
@@ -333,7 +355,7 @@ pub fn random_scene(seed: u64, environment: RandomEnvironment) -> Scene {
         if mask_rng.chance(0.5) {
             material.opacity = if mask_rng.chance(0.3) { mask_rng.pick(&[0.0, 0.5, 1.0]) } else { mask_rng.unit() };
             if mask_rng.chance(0.4) {
-                material.opacity_texture = 3;
+                material.opacity_texture = 4;
             }
         }
     }

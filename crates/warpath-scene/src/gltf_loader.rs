@@ -523,8 +523,29 @@ fn convert_material(
         }
         None => None,
     };
+    // metallicRoughnessTexture (raw): green is the roughness, blue the metallic weight, each
+    // multiplied by its factor (the material's scalar); split into two one-channel textures.
+    let (mut roughness_texture, mut metallic_texture) = (None, None);
+    if let Some(info) = pbr.metallic_roughness_texture() {
+        let label = format!("metallic-roughness texture of material '{name}'");
+        let mut texture = read_image(document, &info.texture().source(), buffers, folder, path, &label, true)?;
+        let repairs = repair_pixels(&mut texture.pixels, Some(1.0));
+        if let Some(w) = repairs.warning(path, &label, Some(1.0)) {
+            warnings.push(w);
+        }
+        roughness_texture = Some(texture.single_channel(&format!("{} (g)", texture.name), Some(1), |v| v));
+        metallic_texture = Some(texture.single_channel(&format!("{} (b)", texture.name), Some(2), |v| v));
+    }
     let opacity_texture = gltf_opacity(material, buffers, folder, path, &name, &mut converted, warnings)?;
-    Ok(AssetMaterial { name, material: converted, base_color_texture: texture, normal_texture, opacity_texture })
+    Ok(AssetMaterial {
+        name,
+        material: converted,
+        base_color_texture: texture,
+        normal_texture,
+        roughness_texture,
+        metallic_texture,
+        opacity_texture,
+    })
 }
 
 /// glTF's `alphaMode` as an opacity mask (`warpath_core::opacity`): OPAQUE ignores alpha;

@@ -39,6 +39,9 @@ pub struct AssetMaterial {
     pub base_color_texture: Option<Texture>,
     /// A tangent-space normal map (raw texels).
     pub normal_texture: Option<Texture>,
+    /// One-channel textures (gray, raw) multiplying the roughness and the metallic weight.
+    pub roughness_texture: Option<Texture>,
+    pub metallic_texture: Option<Texture>,
     /// An opacity map (its first channel; glTF's base colour alpha).
     pub opacity_texture: Option<Texture>,
 }
@@ -66,6 +69,9 @@ pub struct SceneBuilder {
     mesh_has_normals: Vec<bool>,
     mesh_has_uvs: Vec<bool>,
     default_material: Option<u32>,
+    /// One-channel textures derived from others ([`SceneBuilder::add_channel_texture`]):
+    /// (source, channel, what the map is) to the derived texture's index.
+    derived: std::collections::HashMap<(i32, Option<usize>, &'static str), i32>,
 }
 
 impl SceneBuilder {
@@ -75,6 +81,7 @@ impl SceneBuilder {
             mesh_has_normals: Vec::new(),
             mesh_has_uvs: Vec::new(),
             default_material: None,
+            derived: Default::default(),
         }
     }
 
@@ -94,6 +101,36 @@ impl SceneBuilder {
     pub fn add_texture(&mut self, texture: Texture) -> i32 {
         self.scene.textures.push(texture);
         (self.scene.textures.len() - 1) as i32
+    }
+
+    /// A one-channel texture (gray, the renderers read its red channel) made from texture
+    /// `source`: its `channel` (0 red, 1 green, 2 blue) or, for `None`, its luminance
+    /// ([`Texture::single_channel`]), each value through `map`, which `map_name` names (the
+    /// same source, channel and map give the same texture once).
+    pub fn add_channel_texture(
+        &mut self,
+        source: i32,
+        channel: Option<usize>,
+        map_name: &'static str,
+        map: impl Fn(f32) -> f32,
+    ) -> i32 {
+        if let Some(&i) = self.derived.get(&(source, channel, map_name)) {
+            return i;
+        }
+        let original = &self.scene.textures[source as usize];
+        let suffix = match channel {
+            Some(c) => ["r", "g", "b", "mean"][c.min(3)],
+            None => "luminance",
+        };
+        let name = format!(
+            "{} ({suffix}{})",
+            original.name,
+            if map_name.is_empty() { String::new() } else { format!(", {map_name}") }
+        );
+        let texture = original.single_channel(&name, channel, map);
+        let i = self.add_texture(texture);
+        self.derived.insert((source, channel, map_name), i);
+        i
     }
 
     pub fn add_material(&mut self, name: &str, material: Material) -> u32 {
@@ -124,6 +161,12 @@ impl SceneBuilder {
                 }
                 if let Some(t) = &am.normal_texture {
                     material.normal_texture = self.add_texture(t.clone());
+                }
+                if let Some(t) = &am.roughness_texture {
+                    material.roughness_texture = self.add_texture(t.clone());
+                }
+                if let Some(t) = &am.metallic_texture {
+                    material.metallic_texture = self.add_texture(t.clone());
                 }
                 if let Some(t) = &am.opacity_texture {
                     material.opacity_texture = self.add_texture(t.clone());

@@ -349,6 +349,8 @@ fn convert_material(
         material,
         base_color_texture,
         normal_texture: None,
+        roughness_texture: None,
+        metallic_texture: None,
         opacity_texture: None,
     })
 }

@@ -161,6 +161,9 @@ struct Loader {
     named_materials: HashMap<String, u32>,
     spectrum_textures: HashMap<String, Tex>,
     float_textures: HashMap<String, f32>,
+    /// The float textures that are images (by name): their scene texture index (roughness
+    /// textures, `displacement` and shapes' `alpha` take them; elsewhere the mean is used).
+    float_images: HashMap<String, i32>,
     /// Image files loaded as textures, by path (and scale bits).
     images: HashMap<(PathBuf, u32), i32>,
     /// Normal maps (read raw), by path.
@@ -179,8 +182,6 @@ struct Loader {
     deferred_materials: Vec<(u32, String, String, Params)>,
     /// Emissive variants of materials, by (material, radiance bits, two-sided).
     emissive: HashMap<(u32, [u32; 3], bool), u32>,
-    /// Float textures that are images (their scene texture), for shapes' `alpha`.
-    float_images: HashMap<String, i32>,
     /// Materials with a shape's `alpha` as their opacity, by (material, opacity bits, texture).
     masked: HashMap<(u32, u32, i32), u32>,
     camera: Option<Camera>,
@@ -222,6 +223,7 @@ impl Loader {
             named_materials: HashMap::new(),
             spectrum_textures: HashMap::new(),
             float_textures: HashMap::new(),
+            float_images: HashMap::new(),
             images: HashMap::new(),
             normal_maps: HashMap::new(),
             objects: HashMap::new(),
@@ -231,7 +233,6 @@ impl Loader {
             pending_materials: HashMap::new(),
             deferred_materials: Vec::new(),
             emissive: HashMap::new(),
-            float_images: HashMap::new(),
             masked: HashMap::new(),
             camera: None,
             camera_line: String::new(),

@@ -103,6 +103,42 @@ impl Texture {
         let bottom = at(xi, yi + 1).lerp(at(xi + 1, yi + 1), fx);
         top.lerp(bottom, fy)
     }
+
+    /// The (u, v) gradient of [`Texture::sample`]'s red channel (a bump map's height):
+    /// `warpath_core::bump_map::height_gradient` of the four texels the lookup blends.
+    pub fn height_gradient(&self, uv: Vec2) -> Vec2 {
+        let (w, h) = (self.width as i64, self.height as i64);
+        if w == 0 || h == 0 {
+            return Vec2::ZERO;
+        }
+        let x = uv.x.rem_euclid(1.0) * w as f32 - 0.5;
+        let y = (1.0 - uv.y.rem_euclid(1.0)) * h as f32 - 0.5;
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let at = |xi: i64, yi: i64| self.pixels[(yi.rem_euclid(h) * w + xi.rem_euclid(w)) as usize].x;
+        let (xi, yi) = (x0 as i64, y0 as i64);
+        let texels = [at(xi, yi), at(xi + 1, yi), at(xi, yi + 1), at(xi + 1, yi + 1)];
+        warpath_core::bump_map::height_gradient(texels, fx, fy, self.width, self.height)
+    }
+
+    /// This texture as one channel: every texel's `channel` (0 red, 1 green, 2 blue, 3 the
+    /// mean of the three, as pbrt-v4 reads an RGB image as a float texture) or, for `None`, its luminance (Rec. 709, as Mitsuba's `eval_1` reads an RGB bitmap), copied to
+    /// all three (the renderers read the red one). `map` transforms each value.
+    pub fn single_channel(&self, name: &str, channel: Option<usize>, map: impl Fn(f32) -> f32) -> Texture {
+        let pixels = self
+            .pixels
+            .iter()
+            .map(|c| {
+                let v = match channel {
+                    Some(3) => (c.x + c.y + c.z) / 3.0,
+                    Some(i) => c[i],
+                    None => 0.212671 * c.x + 0.715160 * c.y + 0.072169 * c.z,
+                };
+                Vec3::splat(map(v))
+            })
+            .collect();
+        Texture { name: name.to_string(), width: self.width, height: self.height, pixels }
+    }
 }
 
 /// A named range of triangles, for `warpath info` and error messages.

@@ -17,6 +17,7 @@ use crate::mesh::{MeshAsset, SceneBuilder, framing_camera};
 use crate::mesh_file::{MESH_EXTENSIONS, is_mesh_file, load_mesh_file, load_mesh_scene, lower_name};
 use crate::{RenderSettings, Scene, SceneError, SceneIsosurface};
 use material_section::material_from_section;
+use material_textures::add_material_textures;
 use render_camera_environment::{camera_from_section, environment_from_section, render_settings};
 use sections::{SceneFile, SourceText, check_color, toml_error};
 use shape_section::{isosurface_shape, light_field_shape, shape_transform};
@@ -31,6 +32,7 @@ use warpath_volume::medium::interface;
 
 mod light_section;
 mod material_section;
+mod material_textures;
 mod medium_section;
 mod render_camera_environment;
 mod sections;
@@ -130,6 +132,7 @@ pub fn parse_toml_scene(text: &str, path: &Path) -> Result<Scene, SceneError> {
             }
             material.normal_texture = builder.add_texture(texture);
         }
+        add_material_textures(&source, &mut builder, m, &name, &mut material)?;
         if let Some(file) = &m.opacity_texture {
             if material.is_null() {
                 return Err(source.error_at(

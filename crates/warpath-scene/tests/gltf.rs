@@ -83,7 +83,8 @@ fn document(buffer_uri: Option<&str>, buffer_len: usize, image_uri: &str) -> Str
        "baseColorTexture": {{ "index": 0 }} }}, "emissiveFactor": [1, 0.5, 0.25],
        "extensions": {{ "KHR_materials_emissive_strength": {{ "emissiveStrength": 4 }} }} }},
     {{ "name": "metal", "pbrMetallicRoughness": {{ "baseColorFactor": [0.9, 0.8, 0.7, 1], "metallicFactor": 1,
-       "roughnessFactor": 0.4 }}, "normalTexture": {{ "index": 0, "scale": 0.5 }} }},
+       "roughnessFactor": 0.4, "metallicRoughnessTexture": {{ "index": 0 }} }},
+       "normalTexture": {{ "index": 0, "scale": 0.5 }} }},
     {{ "name": "glass", "pbrMetallicRoughness": {{ "metallicFactor": 0, "roughnessFactor": 0 }},
        "extensions": {{ "KHR_materials_transmission": {{ "transmissionFactor": 1 }},
                        "KHR_materials_ior": {{ "ior": 1.33 }} }} }},
@@ -166,6 +167,13 @@ fn check(path: &Path) {
     let normals = m("metal").normal_texture.as_ref().expect("the metal's normal texture");
     assert_eq!(normals.pixels[0], Vec3::new(0.75, 0.25, 0.0));
     assert_eq!(normals.pixels[3], Vec3::new(0.25, 0.25, 1.0));
+    // metallicRoughnessTexture: green (0 everywhere) the roughness, blue (the bottom row)
+    // the metallic weight, each its own gray texture, the factors kept as the scalars.
+    assert!(textured.roughness_texture.is_none() && textured.metallic_texture.is_none());
+    let roughness = m("metal").roughness_texture.as_ref().expect("the metal's roughness texture");
+    let metallic = m("metal").metallic_texture.as_ref().expect("the metal's metallic texture");
+    assert_eq!(roughness.pixels, vec![Vec3::ZERO; 4]);
+    assert_eq!(metallic.pixels, [0.0, 0.0, 1.0, 1.0].map(Vec3::splat).to_vec());
 
     let scene = load_any(path).unwrap();
     // Indexed quad (2 triangles) + non-indexed triangle.
@@ -174,8 +182,9 @@ fn check(path: &Path) {
     assert!(scene.positions.iter().any(|p| *p == Vec3::new(2.0, 2.0, -2.0)), "{:?}", scene.positions);
     // Texture: glTF uv (0, 0) is the image top (red); after the flip our uv of vertex 3
     // (glTF uv (0,0)) must sample red.
-    // The base color texture and the metal's normal texture (the same image, read twice).
-    assert_eq!(scene.textures.len(), 2);
+    // The base color texture, the metal's normal texture (the same image, read twice) and its
+    // roughness and metallic textures.
+    assert_eq!(scene.textures.len(), 4);
     let texture = &scene.textures[0];
     let top_left = scene.positions.iter().position(|p| *p == Vec3::new(0.0, 2.0, -2.0)).unwrap();
     let uv = scene.uvs[top_left];
@@ -212,8 +221,9 @@ fn external_buffer_and_image_files() {
     std::fs::write(&path, document(Some("data%20file.bin"), b.len(), "tex.png")).unwrap();
     let scene = load_any(&path).unwrap();
     assert_eq!(scene.triangle_count(), 3);
-    // The base color texture and the metal's normal texture, an external file read raw.
-    assert_eq!(scene.textures.len(), 2);
+    // The base color texture, the metal's normal texture (an external file read raw) and its
+    // roughness and metallic textures.
+    assert_eq!(scene.textures.len(), 4);
     assert_eq!(scene.textures[1].pixels[0], Vec3::new(0.75, 0.25, 0.0));
     // Missing buffer and missing texture files.
     std::fs::write(&path, document(Some("gone.bin"), b.len(), "tex.png")).unwrap();

@@ -1,12 +1,81 @@
-//! export-mitsuba's normal maps and opacity masks: a normal-mapped material becomes Mitsuba's
-//! `normalmap` around the material's BSDF, its map an EXR that a raw `bitmap` reads (the meshes
-//! carry their texture coordinates: see `write_ply`); a masked one Mitsuba's `mask` around that,
-//! its opacity a float or a grey EXR (the opacity times the texture's first channel).
+//! export-mitsuba's normal maps, bump maps, data textures and opacity masks: a normal-mapped
+//! material becomes Mitsuba's `normalmap` around the material's BSDF, a bump-mapped one its
+//! `bumpmap` (with `scale`), a roughness or metallic texture the BSDF's `alpha`/`roughness`/
+//! `metallic` as a texture; each map an EXR that a raw `bitmap` reads (the meshes carry their
+//! texture coordinates: see `write_ply`); a masked one Mitsuba's `mask` around that, its opacity
+//! a float or a grey EXR (the opacity times the texture's first channel).
 
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::path::Path;
+use warpath_core::bsdf::ggx_alpha;
+use warpath_core::material::{Material, MaterialKind, flags};
 use warpath_scene::Scene;
+
+/// Writes texture `texture` through `map` (on its red channel, gray) as `name` once; a raw
+/// bilinear repeating bitmap reading it.
+fn data_bitmap(
+    scene: &Scene,
+    texture: i32,
+    name: String,
+    map: impl Fn(f32) -> f32,
+    dir: &Path,
+    files: &mut Vec<String>,
+) -> Result<Value> {
+    let t = &scene.textures[texture as usize];
+    if !files.contains(&name) {
+        let pixels: Vec<glam::Vec3> = t.pixels.iter().map(|c| glam::Vec3::splat(map(c.x))).collect();
+        crate::output::write_image(&dir.join(&name), t.width, t.height, &pixels, 0.0, None)?;
+        files.push(name.clone());
+    }
+    Ok(json!({"type": "bitmap", "filename": name, "raw": true, "filter_type": "bilinear", "wrap_mode": "repeat"}))
+}
+
+/// Mitsuba's `bumpmap` around `inner` for the material's height texture and scale (the
+/// height's red channel written as a linear EXR read raw). Around the `twosided` adapter, as
+/// for normal maps.
+pub(super) fn bump_map(
+    scene: &Scene,
+    m: &Material,
+    inner: Value,
+    dir: &Path,
+    files: &mut Vec<String>,
+) -> Result<Value> {
+    let height = data_bitmap(scene, m.bump_texture, format!("bump-texture-{}.exr", m.bump_texture), |v| v, dir, files)?;
+    Ok(json!({"type": "bumpmap", "height": height, "scale": m.bump_scale, "bsdf": inner}))
+}
+
+/// The material's roughness and metallic textures set on its exported BSDF `b` (inside a
+/// `twosided` adapter if there is one): the rough kinds' `alpha` as the texels' α =
+/// max((roughness · t)², 0.001), the principled BSDF's `roughness` and `metallic` as the
+/// scalar times the texels (bilinear filtering then blends those rather than the factor).
+pub(super) fn data_textures(
+    scene: &Scene,
+    m: &Material,
+    mut b: Value,
+    dir: &Path,
+    files: &mut Vec<String>,
+) -> Result<Value> {
+    let target = if b["type"] == "twosided" { &mut b["bsdf"] } else { &mut b };
+    if m.roughness_texture >= 0 {
+        let (r, t) = (m.roughness, m.roughness_texture);
+        if m.kind() == MaterialKind::Principled {
+            target["roughness"] =
+                data_bitmap(scene, t, format!("roughness-{t}-{}.exr", r.to_bits()), |v| r * v, dir, files)?;
+        } else {
+            // flags::ROUGHNESS_TEXTURE_ALPHA: roughness r·√t, α = r²·t.
+            let alpha = m.flags & flags::ROUGHNESS_TEXTURE_ALPHA != 0;
+            let name = format!("alpha-{t}-{}-{}.exr", r.to_bits(), alpha as u8);
+            let map = |v: f32| ggx_alpha(if alpha { r * v.max(0.0).sqrt() } else { r * v });
+            target["alpha"] = data_bitmap(scene, t, name, map, dir, files)?;
+        }
+    }
+    if m.metallic_texture >= 0 && m.kind() == MaterialKind::Principled {
+        let (k, t) = (m.metallic, m.metallic_texture);
+        target["metallic"] = data_bitmap(scene, t, format!("metallic-{t}-{}.exr", k.to_bits()), |v| k * v, dir, files)?;
+    }
+    Ok(b)
+}
 
 /// Mitsuba's `normalmap` around `inner` for normal texture `texture` (written once, as a
 /// linear EXR read raw). Around the `twosided` adapter: warpath's back face shows the back of
@@ -96,6 +165,37 @@ mod tests {
             let v = scene.positions.iter().position(|q| q == p).unwrap();
             assert_eq!(*uv, Vec2::new(scene.uvs[v].x, 1.0 - scene.uvs[v].y));
         }
+    }
+
+    #[test]
+    fn bump_maps_export_as_bumpmap_with_their_scale_and_height_exr() {
+        let mut scene = super::super::tests::scene();
+        scene.textures.push(warpath_scene::Texture {
+            name: "h".into(),
+            width: 2,
+            height: 1,
+            pixels: vec![Vec3::splat(0.2), Vec3::splat(0.7)],
+        });
+        let floor = scene.material_names.iter().position(|n| n == "floor").unwrap();
+        scene.materials[floor] = scene.materials[floor].with_bump_texture(0, 0.4);
+        let dir = tempfile::tempdir().unwrap();
+        let files = export(&scene, dir.path()).unwrap();
+        assert!(files.contains(&"bump-texture-0.exr".to_string()), "{files:?}");
+        let text = std::fs::read_to_string(dir.path().join("scene.json")).unwrap();
+        let dict: Value = serde_json::from_str(&text).unwrap();
+        let bumped: Vec<&Value> = dict
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, v)| k.starts_with("shape-") && v["bsdf"]["type"] == "bumpmap")
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(bumped.len(), 1, "only the floor is bump-mapped");
+        let bsdf = &bumped[0]["bsdf"];
+        assert_eq!(bsdf["height"]["raw"], true);
+        assert_eq!(bsdf["height"]["filename"], "bump-texture-0.exr");
+        assert!((bsdf["scale"].as_f64().unwrap() - 0.4).abs() < 1e-6);
+        assert_eq!(bsdf["bsdf"]["type"], "twosided");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub(super) fn area_pdf(view: &SceneView, s: &Surface, y: LightPoint) -> f32 {
     }
     let wi = to / d2.sqrt();
     let cos_y = light.normal().dot(-wi).abs();
-    let material = &view.scene.materials[s.material as usize];
+    let material = &s.shading_material(&view.scene.materials);
     let pdf = bsdf::pdf(material, s.base_color, s.frame.to_local(s.wo), s.frame.to_local(wi));
     if pdf > 0.0 && pdf.is_finite() { warpath_core::restir::bsdf_area_pdf(pdf, cos_y, d2) } else { 0.0 }
 }
@@ -36,7 +36,7 @@ pub(super) fn area_pdf(view: &SceneView, s: &Surface, y: LightPoint) -> f32 {
 /// the sampled direction hits first, or None (no sample, a delta lobe, a miss, or a surface that
 /// does not emit). The ray traced is counted in `rays`.
 pub(super) fn sample(view: &SceneView, s: &Surface, u: [f32; 3], rays: &AtomicU64) -> Option<LightPoint> {
-    let material = &view.scene.materials[s.material as usize];
+    let material = &s.shading_material(&view.scene.materials);
     let sample = bsdf::sample(material, s.base_color, s.frame.to_local(s.wo), u[0], Vec2::new(u[1], u[2]))?;
     if sample.delta || !(sample.pdf > 0.0) {
         return None;

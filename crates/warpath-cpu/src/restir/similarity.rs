@@ -39,6 +39,8 @@ mod tests {
             wo: Vec3::Y,
             depth,
             roughness: material_roughness(material),
+            material_roughness: material.roughness,
+            metallic: material.metallic,
             opacity: 1.0,
         }
     }

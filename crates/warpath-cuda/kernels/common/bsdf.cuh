@@ -266,6 +266,8 @@ __device__ __forceinline__ float car_paint_coat_probability(float coat_fresnel, 
 // ---- plastic (Mitsuba's plastic and roughplastic; warpath_core::bsdf) ---------------------
 
 #define MATERIAL_FLAG_NONLINEAR 4u
+// flags::ROUGHNESS_TEXTURE_ALPHA: the roughness texture holds GGX α (roughness · √t).
+#define MATERIAL_FLAG_ROUGHNESS_TEXTURE_ALPHA 256u
 
 // bsdf::fresnel_diffuse_reflectance: Mitsuba's fits of the diffuse Fresnel reflectance.
 __device__ __forceinline__ float fresnel_diffuse_reflectance(float eta) {

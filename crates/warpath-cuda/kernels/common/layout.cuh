@@ -70,9 +70,12 @@ struct Material {
     float clearcoat_gloss;
     float spec_trans;
     float flatness;
-    unsigned int _reserved_bump[4];  // the bump, roughness and metallic textures (zero, unused)
-    float opacity;                   // Mitsuba's mask: 1 opaque (see common/opacity.cuh)
-    int opacity_texture;             // its first channel multiplies opacity, or -1
+    int bump_texture;       // height map (red channel, raw) for bump mapping, or -1
+    float bump_scale;       // the bump map's gradient multiplier
+    int roughness_texture;  // red channel multiplies `roughness`, or -1
+    int metallic_texture;   // red channel multiplies `metallic`, or -1
+    float opacity;          // Mitsuba's mask: 1 opaque (see common/opacity.cuh)
+    int opacity_texture;    // its first channel multiplies opacity, or -1
     unsigned int _pad_tail[2];
 };
 

@@ -9,6 +9,7 @@
 // selection probability, as on the CPU. Also Texture::sample (bilinear, repeat) of
 // warpath_scene.
 #pragma once
+#include "common/bump_map.cuh"
 #include "common/scene.cuh"
 #include "common/warp.cuh"
 
@@ -368,4 +369,23 @@ __device__ __forceinline__ float3 texture_sample(const DeviceScene& scene, unsig
     const float3 top = lerp3(at(xi, yi), at(xi + 1, yi), fx);
     const float3 bottom = lerp3(at(xi, yi + 1), at(xi + 1, yi + 1), fx);
     return lerp3(top, bottom, fy);
+}
+
+// warpath_scene::Texture::height_gradient: the (u, v) gradient of the bilinear lookup of the
+// red channel (bump_map::height_gradient of the four texels texture_sample blends).
+__device__ __forceinline__ float2 texture_height_gradient(const DeviceScene& scene, unsigned int texture, float2 uv) {
+    const GpuTexture tex = scene.textures[texture];
+    const long long w = tex.width, h = tex.height;
+    if (w == 0 || h == 0) return make_float2(0.0f, 0.0f);
+    const float x = __fsub_rn(__fmul_rn(rem_euclid_one(uv.x), (float)w), 0.5f);
+    const float y = __fsub_rn(__fmul_rn(__fsub_rn(1.0f, rem_euclid_one(uv.y)), (float)h), 0.5f);
+    const float x0 = floorf(x), y0 = floorf(y);
+    const float fx = __fsub_rn(x, x0), fy = __fsub_rn(y, y0);
+    const long long xi = (long long)x0, yi = (long long)y0;
+    const float* texels = scene.texels + 3 * (size_t)tex.offset;
+    auto at = [&](long long px, long long py) {
+        return texels[3 * (size_t)(rem_euclid_int(py, h) * w + rem_euclid_int(px, w))];
+    };
+    return bump_height_gradient(at(xi, yi), at(xi + 1, yi), at(xi, yi + 1), at(xi + 1, yi + 1), fx, fy,
+                                (unsigned int)w, (unsigned int)h);
 }

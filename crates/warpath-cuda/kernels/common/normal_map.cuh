@@ -44,18 +44,24 @@ __device__ __forceinline__ float normal_map_factor(const MappedNormal& m, float3
     const float cos_shading = dot(wi, m.shading);
     const float cos_perturbed = dot(wi, perturbed);
     if (!(__fmul_rn(cos_shading, cos_perturbed) > 0.0f)) return 0.0f;
+    if (m.alpha2 == 0.0f) return 1.0f;  // a flat normal (also where tan²θ would overflow)
     const float root = __fsqrt_rn(__fadd_rn(1.0f, __fmul_rn(m.alpha2, normal_map_tan_theta_2(cos_shading))));
     return __fdiv_rn(2.0f, __fadd_rn(1.0f, root));
 }
 
-// normal_map::perturb: the perturbed shading normal (returned) and its MappedNormal (`out`).
-__device__ __forceinline__ float3 normal_map_perturb(float3 n, float3 dp_du, float3 texel, float3 wo,
-                                                     MappedNormal& out) {
+// normal_map::tangent_frame: s the tangent, t = n × s.
+__device__ __forceinline__ Frame normal_map_frame(float3 n, float3 dp_du) {
     Frame frame;
     frame.s = normal_map_tangent(n, dp_du);
     frame.t = cross(n, frame.s);
     frame.n = n;
-    float3 local = texel * 2.0f - splat3(1.0f);
+    return frame;
+}
+
+// normal_map::perturb_local: the mapped normal `local` given in the tangent frame.
+__device__ __forceinline__ float3 normal_map_perturb_local(float3 n, float3 dp_du, float3 local, float3 wo,
+                                                           MappedNormal& out) {
+    const Frame frame = normal_map_frame(n, dp_du);
     const float3 wo_local = to_local(frame, wo);
     if (__fmul_rn(wo_local.z, dot(wo_local, local)) <= 0.0f) local = make_float3(-local.x, -local.y, local.z);
     local = normalize_or_zero(local);
@@ -65,4 +71,10 @@ __device__ __forceinline__ float3 normal_map_perturb(float3 n, float3 dp_du, flo
     out.shading = n;
     out.alpha2 = fminf(__fmul_rn(0.125f, normal_map_tan_theta_2(local.z)), 1.0f);
     return world;
+}
+
+// normal_map::perturb: the perturbed shading normal (returned) and its MappedNormal (`out`).
+__device__ __forceinline__ float3 normal_map_perturb(float3 n, float3 dp_du, float3 texel, float3 wo,
+                                                     MappedNormal& out) {
+    return normal_map_perturb_local(n, dp_du, texel * 2.0f - splat3(1.0f), wo, out);
 }

@@ -54,7 +54,10 @@ static_assert(WARPATH_OFFSETOF(Material, clearcoat) == 80, "Material.clearcoat")
 static_assert(WARPATH_OFFSETOF(Material, clearcoat_gloss) == 84, "Material.clearcoat_gloss");
 static_assert(WARPATH_OFFSETOF(Material, spec_trans) == 88, "Material.spec_trans");
 static_assert(WARPATH_OFFSETOF(Material, flatness) == 92, "Material.flatness");
-static_assert(WARPATH_OFFSETOF(Material, _reserved_bump) == 96, "Material._reserved_bump");
+static_assert(WARPATH_OFFSETOF(Material, bump_texture) == 96, "Material.bump_texture");
+static_assert(WARPATH_OFFSETOF(Material, bump_scale) == 100, "Material.bump_scale");
+static_assert(WARPATH_OFFSETOF(Material, roughness_texture) == 104, "Material.roughness_texture");
+static_assert(WARPATH_OFFSETOF(Material, metallic_texture) == 108, "Material.metallic_texture");
 static_assert(WARPATH_OFFSETOF(Material, opacity) == 112, "Material.opacity");
 static_assert(WARPATH_OFFSETOF(Material, opacity_texture) == 116, "Material.opacity_texture");
 static_assert(WARPATH_OFFSETOF(Material, _pad_tail) == 120, "Material._pad_tail");
@@ -436,7 +439,7 @@ static_assert(WARPATH_OFFSETOF(GpuIsoShape, material) == 204, "GpuIsoShape.mater
 // restir/restir.cuh
 #if defined(WARPATH_LAYOUT_RESTIR_RESTIR) && !defined(WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR)
 #define WARPATH_LAYOUT_CHECKED_RESTIR_RESTIR
-static_assert(sizeof(RestirSurface) == 96, "RestirSurface size (Rust GpuRestirSurface)");
+static_assert(sizeof(RestirSurface) == 112, "RestirSurface size (Rust GpuRestirSurface)");
 static_assert(WARPATH_OFFSETOF(RestirSurface, p) == 0, "RestirSurface.p");
 static_assert(WARPATH_OFFSETOF(RestirSurface, ng) == 12, "RestirSurface.ng");
 static_assert(WARPATH_OFFSETOF(RestirSurface, n) == 24, "RestirSurface.n");
@@ -447,8 +450,10 @@ static_assert(WARPATH_OFFSETOF(RestirSurface, depth) == 72, "RestirSurface.depth
 static_assert(WARPATH_OFFSETOF(RestirSurface, material) == 76, "RestirSurface.material");
 static_assert(WARPATH_OFFSETOF(RestirSurface, lit) == 80, "RestirSurface.lit");
 static_assert(WARPATH_OFFSETOF(RestirSurface, roughness) == 84, "RestirSurface.roughness");
-static_assert(WARPATH_OFFSETOF(RestirSurface, opacity) == 88, "RestirSurface.opacity");
-static_assert(WARPATH_OFFSETOF(RestirSurface, _pad) == 92, "RestirSurface._pad");
+static_assert(WARPATH_OFFSETOF(RestirSurface, material_roughness) == 88, "RestirSurface.material_roughness");
+static_assert(WARPATH_OFFSETOF(RestirSurface, metallic) == 92, "RestirSurface.metallic");
+static_assert(WARPATH_OFFSETOF(RestirSurface, opacity) == 96, "RestirSurface.opacity");
+static_assert(WARPATH_OFFSETOF(RestirSurface, _pad) == 100, "RestirSurface._pad");
 #if !defined(RESTIR_FULL_SAMPLE)
 static_assert(sizeof(Reservoir) == 24, "Reservoir size (Rust GpuReservoir)");
 static_assert(WARPATH_OFFSETOF(Reservoir, light) == 0, "Reservoir.light");

@@ -57,8 +57,10 @@ struct RestirSurface {
     unsigned int material;
     unsigned int lit;
     float roughness;  // restir_material_roughness of the material (the similarity test's)
-    float opacity;    // the opacity mask's α (restir.rs Surface::opacity)
-    unsigned int _pad[1];
+    float material_roughness;  // the material's roughness and metallic here (textures applied)
+    float metallic;
+    float opacity;  // the opacity mask's α (restir.rs Surface::opacity)
+    unsigned int _pad[3];
 };
 
 // A reservoir. Its light sample is by default the compact one (seed 002's second
@@ -189,6 +191,8 @@ struct RestirShading {
     float3 wo;
     float depth;
     float roughness;
+    float material_roughness;  // the textured roughness and metallic the BSDF evaluates
+    float metallic;
     float opacity;
     unsigned int target;  // the target function p̂ resampling uses here (RESTIR_TARGET_*)
 };
@@ -207,8 +211,18 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, 
     s.wo = f3(g.wo);
     s.depth = g.depth;
     s.roughness = g.roughness;
+    s.material_roughness = g.material_roughness;
+    s.metallic = g.metallic;
     s.opacity = g.opacity;
     return s;
+}
+
+// restir.rs Surface::shading_material: the material with the pixel's textured roughness and metallic.
+__device__ __forceinline__ Material restir_material(const DeviceScene& scene, const RestirShading& s) {
+    Material m = scene.materials[s.material];
+    m.roughness = s.material_roughness;
+    m.metallic = s.metallic;
+    return m;
 }
 
 // A light point with everything a candidate's evaluation reads (restir.rs light_geometry's
@@ -332,7 +346,7 @@ __device__ __forceinline__ bool restir_contribution_at(const DeviceScene& scene,
                                                        const RestirLightPoint& point, float3& c,
                                                        RestirLightGeometry& g) {
     if (!restir_point_geometry(point, s.p, g)) return false;
-    const Material& material = scene.materials[s.material];
+    const Material material = restir_material(scene, s);
     const float3 f =
         bsdf_eval(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, g.wi)) * s.opacity;
     c = f * g.le_g;
@@ -397,7 +411,7 @@ __device__ __forceinline__ float restir_bsdf_area_pdf(const DeviceScene& scene, 
     if (!(d2 > 0.0f)) return 0.0f;
     const float3 wi = to / __fsqrt_rn(d2);
     const float cos_y = fabsf(dot(y.n, -wi));
-    const Material& material = scene.materials[s.material];
+    const Material material = restir_material(scene, s);
     const float pdf = bsdf_pdf(material, s.base_color, to_local(s.frame, s.wo), to_local(s.frame, wi));
     return pdf > 0.0f && isfinite(pdf) ? restir_area_pdf(pdf, cos_y, d2) : 0.0f;
 }
@@ -407,7 +421,7 @@ __device__ __forceinline__ float restir_bsdf_area_pdf(const DeviceScene& scene, 
 // with `y` the hit's light point where that surface is an emissive triangle.
 __device__ __forceinline__ bool restir_bsdf_candidate(const DeviceScene& scene, const RestirShading& s, float u_lobe,
                                                       float u1, float u2, unsigned int& rays, RestirLightPoint& y) {
-    const Material& material = scene.materials[s.material];
+    const Material material = restir_material(scene, s);
     BsdfSample sample;
     if (!bsdf_sample(material, s.base_color, to_local(s.frame, s.wo), u_lobe, make_float2(u1, u2), sample)) {
         return false;

@@ -29,6 +29,7 @@
 #include "common/camera.cuh"
 #include "common/lights.cuh"
 #include "common/normal_map.cuh"
+#include "common/bump_map.cuh"
 #include "common/opacity.cuh"
 #include "common/sampler.cuh"
 #include "traversal/trace.cuh"
@@ -127,8 +128,19 @@ struct SurfaceHit {
     // and terminator term (frame.n is the perturbed normal).
     bool normal_mapped;
     MappedNormal normal_map;
+    // The material's roughness and metallic here, their textures applied (SurfaceHit::roughness).
+    float roughness;
+    float metallic;
     float opacity;  // the opacity mask's α here (1: opaque; common/opacity.cuh)
 };
+
+// SurfaceHit::shading_material: the hit's material with its textured roughness and metallic.
+__device__ __forceinline__ Material surface_material(const DeviceScene& scene, const SurfaceHit& surface) {
+    Material m = scene.materials[surface.material];
+    m.roughness = surface.roughness;
+    m.metallic = surface.metallic;
+    return m;
+}
 
 // SurfaceHit::normal_map_factor: the normal map's factor on the BSDF toward wi (world space).
 __device__ __forceinline__ float surface_normal_map_factor(const SurfaceHit& surface, float3 wi) {
@@ -184,6 +196,8 @@ __device__ __forceinline__ SurfaceHit isosurface_hit(const EstimatorContext& ctx
     surface.normal_mapped = false;
     surface.normal_map.shading = n;
     surface.normal_map.alpha2 = 0.0f;
+    surface.roughness = material.roughness;
+    surface.metallic = material.metallic;
     surface.opacity = material_opacity(material, 1.0f);
     return surface;
 }
@@ -217,22 +231,30 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     if (dot(ns, ng) < 0.0f) ns = -ns;
     const float3 wo = -ray.d;
     float2 uv = make_float2(0.0f, 0.0f);
-    if (params.has_uvs &&
-        (material.base_color_texture >= 0 || material.normal_texture >= 0 || material.opacity_texture >= 0)) {
+    if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0 ||
+                           material.bump_texture >= 0 || material.roughness_texture >= 0 ||
+                           material.metallic_texture >= 0 || material.opacity_texture >= 0)) {
         uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
     }
-    // The normal map perturbs the front face's shading normal (the back face below takes it
-    // negated, with the frame).
+    // The normal map (or else the bump map) perturbs the front face's shading normal (the
+    // back face below takes it negated, with the frame).
     SurfaceHit surface;
-    surface.normal_mapped = material.normal_texture >= 0 && params.has_uvs;
+    surface.normal_mapped = (material.normal_texture >= 0 || material.bump_texture >= 0) && params.has_uvs;
     surface.normal_map.shading = ns;
     surface.normal_map.alpha2 = 0.0f;
     float3 perturbed = ns;
     if (surface.normal_mapped) {
-        const float3 texel = texture_sample(scene, (unsigned int)material.normal_texture, uv);
-        const float3 dp_du =
-            triangle_dp_du(a, b, c, load2(scene.uvs, i0), load2(scene.uvs, i1), load2(scene.uvs, i2));
-        perturbed = normal_map_perturb(ns, dp_du, texel, wo, surface.normal_map);
+        const float2 uv0 = load2(scene.uvs, i0), uv1 = load2(scene.uvs, i1), uv2 = load2(scene.uvs, i2);
+        const float3 dp_du = triangle_dp_du(a, b, c, uv0, uv1, uv2);
+        if (material.normal_texture >= 0) {
+            const float3 texel = texture_sample(scene, (unsigned int)material.normal_texture, uv);
+            perturbed = normal_map_perturb(ns, dp_du, texel, wo, surface.normal_map);
+        } else {
+            const float2 gradient = texture_height_gradient(scene, (unsigned int)material.bump_texture, uv);
+            const float3 dp_dv = triangle_dp_dv(a, b, c, uv0, uv1, uv2);
+            perturbed =
+                bump_map_perturb(ns, ng, dp_du, dp_dv, gradient, material.bump_scale, wo, surface.normal_map);
+        }
     }
     // Opaque two-sided BSDFs see the side the ray came from; one-sided ones and transmissive
     // kinds keep the front face's frame (a one-sided BSDF is then black from behind).
@@ -243,9 +265,22 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
         surface.normal_map.shading = ns;
     }
     float3 base_color = material.base_color;
-    if (material.base_color_texture >= 0 && params.has_uvs) {
-        base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
+    float roughness = material.roughness, metallic = material.metallic;
+    if (params.has_uvs) {
+        if (material.base_color_texture >= 0) {
+            base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
+        }
+        if (material.roughness_texture >= 0) {
+            const float t = texture_sample(scene, (unsigned int)material.roughness_texture, uv).x;
+            const bool alpha = (material.flags & MATERIAL_FLAG_ROUGHNESS_TEXTURE_ALPHA) != 0u;
+            roughness = __fmul_rn(roughness, alpha ? __fsqrt_rn(fmaxf(t, 0.0f)) : t);
+        }
+        if (material.metallic_texture >= 0) {
+            metallic = __fmul_rn(metallic, texture_sample(scene, (unsigned int)material.metallic_texture, uv).x);
+        }
     }
+    surface.roughness = roughness;
+    surface.metallic = metallic;
     float texel = 1.0f;
     if (material.opacity_texture >= 0 && params.has_uvs) {
         texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
@@ -290,7 +325,7 @@ struct PendingShadow {
 __device__ __forceinline__ bool prepare_illumination(const EstimatorContext& ctx, const PathState& path,
                                                      const SurfaceHit& surface, PendingShadow& shadow) {
     const DeviceScene& scene = ctx.scene;
-    const Material& material = scene.materials[surface.material];
+    const Material material = surface_material(scene, surface);
     if (is_purely_specular(material) || lights_is_empty(*scene.params)) return false;
     const Sampler& s = ctx.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
@@ -337,7 +372,7 @@ __device__ __forceinline__ void illuminate(const EstimatorContext& ctx, PathStat
 // Samples the BSDF for the path's next ray, then Russian roulette. Returns whether the
 // path goes on.
 __device__ __forceinline__ bool bounce(const EstimatorContext& ctx, PathState& path, const SurfaceHit& surface) {
-    const Material& material = ctx.scene.materials[surface.material];
+    const Material material = surface_material(ctx.scene, surface);
     const Sampler& s = ctx.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
     float u_lobe = 0.0f;

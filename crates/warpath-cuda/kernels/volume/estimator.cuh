@@ -242,7 +242,7 @@ __device__ __forceinline__ bool scatter_in_medium(const VolumeContext& ctx, Volu
 __device__ __forceinline__ void light_at_surface(const VolumeContext& ctx, VolumePath& path,
                                                  const SurfaceHit& surface, VolumeStepCounts& counts) {
     const DeviceScene& scene = ctx.volume.surface;
-    const Material& material = scene.materials[surface.material];
+    const Material material = surface_material(scene, surface);
     const Sampler& s = ctx.surface.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
     const float3 wo = to_local(surface.frame, -path.ray.d);
@@ -268,7 +268,7 @@ __device__ __forceinline__ void light_at_surface(const VolumeContext& ctx, Volum
 __device__ __forceinline__ bool scatter_at_surface(const VolumeContext& ctx, VolumePath& path,
                                                    const SurfaceHit& surface) {
     const DeviceScene& scene = ctx.volume.surface;
-    const Material& material = scene.materials[surface.material];
+    const Material material = surface_material(scene, surface);
     const Sampler& s = ctx.surface.sampler;
     const unsigned int px = path.pixel, si = path.sample, b = path.bounce;
     const float3 wo = to_local(surface.frame, -path.ray.d);

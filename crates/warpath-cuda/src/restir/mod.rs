@@ -218,11 +218,15 @@ pub struct GpuRestirSurface {
     pub lit: u32,
     /// `warpath_core::restir::material_roughness` of the material (the similarity test's).
     pub roughness: f32,
+    /// The material's roughness and metallic at the pixel (their textures applied).
+    pub material_roughness: f32,
+    pub metallic: f32,
     /// The opacity mask's α at the surface (`warpath_cpu::restir::Surface::opacity`).
     pub opacity: f32,
-    pub _pad: [u32; 1],
+    /// Padding to a multiple of 16 bytes (zero).
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 96);
+const _: () = assert!(std::mem::size_of::<GpuRestirSurface>() == 112);
 
 /// restir.cuh `Reservoir` (the compact light sample: triangle light + barycentrics).
 #[repr(C)]

@@ -236,6 +236,45 @@ pub fn with_normal_maps(mut scene: Scene) -> Scene {
     scene
 }
 
+/// A 16 × 16 height map (gray): bumps of a sine product over u and v.
+pub fn bump_height_map() -> Texture {
+    let n = 16u32;
+    let mut pixels = Vec::new();
+    for row in 0..n {
+        for column in 0..n {
+            let (u, v) = ((column as f32 + 0.5) / n as f32, 1.0 - (row as f32 + 0.5) / n as f32);
+            let h = 0.5 + 0.4 * (std::f32::consts::TAU * 2.0 * u).sin() * (std::f32::consts::TAU * v).cos();
+            pixels.push(Vec3::splat(h));
+        }
+    }
+    Texture { name: "bumps".into(), width: n, height: n, pixels }
+}
+
+/// `scene` with [`bump_height_map`] (scale 0.3) on every material that scatters, and a
+/// roughness and a metallic texture (a ramp along u, stripes along v) on every material
+/// (the kinds that read neither ignore them). The scene must have texture coordinates.
+pub fn with_bump_and_data_textures(mut scene: Scene) -> Scene {
+    assert!(!scene.uvs.is_empty(), "{}: bump maps need texture coordinates", scene.name);
+    scene.name = format!("{}-bump-mapped", scene.name);
+    scene.textures.push(bump_height_map());
+    let bumps = scene.textures.len() as i32 - 1;
+    let n = 8u32;
+    let ramp = (0..n * n).map(|i| Vec3::splat(0.2 + 0.8 * ((i % n) as f32 + 0.5) / n as f32)).collect();
+    scene.textures.push(Texture { name: "ramp".into(), width: n, height: n, pixels: ramp });
+    let stripes = (0..n * n).map(|i| Vec3::splat(if (i / n / 2) % 2 == 0 { 0.1 } else { 0.9 })).collect();
+    scene.textures.push(Texture { name: "stripes".into(), width: n, height: n, pixels: stripes });
+    let (ramp, stripes) = (bumps + 1, bumps + 2);
+    for m in &mut scene.materials {
+        if !m.is_null() && !m.is_emissive() && m.kind != warpath_core::material::MaterialKind::Black as u32 {
+            m.normal_texture = -1;
+            *m = m.with_bump_texture(bumps, 0.3);
+            m.roughness_texture = ramp;
+            m.metallic_texture = stripes;
+        }
+    }
+    scene
+}
+
 /// A 12×12 grey opacity map: an opaque disc with a soft rim in transparent corners, and a
 /// few holes (R = G = B).
 pub fn leaf_opacity_map() -> Texture {

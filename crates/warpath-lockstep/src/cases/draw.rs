@@ -107,7 +107,10 @@ pub fn material(rng: &mut Rng) -> Material {
         clearcoat_gloss: principled[5],
         spec_trans: principled[6],
         flatness: principled[7],
-        _reserved_bump: [0; 4],
+        bump_texture: -1,
+        bump_scale: 1.0,
+        roughness_texture: -1,
+        metallic_texture: -1,
         // Opaque: the random scenes draw their masks from a stream of their own.
         opacity: 1.0,
         opacity_texture: -1,

@@ -1,7 +1,7 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
 //! `roughdielectric`, `thindielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`,
-//! `normalmap` (the nested BSDF with a normal texture), `mask` (the nested BSDF with an opacity,
-//! `warpath_core::opacity`), and the grey fallback for the rest (with a
+//! `normalmap` (the nested BSDF with a normal texture), `bumpmap` (with a height texture), `mask`
+//! (the nested BSDF with an opacity, `warpath_core::opacity`), and the grey fallback for the rest (with a
 //! warning).
 
 use super::*;
@@ -42,10 +42,11 @@ impl Loader {
                     ));
                 }
                 let mut m = self.bsdf_or_ref(src, first)?.material;
-                if m.normal_texture >= 0 {
+                if m.normal_texture >= 0 || m.bump_texture >= 0 {
+                    let map = if m.normal_texture >= 0 { "normalmap" } else { "bumpmap" };
                     self.warn(format!(
-                        "{}: 'twosided' around 'normalmap': the back face shows the back of the front face's bumps \
-                         (Mitsuba mirrors them there; put the 'twosided' inside the 'normalmap' for the same image)",
+                        "{}: 'twosided' around '{map}': the back face shows the back of the front face's bumps \
+                         (Mitsuba mirrors them there; put the 'twosided' inside the '{map}' for the same image)",
                         src.at(node)
                     ));
                 }
@@ -53,6 +54,7 @@ impl Loader {
                 m
             }
             "normalmap" => self.normal_map(src, node, &mut props)?,
+            "bumpmap" => self.bump_map(src, node, &mut props)?,
             "mask" => self.mask(src, node, &mut props)?,
             "conductor" | "roughconductor" => {
                 let f0 = self.conductor_f0(src, &mut props, node)?;
@@ -70,8 +72,8 @@ impl Loader {
                 let m = if kind == "conductor" {
                     Material::mirror(f0)
                 } else {
-                    let roughness = self.roughness(src, &mut props, node)?;
-                    Material::rough_conductor(f0, roughness)
+                    let (roughness, texture) = self.roughness(src, &mut props, node)?;
+                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) })
                 };
                 m.with_one_sided()
             }
@@ -95,8 +97,8 @@ impl Loader {
                 } else if kind == "thindielectric" {
                     Material::thin_dielectric(ior)
                 } else {
-                    let roughness = self.roughness(src, &mut props, node)?;
-                    Material::rough_dielectric(ior, roughness)
+                    let (roughness, texture) = self.roughness(src, &mut props, node)?;
+                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_dielectric(ior, roughness) })
                 };
                 Material { specular: transmittance, ..m }
             }
@@ -110,7 +112,8 @@ impl Loader {
                 let specular = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
                 let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
-                let roughness = if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { 0.0 };
+                let (roughness, roughness_texture) =
+                    if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1) };
                 if roughness > 0.0 && !rough_plastic::tabulated(ior) {
                     self.warn(format!(
                         "{}: {plugin}: the rough coat's transmittance is tabulated for a relative index from {} to {}; \
@@ -126,7 +129,7 @@ impl Loader {
                     Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
                 };
                 let m = Material::plastic(diffuse, specular, ior, roughness, nonlinear);
-                Material { base_color_texture: texture, ..m }.with_one_sided()
+                Material { base_color_texture: texture, roughness_texture, ..m }.with_one_sided()
             }
             "principled" => self.principled(src, &mut props, node)?,
             "null" => Material::null(),
@@ -187,11 +190,84 @@ impl Loader {
         if material.normal_texture >= 0 {
             self.warn(format!("{}: a 'normalmap' inside a 'normalmap': only the outer one is applied", src.at(node)));
         }
+        if material.bump_texture >= 0 {
+            return Err(src.error(node, "a 'normalmap' around a 'bumpmap' is not supported (one map per material)"));
+        }
         if matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) {
             self.warn(format!("{}: 'normalmap' around a BSDF that does not scatter: ignored", src.at(node)));
             return Ok(material);
         }
         Ok(material.with_normal_texture(texture))
+    }
+
+    /// Mitsuba's `bumpmap`: the nested BSDF with its one nested texture (any name, or none) as
+    /// the height map (its luminance; warpath_core::bump_map) and `scale` as the multiplier.
+    /// `flip_invalid_normals` and `use_shadowing_function` are rendered as their default, true.
+    fn bump_map(&mut self, src: &Src, node: Node, props: &mut Props) -> Result<Material, SceneError> {
+        // Unnamed children: <texture>s and <ref>s to textures are the height, the rest BSDFs.
+        let is_texture = |this: &Self, n: &Node| {
+            n.tag_name().name() == "texture"
+                || (n.tag_name().name() == "ref"
+                    && matches!(node_id(*n).and_then(|id| this.objects.get(id)), Some(Object::Texture(_))))
+        };
+        let unnamed: Vec<Node> = props.objects.iter().copied().filter(|n| is_texture(self, n)).collect();
+        props.objects.retain(|n| !is_texture(self, n));
+        let inner: Vec<Node> = props.objects.iter().copied().filter(|n| is_bsdf_node(*n)).collect();
+        props.objects.retain(|n| !is_bsdf_node(*n));
+        let [nested] = inner[..] else {
+            return Err(
+                src.error(node, format!("a 'bumpmap' BSDF needs exactly one nested <bsdf>, not {}", inner.len()))
+            );
+        };
+        let scale = self.float(src, props, "scale")?.unwrap_or(1.0);
+        for option in ["flip_invalid_normals", "use_shadowing_function"] {
+            if self.boolean(src, props, option)? == Some(false) {
+                self.warn(format!(
+                    "{}: bumpmap: {option} = false is not supported: warpath renders Mitsuba's default (true)",
+                    src.at(node)
+                ));
+            }
+        }
+        // The height texture: a nested <texture> (named or not) or a <ref> to one.
+        let named: Vec<String> = props
+            .entries
+            .iter()
+            .filter(|(_, n, _)| matches!(n.tag_name().name(), "texture" | "ref"))
+            .map(|e| e.0.clone())
+            .collect();
+        let height = match (&named[..], &unnamed[..]) {
+            ([name], []) => self.tex(src, props, &name.clone())?,
+            ([], [t]) if t.tag_name().name() == "texture" => Some(self.texture(src, *t)?),
+            ([], [t]) => match self.reference(src, *t)? {
+                Object::Texture(t) => Some(t),
+                Object::Bsdf(_) => None,
+            },
+            _ => {
+                return Err(src.error(
+                    node,
+                    format!("a 'bumpmap' BSDF needs exactly one nested <texture>, not {}", named.len() + unnamed.len()),
+                ));
+            }
+        };
+        let material = self.bsdf_or_ref(src, nested)?.material;
+        if material.normal_texture >= 0 || material.bump_texture >= 0 {
+            return Err(src.error(
+                node,
+                "a 'bumpmap' around a 'normalmap' or another 'bumpmap' is not supported (one map per material)",
+            ));
+        }
+        if matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) {
+            self.warn(format!("{}: 'bumpmap' around a BSDF that does not scatter: ignored", src.at(node)));
+            return Ok(material);
+        }
+        match height {
+            // A constant height has no gradient: the nested BSDF as it is.
+            Some(Tex::Color(_)) | None => Ok(material),
+            Some(Tex::Bitmap(i)) => {
+                let height = self.builder.add_channel_texture(i, None, "", |v| v);
+                Ok(material.with_bump_texture(height, scale))
+            }
+        }
     }
 
     /// Mitsuba's `mask`: the nested BSDF with `opacity` (default 0.5, as Mitsuba's) as its
@@ -256,13 +332,23 @@ impl Loader {
     }
 
     /// Mitsuba's `principled`: every parameter but `anisotropic` (rendered isotropic, with a
-    /// warning) and textures other than `base_color`'s.
+    /// warning); textures for `base_color`, `roughness` and `metallic`.
     fn principled(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<Material, SceneError> {
         let (base_color, texture) = match self.tex(src, props, "base_color")? {
             None => (Vec3::splat(0.5), -1),
             Some(Tex::Color(c)) => (check_reflectance(src, node, "base_color", c)?, -1),
             Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
         };
+        // Roughness and metallic may be textures (their luminance).
+        let mut textured = |this: &mut Self, name: &str| -> Result<Option<(f32, i32)>, SceneError> {
+            Ok(match this.texture_parameter(src, props, name)? {
+                None => None,
+                Some((_, Some(i))) => Some((1.0, this.builder.add_channel_texture(i, None, "", |v| v))),
+                Some((v, None)) => Some((v, -1)),
+            })
+        };
+        let roughness_tex = textured(self, "roughness")?;
+        let metallic_tex = textured(self, "metallic")?;
         let mut weight = |this: &mut Self, name: &str, default: f32| -> Result<f32, SceneError> {
             let v = this.float(src, props, name)?.unwrap_or(default);
             if !(0.0..=1.0).contains(&v) {
@@ -270,10 +356,18 @@ impl Loader {
             }
             Ok(v)
         };
-        let roughness = weight(self, "roughness", 0.5)?;
+        let roughness = match roughness_tex {
+            Some((v, _)) => v,
+            None => weight(self, "roughness", 0.5)?,
+        };
         let mut m = Material::principled(base_color, roughness, 1.5);
         m.base_color_texture = texture;
-        m.metallic = weight(self, "metallic", 0.0)?;
+        m.roughness_texture = roughness_tex.map_or(-1, |t| t.1);
+        m.metallic = match metallic_tex {
+            Some((v, _)) => v,
+            None => weight(self, "metallic", 0.0)?,
+        };
+        m.metallic_texture = metallic_tex.map_or(-1, |t| t.1);
         m.spec_tint = weight(self, "spec_tint", 0.0)?;
         m.sheen = weight(self, "sheen", 0.0)?;
         m.sheen_tint = weight(self, "sheen_tint", 0.0)?;
@@ -335,8 +429,10 @@ impl Loader {
         }
     }
 
-    /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`.
-    pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<f32, SceneError> {
+    /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`, and the
+    /// roughness texture (or -1) when `alpha` is a texture: its luminance, α, read with
+    /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1.
+    pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<(f32, i32), SceneError> {
         // Mitsuba's rough BSDFs default to Beckmann: only an explicit "ggx" is exact here.
         match self.string(src, props, "distribution")? {
             Some((d, _)) if d == "ggx" => {}
@@ -351,6 +447,29 @@ impl Loader {
                 src.at(node),
                 props.plugin
             )),
+        }
+        if props.plugin.ends_with("'roughplastic'")
+            && let Some(at) = props
+                .entries
+                .iter()
+                .find(|(n, e, _)| n == "alpha" && matches!(e.tag_name().name(), "texture" | "ref"))
+                .map(|e| e.1)
+        {
+            return Err(
+                src.error(at, "roughplastic: 'alpha' must be a <float> (Mitsuba's roughplastic takes no texture)")
+            );
+        }
+        if let Some(texture) = self.texture_parameter(src, props, "alpha")? {
+            if let Some(i) = texture.1 {
+                self.take(props, "sample_visible");
+                return Ok((1.0, self.builder.add_channel_texture(i, None, "", |a: f32| a)));
+            }
+            let alpha = texture.0;
+            if !(0.0..=1.0).contains(&alpha) {
+                return Err(src.error(node, format!("alpha = {alpha} must be in [0, 1]")));
+            }
+            self.take(props, "sample_visible");
+            return Ok((alpha.sqrt(), -1));
         }
         let alpha = match self.float(src, props, "alpha")? {
             Some(a) => a,
@@ -375,7 +494,26 @@ impl Loader {
             return Err(src.error(node, format!("alpha = {alpha} must be in [0, 1]")));
         }
         self.take(props, "sample_visible");
-        Ok(alpha.sqrt())
+        Ok((alpha.sqrt(), -1))
+    }
+
+    /// A float parameter given as a `<texture>` (or a `<ref>` to one): `None` when `name` is
+    /// absent or a plain `<float>`; else a constant (its red channel) or a bitmap texture's index.
+    pub(super) fn texture_parameter(
+        &mut self,
+        src: &Src,
+        props: &mut Props,
+        name: &str,
+    ) -> Result<Option<(f32, Option<i32>)>, SceneError> {
+        let Some(node) = props.entries.iter().find(|(n, _, _)| n == name).map(|e| e.1) else { return Ok(None) };
+        if !matches!(node.tag_name().name(), "texture" | "ref") {
+            return Ok(None);
+        }
+        Ok(match self.tex(src, props, name)? {
+            None => None,
+            Some(Tex::Color(c)) => Some((c.x, None)),
+            Some(Tex::Bitmap(i)) => Some((1.0, Some(i))),
+        })
     }
 
     /// A conductor's normal-incidence reflectance: `material = "none"` (Mitsuba's default)
@@ -498,3 +636,9 @@ const CONDUCTOR_F0: &[(&str, [f32; 3])] = &[
     ("Al", [0.913, 0.922, 0.924]),
     ("Cu", [0.955, 0.638, 0.538]),
 ];
+
+/// `m` with [`flags::ROUGHNESS_TEXTURE_ALPHA`] when it has a roughness texture (Mitsuba's
+/// `alpha` texture holds α).
+fn alpha_texture(m: Material) -> Material {
+    if m.roughness_texture >= 0 { Material { flags: m.flags | flags::ROUGHNESS_TEXTURE_ALPHA, ..m } } else { m }
+}

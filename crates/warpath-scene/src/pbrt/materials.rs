@@ -130,6 +130,44 @@ impl Loader {
     /// GGX roughness in warpath's terms (α = roughness²) from pbrt's `roughness` or
     /// `uroughness`/`vroughness` and `remaproughness` (true: α = √roughness).
     fn roughness(&mut self, p: &mut Params, prefix: &str, default: f32) -> Result<f32, SceneError> {
+        Ok(self.roughness_textured(p, prefix, default)?.0)
+    }
+
+    /// [`Self::roughness`], and a roughness texture (or -1) when `roughness` (or both
+    /// `uroughness` and `vroughness`, the same texture) names an image float texture: its
+    /// channel mean mapped texel by texel as the scalar would be (bilinear filtering then
+    /// blends warpath's roughness rather than pbrt's), the scalar 1.
+    fn roughness_textured(&mut self, p: &mut Params, prefix: &str, default: f32) -> Result<(f32, i32), SceneError> {
+        let image = |this: &Self, p: &Params, name: &str| -> Option<i32> {
+            if p.type_of(name) != Some("texture") {
+                return None;
+            }
+            let q = p.peek_string(name)?;
+            this.float_images.get(&q).copied()
+        };
+        let textured = match image(self, p, &format!("{prefix}roughness")) {
+            Some(i) => Some(i),
+            None => {
+                match (image(self, p, &format!("{prefix}uroughness")), image(self, p, &format!("{prefix}vroughness"))) {
+                    (Some(u), Some(v)) if u == v => Some(u),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(i) = textured {
+            for name in ["roughness", "uroughness", "vroughness"] {
+                self.float_param(p, &format!("{prefix}{name}"))?;
+            }
+            let remap = p.boolean("remaproughness")?.unwrap_or(true);
+            let texture = if remap {
+                self.builder.add_channel_texture(i, Some(3), "pbrt remapped roughness", |r: f32| {
+                    r.max(0.0).sqrt().min(1.0).sqrt()
+                })
+            } else {
+                self.builder.add_channel_texture(i, Some(3), "pbrt roughness", |r: f32| r.clamp(0.0, 1.0).sqrt())
+            };
+            return Ok((1.0, texture));
+        }
         let r = self.float_param(p, &format!("{prefix}roughness"))?;
         let u = self.float_param(p, &format!("{prefix}uroughness"))?;
         let v = self.float_param(p, &format!("{prefix}vroughness"))?;
@@ -153,7 +191,7 @@ impl Loader {
         }
         let remap = p.boolean("remaproughness")?.unwrap_or(true);
         let alpha = if remap { r.sqrt() } else { r };
-        Ok(alpha.min(1.0).sqrt())
+        Ok((alpha.min(1.0).sqrt(), -1))
     }
 
     /// A conductor's Schlick F0 from `reflectance`, or `eta`/`k` (pbrt's default: copper).
@@ -230,14 +268,11 @@ impl Loader {
     /// Adds the material a `Material` or `MakeNamedMaterial` describes; returns its index.
     pub(super) fn material(&mut self, kind: &str, name: &str, mut p: Params) -> Result<u32, SceneError> {
         let at = p.at();
-        if let Some(q) = p.take("displacement") {
-            self.warn(format!(
-                "{}: {}: 'displacement' is not supported by warpath and is ignored",
-                p.at_line(q.line),
-                p.what
-            ));
-        }
+        let bump = self.displacement(&mut p)?;
         let normal_map = self.normal_map(&mut p)?;
+        if normal_map.is_some() && bump.is_some() {
+            return Err(p.error(p.line, "a material with both 'normalmap' and 'displacement' is not supported"));
+        }
         let material = match kind {
             "diffuse" => match self.color_or_texture(&mut p, "reflectance")? {
                 None => Material::diffuse(Vec3::splat(shapes::DEFAULT_REFLECTANCE)),
@@ -246,11 +281,11 @@ impl Loader {
             },
             "conductor" => {
                 let f0 = self.conductor_f0(&mut p, "")?;
-                let roughness = self.roughness(&mut p, "", 0.0)?;
-                if roughness * roughness < 1e-3 {
+                let (roughness, texture) = self.roughness_textured(&mut p, "", 0.0)?;
+                if texture < 0 && roughness * roughness < 1e-3 {
                     Material::mirror(f0)
                 } else {
-                    Material::rough_conductor(f0, roughness)
+                    Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) }
                 }
             }
             "dielectric" | "thindielectric" => {
@@ -258,18 +293,18 @@ impl Loader {
                 if kind == "thindielectric" {
                     Material::thin_dielectric(eta)
                 } else {
-                    let roughness = self.roughness(&mut p, "", 0.0)?;
-                    if roughness * roughness < 1e-3 {
+                    let (roughness, texture) = self.roughness_textured(&mut p, "", 0.0)?;
+                    if texture < 0 && roughness * roughness < 1e-3 {
                         Material::glass(eta)
                     } else {
-                        Material::rough_dielectric(eta, roughness)
+                        Material { roughness_texture: texture, ..Material::rough_dielectric(eta, roughness) }
                     }
                 }
             }
             "coateddiffuse" => {
                 let reflectance = self.color_or_texture(&mut p, "reflectance")?;
                 let eta = self.eta(&mut p, "eta")?;
-                let roughness = self.roughness(&mut p, "", 0.0)?;
+                let (roughness, texture) = self.roughness_textured(&mut p, "", 0.0)?;
                 self.ignore_layer_parameters(&mut p);
                 match reflectance {
                     // An index-matched coat (eta 1) neither reflects nor refracts: pbrt's
@@ -282,13 +317,16 @@ impl Loader {
                     }
                     // Mitsuba's plastic: a coat of index eta over the diffuse base, with the
                     // base's light reflected back and forth under the coat (no layer medium).
-                    r => Material::plastic(
-                        r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE),
-                        Vec3::ONE,
-                        eta,
-                        roughness,
-                        false,
-                    ),
+                    r => Material {
+                        roughness_texture: texture,
+                        ..Material::plastic(
+                            r.map_or(Vec3::splat(0.5), |t| t.mean()).clamp(Vec3::ZERO, Vec3::ONE),
+                            Vec3::ONE,
+                            eta,
+                            roughness,
+                            false,
+                        )
+                    },
                 }
             }
             "coatedconductor" => {
@@ -353,13 +391,42 @@ impl Loader {
             }
         };
         p.finish(self.warnings());
-        let material = match normal_map {
-            Some(texture) if !matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) => {
-                material.with_normal_texture(texture)
-            }
-            _ => material,
+        let material = match (normal_map, bump) {
+            _ if matches!(material.kind(), MaterialKind::Null | MaterialKind::Black) => material,
+            (Some(texture), _) => material.with_normal_texture(texture),
+            (None, Some(texture)) => material.with_bump_texture(texture, 1.0),
+            (None, None) => material,
         };
         Ok(self.builder.add_material(name, material))
+    }
+
+    /// A material's `"texture displacement"`: an image float texture becomes the bump map
+    /// (its channel mean, scale 1), with a warning. pbrt-v4 bumps by finite differences of the
+    /// displacement and adds its displaced normal's d·∂n/∂u terms; warpath takes the exact
+    /// gradient of the bilinear lookup and Mitsuba's `bumpmap` (warpath_core::bump_map), the
+    /// same to first order. A constant displacement changes no normal and is ignored.
+    fn displacement(&mut self, p: &mut Params) -> Result<Option<i32>, SceneError> {
+        if p.type_of("displacement").is_none() {
+            return Ok(None);
+        }
+        if p.type_of("displacement") != Some("texture") {
+            let q = p.take("displacement").unwrap();
+            return Err(p.error(q.line, "'displacement' must name a float texture (\"texture displacement\")"));
+        }
+        let (tex, line) = p.string("displacement")?.unwrap();
+        if let Some(&i) = self.float_images.get(&tex) {
+            self.warn(format!(
+                "{}: {}: displacement \"{tex}\" is rendered as Mitsuba's bumpmap (the exact gradient of the \
+                 bilinear lookup, invalid normals flipped, a shadowing term; no displaced-normal term)",
+                p.at_line(line),
+                p.what
+            ));
+            return Ok(Some(self.builder.add_channel_texture(i, Some(3), "", |v| v)));
+        }
+        if !self.float_textures.contains_key(&tex) {
+            return Err(p.error(line, format!("'displacement': no float texture named \"{tex}\"")));
+        }
+        Ok(None)
     }
 
     /// A material's `"string normalmap"`: the image, read with linear encoding as pbrt-v4

@@ -173,6 +173,14 @@ impl Params {
         self.items.iter().find(|p| p.name == name).map(|p| p.ty.as_str())
     }
 
+    /// A one-string parameter's value, without marking it read (None for any other shape).
+    pub fn peek_string(&self, name: &str) -> Option<String> {
+        match &self.items.iter().find(|p| p.name == name)?.values {
+            Values::Str(v) if v.len() == 1 => Some(v[0].clone()),
+            _ => None,
+        }
+    }
+
     pub fn has(&self, name: &str) -> bool {
         self.items.iter().any(|p| p.name == name)
     }

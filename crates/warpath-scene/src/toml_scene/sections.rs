@@ -83,6 +83,12 @@ pub(super) struct MaterialSection {
     pub(super) base_color_texture: Option<Spanned<String>>,
     /// A tangent-space normal map (read raw), any scattering kind.
     pub(super) normal_texture: Option<Spanned<String>>,
+    /// A height map (raw, its luminance) for bump mapping and its gradient multiplier.
+    pub(super) bump_texture: Option<Spanned<String>>,
+    pub(super) bump_scale: Option<Spanned<f32>>,
+    /// Raw images whose luminance multiplies `roughness` / `metallic`.
+    pub(super) roughness_texture: Option<Spanned<String>>,
+    pub(super) metallic_texture: Option<Spanned<String>>,
     /// An opacity mask (Mitsuba's `mask`): opacity in [0, 1] (default 1) and an image whose
     /// first channel multiplies it.
     pub(super) opacity: Option<Spanned<f32>>,

@@ -63,7 +63,13 @@ pub(super) fn isosurface_shape(
             if m.is_null() { "is 'null'" } else { "emits" }
         )));
     }
-    if m.base_color_texture >= 0 || m.normal_texture >= 0 || m.opacity_texture >= 0 {
+    if m.base_color_texture >= 0
+        || m.normal_texture >= 0
+        || m.bump_texture >= 0
+        || m.roughness_texture >= 0
+        || m.metallic_texture >= 0
+        || m.opacity_texture >= 0
+    {
         builder.warn(format!(
             "{}: isosurface '{name}' has no texture coordinates: material '{material_name}''s textures are not applied",
             source.path.display()

@@ -2,7 +2,8 @@
 """Writes the meshes and images of the Mitsuba oracle scenes (run once; the outputs are
 committed): a UV sphere as OBJ (positions, normals, uvs), a torus as ASCII PLY (positions
 only: shaded with face normals), an 8x8 sRGB PNG texture, a 32x32 normal map (a PNG read
-raw), a 16x16 grey opacity map, a 32x16 EXR environment map, a Mitsuba .serialized file of two meshes (a wavy sheet
+raw), a 32x32 height map and a 16x16 roughness/metallic texture (PNGs read raw), a 16x16 grey
+opacity map, a 32x16 EXR environment map, a Mitsuba .serialized file of two meshes (a wavy sheet
 with normals and uvs; the torus with neither) and a 16x12x16 density grid as a Mitsuba .vol
 file.
 Needs numpy and mitsuba (for the EXR):  python3 generate.py"""
@@ -93,6 +94,32 @@ def normalmap_png(path):
     normal = np.stack([x, y, np.ones((n, n))], axis=-1)
     normal /= np.linalg.norm(normal, axis=-1, keepdims=True)
     png(path, np.round((normal + 1) * 0.5 * 255))
+
+
+def height_png(path):
+    """A 32x32 height map (gray, read raw): bumps of a sine product over u and v, a ramp
+    along u in one quarter (a constant tilt) and a flat band (no gradient)."""
+    n = 32
+    u = (np.arange(n) + 0.5) / n
+    v = 1 - (np.arange(n) + 0.5) / n  # rows top first: v = 1 at the top
+    h = 0.5 + 0.35 * np.sin(2 * np.pi * 2 * u)[None, :] * np.cos(2 * np.pi * 2 * v)[:, None]
+    h[: n // 4, :] = 0.1 + 0.8 * u[None, :]
+    h[:, : n // 8] = 0.5
+    g = np.round(np.clip(h, 0, 1) * 255)
+    png(path, np.stack([g, g, g], axis=-1))
+
+
+def roughness_png(path):
+    """A 16x16 data texture (read raw): red a ramp along u (0.03 to 0.3), green stripes
+    along v (0.04, 0.25), blue a checker of 0 and 1, all three distinct so that the channel
+    read shows; its luminance stays below 0.32 (as GGX alpha: where warpath's rough conductor
+    agrees with Mitsuba's)."""
+    n = 16
+    u = (np.arange(n) + 0.5) / n
+    r = (0.03 + 0.27 * u)[None, :] * np.ones((n, 1))
+    g = np.where((np.arange(n) // 4) % 2 == 0, 0.04, 0.25)[:, None] * np.ones((1, n))
+    b = ((np.arange(n)[:, None] // 4 + np.arange(n)[None, :] // 4) % 2).astype(float)
+    png(path, np.round(np.stack([r, g, b], axis=-1) * 255))
 
 
 def leaf_mask_png(path):
@@ -191,6 +218,8 @@ if __name__ == "__main__":
     torus_ply(os.path.join(HERE, "torus.ply"))
     texture_png(os.path.join(HERE, "tiles.png"))
     normalmap_png(os.path.join(HERE, "waves-normal.png"))
+    height_png(os.path.join(HERE, "bumps-height.png"))
+    roughness_png(os.path.join(HERE, "roughness.png"))
     leaf_mask_png(os.path.join(HERE, "leaf-mask.png"))
     envmap_exr(os.path.join(HERE, "sky.exr"))
     meshes_serialized(os.path.join(HERE, "meshes.serialized"))
