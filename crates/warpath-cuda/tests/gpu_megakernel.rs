@@ -332,7 +332,8 @@ fn bump_maps_and_data_textures_match_cpu_reference() {
 /// pixels beyond their noise, so the GPU comparison above compares that shading.
 #[test]
 fn bump_and_data_texture_scenes_differ_from_the_plain_ones() {
-    let s = settings(48, 36, 16, 21, SamplerKind::Pcg);
+    // (64 spp: at 16 the merged scenes' masks left 38 of 1728 pixels beyond |z| 4 on one seed)
+    let s = settings(48, 36, 64, 21, SamplerKind::Pcg);
     for plain in [material_scene(), principled_scene()] {
         let (flat, _) = render_cpu(&plain, &s);
         let (bumped, _) = render_cpu(&with_bump_and_data_textures(plain.clone()), &s);
