@@ -98,7 +98,8 @@ pub struct RestirArgs {
     /// ReSTIR: the temporal pass's bias correction (ray-traced, pairwise, off) [default: --bias].
     #[arg(long)]
     pub temporal_bias: Option<String>,
-    /// ReSTIR: the previous frame's M is capped at this × the current M.
+    /// ReSTIR: the previous frame's M is capped at this × the current M [default: as `warpath
+    /// render` chooses, by the temporal bias correction: 5 ray-traced, 20 otherwise].
     #[arg(long)]
     pub temporal_cap: Option<f32>,
     /// ReSTIR: RTXDI's boiling filter after temporal reuse at this strength (0: off; RTXDI's
@@ -284,6 +285,7 @@ pub fn run(args: RestirArgs) -> Result<()> {
                 target: args.target.is_none(),
                 bias: args.bias.is_none(),
                 spatial: args.spatial_passes.is_none(),
+                temporal_cap: args.temporal_cap.is_none(),
             },
             ..Default::default()
         },

@@ -184,9 +184,10 @@ pub struct RenderArgs {
     #[arg(long, value_parser = parse_bias)]
     pub restir_temporal_bias: Option<warpath_cpu::restir::BiasCorrection>,
     /// restir-di: temporal reuse caps the history's candidate count M at this many times the
-    /// current frame's (0 to 1000).
-    #[arg(long, default_value_t = warpath_core::restir::RestirOptions::default().temporal_cap, value_parser = parse_temporal_cap)]
-    pub restir_temporal_cap: f32,
+    /// current frame's (0 to 1000). Default: by the temporal pass's bias correction, 5 with
+    /// ray-traced weights, 20 with pairwise MIS or none (docs/restir.md).
+    #[arg(long, value_parser = parse_temporal_cap)]
+    pub restir_temporal_cap: Option<f32>,
     /// restir-di: temporal reuse in an accumulated still too. A still accumulates frames without
     /// it by default (reuse across frames correlates them, so N accumulated frames
     /// are worth fewer independent ones); --sequence frames have it unless --restir-no-temporal.

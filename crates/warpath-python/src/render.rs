@@ -257,8 +257,8 @@ pub(crate) fn overrides(
         integrator: parse_integrator(integrator)?,
         strategy,
         count_rays,
-        // As the command line does when no --restir-target/--restir-bias is given.
-        restir_by_scene: warpath_render::RestirByScene { target: true, bias: true, spatial: true },
+        // As the command line does when none of ReSTIR's flags is given.
+        restir_by_scene: warpath_render::RestirByScene::ALL,
         ..Default::default()
     })
 }

@@ -133,12 +133,13 @@ pub fn open_backend(choice: BackendChoice, scene: &Scene, settings: &Settings) -
 pub fn restir_summary(settings: &Settings) -> String {
     let r = &settings.restir;
     format!(
-        "{} candidates{}{}, target {}, temporal {}, {} spatial pass(es) of {} within {} px, bias correction {}{}{}{}{}",
+        "{} candidates{}{}, target {}, temporal {}{}, {} spatial pass(es) of {} within {} px, bias correction {}{}{}{}{}",
         r.candidates,
         if r.light_pool { " from 16x16 light pools" } else { "" },
         if r.bsdf_candidates > 0 { format!(" + {} BSDF-sampled", r.bsdf_candidates) } else { String::new() },
         r.target.name(),
         if r.temporal { "on" } else { "off" },
+        if r.temporal { format!(" (history capped at {}×)", r.temporal_cap) } else { String::new() },
         r.spatial_passes,
         r.neighbours,
         r.radius,

@@ -94,12 +94,19 @@ pub struct Overrides {
 /// [`Overrides::restir`]: what the command line does for the flags a user did not give. The
 /// target and the bias correction come from the scene's emitters ([`crate::restir_choice`]);
 /// the spatial passes from the mode ([`crate::restir_choice::spatial_passes`]: none with temporal
-/// reuse, one without).
+/// reuse, one without); the temporal cap from the temporal pass's bias correction
+/// ([`crate::restir_choice::temporal_cap`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RestirByScene {
     pub target: bool,
     pub bias: bool,
     pub spatial: bool,
+    pub temporal_cap: bool,
+}
+
+impl RestirByScene {
+    /// Every knob chosen (what the command line does when none of them is given).
+    pub const ALL: RestirByScene = RestirByScene { target: true, bias: true, spatial: true, temporal_cap: true };
 }
 
 /// Everything a renderer needs to know, resolved: the scene's settings with the overrides
@@ -222,6 +229,9 @@ impl Settings {
             if overrides.restir_by_scene.spatial {
                 restir.spatial_passes = crate::restir_choice::spatial_passes(restir.temporal);
             }
+            if overrides.restir_by_scene.temporal_cap {
+                restir.temporal_cap = crate::restir_choice::temporal_cap(restir.temporal_bias.unwrap_or(restir.bias));
+            }
         }
         Ok(Settings {
             count,
@@ -295,11 +305,11 @@ mod tests {
         let given = Settings::resolve(&scene, &restir).unwrap().restir;
         assert_eq!((given.target, given.bias), (RestirOptions::default().target, RestirOptions::default().bias));
         let both =
-            Overrides { restir_by_scene: RestirByScene { target: true, bias: true, spatial: false }, ..restir.clone() };
+            Overrides { restir_by_scene: RestirByScene { target: true, bias: true, ..RestirByScene::default() }, ..restir.clone() };
         let chosen = Settings::resolve(&scene, &both).unwrap().restir;
         assert_eq!((chosen.target, chosen.bias), crate::restir_choice(&scene));
         let mut only_bias = Overrides {
-            restir_by_scene: RestirByScene { target: false, bias: true, spatial: false },
+            restir_by_scene: RestirByScene { bias: true, ..RestirByScene::default() },
             ..restir.clone()
         };
         only_bias.restir.target = warpath_core::restir::TargetFunction::Max;
@@ -320,6 +330,23 @@ mod tests {
         given.restir.temporal = true;
         given.restir.spatial_passes = 2;
         assert_eq!(Settings::resolve(&scene, &given).unwrap().restir.spatial_passes, 2);
+        // The temporal cap follows the temporal pass's bias correction (its own, else the
+        // spatial one's); a given cap stays.
+        let cap = RestirByScene { temporal_cap: true, ..RestirByScene::default() };
+        let mut capped = Overrides { restir_by_scene: cap, ..restir.clone() };
+        capped.restir.bias = warpath_core::restir::BiasCorrection::RayTraced;
+        assert_eq!(Settings::resolve(&scene, &capped).unwrap().restir.temporal_cap, 5.0);
+        capped.restir.bias = warpath_core::restir::BiasCorrection::Pairwise;
+        assert_eq!(Settings::resolve(&scene, &capped).unwrap().restir.temporal_cap, 20.0);
+        capped.restir.temporal_bias = Some(warpath_core::restir::BiasCorrection::RayTraced);
+        assert_eq!(Settings::resolve(&scene, &capped).unwrap().restir.temporal_cap, 5.0);
+        let mut all = Overrides { restir_by_scene: RestirByScene::ALL, ..restir.clone() };
+        all.restir.temporal_cap = 7.0;
+        let chosen = Settings::resolve(&scene, &all).unwrap().restir;
+        assert_eq!((chosen.bias, chosen.temporal_cap), (warpath_core::restir::BiasCorrection::RayTraced, 5.0));
+        let mut kept = Overrides { ..restir };
+        kept.restir.temporal_cap = 7.0;
+        assert_eq!(Settings::resolve(&scene, &kept).unwrap().restir.temporal_cap, 7.0);
     }
 
     #[test]
