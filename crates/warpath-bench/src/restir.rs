@@ -38,7 +38,10 @@ use warpath_render::{Backend, BackendChoice, Integrator, Overrides, Renderer, Re
 use warpath_scene::Scene;
 
 mod origins;
+mod reference;
 mod stills;
+
+use reference::reference_image;
 
 #[derive(clap::Args)]
 pub struct RestirArgs {
@@ -579,71 +582,6 @@ fn equal_time_spp(
     Ok(spp)
 }
 
-/// The reference image of `scene` (its camera) with `settings`, from the cache or rendered
-/// and cached.
-fn reference_image(scene: &Scene, settings: &Settings, backend: &Backend, args: &RestirArgs) -> Result<Vec<Vec3>> {
-    let key = format!(
-        "v1|{}|{}|{}|{}x{}|{}|{:?}|{}|{}",
-        args.scene,
-        scene.name,
-        scene.triangle_soup().len(),
-        settings.width(),
-        settings.height(),
-        settings.count,
-        scene.camera,
-        backend.name(),
-        settings.scene.seed
-    );
-    let path = args.cache.join(format!("reference-{:016x}.bin", fnv1a(key.as_bytes())));
-    if let Some(image) = read_reference(&path, settings.width(), settings.height()) {
-        eprintln!("reference: {} (cached)", path.display());
-        return Ok(image);
-    }
-    let start = Instant::now();
-    let mut renderer = prepare(scene, settings, backend)?;
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let image = warpath_render::render(renderer.as_mut(), 0..settings.count, &stop, |_| {})?.film.mean();
-    std::fs::create_dir_all(&args.cache).with_context(|| format!("cannot create {}", args.cache.display()))?;
-    std::fs::write(&path, encode_reference(&image, settings.width(), settings.height()))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    eprintln!(
-        "reference: {} spp in {:.1} s, cached in {}",
-        settings.count,
-        start.elapsed().as_secs_f64(),
-        path.display()
-    );
-    Ok(image)
-}
-
-/// The cache file: "WPRSTREF", width and height (u32), then RGB f32, all little-endian.
-fn encode_reference(image: &[Vec3], width: u32, height: u32) -> Vec<u8> {
-    let mut bytes = b"WPRSTREF".to_vec();
-    bytes.extend(width.to_le_bytes());
-    bytes.extend(height.to_le_bytes());
-    for c in image.iter().flat_map(|p| p.to_array()) {
-        bytes.extend(c.to_le_bytes());
-    }
-    bytes
-}
-
-fn read_reference(path: &Path, width: u32, height: u32) -> Option<Vec<Vec3>> {
-    let bytes = std::fs::read(path).ok()?;
-    let n = width as usize * height as usize;
-    if bytes.len() != 16 + 12 * n || &bytes[..8] != b"WPRSTREF" {
-        return None;
-    }
-    let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-    if word(8) != width || word(12) != height {
-        return None;
-    }
-    let f = |i: usize| f32::from_bits(word(16 + 4 * i));
-    Some((0..n).map(|p| Vec3::new(f(3 * p), f(3 * p + 1), f(3 * p + 2))).collect())
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// Pixels whose primary hit is a lit (non-specular), non-emitting surface at eight jittered
 /// camera rays of the CPU's G-buffer (so silhouettes are left out) and none of whose eight
 /// neighbours sees an emitter at any of them: a pixel beside a tiny bright emitter can catch
@@ -787,17 +725,5 @@ mod tests {
         let masked = score(&image, &reference.iter().map(|r| *r * 2.0).collect::<Vec<_>>(), &mask);
         assert!((masked.median - 9.0 / 2.0).abs() < 1e-5, "{masked:?}");
         assert_eq!(score(&image, &reference, &vec![false; n]), Scores::default());
-    }
-
-    #[test]
-    fn the_reference_cache_reads_what_it_wrote() {
-        let dir = std::env::temp_dir().join(format!("warpath-restir-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.bin");
-        let image: Vec<Vec3> = (0..6).map(|i| Vec3::new(i as f32, 0.5, -1.0)).collect();
-        std::fs::write(&path, encode_reference(&image, 3, 2)).unwrap();
-        assert_eq!(read_reference(&path, 3, 2), Some(image));
-        assert_eq!(read_reference(&path, 2, 3), None, "another size is not this reference");
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -45,7 +45,9 @@ pub fn overrides(args: &RenderArgs) -> Overrides {
             radius: args.restir_radius,
             bias: args.restir_bias.unwrap_or(warpath_core::restir::RestirOptions::default().bias),
             temporal_bias: args.restir_temporal_bias,
-            temporal_cap: args.restir_temporal_cap.unwrap_or(warpath_core::restir::RestirOptions::default().temporal_cap),
+            temporal_cap: args
+                .restir_temporal_cap
+                .unwrap_or(warpath_core::restir::RestirOptions::default().temporal_cap),
             target: args.restir_target.unwrap_or_default(),
             reuse_visibility: args.restir_reuse_visibility,
             bsdf_candidates: args.restir_bsdf_candidates,

@@ -304,14 +304,14 @@ mod tests {
         let restir = Overrides { integrator: Integrator::RestirDi, ..Default::default() };
         let given = Settings::resolve(&scene, &restir).unwrap().restir;
         assert_eq!((given.target, given.bias), (RestirOptions::default().target, RestirOptions::default().bias));
-        let both =
-            Overrides { restir_by_scene: RestirByScene { target: true, bias: true, ..RestirByScene::default() }, ..restir.clone() };
-        let chosen = Settings::resolve(&scene, &both).unwrap().restir;
-        assert_eq!((chosen.target, chosen.bias), crate::restir_choice(&scene));
-        let mut only_bias = Overrides {
-            restir_by_scene: RestirByScene { bias: true, ..RestirByScene::default() },
+        let both = Overrides {
+            restir_by_scene: RestirByScene { target: true, bias: true, ..RestirByScene::default() },
             ..restir.clone()
         };
+        let chosen = Settings::resolve(&scene, &both).unwrap().restir;
+        assert_eq!((chosen.target, chosen.bias), crate::restir_choice(&scene));
+        let mut only_bias =
+            Overrides { restir_by_scene: RestirByScene { bias: true, ..RestirByScene::default() }, ..restir.clone() };
         only_bias.restir.target = warpath_core::restir::TargetFunction::Max;
         let mixed = Settings::resolve(&scene, &only_bias).unwrap().restir;
         assert_eq!(
