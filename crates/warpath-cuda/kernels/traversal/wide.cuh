@@ -20,8 +20,8 @@
 //   they add no bit: the 8 tests need no branch per slot.
 // * Triangles are the binary kernels' Möller–Trumbore records (v0, v1 - v0, v2 - v0) stored per
 //   reference in prim_indices order, the original triangle id in v0.w's bits (WideTraversalScene);
-//   ties in t go to the lower id. The traversal is a template over the scene type, which owns
-//   the triangle test (intersect_reference): traversal/woop.cuh's WideWoopScene tests the same
+//   ties in t go to the lower id. The traversal is a template over the scene type, whose
+//   triangle test is wide_intersect_reference's overload: traversal/woop.cuh's WideWoopScene tests the same
 //   references in Woop's layout instead (the benchmark's option; warpath_bvh::wide's
 //   intersect_woop is its specification).
 #pragma once
@@ -55,19 +55,21 @@ struct alignas(16) WideNode {
 struct WideTraversalScene {
     const float4* __restrict__ nodes;      // WideNode, 5 float4 each; node 0 is the root
     const float4* __restrict__ triangles;  // 3 float4 per reference: v0 (w: triangle id bits), e1, e2
-
-    // Möller–Trumbore on reference `reference`: true with (t, u, v) and the triangle id `prim`
-    // for a hit with t in (t_min, t_max). (The second float, the best hit's t, is for tests that
-    // reject early; this one does not.)
-    __device__ __forceinline__ bool intersect_reference(const PreparedRay& ray, unsigned int reference, float,
-                                                        float& t, float& u, float& v, int& prim) const {
-        const float4* record = triangles + (size_t)reference * 3u;
-        const float4 v0 = __ldg(record + 0);
-        if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) return false;
-        prim = __float_as_int(v0.w);
-        return true;
-    }
 };
+
+// The triangle test of a scene's reference `reference` (wide_step calls it by the scene's type;
+// traversal/woop.cuh overloads it for WideWoopScene): true with (t, u, v) and the triangle id
+// `prim` for a hit with t in (t_min, t_max). Here Möller–Trumbore on the plain record; the float
+// after the reference, the best hit's t, is for tests that reject early (this one does not).
+__device__ __forceinline__ bool wide_intersect_reference(const WideTraversalScene& scene, const PreparedRay& ray,
+                                                         unsigned int reference, float, float& t, float& u,
+                                                         float& v, int& prim) {
+    const float4* record = scene.triangles + (size_t)reference * 3u;
+    const float4 v0 = __ldg(record + 0);
+    if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) return false;
+    prim = __float_as_int(v0.w);
+    return true;
+}
 
 // A closest (or any) hit: prim = original triangle id, -1 for none (t is then t_max).
 struct WideHit {
@@ -309,7 +311,7 @@ __device__ __forceinline__ void wide_step(const Scene& scene, const PreparedRay&
         tri_group.bits &= tri_group.bits - 1u;
         float t, u, v;
         int prim;
-        if (!scene.intersect_reference(ray, tri_group.base + index, state.best.t, t, u, v, prim)) continue;
+        if (!wide_intersect_reference(scene, ray, tri_group.base + index, state.best.t, t, u, v, prim)) continue;
         if (AnyHit) {
             state.best.t = t;
             state.best.u = u;
