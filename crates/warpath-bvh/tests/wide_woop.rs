@@ -51,10 +51,12 @@ fn unreachable(tri: &Tri, ray: &Ray, t: f32) -> bool {
 }
 
 /// Whether the ray meets the triangle's plane (in `f64`) outside it or within the two tests'
-/// round-off of an edge (in barycentrics), or nearly parallel to it: where two tests that round
+/// round-off of an edge (in barycentrics), within their round-off of `t_min` or `t_max` (an
+/// origin on the plane: `t` about 0), or nearly parallel to it: where two tests that round
 /// differently may disagree. Möller–Trumbore's barycentrics err by about
 /// `ε |o - v0| |d| (|e1| + |e2|) / |det|`, Woop's by about `ε (|o| + |v0|) (|e1| + |e2|) / |n|`
-/// (rows of size `|e| / |n|` applied to coordinates); the bound is 1e-4 plus 256 times both.
+/// (rows of size `|e| / |n|` applied to coordinates); the bound is 1e-4 plus 256 times both
+/// (`t`: [`t_slack`]).
 fn on_edge_or_wild(tri: &Tri, ray: &Ray) -> bool {
     let [v0, v1, v2] = tri.map(|v| v.as_dvec3());
     let (o, d) = (ray.o.as_dvec3(), ray.d.as_dvec3());
@@ -64,12 +66,30 @@ fn on_edge_or_wild(tri: &Tri, ray: &Ray) -> bool {
     let det = e1.dot(p);
     let grazing = det.abs() <= 1e-3 * n * d.length();
     let u = (o - v0).dot(p) / det;
-    let v = d.dot((o - v0).cross(e1)) / det;
+    let q = (o - v0).cross(e1);
+    let v = d.dot(q) / det;
+    let t = e2.dot(q) / det;
     let edges = e1.length() + e2.length();
     let moller = (o - v0).length() * d.length() * edges / det.abs();
     let woop = (o.abs().max_element() + v0.abs().max_element()) * edges / n;
     let tolerance = 1e-4 + 2f64.powi(-16) * (moller + woop);
-    grazing || !(u.min(v).min(1.0 - u - v) >= tolerance)
+    let slack = t_slack(tri, ray) + 1e-4 * t.abs();
+    let at_bound = (t - ray.t_min as f64).abs() <= slack || (t - ray.t_max as f64).abs() <= slack;
+    grazing || at_bound || !(u.min(v).min(1.0 - u - v) >= tolerance)
+}
+
+/// 256 ε times the two tests' error scales of `t`: Woop's `t` is the difference of two dot
+/// products of the size of the coordinates, so its error is about `ε (|o| + |v0|) / |d · n̂|`
+/// (absolute in the coordinates, growing as the ray grazes the plane: short rays leaving a
+/// nearby surface show it); Möller–Trumbore's about `ε |o - v0| |e1| |e2| / |det|` (slivers).
+fn t_slack(tri: &Tri, ray: &Ray) -> f64 {
+    let [v0, v1, v2] = tri.map(|v| v.as_dvec3());
+    let (o, d) = (ray.o.as_dvec3(), ray.d.as_dvec3());
+    let (e1, e2) = (v1 - v0, v2 - v0);
+    let normal = e1.cross(e2).normalize();
+    let woop = 2.0 * o.abs().max_element().max(v0.abs().max_element()) / d.dot(normal).abs();
+    let moller = (o - v0).length() * e1.length() * e2.length() / e1.dot(d.cross(e2)).abs();
+    2f64.powi(-16) * (woop + moller)
 }
 
 /// What the checks of one mesh found.
@@ -90,19 +110,10 @@ fn close(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1e-3)
 }
 
-/// Whether two hits on `tri` agree to the round-off of the two tests: `t` within 1e-4 relative,
-/// or within 256 ε times the sum of their error scales: Woop's `t` is the difference of two dot
-/// products of the size of the coordinates, so its error is about `ε (|o| + |v0|) / |d · n̂|`
-/// (absolute in the coordinates, growing as the ray grazes the plane: short rays leaving a
-/// nearby surface show it); Möller–Trumbore's about `ε |o - v0| |e1| |e2| / |det|` (slivers).
+/// Whether two hits on `tri` agree to the round-off of the two tests: `t` within 1e-4 relative
+/// or within [`t_slack`].
 fn close_on(tri: &Tri, ray: &Ray, a: f32, b: f32) -> bool {
-    let [v0, v1, v2] = tri.map(|v| v.as_dvec3());
-    let (o, d) = (ray.o.as_dvec3(), ray.d.as_dvec3());
-    let (e1, e2) = (v1 - v0, v2 - v0);
-    let normal = e1.cross(e2).normalize();
-    let woop = 2.0 * o.abs().max_element().max(v0.abs().max_element()) / d.dot(normal).abs();
-    let moller = (o - v0).length() * e1.length() * e2.length() / e1.dot(d.cross(e2)).abs();
-    close(a, b) || ((a - b).abs() as f64) <= 2f64.powi(-16) * (woop + moller)
+    close(a, b) || ((a - b).abs() as f64) <= t_slack(tri, ray)
 }
 
 fn check_rays(wide: &WideBvh, tris: &[Tri], rays: &[Ray], label: &str) -> Counts {
