@@ -11,8 +11,8 @@
 //!
 //! The rows are computed once in `f64` and rounded to `f32` ([`woop_rows`]); a triangle whose
 //! normal vanishes (or whose rows do not fit an `f32`) gets zero rows, which never hit (`t` is
-//! `0 / 0`). The test ([`intersect_woop`]) is 12 fused multiply-adds, 3 products, one
-//! division and the comparisons, against Möller–Trumbore's 27 rounded products and sums, a
+//! `0 / 0`). The test ([`intersect_woop`]) is 17 fused multiply-adds, 3 products, a sum, one
+//! division and the comparisons, against Möller–Trumbore's 42 rounded products and sums, a
 //! division and 3 more products: the GPU kernel does the same operations in the same order
 //! (`__fmaf_rn`), so its hits equal this code's bit for bit. They equal Möller–Trumbore's to
 //! round-off only (the two tests round differently), so the Woop traversal is checked against
