@@ -23,9 +23,12 @@
 // And the compressed 8-wide BVH (Ylitie, Karras and Laine, HPG 2017; traversal/wide.cuh),
 // closest and any hit: one ray per thread (traverse_wide_closest, traverse_wide_any), and
 // persistent threads with dynamic fetch as above, optionally postponing triangle groups while
-// few lanes have triangles to test (traverse_wide_persistent_closest, ..._any).
+// few lanes have triangles to test (traverse_wide_persistent_closest, ..._any). Each again with
+// the triangles in Woop's layout (traversal/woop.cuh: the rows of the map to the unit triangle
+// and the ids beside them): traverse_wide_woop_closest, ..._any, traverse_wide_woop_persistent_*.
 #include "traversal/traversal.cuh"
 #include "traversal/wide.cuh"
+#include "traversal/woop.cuh"
 
 // Threads per block of every traversal kernel (a multiple of 32).
 #define WARPATH_TRAVERSAL_BLOCK 128
@@ -194,8 +197,8 @@ WARPATH_PERSISTENT_KERNEL(traverse_postponed_any, true, true)
 
 // ---- the compressed 8-wide BVH ---------------------------------------------------------
 
-template <bool AnyHit>
-__device__ __forceinline__ void trace_wide_batch(const WideTraversalScene& scene, const GpuRay* __restrict__ rays,
+template <bool AnyHit, class Scene>
+__device__ __forceinline__ void trace_wide_batch(const Scene& scene, const GpuRay* __restrict__ rays,
                                                  GpuHit* __restrict__ hits, int ray_count) {
     const int index = blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= ray_count) return;
@@ -214,6 +217,19 @@ __device__ __forceinline__ void trace_wide_batch(const WideTraversalScene& scene
 WARPATH_WIDE_KERNEL(traverse_wide_closest, false)
 WARPATH_WIDE_KERNEL(traverse_wide_any, true)
 
+// The same over Woop's rows, the triangle ids beside them.
+#define WARPATH_WIDE_WOOP_KERNEL(name, any_hit)                                                                \
+    extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
+        name(const float4* __restrict__ nodes, const float4* __restrict__ rows,                               \
+             const unsigned int* __restrict__ triangle_ids, const GpuRay* __restrict__ rays,                  \
+             GpuHit* __restrict__ hits, int ray_count) {                                                      \
+        const WideWoopScene scene = {nodes, rows, triangle_ids};                                              \
+        trace_wide_batch<any_hit>(scene, rays, hits, ray_count);                                              \
+    }
+
+WARPATH_WIDE_WOOP_KERNEL(traverse_wide_woop_closest, false)
+WARPATH_WIDE_WOOP_KERNEL(traverse_wide_woop_any, true)
+
 // Persistent warps with dynamic fetch (Aila and Laine 2009, as seed 004 measured them; Ylitie
 // et al. 2017 traverse the wide BVH so) over wide.cuh's wide_step: a warp takes work items from a
 // global counter for its idle lanes whenever fewer than `fetch_threshold` of its lanes are still
@@ -221,8 +237,8 @@ WARPATH_WIDE_KERNEL(traverse_wide_any, true)
 // begin(item) -> the lane's PreparedRay, finish(item, hit)); every lane of every warp calls it.
 // (The renderers' multi-stage wavefront traced its intersect and shadow queues through this
 // driver in one experiment and got slower: docs/benchmarks/traversal.md.)
-template <bool AnyHit, class Work, class Stack>
-__device__ __forceinline__ void wide_persistent(const WideTraversalScene& scene, Work& work, Stack& stack,
+template <bool AnyHit, class Scene, class Work, class Stack>
+__device__ __forceinline__ void wide_persistent(const Scene& scene, Work& work, Stack& stack,
                                                 int fetch_threshold, int postpone_lanes) {
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int lanes_below = (1u << lane) - 1u;
@@ -284,8 +300,8 @@ struct WideRayBatch {
     }
 };
 
-template <bool AnyHit>
-__device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& scene,
+template <bool AnyHit, class Scene>
+__device__ __forceinline__ void trace_wide_persistent(const Scene& scene,
                                                       const GpuRay* __restrict__ rays, GpuHit* __restrict__ hits,
                                                       int ray_count, unsigned int* __restrict__ ray_counter,
                                                       int fetch_threshold, int postpone_lanes,
@@ -315,3 +331,17 @@ __device__ __forceinline__ void trace_wide_persistent(const WideTraversalScene& 
 
 WARPATH_WIDE_PERSISTENT_KERNEL(traverse_wide_persistent_closest, false)
 WARPATH_WIDE_PERSISTENT_KERNEL(traverse_wide_persistent_any, true)
+
+#define WARPATH_WIDE_WOOP_PERSISTENT_KERNEL(name, any_hit)                                                     \
+    extern "C" __global__ void __launch_bounds__(WARPATH_TRAVERSAL_BLOCK)                                     \
+        name(const float4* __restrict__ nodes, const float4* __restrict__ rows,                               \
+             const unsigned int* __restrict__ triangle_ids, const GpuRay* __restrict__ rays,                  \
+             GpuHit* __restrict__ hits, int ray_count, unsigned int* __restrict__ ray_counter,                \
+             int fetch_threshold, int postpone_lanes, int shared_entries) {                                   \
+        const WideWoopScene scene = {nodes, rows, triangle_ids};                                              \
+        trace_wide_persistent<any_hit>(scene, rays, hits, ray_count, ray_counter, fetch_threshold,            \
+                                       postpone_lanes, shared_entries);                                       \
+    }
+
+WARPATH_WIDE_WOOP_PERSISTENT_KERNEL(traverse_wide_woop_persistent_closest, false)
+WARPATH_WIDE_WOOP_PERSISTENT_KERNEL(traverse_wide_woop_persistent_any, true)

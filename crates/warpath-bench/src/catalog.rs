@@ -26,6 +26,12 @@ pub type WideTraversalArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
 /// [`WideTraversalArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes,
 /// int shared_entries`.
 pub type WidePersistentArgs = (ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32, i32);
+/// `(const float4* nodes, const float4* rows, const unsigned int* triangle_ids, const GpuRay* rays,
+/// GpuHit* hits, int ray_count)`: the wide kernels over Woop's triangle rows (`traversal/woop.cuh`).
+pub type WideWoopArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32);
+/// [`WideWoopArgs`], then `unsigned int* ray_counter, int fetch_threshold, int postpone_lanes,
+/// int shared_entries`.
+pub type WideWoopPersistentArgs = (ConstPtr, ConstPtr, ConstPtr, ConstPtr, MutPtr, i32, MutPtr, i32, i32, i32);
 
 warpath_cuda::kernel_catalog! {
     pub fn all;
@@ -43,6 +49,10 @@ warpath_cuda::kernel_catalog! {
     TRAVERSE_WIDE_ANY: WideTraversalArgs = TRAVERSE, "traverse_wide_any";
     TRAVERSE_WIDE_PERSISTENT_CLOSEST: WidePersistentArgs = TRAVERSE, "traverse_wide_persistent_closest";
     TRAVERSE_WIDE_PERSISTENT_ANY: WidePersistentArgs = TRAVERSE, "traverse_wide_persistent_any";
+    TRAVERSE_WIDE_WOOP_CLOSEST: WideWoopArgs = TRAVERSE, "traverse_wide_woop_closest";
+    TRAVERSE_WIDE_WOOP_ANY: WideWoopArgs = TRAVERSE, "traverse_wide_woop_any";
+    TRAVERSE_WIDE_WOOP_PERSISTENT_CLOSEST: WideWoopPersistentArgs = TRAVERSE, "traverse_wide_woop_persistent_closest";
+    TRAVERSE_WIDE_WOOP_PERSISTENT_ANY: WideWoopPersistentArgs = TRAVERSE, "traverse_wide_woop_persistent_any";
 }
 
 /// The catalogued kernels of `program`, by name (what it must define).
@@ -59,7 +69,7 @@ mod tests {
     #[test]
     fn every_catalogued_kernel_matches_its_cuda_signature_and_every_entry_point_is_catalogued() {
         let catalog = all();
-        assert_eq!(catalog.len(), 12);
+        assert_eq!(catalog.len(), 16);
         let problems = mismatches(&PROGRAMS, &catalog, &[]);
         assert!(problems.is_empty(), "{} mismatch(es):\n{}", problems.len(), problems.join("\n"));
     }
@@ -83,11 +93,11 @@ mod tests {
     fn traverse_reads_the_traversal_headers_of_warpath_cuda_and_not_the_compaction_library() {
         let headers: Vec<&str> =
             warpath_cuda::compiler::included_headers(&TRAVERSE.source()).into_iter().map(|(name, _)| name).collect();
-        for header in ["traversal/traversal.cuh", "traversal/wide.cuh", "common/layout.cuh"] {
+        for header in ["traversal/traversal.cuh", "traversal/wide.cuh", "traversal/woop.cuh", "common/layout.cuh"] {
             assert!(headers.contains(&header), "{header}: {headers:?}");
         }
         assert!(!headers.contains(&"compaction/compaction.cuh"), "{headers:?}");
-        assert_eq!(kernels_of(TRAVERSE).len(), 12);
+        assert_eq!(kernels_of(TRAVERSE).len(), 16);
         assert!(warpath_cuda::kernels::Program::all().iter().all(|p| *p != TRAVERSE), "not a product program");
     }
 }

@@ -15,6 +15,11 @@
 //! BENCHMARKED`: one ray per thread, persistent with dynamic fetch, and persistent postponing
 //! triangle groups). With both, a second table puts the Grays/s of each ray set side by side:
 //! the fastest binary kernel and the fastest schedule of each wide collapse, with the ratio.
+//!
+//! `--wide-triangles plain|woop|both` picks the wide layout's triangles: the plain records
+//! (Möller–Trumbore, the renderers' layout) and/or Woop's rows (`traversal/woop.cuh`, layout
+//! `wide8-<collapse>-woop`, checked against `WideBvh::intersect_woop` / `occluded_woop`), timed
+//! in the same run over the same tree and rays.
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -24,7 +29,7 @@ use std::path::PathBuf;
 use warpath_bench::rays::{RaySet, make_rays};
 use warpath_bench::traverse::{BenchOptions, HitMode, TraversalKernel, bench_traversal, trace_rays};
 use warpath_bench::wide_traverse::{WideSchedule, bench_wide_traversal, trace_rays_wide_with};
-use warpath_bvh::wide::{Collapse, WideBvh};
+use warpath_bvh::wide::{Collapse, WideBvh, WideTriangles, WoopTriangles};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_cli::commands::load_scene;
 use warpath_core::math::Ray;
@@ -50,6 +55,17 @@ pub enum CollapseArg {
     Both,
 }
 
+/// Which triangle layouts the wide8 layout runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WideTrianglesArg {
+    /// Möller–Trumbore records (the renderers' layout).
+    Plain,
+    /// Woop's unit-triangle rows.
+    Woop,
+    /// Both, timed in the same run.
+    Both,
+}
+
 #[derive(clap::Args)]
 pub struct TraversalArgs {
     /// Scenes (built-in names or paths).
@@ -70,6 +86,9 @@ pub struct TraversalArgs {
     /// The wide8 layout's collapse of the binary tree: optimal (SAH dynamic programme), greedy or both.
     #[arg(long, value_enum, default_value = "optimal")]
     pub collapse: CollapseArg,
+    /// The wide8 layout's triangles: plain (Möller–Trumbore records), woop (unit-triangle rows) or both.
+    #[arg(long, value_enum, default_value = "plain")]
+    pub wide_triangles: WideTrianglesArg,
     /// Also write the results as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -80,7 +99,7 @@ struct Row {
     scene: String,
     triangles: usize,
     tree: String,
-    /// `binary` or `wide8-optimal` / `wide8-greedy`.
+    /// `binary` or `wide8-optimal` / `wide8-greedy`, with `-woop` for Woop's triangles.
     layout: String,
     rays_kind: String,
     kernel: String,
@@ -100,6 +119,7 @@ struct Row {
 enum CpuTree<'a> {
     Binary(&'a Bvh),
     Wide(&'a WideBvh),
+    WideWoop(&'a WideBvh, &'a WoopTriangles),
 }
 
 impl CpuTree<'_> {
@@ -107,12 +127,14 @@ impl CpuTree<'_> {
         match self {
             CpuTree::Binary(bvh) => bvh.occluded(tris, ray),
             CpuTree::Wide(wide) => wide.occluded(tris, ray),
+            CpuTree::WideWoop(wide, woop) => wide.occluded_woop(woop, ray),
         }
     }
     fn intersect(&self, tris: &[[Vec3; 3]], ray: &Ray) -> Option<warpath_bvh::Hit> {
         match self {
             CpuTree::Binary(bvh) => bvh.intersect(tris, ray),
             CpuTree::Wide(wide) => wide.intersect(tris, ray),
+            CpuTree::WideWoop(wide, woop) => wide.intersect_woop(woop, ray),
         }
     }
 }
@@ -151,6 +173,11 @@ pub fn run(args: TraversalArgs) -> Result<()> {
     let (width, height) = args.resolution;
     let run_binary = matches!(args.bvh_layout, BvhLayoutArg::Binary | BvhLayoutArg::Both);
     let run_wide = matches!(args.bvh_layout, BvhLayoutArg::Wide8 | BvhLayoutArg::Both);
+    let triangle_layouts: &[WideTriangles] = match args.wide_triangles {
+        WideTrianglesArg::Plain => &[WideTriangles::Plain],
+        WideTrianglesArg::Woop => &[WideTriangles::Woop],
+        WideTrianglesArg::Both => &[WideTriangles::Plain, WideTriangles::Woop],
+    };
     let collapses: &[Collapse] = match args.collapse {
         CollapseArg::Optimal => &[Collapse::Optimal],
         CollapseArg::Greedy => &[Collapse::Greedy],
@@ -198,17 +225,31 @@ pub fn run(args: TraversalArgs) -> Result<()> {
                 }
             }
             if run_wide {
-                for &collapse in collapses {
+                for (&collapse, &triangles) in
+                    collapses.iter().flat_map(|c| triangle_layouts.iter().map(move |t| (c, t)))
+                {
                     let (wide, wide_stats) = WideBvh::from_binary(&bvh, &tris, collapse);
                     eprintln!("{} wide8 {collapse}: {wide_stats}", scene.name);
-                    let device_wide = DeviceWideBvh::upload(&device, &GpuWideBvh::from_wide(&wide, &tris)?)?;
-                    let layout = format!("wide8-{collapse}");
+                    let woop = match triangles {
+                        WideTriangles::Plain => WoopTriangles::default(),
+                        WideTriangles::Woop => WoopTriangles::new(&wide, &tris),
+                    };
+                    let cpu_tree = match triangles {
+                        WideTriangles::Plain => CpuTree::Wide(&wide),
+                        WideTriangles::Woop => CpuTree::WideWoop(&wide, &woop),
+                    };
+                    let converted = GpuWideBvh::from_wide_with(&wide, &tris, triangles)?;
+                    let device_wide = DeviceWideBvh::upload(&device, &converted)?;
+                    let layout = match triangles {
+                        WideTriangles::Plain => format!("wide8-{collapse}"),
+                        WideTriangles::Woop => format!("wide8-{collapse}-woop"),
+                    };
                     for set in &sets {
                         let gpu_rays: Vec<GpuRay> = set.rays.iter().map(GpuRay::from).collect();
                         for schedule in WideSchedule::BENCHMARKED {
                             let name = schedule.name();
                             let hits = trace_rays_wide_with(&device, &device_wide, &gpu_rays, set.mode, schedule)?;
-                            let check = verify(CpuTree::Wide(&wide), &tris, &set.rays, set.mode, &hits);
+                            let check = verify(cpu_tree, &tris, &set.rays, set.mode, &hits);
                             let runs = args.runs.max(1);
                             let t = bench_wide_traversal(&device, &device_wide, &set.rays, set.mode, schedule, 3, runs)
                                 .with_context(|| format!("{} {kind:?} {} {layout} {name}", scene.name, set.name))?;

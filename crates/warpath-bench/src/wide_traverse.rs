@@ -2,15 +2,21 @@
 //! Laine, HPG 2017; warpath-cuda's [`DeviceWideBvh`], the tree `--bvh-layout wide8` renders
 //! trace; `traversal/wide.cuh`): closest and any hit, one ray per thread or persistent threads
 //! with dynamic fetch ([`WideSchedule`]), with [`bench_wide_traversal`] timing them as
-//! [`crate::traverse::bench_traversal`] times the binary ones. Rays in, hits out.
+//! [`crate::traverse::bench_traversal`] times the binary ones. Rays in, hits out. A tree
+//! converted with Woop's triangles (`GpuWideBvh::from_wide_with(.., WideTriangles::Woop)`) is
+//! traced by the `traverse_wide_woop_*` twins of each kernel (`traversal/woop.cuh`): the
+//! launches below pick them by [`DeviceWideBvh::triangle_layout`].
 
 use crate::catalog::{
     TRAVERSE_WIDE_ANY, TRAVERSE_WIDE_CLOSEST, TRAVERSE_WIDE_PERSISTENT_ANY, TRAVERSE_WIDE_PERSISTENT_CLOSEST,
+    TRAVERSE_WIDE_WOOP_ANY, TRAVERSE_WIDE_WOOP_CLOSEST, TRAVERSE_WIDE_WOOP_PERSISTENT_ANY,
+    TRAVERSE_WIDE_WOOP_PERSISTENT_CLOSEST,
 };
 use crate::traverse::{
     DEFAULT_FETCH_THRESHOLD, HitMode, TRAVERSAL_BLOCK_SIZE, check_batch, one_ray_config, persistent_config,
 };
 use warpath_core::math::Ray;
+use warpath_cuda::wide_bvh::WideTriangles;
 
 /// Most stack entries a ray may keep in shared memory: a block's share must fit the 48 KiB of
 /// dynamic shared memory a launch gets without opting in (8 bytes an entry, a thread each).
@@ -106,44 +112,98 @@ pub fn trace_wide_with(
                 ray_counter.len()
             )));
         }
-        let kernel = match mode {
-            HitMode::Closest => TRAVERSE_WIDE_PERSISTENT_CLOSEST,
-            HitMode::Any => TRAVERSE_WIDE_PERSISTENT_ANY,
+        let (plain, woop) = match mode {
+            HitMode::Closest => (TRAVERSE_WIDE_PERSISTENT_CLOSEST, TRAVERSE_WIDE_WOOP_PERSISTENT_CLOSEST),
+            HitMode::Any => (TRAVERSE_WIDE_PERSISTENT_ANY, TRAVERSE_WIDE_WOOP_PERSISTENT_ANY),
         };
-        let function = device.entry_function(kernel.entry(), &kernel.program().source())?;
+        let function = match bvh.triangle_layout {
+            WideTriangles::Plain => device.entry_function(plain.entry(), &plain.program().source())?,
+            WideTriangles::Woop => device.entry_function(woop.entry(), &woop.program().source())?,
+        };
         ray_counter.clear(device)?;
         let shared_bytes = schedule.shared_bytes(TRAVERSAL_BLOCK_SIZE);
         let per_sm = device.blocks_per_multiprocessor_with_shared(&function, TRAVERSAL_BLOCK_SIZE, shared_bytes)?;
         let mut config = persistent_config(device, per_sm, rays.len());
         config.shared_mem_bytes = shared_bytes;
         // `hits` holds at least `rays.len()` results (checked above).
-        let args = (
-            bvh.nodes().raw().into(),
-            bvh.triangles().raw().into(),
-            rays.raw().into(),
-            hits.raw_mut().into(),
-            rays.len() as i32,
-            ray_counter.raw_mut().into(),
-            fetch_threshold as i32,
-            postpone_lanes as i32,
-            shared_entries as i32,
-        );
-        return device.launch(kernel, config, args);
+        let (count, counter) = (rays.len() as i32, ray_counter.raw_mut().into());
+        let (fetch, postpone, shared) = (fetch_threshold as i32, postpone_lanes as i32, shared_entries as i32);
+        return match woop_ids(bvh)? {
+            None => {
+                let args = (
+                    bvh.nodes().raw().into(),
+                    bvh.triangles().raw().into(),
+                    rays.raw().into(),
+                    hits.raw_mut().into(),
+                    count,
+                    counter,
+                    fetch,
+                    postpone,
+                    shared,
+                );
+                device.launch(plain, config, args)
+            }
+            Some(ids) => {
+                let args = (
+                    bvh.nodes().raw().into(),
+                    bvh.triangles().raw().into(),
+                    ids.raw().into(),
+                    rays.raw().into(),
+                    hits.raw_mut().into(),
+                    count,
+                    counter,
+                    fetch,
+                    postpone,
+                    shared,
+                );
+                device.launch(woop, config, args)
+            }
+        };
     }
-    let kernel = match mode {
-        HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
-        HitMode::Any => TRAVERSE_WIDE_ANY,
-    };
     let config = one_ray_config(rays.len());
     // `hits` holds at least `rays.len()` results (checked above).
-    let args = (
-        bvh.nodes().raw().into(),
-        bvh.triangles().raw().into(),
-        rays.raw().into(),
-        hits.raw_mut().into(),
-        rays.len() as i32,
-    );
-    device.launch(kernel, config, args)
+    match woop_ids(bvh)? {
+        None => {
+            let kernel = match mode {
+                HitMode::Closest => TRAVERSE_WIDE_CLOSEST,
+                HitMode::Any => TRAVERSE_WIDE_ANY,
+            };
+            let args = (
+                bvh.nodes().raw().into(),
+                bvh.triangles().raw().into(),
+                rays.raw().into(),
+                hits.raw_mut().into(),
+                rays.len() as i32,
+            );
+            device.launch(kernel, config, args)
+        }
+        Some(ids) => {
+            let kernel = match mode {
+                HitMode::Closest => TRAVERSE_WIDE_WOOP_CLOSEST,
+                HitMode::Any => TRAVERSE_WIDE_WOOP_ANY,
+            };
+            let args = (
+                bvh.nodes().raw().into(),
+                bvh.triangles().raw().into(),
+                ids.raw().into(),
+                rays.raw().into(),
+                hits.raw_mut().into(),
+                rays.len() as i32,
+            );
+            device.launch(kernel, config, args)
+        }
+    }
+}
+
+/// The Woop layout's triangle ids (None for plain records); an error for a Woop tree without them.
+fn woop_ids(bvh: &DeviceWideBvh) -> CudaResult<Option<&DeviceBuffer<u32>>> {
+    match (bvh.triangle_layout, bvh.triangle_ids()) {
+        (WideTriangles::Plain, _) => Ok(None),
+        (WideTriangles::Woop, Some(ids)) => Ok(Some(ids)),
+        (WideTriangles::Woop, None) => {
+            Err(CudaError::InvalidArgument("a Woop wide BVH without its triangle ids".into()))
+        }
+    }
 }
 
 /// Uploads `rays`, traces them through the wide kernel in `mode` and returns the hits.

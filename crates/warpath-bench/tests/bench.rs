@@ -66,9 +66,10 @@ fn isosurface_times_the_casters_cpu_renderer() {
     assert!(out.lines().any(|l| l.starts_with("| spheres:9 | 9×9×9 | 16 | cpu | ")), "{out}");
 }
 
-/// `traversal --bvh-layout both` (needs a GPU: without one it skips with a notice, or fails with
-/// `WARPATH_REQUIRE_GPU=1`): both layouts' rows, every wide kernel hit equal to the CPU wide
-/// traversal's (the run fails on a mismatch), and the side-by-side table for each ray set.
+/// `traversal --bvh-layout both --wide-triangles both` (needs a GPU: without one it skips with a
+/// notice, or fails with `WARPATH_REQUIRE_GPU=1`): both layouts' rows (the wide ones with plain
+/// and Woop triangles), every wide kernel hit equal to the CPU wide traversal's (the run fails on
+/// a mismatch), and the side-by-side table for each ray set.
 #[test]
 fn traversal_runs_both_layouts_side_by_side() {
     let o = run(&[
@@ -84,6 +85,8 @@ fn traversal_runs_both_layouts_side_by_side() {
         "1",
         "--kernels",
         "while-while",
+        "--wide-triangles",
+        "both",
     ]);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
     if !o.status.success() && err.contains("needs a CUDA device") {
@@ -92,17 +95,25 @@ fn traversal_runs_both_layouts_side_by_side() {
         return;
     }
     assert!(o.status.success(), "{err}");
-    for layout in ["binary", "wide8-optimal", "wide8-greedy"] {
+    for layout in ["binary", "wide8-optimal", "wide8-optimal-woop", "wide8-greedy", "wide8-greedy-woop"] {
         for rays in ["primary", "ao", "diffuse"] {
             assert!(out.contains(&format!("| {layout} | {rays} |")), "no {layout} {rays} row in {out}");
         }
     }
     assert!(
-        out.contains("| wide8-optimal Grays/s (kernel) | ×binary | wide8-greedy Grays/s (kernel) | ×binary |"),
+        out.contains(
+            "| wide8-optimal Grays/s (kernel) | ×binary | wide8-optimal-woop Grays/s (kernel) | ×binary | \
+             wide8-greedy Grays/s (kernel) | ×binary | wide8-greedy-woop Grays/s (kernel) | ×binary |"
+        ),
         "{out}"
     );
     for schedule in ["while-while", "persistent", "persistent-postpone6"] {
-        assert!(out.contains(&format!("| wide8-optimal | primary | {schedule} |")), "no wide {schedule} row in {out}");
+        for layout in ["wide8-optimal", "wide8-optimal-woop"] {
+            assert!(
+                out.contains(&format!("| {layout} | primary | {schedule} |")),
+                "no {layout} {schedule} row in {out}"
+            );
+        }
     }
     for rays in ["primary", "ao", "diffuse"] {
         for tree in ["SAH", "SBVH"] {

@@ -174,6 +174,7 @@ tuple_args!(A a, B b, C c, D d, E e, F f);
 tuple_args!(A a, B b, C c, D d, E e, F f, G g);
 tuple_args!(A a, B b, C c, D d, E e, F f, G g, H h);
 tuple_args!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
+tuple_args!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
 
 /// A kernel: its program, its `extern "C"` name and its argument list `A`.
 pub struct Kernel<A> {

@@ -25,6 +25,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("traversal/traversal.cuh", include_str!("../kernels/traversal/traversal.cuh")),
     ("traversal/trace.cuh", include_str!("../kernels/traversal/trace.cuh")),
     ("traversal/wide.cuh", include_str!("../kernels/traversal/wide.cuh")),
+    ("traversal/woop.cuh", include_str!("../kernels/traversal/woop.cuh")),
     ("compaction/compaction.cuh", include_str!("../kernels/compaction/compaction.cuh")),
     ("surface/estimator.cuh", include_str!("../kernels/surface/estimator.cuh")),
     ("schedules/schedule.cuh", include_str!("../kernels/schedules/schedule.cuh")),

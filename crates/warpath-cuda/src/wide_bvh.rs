@@ -9,8 +9,14 @@
 //! `tri_base + offset` address) is three float4 from float4 `3 i`: `v0` with `w` holding the
 //! original triangle id's bits, `v1 - v0`, `v2 - v0` (the binary layout's
 //! [`GpuTriangle`](crate::layout::GpuTriangle), so the two kernels share `intersect_triangle`
-//! and its arithmetic). SBVH's duplicate references get a record each. A Woop layout is not
-//! implemented: the plain records make the wide kernel's hits bit-identical to the CPU's.
+//! and its arithmetic). SBVH's duplicate references get a record each. The plain records make
+//! the wide kernel's hits bit-identical to the CPU's `WideBvh::intersect`.
+//!
+//! Or, [`WideTriangles::Woop`] ([`GpuWideBvh::from_wide_with`]; the traversal benchmark's option,
+//! not the renderers'): reference `i` is three float4 of Woop's rows
+//! (`warpath_bvh::wide::woop_rows`: the affine map to the unit triangle, 48 bytes as the plain
+//! record) and `triangle_ids[i]` its triangle id, tested by `traversal/woop.cuh`; hits
+//! bit-identical to `WideBvh::intersect_woop`'s.
 
 use crate::buffer::DeviceBuffer;
 use crate::error::{CudaError, CudaResult};
@@ -18,7 +24,8 @@ use crate::runtime::CudaDevice;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use warpath_bvh::Bvh;
-use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats};
+pub use warpath_bvh::wide::WideTriangles;
+use warpath_bvh::wide::{Collapse, WideBvh, WideNode, WideStats, woop_rows};
 
 /// The BVH layout a scene is uploaded with and traced in (`--bvh-layout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -72,15 +79,29 @@ pub struct WideTraversalSceneArgs {
 pub struct GpuWideBvh {
     /// The compressed nodes as built (node 0 the root).
     pub nodes: Vec<WideNode>,
-    /// Three float4 per reference (see the module docs).
+    /// Three float4 per reference (see the module docs): plain records or Woop rows.
     pub triangles: Vec<[f32; 4]>,
+    /// What `triangles` holds.
+    pub triangle_layout: WideTriangles,
+    /// [`WideTriangles::Woop`]: the triangle id of each reference (`WideBvh::prim_indices`; one
+    /// 0 for a tree without references). Plain: empty (the ids are in the records).
+    pub triangle_ids: Vec<u32>,
     /// Levels below the root (the stack entries a traversal may need).
     pub max_depth: usize,
 }
 
 impl GpuWideBvh {
-    /// The layout of `wide`, built over `tris`.
+    /// The layout of `wide`, built over `tris`, with plain triangle records (the renderers').
     pub fn from_wide(wide: &WideBvh, tris: &[[Vec3; 3]]) -> CudaResult<GpuWideBvh> {
+        Self::from_wide_with(wide, tris, WideTriangles::Plain)
+    }
+
+    /// The layout of `wide`, built over `tris`, with the triangles in `triangle_layout`.
+    pub fn from_wide_with(
+        wide: &WideBvh,
+        tris: &[[Vec3; 3]],
+        triangle_layout: WideTriangles,
+    ) -> CudaResult<GpuWideBvh> {
         if tris.len() > i32::MAX as usize {
             return Err(CudaError::InvalidBvh(format!("{} triangles exceed the 32-bit triangle ids", tris.len())));
         }
@@ -102,16 +123,26 @@ impl GpuWideBvh {
             let tri = tris
                 .get(prim as usize)
                 .ok_or_else(|| CudaError::InvalidBvh(format!("a leaf references triangle {prim} of {}", tris.len())))?;
-            let (v0, edge1, edge2) = (tri[0], tri[1] - tri[0], tri[2] - tri[0]);
-            triangles.push([v0.x, v0.y, v0.z, f32::from_bits(prim)]);
-            triangles.push([edge1.x, edge1.y, edge1.z, 0.0]);
-            triangles.push([edge2.x, edge2.y, edge2.z, 0.0]);
+            match triangle_layout {
+                WideTriangles::Plain => {
+                    let (v0, edge1, edge2) = (tri[0], tri[1] - tri[0], tri[2] - tri[0]);
+                    triangles.push([v0.x, v0.y, v0.z, f32::from_bits(prim)]);
+                    triangles.push([edge1.x, edge1.y, edge1.z, 0.0]);
+                    triangles.push([edge2.x, edge2.y, edge2.z, 0.0]);
+                }
+                WideTriangles::Woop => triangles.extend_from_slice(&woop_rows(tri)),
+            }
         }
         if triangles.is_empty() {
             // Device buffers are never empty; the kernels read no record of a tree without triangles.
             triangles.extend_from_slice(&[[0.0; 4]; 3]);
         }
-        Ok(GpuWideBvh { nodes: wide.nodes.clone(), triangles, max_depth })
+        let triangle_ids = match triangle_layout {
+            WideTriangles::Plain => Vec::new(),
+            WideTriangles::Woop if wide.prim_indices.is_empty() => vec![0],
+            WideTriangles::Woop => wide.prim_indices.clone(),
+        };
+        Ok(GpuWideBvh { nodes: wide.nodes.clone(), triangles, triangle_layout, triangle_ids, max_depth })
     }
 
     /// Collapses `bvh` (built over `tris`) with `collapse` and converts it; also the build's
@@ -123,7 +154,7 @@ impl GpuWideBvh {
 
     /// Bytes the layout takes in device memory.
     pub fn size_bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<WideNode>() + self.triangles.len() * 16
+        self.nodes.len() * std::mem::size_of::<WideNode>() + self.triangles.len() * 16 + self.triangle_ids.len() * 4
     }
 }
 
@@ -132,6 +163,9 @@ impl GpuWideBvh {
 pub struct DeviceWideBvh {
     pub(crate) nodes: DeviceBuffer<WideNode>,
     pub(crate) triangles: DeviceBuffer<[f32; 4]>,
+    /// [`WideTriangles::Woop`]'s ids (None for plain records).
+    triangle_ids: Option<DeviceBuffer<u32>>,
+    pub triangle_layout: WideTriangles,
     pub node_count: usize,
     pub reference_count: usize,
 }
@@ -139,16 +173,28 @@ pub struct DeviceWideBvh {
 impl DeviceWideBvh {
     /// Uploads `bvh`.
     pub fn upload(device: &CudaDevice, bvh: &GpuWideBvh) -> CudaResult<DeviceWideBvh> {
-        if bvh.nodes.is_empty() || bvh.triangles.is_empty() || !bvh.triangles.len().is_multiple_of(3) {
+        let ids_expected = match bvh.triangle_layout {
+            WideTriangles::Plain => bvh.triangle_ids.is_empty(),
+            WideTriangles::Woop => bvh.triangle_ids.len() == (bvh.triangles.len() / 3).max(1),
+        };
+        if bvh.nodes.is_empty() || bvh.triangles.is_empty() || !bvh.triangles.len().is_multiple_of(3) || !ids_expected {
             return Err(CudaError::InvalidBvh(format!(
-                "{} nodes and {} triangle float4: not a converted GpuWideBvh",
+                "{} nodes, {} triangle float4 and {} ids ({}): not a converted GpuWideBvh",
                 bvh.nodes.len(),
-                bvh.triangles.len()
+                bvh.triangles.len(),
+                bvh.triangle_ids.len(),
+                bvh.triangle_layout
             )));
         }
+        let triangle_ids = match bvh.triangle_layout {
+            WideTriangles::Plain => None,
+            WideTriangles::Woop => Some(DeviceBuffer::from_slice(device, &bvh.triangle_ids)?),
+        };
         Ok(DeviceWideBvh {
             nodes: DeviceBuffer::from_slice(device, &bvh.nodes)?,
             triangles: DeviceBuffer::from_slice(device, &bvh.triangles)?,
+            triangle_ids,
+            triangle_layout: bvh.triangle_layout,
             node_count: bvh.nodes.len(),
             reference_count: bvh.triangles.len() / 3,
         })
@@ -165,8 +211,10 @@ impl DeviceWideBvh {
         Ok((Self::upload(device, &layout)?, stats))
     }
 
-    /// The addresses the kernels read (`WideTraversalScene`).
+    /// The addresses the kernels read (`WideTraversalScene`: plain records only; the renderers
+    /// upload no other).
     pub fn args(&self, device: &CudaDevice) -> WideTraversalSceneArgs {
+        assert_eq!(self.triangle_layout, WideTriangles::Plain, "the renderers trace plain triangle records");
         WideTraversalSceneArgs { nodes: self.nodes.address(device), triangles: self.triangles.address(device) }
     }
 
@@ -175,9 +223,14 @@ impl DeviceWideBvh {
         &self.nodes
     }
 
-    /// The triangle records, three float4 per reference (`const float4* triangles`).
+    /// The triangle records or Woop rows, three float4 per reference (`const float4* triangles`).
     pub fn triangles(&self) -> &DeviceBuffer<[f32; 4]> {
         &self.triangles
+    }
+
+    /// The Woop layout's triangle ids (`const unsigned int* triangle_ids`); None for plain records.
+    pub fn triangle_ids(&self) -> Option<&DeviceBuffer<u32>> {
+        self.triangle_ids.as_ref()
     }
 }
 
@@ -218,6 +271,34 @@ mod tests {
             }
             assert_eq!(layout.size_bytes(), 80 * wide.nodes.len() + 48 * wide.prim_indices.len());
         }
+    }
+
+    #[test]
+    fn woop_rows_follow_prim_indices_with_ids_beside() {
+        let tris = quad_grid(12);
+        for kind in [warpath_bvh::BuildKind::Sah, warpath_bvh::BuildKind::Sbvh] {
+            let (bvh, _) = Bvh::build(&tris, &BuildOptions { kind, ..Default::default() });
+            let (wide, _) = WideBvh::from_binary(&bvh, &tris, Collapse::Optimal);
+            let layout = GpuWideBvh::from_wide_with(&wide, &tris, WideTriangles::Woop).unwrap();
+            assert_eq!(layout.triangle_layout, WideTriangles::Woop);
+            assert_eq!(layout.nodes, wide.nodes);
+            assert_eq!(layout.triangle_ids, wide.prim_indices);
+            assert_eq!(layout.triangles.len(), 3 * wide.prim_indices.len());
+            for (i, &prim) in wide.prim_indices.iter().enumerate() {
+                assert_eq!(layout.triangles[3 * i..3 * i + 3], woop_rows(&tris[prim as usize]));
+            }
+            assert_eq!(layout.size_bytes(), 80 * wide.nodes.len() + 52 * wide.prim_indices.len());
+            let plain = GpuWideBvh::from_wide(&wide, &tris).unwrap();
+            assert_eq!(plain.triangle_layout, WideTriangles::Plain);
+            assert!(plain.triangle_ids.is_empty());
+        }
+        let (bvh, _) = Bvh::build(&[], &BuildOptions::default());
+        let (wide, _) = WideBvh::from_binary(&bvh, &[], Collapse::Optimal);
+        let empty = GpuWideBvh::from_wide_with(&wide, &[], WideTriangles::Woop).unwrap();
+        assert_eq!((empty.triangles.len(), empty.triangle_ids.len()), (3, 1));
+        let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+        let (wide, _) = WideBvh::from_binary(&bvh, &tris, Collapse::Optimal);
+        assert!(GpuWideBvh::from_wide_with(&wide, &tris[..4], WideTriangles::Woop).is_err(), "a bad reference");
     }
 
     #[test]

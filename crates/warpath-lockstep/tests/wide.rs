@@ -9,11 +9,13 @@
 //! and axis-aligned directions (with ±0 components), bounded segments, `t_min > 0`, rays aimed
 //! at triangles, and diffuse bounces and shadow segments from the Cornell box's camera hits.
 //! Each ray is traced twice more with the postponing path forced (every triangle group pushed
-//! on the stack and tested when popped, as the persistent kernels may): the same hits.
+//! on the stack and tested when popped, as the persistent kernels may): the same hits. And all of
+//! it again with the triangles in Woop's layout (`traversal/woop.cuh` against
+//! `WideBvh::intersect_woop` / `occluded_woop`).
 
 use glam::Vec3;
 use std::f32::consts::PI;
-use warpath_bvh::wide::{Collapse, WideBvh};
+use warpath_bvh::wide::{Collapse, WideBvh, WideTriangles, WoopTriangles, intersect_woop, woop_rows};
 use warpath_bvh::{BuildKind, BuildOptions, Bvh};
 use warpath_core::math::{Ray, intersect_triangle};
 use warpath_cuda::wide_bvh::GpuWideBvh;
@@ -151,6 +153,40 @@ fn compare(label: &str, tris: &[[Vec3; 3]], wide: &WideBvh, rays: &[Ray]) {
         }
     }
     eprintln!("{label}: {} rays, {hits} closest hits, all equal", rays.len());
+    compare_woop(label, tris, wide, rays);
+}
+
+/// [`compare`] with the triangles in Woop's layout.
+fn compare_woop(label: &str, tris: &[[Vec3; 3]], wide: &WideBvh, rays: &[Ray]) {
+    let woop = WoopTriangles::new(wide, tris);
+    let host = HostWideBvh::new(&GpuWideBvh::from_wide_with(wide, tris, WideTriangles::Woop).expect("conversion"));
+    let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
+    let closest = host.trace(&gpu_rays, false);
+    let any = host.trace(&gpu_rays, true);
+    let postponed = host.trace_postponing(&gpu_rays, false, true);
+    let postponed_any = host.trace_postponing(&gpu_rays, true, true);
+    let mut hits = 0usize;
+    for (i, ray) in rays.iter().enumerate() {
+        let expected = match wide.intersect_woop(&woop, ray) {
+            Some(hit) => {
+                hits += 1;
+                (hit.prim as i32, hit.t.to_bits(), hit.u.to_bits(), hit.v.to_bits())
+            }
+            None => (-1, ray.t_max.to_bits(), 0, 0),
+        };
+        let got = &closest[i];
+        assert_eq!((got.prim, got.t.to_bits(), got.u.to_bits(), got.v.to_bits()), expected, "{label} woop: ray {i}");
+        let p = &postponed[i];
+        assert_eq!((p.prim, p.t.to_bits(), p.u.to_bits(), p.v.to_bits()), expected, "{label} woop: postponed {i}");
+        assert_eq!(postponed_any[i].prim >= 0, any[i].prim >= 0, "{label} woop: postponed any hit of ray {i}");
+        assert_eq!(any[i].prim >= 0, wide.occluded_woop(&woop, ray), "{label} woop: any hit of ray {i} {ray:?}");
+        if any[i].prim >= 0 {
+            let rows = woop_rows(&tris[any[i].prim as usize]);
+            let real = intersect_woop(&rows, ray.o, ray.d, ray.t_min, ray.t_max, ray.t_max);
+            assert_eq!(real.map(|(t, _, _)| t.to_bits()), Some(any[i].t.to_bits()), "{label} woop: occluder {i}");
+        }
+    }
+    eprintln!("{label} woop: {} rays, {hits} closest hits, all equal", rays.len());
 }
 
 fn check_mesh(name: &str, tris: &[[Vec3; 3]], rays: usize, seed: u64) {
@@ -246,6 +282,9 @@ fn identical_triangles_tie_to_the_lowest_id() {
     let host = HostWideBvh::new(&GpuWideBvh::from_wide(&wide, &tris).unwrap());
     let hits = host.trace(&rays.iter().map(GpuRay::from).collect::<Vec<_>>(), false);
     assert!(hits.iter().all(|h| h.prim == 0), "ties go to triangle 0");
+    let woop = HostWideBvh::new(&GpuWideBvh::from_wide_with(&wide, &tris, WideTriangles::Woop).unwrap());
+    let hits = woop.trace(&rays.iter().map(GpuRay::from).collect::<Vec<_>>(), false);
+    assert!(hits.iter().all(|h| h.prim == 0), "Woop: ties go to triangle 0");
 }
 
 #[test]
@@ -273,4 +312,30 @@ fn damaged_boxes_are_caught() {
         .filter(|(ray, hit)| wide.intersect(&tris, ray).map_or(-1, |h| h.prim as i32) != hit.prim)
         .count();
     assert!(differing > 100, "only {differing} of {} rays changed", rays.len());
+}
+
+/// The same for the Woop layout: damaged boxes, and rows of the wrong triangle, are caught.
+#[test]
+fn damaged_woop_trees_are_caught() {
+    let tris = warpath_scene::builtin::cornell().triangle_soup();
+    let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+    let (wide, _) = WideBvh::from_binary(&bvh, &tris, Collapse::Optimal);
+    let woop = WoopTriangles::new(&wide, &tris);
+    let rays = test_rays(&tris, 2_000, 8);
+    let gpu_rays: Vec<GpuRay> = rays.iter().map(GpuRay::from).collect();
+    let differing = |layout: &GpuWideBvh| {
+        let hits = HostWideBvh::new(layout).trace(&gpu_rays, false);
+        rays.iter()
+            .zip(&hits)
+            .filter(|(ray, hit)| wide.intersect_woop(&woop, ray).map_or(-1, |h| h.prim as i32) != hit.prim)
+            .count()
+    };
+    let layout = GpuWideBvh::from_wide_with(&wide, &tris, WideTriangles::Woop).unwrap();
+    assert_eq!(differing(&layout), 0);
+    let mut boxes = layout.clone();
+    boxes.nodes[0].q_hi = boxes.nodes[0].q_lo;
+    assert!(differing(&boxes) > 100, "damaged boxes");
+    let mut rows = layout.clone();
+    rows.triangles.rotate_left(3);
+    assert!(differing(&rows) > 100, "rows shifted by one reference");
 }

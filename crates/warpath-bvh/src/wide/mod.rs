@@ -9,12 +9,16 @@
 //!   relative to the node's origin and per-axis power-of-two scale, the 80-byte [`WideNode`].
 //! - `traverse.rs`: closest hit and any hit over the compressed nodes, after the paper's
 //!   algorithm (node-group / triangle-group stack entries with hit masks, octant-ordered visits).
+//! - `woop.rs`: the triangles in Woop's layout (three rows of the map to the unit triangle per
+//!   reference) and their test, the option the closest- and any-hit traversals take beside the
+//!   plain records.
 //!
 //! `docs/wide-bvh.md` describes the layout byte by byte.
 
 mod collapse;
 mod compress;
 mod traverse;
+mod woop;
 
 use crate::Bvh;
 use bytemuck::{Pod, Zeroable};
@@ -24,6 +28,7 @@ use std::time::Instant;
 use warpath_core::math::Aabb;
 
 pub use traverse::{TraversalCounts, WIDE_STACK_SIZE};
+pub use woop::{WideTriangles, WoopRows, WoopTriangles, intersect_woop, woop_brute_force_intersect, woop_rows};
 
 /// Children a node has at most.
 pub const WIDTH: usize = 8;

@@ -26,9 +26,11 @@
 //! rounding, NaN slabs dropped by `max`/`min` taking the other operand, exit widened by
 //! `1 + 2γ₃`, and a box entered when `max(entries, t_min) <= min(min(exits) * widening, cull)`,
 //! where `cull` is the best hit's `t` plus a relative `1e-5` slack (`t_max` plus slack before any
-//! hit). Triangles are `intersect_triangle`'s Möller–Trumbore
-//! and the closest hit keeps the least `(t, prim)`, so the result is brute force's.
+//! hit). Triangles are `intersect_triangle`'s Möller–Trumbore (the plain layout) or Woop's
+//! unit-triangle test (`woop.rs`, [`WideBvh::intersect_woop`]), and the closest hit keeps the
+//! least `(t, prim)`, so the result is brute force's (with that test).
 
+use super::woop::{WoopTriangles, intersect_woop};
 use super::{WIDTH, WideBvh, WideNode};
 use crate::Hit;
 use glam::Vec3;
@@ -124,10 +126,34 @@ impl WideRay {
         }
         hits
     }
+}
 
+/// The triangle test of one reference (`prim_indices[reference]`): its hit within
+/// `(t_min, t_max)` as `(t, u, v, prim)`. `t_best` is the best hit's `t` (`t_max` before any):
+/// a test may reject a hit beyond it early (Woop's does; a hit beyond it is never kept anyway).
+trait ReferenceTest {
+    fn test(&self, wide: &WideBvh, ray: &WideRay, reference: u32, t_best: f32) -> Option<(f32, f32, f32, u32)>;
+}
+
+/// Möller–Trumbore on the triangles themselves (the plain layout's records hold the same numbers).
+struct PlainTriangles<'a>(&'a [[Vec3; 3]]);
+
+impl ReferenceTest for PlainTriangles<'_> {
     #[inline(always)]
-    fn hit_triangle(&self, tri: &[Vec3; 3]) -> Option<(f32, f32, f32)> {
-        intersect_triangle(self.origin, self.direction, tri[0], tri[1], tri[2], self.t_min, self.t_max)
+    fn test(&self, wide: &WideBvh, ray: &WideRay, reference: u32, _t_best: f32) -> Option<(f32, f32, f32, u32)> {
+        let prim = wide.prim_indices[reference as usize];
+        let tri = &self.0[prim as usize];
+        let (t, u, v) = intersect_triangle(ray.origin, ray.direction, tri[0], tri[1], tri[2], ray.t_min, ray.t_max)?;
+        Some((t, u, v, prim))
+    }
+}
+
+impl ReferenceTest for WoopTriangles {
+    #[inline(always)]
+    fn test(&self, wide: &WideBvh, ray: &WideRay, reference: u32, t_best: f32) -> Option<(f32, f32, f32, u32)> {
+        let rows = &self.rows[reference as usize];
+        let (t, u, v) = intersect_woop(rows, ray.origin, ray.direction, ray.t_min, ray.t_max, t_best)?;
+        Some((t, u, v, wide.prim_indices[reference as usize]))
     }
 }
 
@@ -190,6 +216,26 @@ impl WideBvh {
         self.closest::<false>(tris, ray, &mut TraversalCounts::default())
     }
 
+    /// The closest hit with the triangles in Woop's layout (`woop`: this tree's
+    /// [`WoopTriangles::new`]): exactly what [`super::woop_brute_force_intersect`] returns but for
+    /// hits whose `t` lies outside the triangle's box by round-off; Möller–Trumbore's hit to
+    /// round-off.
+    pub fn intersect_woop(&self, woop: &WoopTriangles, ray: &Ray) -> Option<Hit> {
+        self.closest_with::<_, false>(woop, ray, &mut TraversalCounts::default())
+    }
+
+    /// [`WideBvh::intersect_woop`], counting the nodes fetched and triangles tested.
+    pub fn intersect_woop_counted(&self, woop: &WoopTriangles, ray: &Ray) -> (Option<Hit>, TraversalCounts) {
+        let mut counts = TraversalCounts::default();
+        let hit = self.closest_with::<_, false>(woop, ray, &mut counts);
+        (hit, counts)
+    }
+
+    /// Whether any triangle is hit in Woop's layout (see [`WideBvh::intersect_woop`]).
+    pub fn occluded_woop(&self, woop: &WoopTriangles, ray: &Ray) -> bool {
+        self.occluded_with(woop, ray)
+    }
+
     /// [`WideBvh::intersect`], counting the nodes fetched and triangles tested (to compare a GPU
     /// kernel's work per ray with the reference's).
     pub fn intersect_counted(&self, tris: &[[Vec3; 3]], ray: &Ray) -> (Option<Hit>, TraversalCounts) {
@@ -204,6 +250,16 @@ impl WideBvh {
     pub(crate) fn closest<const REVERSED: bool>(
         &self,
         tris: &[[Vec3; 3]],
+        ray: &Ray,
+        counts: &mut TraversalCounts,
+    ) -> Option<Hit> {
+        self.closest_with::<_, REVERSED>(&PlainTriangles(tris), ray, counts)
+    }
+
+    #[inline(always)]
+    fn closest_with<T: ReferenceTest, const REVERSED: bool>(
+        &self,
+        triangles: &T,
         ray: &Ray,
         counts: &mut TraversalCounts,
     ) -> Option<Hit> {
@@ -241,9 +297,8 @@ impl WideBvh {
             while tri_group.1 != 0 {
                 let bit = tri_group.1.trailing_zeros();
                 tri_group.1 &= tri_group.1 - 1;
-                let prim = self.prim_indices[(tri_group.0 + bit) as usize];
                 counts.triangles += 1;
-                if let Some((t, u, v)) = ray.hit_triangle(&tris[prim as usize])
+                if let Some((t, u, v, prim)) = triangles.test(self, &ray, tri_group.0 + bit, best.t)
                     && (t < best.t || (t == best.t && prim < best.prim))
                 {
                     best = Hit { t, u, v, prim };
@@ -264,6 +319,11 @@ impl WideBvh {
     /// Whether any triangle is hit with `t` in `(ray.t_min, ray.t_max)` (shadow rays): the same
     /// traversal, returning at the first hit.
     pub fn occluded(&self, tris: &[[Vec3; 3]], ray: &Ray) -> bool {
+        self.occluded_with(&PlainTriangles(tris), ray)
+    }
+
+    #[inline(always)]
+    fn occluded_with<T: ReferenceTest>(&self, triangles: &T, ray: &Ray) -> bool {
         if self.is_empty() {
             return false;
         }
@@ -290,8 +350,7 @@ impl WideBvh {
             while tri_group.1 != 0 {
                 let bit = tri_group.1.trailing_zeros();
                 tri_group.1 &= tri_group.1 - 1;
-                let prim = self.prim_indices[(tri_group.0 + bit) as usize];
-                if ray.hit_triangle(&tris[prim as usize]).is_some() {
+                if triangles.test(self, &ray, tri_group.0 + bit, ray.t_max).is_some() {
                     return true;
                 }
             }

@@ -19,8 +19,11 @@
 //   best hit plus 1e-5 relative). Empty slots have meta 0, so whatever their (zero) box gives,
 //   they add no bit: the 8 tests need no branch per slot.
 // * Triangles are the binary kernels' Möller–Trumbore records (v0, v1 - v0, v2 - v0) stored per
-//   reference in prim_indices order, the original triangle id in v0.w's bits; ties in t go to
-//   the lower id.
+//   reference in prim_indices order, the original triangle id in v0.w's bits (WideTraversalScene);
+//   ties in t go to the lower id. The traversal is a template over the scene type, whose
+//   triangle test is wide_intersect_reference's overload: traversal/woop.cuh's WideWoopScene tests the same
+//   references in Woop's layout instead (the benchmark's option; warpath_bvh::wide's
+//   intersect_woop is its specification).
 #pragma once
 #include "common/layout.cuh"
 #include "traversal/ray_triangle.cuh"
@@ -48,11 +51,25 @@ struct alignas(16) WideNode {
     unsigned char q_hi[3][8];      // quantized maximum planes [axis][slot]
 };
 
-// The wide scene as the kernels read it (warpath_cuda::wide_bvh::DeviceWideBvh).
+// The wide scene as the kernels read it (warpath_cuda::wide_bvh::DeviceWideBvh), plain records.
 struct WideTraversalScene {
     const float4* __restrict__ nodes;      // WideNode, 5 float4 each; node 0 is the root
     const float4* __restrict__ triangles;  // 3 float4 per reference: v0 (w: triangle id bits), e1, e2
 };
+
+// The triangle test of a scene's reference `reference` (wide_step calls it by the scene's type;
+// traversal/woop.cuh overloads it for WideWoopScene): true with (t, u, v) and the triangle id
+// `prim` for a hit with t in (t_min, t_max). Here Möller–Trumbore on the plain record; the float
+// after the reference, the best hit's t, is for tests that reject early (this one does not).
+__device__ __forceinline__ bool wide_intersect_reference(const WideTraversalScene& scene, const PreparedRay& ray,
+                                                         unsigned int reference, float, float& t, float& u,
+                                                         float& v, int& prim) {
+    const float4* record = scene.triangles + (size_t)reference * 3u;
+    const float4 v0 = __ldg(record + 0);
+    if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) return false;
+    prim = __float_as_int(v0.w);
+    return true;
+}
 
 // A closest (or any) hit: prim = original triangle id, -1 for none (t is then t_max).
 struct WideHit {
@@ -256,8 +273,8 @@ __device__ __forceinline__ bool wide_postpone(bool has_triangles, int stack_size
 // postpone_lanes says so, push it for later), pop when the node group is empty. Sets `done`
 // when the stack is empty, or at an any-hit ray's first hit. Every lane that calls it with
 // postpone_lanes > 0 takes part in the postponing vote.
-template <bool AnyHit, class Stack>
-__device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const PreparedRay& ray,
+template <bool AnyHit, class Scene, class Stack>
+__device__ __forceinline__ void wide_step(const Scene& scene, const PreparedRay& ray,
                                           WideTraversal& state, Stack& stack, int postpone_lanes) {
     WideGroup tri_group = {0u, 0u};
     WideGroup& node_group = state.node_group;
@@ -292,11 +309,9 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
     while (tri_group.bits) {
         const unsigned int index = (unsigned int)(__ffs((int)tri_group.bits) - 1);
         tri_group.bits &= tri_group.bits - 1u;
-        const float4* record = scene.triangles + (size_t)(tri_group.base + index) * 3u;
-        const float4 v0 = __ldg(record + 0);
         float t, u, v;
-        if (!intersect_triangle(ray, v0, __ldg(record + 1), __ldg(record + 2), t, u, v)) continue;
-        const int prim = __float_as_int(v0.w);
+        int prim;
+        if (!wide_intersect_reference(scene, ray, tri_group.base + index, state.best.t, t, u, v, prim)) continue;
         if (AnyHit) {
             state.best.t = t;
             state.best.u = u;
@@ -323,10 +338,11 @@ __device__ __forceinline__ void wide_step(const WideTraversalScene& scene, const
 }
 
 // Closest hit (AnyHit false: the least (t, id) with t in (t_min, t_max)) or any hit (AnyHit
-// true: the first hit found) of `ray`; prim -1 when there is none. postpone_lanes: see
+// true: the first hit found) of `ray` in `scene` (WideTraversalScene or traversal/woop.cuh's
+// WideWoopScene); prim -1 when there is none. postpone_lanes: see
 // wide_postpone (0: test every triangle group at once, as the CPU does).
-template <bool AnyHit>
-__device__ __forceinline__ WideHit wide_trace(const WideTraversalScene& scene, const PreparedRay& ray,
+template <bool AnyHit, class Scene>
+__device__ __forceinline__ WideHit wide_trace(const Scene& scene, const PreparedRay& ray,
                                               int postpone_lanes = 0) {
     WideGroup entries[WARPATH_WIDE_STACK_SIZE];
     WideLocalStack stack{entries};
