@@ -96,8 +96,9 @@ fn conductors_and_beckmann_match_mitsuba_point_by_point() {
                 assert!((s.wi - wi).length() < 1e-5, "set {index}: mirror direction {:?} vs {wi:?}", s.wi);
                 (s.weight, 2e-5)
             } else {
-                // Mitsuba's float arithmetic and libm exp against warpath's detmath.
-                (bsdf::eval(m, m.base_color, wo, wi), 2e-3)
+                // Mitsuba's float arithmetic and libm exp against warpath's detmath (measured:
+                // 3.6e-6 at worst).
+                (bsdf::eval(m, m.base_color, wo, wi), 1e-4)
             };
             let d = (0..3).map(|c| (ours[c] - theirs[c]).abs() / theirs[c].abs().max(1e-3)).fold(0.0, f32::max);
             worst = worst.max(d);
@@ -107,6 +108,7 @@ fn conductors_and_beckmann_match_mitsuba_point_by_point() {
             }
         }
     }
+    println!("{nonzero} nonzero of 560 reference values; worst relative difference {worst}");
     assert!(nonzero > 400, "only {nonzero} nonzero reference values");
     assert!(failures.is_empty(), "{} of 560 differ (worst {worst}):\n{}", failures.len(), failures.join("\n"));
 }
