@@ -143,16 +143,20 @@ pub struct Material {
     /// Principled: metallic weight in [0, 1].
     pub metallic: f32,
     /// Principled: how much the dielectric specular is tinted toward `base_color`.
+    /// Conductors with [`flags::CONDUCTOR_ETA_K`]: eta's red channel.
     pub spec_tint: f32,
-    /// Principled: sheen weight.
+    /// Principled: sheen weight. Conductors with [`flags::CONDUCTOR_ETA_K`]: eta's green.
     pub sheen: f32,
-    /// Principled: how much the sheen is tinted toward `base_color`.
+    /// Principled: how much the sheen is tinted toward `base_color`. Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: eta's blue.
     pub sheen_tint: f32,
-    /// Principled: clear coat weight.
+    /// Principled: clear coat weight. Conductors with [`flags::CONDUCTOR_ETA_K`]: k's red.
     pub clearcoat: f32,
-    /// Principled: clear coat gloss (GTR1 α = lerp(0.1, 0.001, gloss)).
+    /// Principled: clear coat gloss (GTR1 α = lerp(0.1, 0.001, gloss)). Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: k's green.
     pub clearcoat_gloss: f32,
-    /// Principled: specular transmission weight.
+    /// Principled: specular transmission weight. Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: k's blue.
     pub spec_trans: f32,
     /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
     pub flatness: f32,
