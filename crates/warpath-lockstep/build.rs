@@ -22,6 +22,8 @@ use std::process::{Child, Command};
 const MUTABLE_HEADERS: &[&str] = &[
     "common/bsdf.cuh",
     "common/principled.cuh",
+    "common/conductor.cuh",
+    "common/beckmann.cuh",
     "common/warp.cuh",
     "common/lights.cuh",
     "common/camera.cuh",

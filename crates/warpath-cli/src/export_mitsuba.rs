@@ -320,6 +320,11 @@ fn delta_light(l: &warpath_core::light::DeltaLight) -> Result<Value> {
     })
 }
 
+/// The Mitsuba `distribution` of a rough material.
+fn distribution(m: &Material) -> &'static str {
+    if m.beckmann() { "beckmann" } else { "ggx" }
+}
+
 /// Mitsuba's BSDF for a warpath material, or why there is none.
 pub fn bsdf(m: &Material) -> Result<Value> {
     if m.base_color_texture >= 0 {
@@ -367,7 +372,7 @@ pub fn bsdf(m: &Material) -> Result<Value> {
         }
         MaterialKind::RoughDielectric => {
             let mut b = json!({
-                "type": "roughdielectric", "distribution": "ggx", "alpha": num(ggx_alpha(m.roughness))?,
+                "type": "roughdielectric", "distribution": distribution(m), "alpha": num(ggx_alpha(m.roughness))?,
                 "int_ior": num(m.ior)?, "ext_ior": 1.0,
             });
             transmittance(&mut b)?;
@@ -378,6 +383,15 @@ pub fn bsdf(m: &Material) -> Result<Value> {
             transmittance(&mut b)?;
             b
         }
+        MaterialKind::Mirror if m.has_conductor_eta_k() => opaque(json!({
+            "type": "conductor", "eta": rgb(m.conductor_eta())?, "k": rgb(m.conductor_k())?,
+            "specular_reflectance": rgb(m.base_color)?,
+        })),
+        MaterialKind::RoughConductor if m.has_conductor_eta_k() => opaque(json!({
+            "type": "roughconductor", "eta": rgb(m.conductor_eta())?, "k": rgb(m.conductor_k())?,
+            "specular_reflectance": rgb(m.base_color)?, "distribution": distribution(m),
+            "alpha": num(ggx_alpha(m.roughness))?,
+        })),
         MaterialKind::Mirror => {
             if m.specular != Vec3::ONE {
                 bail!(
@@ -397,7 +411,7 @@ pub fn bsdf(m: &Material) -> Result<Value> {
                 );
             }
             opaque(json!({
-                "type": "roughconductor", "material": "none", "distribution": "ggx",
+                "type": "roughconductor", "material": "none", "distribution": distribution(m),
                 "alpha": num(ggx_alpha(m.roughness))?,
             }))
         }

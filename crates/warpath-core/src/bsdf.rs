@@ -28,13 +28,17 @@
 //!   and a half-vector Blinn lobe.
 //! - Glass: smooth dielectric, exact unpolarized Fresnel, reflect/refract chosen with
 //!   probability F.
-//! - Mirror: smooth conductor, Schlick Fresnel with F0 = `specular`.
+//! - Mirror: smooth conductor, Schlick Fresnel with F0 = `specular`, or with
+//!   `flags::CONDUCTOR_ETA_K` the exact conductor Fresnel of eta + ik times `base_color`
+//!   (Mitsuba's `conductor`; see [`conductor`]).
 //! - CarPaint: a smooth dielectric clear coat (delta lobe, Fresnel F(wo)) over the Blinn
 //!   model of flakes and base, attenuated by `(1 − F(wo))(1 − F(wi))`.
-//! - RoughConductor: GGX, height-correlated Smith G2, Schlick Fresnel, VNDF sampling
-//!   (Heitz 2018).
+//! - RoughConductor: GGX, height-correlated Smith G2, Schlick Fresnel (or the exact one, as
+//!   Mirror), VNDF sampling (Heitz 2018); with `flags::BECKMANN`, Mitsuba's Beckmann D and
+//!   separable G, D·cos sampling ([`beckmann`]).
 //! - RoughDielectric: GGX reflection and transmission (Walter et al. 2007), VNDF
-//!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet.
+//!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet;
+//!   Beckmann as the rough conductor's.
 //! - Plastic: Mitsuba 3's `plastic` (roughness 0: a delta coat lobe) and `roughplastic`
 //!   (a GGX coat lobe with Mitsuba's separable Smith G1·G1, VNDF sampling) over a diffuse
 //!   base seen through the coat: T(wo) T(wi) ρ / (π η² (1 − R)) cos θi, the lobe chosen
@@ -53,9 +57,13 @@
 use crate::detmath::{det_exp2, det_pow, det_sin_cos};
 use crate::material::{Material, MaterialKind};
 use crate::warp;
+use beckmann::{beckmann_d, beckmann_g, beckmann_pdf, sample_beckmann};
+use conductor::conductor_fresnel;
 use glam::{Vec2, Vec3};
 use std::f32::consts::{FRAC_1_PI, PI};
 
+pub mod beckmann;
+pub mod conductor;
 pub mod principled;
 pub mod rough_plastic;
 #[doc(hidden)]
@@ -325,12 +333,16 @@ fn dielectric_half_vector(ior: f32, wo: Vec3, wi: Vec3) -> Option<(Vec3, f32)> {
     Some((h, eta_rel))
 }
 
-fn rough_dielectric_eval(ior: f32, alpha: f32, tint: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
+fn rough_dielectric_eval(ior: f32, alpha: f32, beckmann: bool, tint: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
     let Some((h, eta_rel)) = dielectric_half_vector(ior, wo, wi) else { return Vec3::ZERO };
     let wo_h = wo.dot(h);
     let wi_h = wi.dot(h);
     let fresnel = fresnel_dielectric(wo_h, ior).reflectance;
-    let dg = ggx_d(h, alpha) * smith_g2(wo, wi, alpha);
+    let dg = if beckmann {
+        beckmann_d(h, alpha) * beckmann_g(wo, wi, alpha)
+    } else {
+        ggx_d(h, alpha) * smith_g2(wo, wi, alpha)
+    };
     if wo.z * wi.z > 0.0 {
         Vec3::splat(fresnel * dg / (4.0 * wo.z.abs()))
     } else {
@@ -341,12 +353,12 @@ fn rough_dielectric_eval(ior: f32, alpha: f32, tint: Vec3, wo: Vec3, wi: Vec3) -
     }
 }
 
-fn rough_dielectric_pdf(ior: f32, alpha: f32, wo: Vec3, wi: Vec3) -> f32 {
+fn rough_dielectric_pdf(ior: f32, alpha: f32, beckmann: bool, wo: Vec3, wi: Vec3) -> f32 {
     let Some((h, eta_rel)) = dielectric_half_vector(ior, wo, wi) else { return 0.0 };
     let wo_h = wo.dot(h);
     let wi_h = wi.dot(h);
     let fresnel = fresnel_dielectric(wo_h, ior).reflectance;
-    let pdf_h = ggx_vndf_pdf(wo, h, alpha);
+    let pdf_h = if beckmann { beckmann_pdf(h, alpha) } else { ggx_vndf_pdf(wo, h, alpha) };
     if wo.z * wi.z > 0.0 {
         fresnel * pdf_h / (4.0 * wo_h.abs())
     } else {
@@ -539,10 +551,16 @@ pub fn eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
             }
             let alpha = ggx_alpha(m.roughness);
             let h = (wo + wi).normalize();
-            let dg = ggx_d(h, alpha) * smith_g2(wo, wi, alpha);
-            schlick_fresnel(base_color, wo.dot(h)) * (dg / (4.0 * wo.z))
+            let dg = if m.beckmann() {
+                beckmann_d(h, alpha) * beckmann_g(wo, wi, alpha)
+            } else {
+                ggx_d(h, alpha) * smith_g2(wo, wi, alpha)
+            };
+            conductor_fresnel(m, base_color, wo.dot(h)) * (dg / (4.0 * wo.z))
         }
-        MaterialKind::RoughDielectric => rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi),
+        MaterialKind::RoughDielectric => {
+            rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.beckmann(), m.specular, wo, wi)
+        }
         MaterialKind::Plastic => plastic_eval(m, base_color, wo, wi),
         MaterialKind::Principled => principled::eval(m, base_color, wo, wi),
         MaterialKind::Glass
@@ -575,10 +593,15 @@ pub fn pdf(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> f32 {
             }
             let alpha = ggx_alpha(m.roughness);
             let h = (wo + wi).normalize();
+            if m.beckmann() {
+                // D(h) cosθh times the reflection Jacobian 1 / (4 wo·h).
+                let wo_h = wo.dot(h);
+                return if wo_h > 0.0 { beckmann_pdf(h, alpha) / (4.0 * wo_h) } else { 0.0 };
+            }
             // VNDF pdf G1(wo) D(h) (wo·h) / wo.z times the reflection Jacobian 1 / (4 wo·h).
             smith_g1(wo, alpha) * ggx_d(h, alpha) / (4.0 * wo.z)
         }
-        MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi),
+        MaterialKind::RoughDielectric => rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), m.beckmann(), wo, wi),
         MaterialKind::Plastic => plastic_pdf(m, wo, wi),
         MaterialKind::Principled => principled::pdf(m, wo, wi),
         MaterialKind::Glass
@@ -631,7 +654,9 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             if wo.z <= 0.0 {
                 return None;
             }
-            Some(BsdfSample { wi: reflect_z(wo), weight: schlick_fresnel(m.specular, wo.z), pdf: 1.0, delta: true })
+            // Schlick of F0 `specular`, or `base_color` times the exact Fresnel of eta + ik.
+            let color = if m.has_conductor_eta_k() { base_color } else { m.specular };
+            Some(BsdfSample { wi: reflect_z(wo), weight: conductor_fresnel(m, color, wo.z), pdf: 1.0, delta: true })
         }
         MaterialKind::CarPaint => {
             if wo.z <= 0.0 {
@@ -660,6 +685,18 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
                 return None;
             }
             let alpha = ggx_alpha(m.roughness);
+            if m.beckmann() {
+                let h = sample_beckmann(alpha, u);
+                let wo_h = wo.dot(h);
+                let wi = reflect(wo, h);
+                if wo_h <= 0.0 || wi.z <= 0.0 {
+                    return None;
+                }
+                let pdf = beckmann_pdf(h, alpha) / (4.0 * wo_h);
+                // F D G / (4 cosθo) over D cosθh / (4 wo·h).
+                let weight = conductor_fresnel(m, base_color, wo_h) * (beckmann_g(wo, wi, alpha) * wo_h / (wo.z * h.z));
+                return (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false });
+            }
             let h = sample_ggx_vndf(wo, alpha, u);
             let wi = reflect(wo, h);
             if wi.z <= 0.0 {
@@ -667,7 +704,7 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
             }
             let g1 = smith_g1(wo, alpha);
             let pdf = g1 * ggx_d(h, alpha) / (4.0 * wo.z);
-            let weight = schlick_fresnel(base_color, wo.dot(h)) * (smith_g2(wo, wi, alpha) / g1);
+            let weight = conductor_fresnel(m, base_color, wo.dot(h)) * (smith_g2(wo, wi, alpha) / g1);
             (pdf > 0.0).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
         MaterialKind::RoughDielectric => {
@@ -675,26 +712,39 @@ pub fn sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2) ->
                 return None;
             }
             let alpha = ggx_alpha(m.roughness);
+            let beckmann = m.beckmann();
             let side = if wo.z > 0.0 { 1.0 } else { -1.0 };
-            // h faces +z; it is visible from wo's side.
-            let h = sample_ggx_vndf(wo * side, alpha, u);
-            let fr = fresnel_dielectric(wo.dot(h), m.ior);
+            // h faces +z; it is visible from wo's side (Beckmann's D·cos sampling: when it is).
+            let h = if beckmann { sample_beckmann(alpha, u) } else { sample_ggx_vndf(wo * side, alpha, u) };
+            let wo_h = wo.dot(h);
+            if beckmann && wo_h * wo.z <= 0.0 {
+                return None;
+            }
+            let fr = fresnel_dielectric(wo_h, m.ior);
             let g1 = smith_g1(wo, alpha);
+            // G2 / G1 (GGX's VNDF), or G |wo·h| / (|cosθo| cosθh) (Beckmann's D·cos), of wi.
+            let g_ratio = |wi: Vec3| {
+                if beckmann {
+                    beckmann_g(wo, wi, alpha) * wo_h.abs() / (wo.z.abs() * h.z)
+                } else {
+                    smith_g2(wo, wi, alpha) / g1
+                }
+            };
             let (wi, weight) = if u_lobe < fr.reflectance {
                 let wi = reflect(wo, h);
                 if wi.z * wo.z <= 0.0 {
                     return None;
                 }
-                (wi, Vec3::splat(smith_g2(wo, wi, alpha) / g1))
+                (wi, Vec3::splat(g_ratio(wi)))
             } else {
                 let wi = refract(wo, h, fr.cos_theta_t, fr.eta_ti).normalize();
                 if wi.z * wo.z >= 0.0 || wi.dot(h) * wi.z <= 0.0 {
                     return None;
                 }
                 // Radiance scaling (η_o / η_i)² = eta_ti².
-                (wi, m.specular * (smith_g2(wo, wi, alpha) / g1 * fr.eta_ti * fr.eta_ti))
+                (wi, m.specular * (g_ratio(wi) * fr.eta_ti * fr.eta_ti))
             };
-            let pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
+            let pdf = rough_dielectric_pdf(m.ior, alpha, beckmann, wo, wi);
             (pdf > 0.0 && weight.is_finite()).then_some(BsdfSample { wi, weight, pdf, delta: false })
         }
         MaterialKind::Plastic => plastic_sample(m, base_color, wo, u_lobe, u),

@@ -20,17 +20,21 @@ pub enum MaterialKind {
     /// transmission tinted by `specular`.
     Glass = 2,
     /// Smooth conductor (mirror, chrome): Schlick Fresnel with normal-incidence
-    /// reflectance `specular`.
+    /// reflectance `specular`; with [`flags::CONDUCTOR_ETA_K`], the exact conductor Fresnel of
+    /// [`Material::conductor_eta`] + i[`Material::conductor_k`] times `base_color` (or its
+    /// texture), Mitsuba's `specular_reflectance`.
     Mirror = 3,
     /// Car paint: a smooth clear coat of index `ior` (sampled as a delta lobe) over a
     /// layer of glossy flakes (Blinn lobe of color `specular`, exponent `exponent`) over
     /// a diffuse base of color `base_color`.
     CarPaint = 4,
-    /// GGX rough conductor: normal-incidence reflectance `base_color`(Schlick), GGX
-    /// `roughness` (α = roughness²).
+    /// Rough conductor: normal-incidence reflectance `base_color`(Schlick), or with
+    /// [`flags::CONDUCTOR_ETA_K`] the exact Fresnel of eta + ik times `base_color` (as
+    /// [`MaterialKind::Mirror`]); GGX `roughness` (α = roughness²), or Beckmann of the same α
+    /// with [`flags::BECKMANN`].
     RoughConductor = 5,
-    /// GGX rough dielectric: index `ior`, GGX `roughness` (α = roughness²), transmission
-    /// tinted by `specular`.
+    /// Rough dielectric: index `ior`, GGX `roughness` (α = roughness²; Beckmann with
+    /// [`flags::BECKMANN`]), transmission tinted by `specular`.
     RoughDielectric = 6,
     /// No scattering (pure emitters and absorbers).
     Black = 7,
@@ -98,6 +102,17 @@ pub mod flags {
     /// `roughness · √t` of the bilinearly filtered texel `t`, so that α is filtered as Mitsuba
     /// filters it.
     pub const ROUGHNESS_TEXTURE_ALPHA: u32 = 256;
+    /// Mirror and rough conductor: the exact Fresnel of a conductor of complex index
+    /// eta + ik per RGB channel (Mitsuba's `conductor`), times `base_color` (Mitsuba's
+    /// `specular_reflectance`), instead of Schlick's of an F0. Eta and k live in fields the
+    /// conductors never read otherwise: eta in (`spec_tint`, `sheen`, `sheen_tint`), k in
+    /// (`clearcoat`, `clearcoat_gloss`, `spec_trans`); read them with
+    /// [`super::Material::conductor_eta`] and [`super::Material::conductor_k`].
+    pub const CONDUCTOR_ETA_K: u32 = 512;
+    /// Rough conductor and rough dielectric: the Beckmann distribution of α = roughness²
+    /// (Mitsuba's default `distribution`) with Mitsuba's separable Smith shadowing, instead of
+    /// GGX. See [`crate::bsdf::beckmann`].
+    pub const BECKMANN: u32 = 1024;
 }
 
 /// One material, 128 bytes. See [`MaterialKind`] for the fields each kind reads.
@@ -128,16 +143,20 @@ pub struct Material {
     /// Principled: metallic weight in [0, 1].
     pub metallic: f32,
     /// Principled: how much the dielectric specular is tinted toward `base_color`.
+    /// Conductors with [`flags::CONDUCTOR_ETA_K`]: eta's red channel.
     pub spec_tint: f32,
-    /// Principled: sheen weight.
+    /// Principled: sheen weight. Conductors with [`flags::CONDUCTOR_ETA_K`]: eta's green.
     pub sheen: f32,
-    /// Principled: how much the sheen is tinted toward `base_color`.
+    /// Principled: how much the sheen is tinted toward `base_color`. Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: eta's blue.
     pub sheen_tint: f32,
-    /// Principled: clear coat weight.
+    /// Principled: clear coat weight. Conductors with [`flags::CONDUCTOR_ETA_K`]: k's red.
     pub clearcoat: f32,
-    /// Principled: clear coat gloss (GTR1 α = lerp(0.1, 0.001, gloss)).
+    /// Principled: clear coat gloss (GTR1 α = lerp(0.1, 0.001, gloss)). Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: k's green.
     pub clearcoat_gloss: f32,
-    /// Principled: specular transmission weight.
+    /// Principled: specular transmission weight. Conductors with
+    /// [`flags::CONDUCTOR_ETA_K`]: k's blue.
     pub spec_trans: f32,
     /// Principled: blend of the diffuse lobe toward the fake subsurface lobe.
     pub flatness: f32,
@@ -291,6 +310,47 @@ impl Material {
     }
     pub fn two_sided_emission(&self) -> bool {
         self.flags & flags::TWO_SIDED_EMISSION != 0
+    }
+    /// A conductor of complex index `eta` + i`k` per RGB channel whose Fresnel term is
+    /// multiplied by `reflectance` (Mitsuba's `specular_reflectance`, in `base_color`): a
+    /// [`MaterialKind::Mirror`] with [`flags::CONDUCTOR_ETA_K`]. Mitsuba's default conductor,
+    /// a perfect mirror, is eta 0, k 1.
+    pub fn conductor(eta: Vec3, k: Vec3, reflectance: Vec3) -> Self {
+        Material { base_color: reflectance, ..Self::base(MaterialKind::Mirror) }.with_conductor_eta_k(eta, k)
+    }
+    /// [`Material::conductor`] made rough: a [`MaterialKind::RoughConductor`] (α = roughness²).
+    pub fn rough_conductor_eta_k(eta: Vec3, k: Vec3, reflectance: Vec3, roughness: f32) -> Self {
+        Material::rough_conductor(reflectance, roughness).with_conductor_eta_k(eta, k)
+    }
+    /// This material with the exact conductor Fresnel of `eta` + i`k` ([`flags::CONDUCTOR_ETA_K`]),
+    /// stored in `spec_tint`, `sheen`, `sheen_tint` (eta) and `clearcoat`, `clearcoat_gloss`,
+    /// `spec_trans` (k). Only the conductor kinds read them so.
+    pub fn with_conductor_eta_k(mut self, eta: Vec3, k: Vec3) -> Self {
+        (self.spec_tint, self.sheen, self.sheen_tint) = (eta.x, eta.y, eta.z);
+        (self.clearcoat, self.clearcoat_gloss, self.spec_trans) = (k.x, k.y, k.z);
+        self.flags |= flags::CONDUCTOR_ETA_K;
+        self
+    }
+    /// Whether a conductor uses the exact Fresnel of eta + ik ([`flags::CONDUCTOR_ETA_K`]).
+    pub fn has_conductor_eta_k(&self) -> bool {
+        self.flags & flags::CONDUCTOR_ETA_K != 0
+    }
+    /// The conductor's real index per channel (meaningful with [`flags::CONDUCTOR_ETA_K`]).
+    pub fn conductor_eta(&self) -> Vec3 {
+        Vec3::new(self.spec_tint, self.sheen, self.sheen_tint)
+    }
+    /// The conductor's extinction coefficient per channel (with [`flags::CONDUCTOR_ETA_K`]).
+    pub fn conductor_k(&self) -> Vec3 {
+        Vec3::new(self.clearcoat, self.clearcoat_gloss, self.spec_trans)
+    }
+    /// This rough material with the Beckmann distribution ([`flags::BECKMANN`]).
+    pub fn with_beckmann(mut self) -> Self {
+        self.flags |= flags::BECKMANN;
+        self
+    }
+    /// Whether a rough conductor or dielectric uses Beckmann ([`flags::BECKMANN`]).
+    pub fn beckmann(&self) -> bool {
+        self.flags & flags::BECKMANN != 0
     }
     /// Whether the BSDF is one-sided ([`flags::ONE_SIDED`]).
     pub fn one_sided(&self) -> bool {

@@ -16,6 +16,8 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("common/camera.cuh", include_str!("../kernels/common/camera.cuh")),
     ("common/rough_plastic_table.cuh", include_str!("../kernels/common/rough_plastic_table.cuh")),
     ("common/bsdf.cuh", include_str!("../kernels/common/bsdf.cuh")),
+    ("common/conductor.cuh", include_str!("../kernels/common/conductor.cuh")),
+    ("common/beckmann.cuh", include_str!("../kernels/common/beckmann.cuh")),
     ("common/principled.cuh", include_str!("../kernels/common/principled.cuh")),
     ("common/lights.cuh", include_str!("../kernels/common/lights.cuh")),
     ("common/normal_map.cuh", include_str!("../kernels/common/normal_map.cuh")),

@@ -18,6 +18,9 @@
 //! - normal maps on every material kind of that scene (`normal_maps_match_cpu_reference`);
 //! - bump maps and roughness and metallic textures on it and on the principled scene
 //!   (`bump_maps_and_data_textures_match_cpu_reference`);
+//! - Mitsuba's conductors with the exact Fresnel of eta + ik and its Beckmann rough conductor
+//!   and dielectric, imported from the oracle's XML scenes
+//!   (`mitsuba_conductors_and_beckmann_match_cpu_reference`);
 //! - two GPU renders with the same seed are bit-identical.
 //!
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
@@ -326,6 +329,55 @@ fn bump_maps_and_data_textures_match_cpu_reference() {
         let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 32, ..s.clone() });
         compare_images(&format!("{label}/seeds 31 vs 32"), &cpu_film, &other_film);
     }
+}
+
+/// The Mitsuba oracle's scenes of conductors with the exact conductor Fresnel (named metals, a
+/// tinted and a textured `specular_reflectance`, eta/k) and of Beckmann rough conductors and
+/// dielectrics, imported from their XML (crates/warpath-scene/tests/data/mitsuba-oracle).
+fn mitsuba_oracle_scene(name: &str) -> Scene {
+    let path = format!("{}/../warpath-scene/tests/data/mitsuba-oracle/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    warpath_scene::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The exact conductor Fresnel (Mirror and RoughConductor with `flags::CONDUCTOR_ETA_K`) and
+/// the Beckmann distribution (`flags::BECKMANN`) on the GPU against the CPU reference.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn mitsuba_conductors_and_beckmann_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    for name in ["bsdf-conductor-named", "bsdf-beckmann"] {
+        let scene = mitsuba_oracle_scene(name);
+        let s = settings(64, 64, 16, 41, SamplerKind::PaddedHalton);
+        let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+        let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
+        compare_counters(name, &cpu_counters, &gpu_counters);
+        compare_same_seed(name, &cpu_film, &gpu_film);
+        let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 42, ..s.clone() });
+        compare_images(&format!("{name}/seeds 41 vs 42"), &cpu_film, &other_film);
+    }
+}
+
+/// The two scenes above use what they are meant to (no GPU needed): every conductor has eta
+/// and k, and the Beckmann scene's rough conductors and dielectric are Beckmann.
+#[test]
+fn mitsuba_conductor_scenes_use_eta_k_and_beckmann() {
+    use warpath_core::material::MaterialKind;
+    let named = mitsuba_oracle_scene("bsdf-conductor-named");
+    let conductors: Vec<_> = named
+        .materials
+        .iter()
+        .filter(|m| matches!(m.kind(), MaterialKind::Mirror | MaterialKind::RoughConductor))
+        .collect();
+    assert_eq!(conductors.len(), 5);
+    assert!(conductors.iter().all(|m| m.has_conductor_eta_k()));
+    let beckmann = mitsuba_oracle_scene("bsdf-beckmann");
+    let rough: Vec<_> = beckmann
+        .materials
+        .iter()
+        .filter(|m| matches!(m.kind(), MaterialKind::RoughConductor | MaterialKind::RoughDielectric))
+        .collect();
+    assert_eq!(rough.len(), 4);
+    assert!(rough.iter().all(|m| m.beckmann()));
 }
 
 /// The bump-map and data-texture scenes on the CPU (no GPU needed): the textures change many

@@ -258,6 +258,22 @@ void bsdf_rough_plastic_coat(const DeviceScene&, In& in, Out& out) {
         out.f(rough_plastic_coat_internal_reflectance(cell));
     }
 }
+void bsdf_fresnel_conductor(const DeviceScene&, In& in, Out& out) {
+    const float cos_theta = in.f(), eta = in.f(), k = in.f();
+    out.f(fresnel_conductor(cos_theta, eta, k));
+}
+void bsdf_beckmann(const DeviceScene&, In& in, Out& out) {
+    const float3 h = in.f3(), v = in.f3();
+    const float alpha = in.f();
+    out.f(beckmann_d(h, alpha));
+    out.f(beckmann_g1(v, alpha));
+    out.f(beckmann_g(h, v, alpha));
+    out.f(beckmann_pdf(h, alpha));
+}
+void bsdf_sample_beckmann(const DeviceScene&, In& in, Out& out) {
+    const float alpha = in.f();
+    out.f3(sample_beckmann(alpha, in.f2()));
+}
 void bsdf_schlick_fresnel(const DeviceScene&, In& in, Out& out) {
     const float3 f0 = in.f3();
     out.f3(schlick_fresnel(f0, in.f()));
@@ -753,6 +769,9 @@ const Case CASES[] = {
     {"math_mask_choose", surface<math_mask_choose>},
     {"bsdf_fresnel_dielectric", surface<bsdf_fresnel_dielectric>},
     {"bsdf_rough_plastic_coat", surface<bsdf_rough_plastic_coat>},
+    {"bsdf_fresnel_conductor", surface<bsdf_fresnel_conductor>},
+    {"bsdf_beckmann", surface<bsdf_beckmann>},
+    {"bsdf_sample_beckmann", surface<bsdf_sample_beckmann>},
     {"bsdf_schlick_fresnel", surface<bsdf_schlick_fresnel>},
     {"bsdf_blinn_normalization", surface<bsdf_blinn_normalization>},
     {"bsdf_ggx_d", surface<bsdf_ggx_d>},

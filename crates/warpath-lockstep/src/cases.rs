@@ -8,6 +8,7 @@
 
 use crate::det_cases;
 use crate::host_scene::HostScene;
+use crate::microfacet_cases;
 use crate::normal_map_cases;
 use crate::opacity_cases;
 use crate::volume_cases;
@@ -152,6 +153,19 @@ pub const CASES: &[Case] = &[
             o.f(bsdf::rough_plastic::coat_internal_reflectance(&cell));
         }
     }),
+    exact(
+        "bsdf_fresnel_conductor",
+        Needs::Nothing,
+        microfacet_cases::fresnel_conductor_args,
+        microfacet_cases::fresnel_conductor,
+    ),
+    exact("bsdf_beckmann", Needs::Nothing, microfacet_cases::beckmann_args, microfacet_cases::beckmann_functions),
+    exact(
+        "bsdf_sample_beckmann",
+        Needs::Nothing,
+        microfacet_cases::sample_beckmann_args,
+        microfacet_cases::sample_beckmann,
+    ),
     exact("bsdf_schlick_fresnel", Needs::Nothing, draw::color_cosine, |_, r, o| {
         let f0 = r.vec3();
         o.vec3(bsdf::schlick_fresnel(f0, r.f()))

@@ -35,6 +35,7 @@ pub mod cases;
 pub mod compare;
 pub mod det_cases;
 pub mod host_scene;
+pub mod microfacet_cases;
 pub mod normal_map_cases;
 pub mod opacity_cases;
 pub mod volume_cases;

@@ -14,6 +14,7 @@
 //! - [`builtin`]: scenes reachable by name (`cornell`, `furnace`, ...).
 
 pub mod builtin;
+pub mod conductors;
 pub mod error;
 pub mod gltf_loader;
 pub mod image_io;

@@ -3,8 +3,8 @@
 //! resolves as Mitsuba's does, the BSDF and emitter mapping follows the exporter's, and
 //! every error names the file and line. The Mitsuba conventions that rendering against
 //! Mitsuba itself found (scripts/mitsuba-oracle) are pinned here: a bare emitter's black
-//! BSDF, the cube's uv layout, file names relative to the scene's folder, and the warnings
-//! where warpath renders approximately (Beckmann as GGX, a tinted conductor).
+//! BSDF, the cube's uv layout, file names relative to the scene's folder, conductors' complex
+//! indices and Beckmann (exact, no warning; a rough plastic's Beckmann is warned about).
 
 use glam::{Mat3, Mat4, Vec2, Vec3};
 use std::path::{Path, PathBuf};
@@ -151,7 +151,8 @@ fn includes_and_refs_resolve_relative_to_the_file() {
     assert_eq!((grey.kind(), grey.base_color), (MaterialKind::Diffuse, Vec3::splat(0.75)));
     assert!(grey.one_sided(), "a bare Mitsuba diffuse is one-sided");
     let mirror = material_of(&s, "b");
-    assert_eq!((mirror.kind(), mirror.specular), (MaterialKind::Mirror, Vec3::ONE));
+    assert_eq!((mirror.kind(), mirror.base_color), (MaterialKind::Mirror, Vec3::ONE));
+    assert_eq!((mirror.conductor_eta(), mirror.conductor_k()), (Vec3::ZERO, Vec3::ONE), "a perfect mirror");
     assert_eq!(s.material_names[s.triangle_materials[0] as usize], "grey");
 
     assert_error_at(
@@ -228,9 +229,17 @@ fn bsdfs_map_to_warpaths_materials() {
     let metal = material_of(&s, "metal");
     assert_eq!((metal.kind(), metal.base_color), (MaterialKind::RoughConductor, Vec3::ONE));
     assert!((metal.roughness - 0.3).abs() < 1e-6 && metal.one_sided());
+    // Mitsuba's defaults: a perfect mirror (eta 0, k 1) and the Beckmann distribution.
+    assert!(metal.has_conductor_eta_k() && metal.beckmann());
+    assert_eq!((metal.conductor_eta(), metal.conductor_k()), (Vec3::ZERO, Vec3::ONE));
     let gold = material_of(&s, "gold");
-    assert_eq!((gold.kind(), gold.specular), (MaterialKind::Mirror, Vec3::new(1.0, 0.782, 0.344)));
-    assert!(s.warnings.iter().any(|w| w.contains("Schlick")), "{:?}", s.warnings);
+    assert_eq!((gold.kind(), gold.base_color), (MaterialKind::Mirror, Vec3::ONE));
+    // Mitsuba 3.9's RGB eta and k of Au (scalar_rgb).
+    assert!(gold.has_conductor_eta_k());
+    assert_eq!(gold.conductor_eta(), Vec3::new(0.14303598, 0.37530708, 1.4420453));
+    assert_eq!(gold.conductor_k(), Vec3::new(3.982997, 2.3855565, 1.6033592));
+    assert!(water.beckmann(), "no distribution: Mitsuba's default, Beckmann");
+    assert!(s.warnings.iter().all(|w| w.contains("no <sensor>")), "{:?}", s.warnings);
     let two = material_of(&s, "two");
     assert_eq!(
         (two.kind(), two.base_color, two.flags & flags::ONE_SIDED),
@@ -504,24 +513,50 @@ fn file_names_in_included_files_resolve_against_the_scenes_folder() {
 }
 
 #[test]
-fn approximate_rough_and_tinted_conductors_are_warned_about() {
+fn conductors_and_distributions_are_mitsubas_and_only_roughplastic_beckmann_is_warned_about() {
     let s = scene(&format!(
         r#"<shape type="cube" id="a"><bsdf type="roughconductor"><float name="alpha" value="0.1"/></bsdf></shape>
 <shape type="cube" id="b"><bsdf type="roughdielectric"><string name="distribution" value="ggx"/></bsdf></shape>
 <shape type="cube" id="c"><bsdf type="conductor"><rgb name="specular_reflectance" value="0.5"/></bsdf></shape>
-<shape type="cube" id="d"><bsdf type="conductor"/></shape>
+<shape type="cube" id="d"><bsdf type="conductor"><float name="k" value="2"/></bsdf></shape>
+<shape type="cube" id="e"><bsdf type="roughplastic"/></shape>
+<shape type="cube" id="f"><bsdf type="roughconductor"><string name="distribution" value="Beckmann"/>
+<string name="material" value="Cu_palik"/></bsdf></shape>
+<shape type="cube" id="g"><bsdf type="conductor"><rgb name="eta" value="0.2, 1.1, 2.5"/></bsdf></shape>
 {LIGHT}"#
     ));
-    // No distribution: Mitsuba's default is Beckmann, which warpath renders as GGX.
-    let beckmann: Vec<_> = s.warnings.iter().filter(|w| w.contains("Beckmann")).collect();
-    assert_eq!(beckmann.len(), 1, "{:?}", s.warnings);
-    assert!(beckmann[0].contains("inline.xml:2:") && beckmann[0].contains("roughconductor"), "{beckmann:?}");
-    // A tint on a conductor is Schlick's F0 here, a constant factor in Mitsuba.
-    let tint: Vec<_> = s.warnings.iter().filter(|w| w.contains("specular_reflectance")).collect();
-    assert_eq!(tint.len(), 1, "{:?}", s.warnings);
-    assert!(tint[0].contains("inline.xml:4:"), "{tint:?}");
-    assert_eq!(s.warnings.iter().filter(|w| !w.contains("no <sensor>")).count(), 2, "{:?}", s.warnings);
-    assert_eq!(material_of(&s, "c").specular, Vec3::splat(0.5));
+    // The roughplastic's coat is GGX only: its Beckmann default is the one warning.
+    let warnings: Vec<_> = s.warnings.iter().filter(|w| !w.contains("no <sensor>")).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("inline.xml:6:") && warnings[0].contains("roughplastic"), "{warnings:?}");
+    let (a, b, f) = (material_of(&s, "a"), material_of(&s, "b"), material_of(&s, "f"));
+    assert!(a.beckmann() && !b.beckmann() && f.beckmann());
+    assert!(!material_of(&s, "e").beckmann(), "a rough plastic is GGX");
+    // A tint multiplies the exact Fresnel (here a perfect mirror's 1) at every angle.
+    let c = material_of(&s, "c");
+    assert_eq!((c.base_color, c.conductor_eta(), c.conductor_k()), (Vec3::splat(0.5), Vec3::ZERO, Vec3::ONE));
+    // Mitsuba's defaults fill in: eta 0 beside k, k 1 beside eta.
+    let d = material_of(&s, "d");
+    assert_eq!((d.conductor_eta(), d.conductor_k()), (Vec3::ZERO, Vec3::splat(2.0)));
+    let g = material_of(&s, "g");
+    assert_eq!((g.conductor_eta(), g.conductor_k()), (Vec3::new(0.2, 1.1, 2.5), Vec3::ONE));
+    // Every name Mitsuba knows, here one of Palik's.
+    assert_eq!(f.conductor_eta(), Vec3::new(0.21322851, 0.9197154, 1.1024108));
+    assert!(f.has_conductor_eta_k() && a.has_conductor_eta_k() && d.has_conductor_eta_k());
+    for (bad, message) in [
+        (r#"<string name="distribution" value="phong"/>"#, "distribution 'phong' must be 'beckmann' or 'ggx'"),
+        (
+            r#"<string name="material" value="Unobtainium"/>"#,
+            "conductor material 'Unobtainium' is not one Mitsuba 3 knows",
+        ),
+    ] {
+        let xml = format!(
+            "<scene version=\"3.0.0\">\n<shape type=\"cube\">\n<bsdf type=\"roughconductor\">\n{bad}</bsdf></shape></scene>"
+        );
+        assert_error_at(&xml, 4, message);
+    }
+    let both = "<scene version=\"3.0.0\">\n<shape type=\"cube\">\n<bsdf type=\"conductor\"><string name=\"material\" value=\"Au\"/>\n<float name=\"eta\" value=\"2\"/></bsdf></shape></scene>";
+    assert_error_at(both, 3, "give either 'material' (Au) or 'eta'/'k', not both");
 }
 
 #[test]

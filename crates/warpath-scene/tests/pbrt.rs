@@ -258,14 +258,20 @@ fn materials_map_to_warpaths() {
     assert!(!m.one_sided(), "pbrt's BSDFs are two-sided");
     let (m, _) = one("\"diffuse\"");
     assert_eq!(m.base_color, Vec3::splat(0.5));
-    // Conductors: named spectra → Schlick F0; roughness (remapped: α = √r) → GGX.
+    // Conductors: named spectra → the exact Fresnel of Mitsuba's RGB eta and k for the same
+    // metal; roughness (remapped: α = √r) → GGX.
     let (m, _) = one("\"conductor\" \"spectrum eta\" \"metal-Au-eta\" \"spectrum k\" \"metal-Au-k\"");
-    assert_eq!(m.kind(), MaterialKind::Mirror);
-    assert!(m.specular.x > 0.9 && m.specular.z < 0.5, "gold: {}", m.specular);
+    assert_eq!((m.kind(), m.base_color), (MaterialKind::Mirror, Vec3::ONE));
+    let gold = warpath_scene::conductors::named("Au").unwrap();
+    assert!(m.has_conductor_eta_k() && (m.conductor_eta(), m.conductor_k()) == gold, "gold: {m:?}");
     let (m, _) = one("\"conductor\" \"float roughness\" 0.0625");
     assert_eq!(m.kind(), MaterialKind::RoughConductor);
     assert!((m.roughness - 0.5).abs() < 1e-6, "α = √0.0625 = 0.25 = 0.5²: {}", m.roughness);
-    assert!((m.base_color.x - 0.95).abs() < 0.02, "copper by default: {}", m.base_color);
+    let copper = warpath_scene::conductors::named("Cu").unwrap();
+    assert!(m.has_conductor_eta_k() && !m.beckmann(), "{m:?}");
+    assert_eq!((m.conductor_eta(), m.conductor_k()), copper, "copper by default");
+    let (m, _) = one("\"conductor\" \"spectrum eta\" \"metal-CuZn-eta\" \"rgb k\" [3 2 1]");
+    assert_eq!((m.conductor_eta(), m.conductor_k()), (Vec3::new(0.444, 0.527, 1.094), Vec3::new(3.0, 2.0, 1.0)));
     let (m, _) =
         one("\"conductor\" \"float roughness\" 0.25 \"bool remaproughness\" false \"rgb reflectance\" [0.9 0.9 0.9]");
     assert!((m.roughness - 0.5).abs() < 1e-6);

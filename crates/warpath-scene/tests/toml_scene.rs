@@ -325,6 +325,29 @@ fn plastic_materials_take_mitsubas_parameters() {
 }
 
 #[test]
+fn conductors_take_eta_k_and_rough_materials_a_distribution() {
+    let s = parse(&format!(
+        "[[material]]\nname = \"m\"\ntype = \"rough-conductor\"\neta = [0.2, 0.9, 1.1]\nk = [3.9, 2.5, 2.1]\n\
+         roughness = 0.4\ndistribution = \"beckmann\"\n{CUBE}"
+    ))
+    .unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!((m.kind(), m.base_color, m.roughness), (MaterialKind::RoughConductor, Vec3::ONE, 0.4));
+    assert!(m.has_conductor_eta_k() && m.beckmann());
+    assert_eq!((m.conductor_eta(), m.conductor_k()), (Vec3::new(0.2, 0.9, 1.1), Vec3::new(3.9, 2.5, 2.1)));
+    // A mirror's `specular` multiplies the exact Fresnel; Mitsuba's default eta 0 fills in.
+    let s = parse(&format!("[[material]]\nname = \"m\"\ntype = \"mirror\"\nk = 2\nspecular = 0.5\n{CUBE}")).unwrap();
+    let m = material_of(&s, "c");
+    assert_eq!((m.kind(), m.base_color), (MaterialKind::Mirror, Vec3::splat(0.5)));
+    assert_eq!((m.conductor_eta(), m.conductor_k()), (Vec3::ZERO, Vec3::splat(2.0)));
+    let material = |body: &str| format!("[[material]]\nname = \"m\"\n{body}\n{CUBE}");
+    assert_error_at(&material("type = \"diffuse\"\neta = 1.5"), 4, "'eta'/'k' do not apply");
+    assert_error_at(&material("type = \"rough-conductor\"\nk = -1"), 4, "k must be finite and non-negative");
+    assert_error_at(&material("type = \"rough-dielectric\"\ndistribution = \"phong\""), 4, "must be \"ggx\" or");
+    assert_error_at(&material("type = \"plastic\"\ndistribution = \"ggx\""), 4, "'distribution' does not apply");
+}
+
+#[test]
 fn principled_materials_take_mitsubas_parameters() {
     let s = parse(&format!(
         "[[material]]\nname = \"m\"\ntype = \"principled\"\nbase_color = [0.5, 0.2, 0.1]\nroughness = 0.3\n\

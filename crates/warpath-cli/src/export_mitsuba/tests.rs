@@ -293,4 +293,20 @@ fn depth_and_materials_translate() {
     let b = bsdf(&Material { spec_trans: 0.5, ..opaque }).unwrap();
     assert_eq!((&b["type"], &b["spec_trans"], &b["roughness"]), (&json!("principled"), &json!(0.5), &json!(0.25)));
     assert_eq!(bsdf(&Material::thin_dielectric(1.5)).unwrap()["type"], "thindielectric");
+    // Conductors with eta + ik and Beckmann roughness are Mitsuba's own.
+    let gold = Material::conductor(Vec3::new(0.14, 0.37, 1.44), Vec3::new(3.98, 2.39, 1.6), Vec3::splat(0.5));
+    let b = &bsdf(&gold.with_one_sided()).unwrap();
+    assert_eq!((&b["type"], &b["eta"]["value"]), (&json!("conductor"), &json!([0.14, 0.37, 1.44])));
+    assert_eq!(
+        (&b["k"]["value"], &b["specular_reflectance"]["value"]),
+        (&json!([3.98, 2.39, 1.6]), &json!([0.5, 0.5, 0.5]))
+    );
+    let rough = Material::rough_conductor_eta_k(Vec3::ZERO, Vec3::ONE, Vec3::ONE, 0.5).with_beckmann();
+    let b = &bsdf(&rough).unwrap()["bsdf"];
+    assert_eq!(
+        (&b["type"], &b["distribution"], &b["alpha"]),
+        (&json!("roughconductor"), &json!("beckmann"), &json!(0.25))
+    );
+    let b = bsdf(&Material::rough_dielectric(1.5, 0.5).with_beckmann()).unwrap();
+    assert_eq!(b["distribution"], "beckmann");
 }

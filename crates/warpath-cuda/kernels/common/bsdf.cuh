@@ -100,6 +100,8 @@ __device__ __forceinline__ float3 schlick_fresnel(float3 f0, float cos_theta) {
     return f0 + (splat3(1.0f) - f0) * __fmul_rn(__fmul_rn(m2, m2), m);
 }
 
+#include "common/conductor.cuh"
+
 __device__ __forceinline__ float3 reflect_z(float3 w) { return make_float3(-w.x, -w.y, w.z); }
 
 // 2 (w·h) h − w.
@@ -207,6 +209,8 @@ __device__ __forceinline__ float ggx_vndf_pdf(float3 wo, float3 h, float alpha) 
     return __fdiv_rn(__fmul_rn(__fmul_rn(smith_g1(wo, alpha), fabsf(dot(wo, h))), ggx_d(h, alpha)), cos_o);
 }
 
+#include "common/beckmann.cuh"
+
 // ---- rough dielectric (Walter et al. 2007) ------------------------------------------------
 
 // The generalized half vector facing +z and η_wi/η_wo; false for configurations without energy.
@@ -222,14 +226,16 @@ __device__ __forceinline__ bool dielectric_half_vector(float ior, float3 wo, flo
     return true;
 }
 
-__device__ __forceinline__ float3 rough_dielectric_eval(float ior, float alpha, float3 tint, float3 wo, float3 wi) {
+__device__ __forceinline__ float3 rough_dielectric_eval(float ior, float alpha, bool beckmann, float3 tint, float3 wo,
+                                                       float3 wi) {
     float3 h;
     float eta_rel;
     if (!dielectric_half_vector(ior, wo, wi, h, eta_rel)) return zero3();
     const float wo_h = dot(wo, h);
     const float wi_h = dot(wi, h);
     const float fresnel = fresnel_dielectric(wo_h, ior).reflectance;
-    const float dg = __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
+    const float dg = beckmann ? __fmul_rn(beckmann_d(h, alpha), beckmann_g(wo, wi, alpha))
+                              : __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
     if (__fmul_rn(wo.z, wi.z) > 0.0f) {
         return splat3(__fdiv_rn(__fmul_rn(fresnel, dg), __fmul_rn(4.0f, fabsf(wo.z))));
     }
@@ -238,14 +244,14 @@ __device__ __forceinline__ float3 rough_dielectric_eval(float ior, float alpha, 
                             __fmul_rn(__fmul_rn(fabsf(wo.z), denom), denom));
 }
 
-__device__ __forceinline__ float rough_dielectric_pdf(float ior, float alpha, float3 wo, float3 wi) {
+__device__ __forceinline__ float rough_dielectric_pdf(float ior, float alpha, bool beckmann, float3 wo, float3 wi) {
     float3 h;
     float eta_rel;
     if (!dielectric_half_vector(ior, wo, wi, h, eta_rel)) return 0.0f;
     const float wo_h = dot(wo, h);
     const float wi_h = dot(wi, h);
     const float fresnel = fresnel_dielectric(wo_h, ior).reflectance;
-    const float pdf_h = ggx_vndf_pdf(wo, h, alpha);
+    const float pdf_h = beckmann ? beckmann_pdf(h, alpha) : ggx_vndf_pdf(wo, h, alpha);
     if (__fmul_rn(wo.z, wi.z) > 0.0f) {
         return __fdiv_rn(__fmul_rn(fresnel, pdf_h), __fmul_rn(4.0f, fabsf(wo_h)));
     }
@@ -253,6 +259,14 @@ __device__ __forceinline__ float rough_dielectric_pdf(float ior, float alpha, fl
     return __fdiv_rn(
         __fmul_rn(__fmul_rn(__fmul_rn(__fmul_rn(__fsub_rn(1.0f, fresnel), pdf_h), eta_rel), eta_rel), fabsf(wi_h)),
         __fmul_rn(denom, denom));
+}
+
+// The sampled rough dielectric's weight share of wi (bsdf.rs's g_ratio): GGX's VNDF G2 / G1,
+// Beckmann's D·cos sampling G |wo·h| / (|cosθo| cosθh).
+__device__ __forceinline__ float rough_dielectric_g_ratio(bool beckmann, float3 wo, float3 wi, float3 h, float wo_h,
+                                                          float g1, float alpha) {
+    if (beckmann) return __fdiv_rn(__fmul_rn(beckmann_g(wo, wi, alpha), fabsf(wo_h)), __fmul_rn(fabsf(wo.z), h.z));
+    return __fdiv_rn(smith_g2(wo, wi, alpha), g1);
 }
 
 // ---- car paint ----------------------------------------------------------------------------
@@ -472,11 +486,12 @@ __device__ __forceinline__ float3 bsdf_eval(const Material& m, float3 base_color
             if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
             const float alpha = ggx_alpha(m.roughness);
             const float3 h = normalize(wo + wi);
-            const float dg = __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
-            return schlick_fresnel(base_color, dot(wo, h)) * __fdiv_rn(dg, __fmul_rn(4.0f, wo.z));
+            const float dg = is_beckmann(m) ? __fmul_rn(beckmann_d(h, alpha), beckmann_g(wo, wi, alpha))
+                                            : __fmul_rn(ggx_d(h, alpha), smith_g2(wo, wi, alpha));
+            return conductor_fresnel(m, base_color, dot(wo, h)) * __fdiv_rn(dg, __fmul_rn(4.0f, wo.z));
         }
         case MATERIAL_ROUGH_DIELECTRIC:
-            return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), m.specular, wo, wi);
+            return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), is_beckmann(m), m.specular, wo, wi);
         case MATERIAL_PLASTIC: return plastic_eval(m, base_color, wo, wi);
         case MATERIAL_PRINCIPLED: return principled_eval(m, base_color, wo, wi);
         default: return zero3();
@@ -497,9 +512,14 @@ __device__ __forceinline__ float bsdf_pdf(const Material& m, float3 base_color, 
             if (wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
             const float alpha = ggx_alpha(m.roughness);
             const float3 h = normalize(wo + wi);
+            if (is_beckmann(m)) {
+                const float wo_h = dot(wo, h);
+                return wo_h > 0.0f ? __fdiv_rn(beckmann_pdf(h, alpha), __fmul_rn(4.0f, wo_h)) : 0.0f;
+            }
             return __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
         }
-        case MATERIAL_ROUGH_DIELECTRIC: return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), wo, wi);
+        case MATERIAL_ROUGH_DIELECTRIC:
+            return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), is_beckmann(m), wo, wi);
         case MATERIAL_PLASTIC: return plastic_pdf(m, wo, wi);
         case MATERIAL_PRINCIPLED: return principled_pdf(m, wo, wi);
         default: return 0.0f;
@@ -549,7 +569,10 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
         }
         case MATERIAL_MIRROR:
             if (wo.z <= 0.0f) return false;
-            out = make_bsdf_sample(reflect_z(wo), schlick_fresnel(m.specular, wo.z), 1.0f, true);
+            // Schlick of F0 specular, or base_color times the exact Fresnel of eta + ik.
+            out = make_bsdf_sample(reflect_z(wo),
+                                   conductor_fresnel(m, has_conductor_eta_k(m) ? base_color : m.specular, wo.z), 1.0f,
+                                   true);
             return true;
         case MATERIAL_CAR_PAINT: {
             if (wo.z <= 0.0f) return false;
@@ -573,34 +596,52 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
         case MATERIAL_ROUGH_CONDUCTOR: {
             if (wo.z <= 0.0f) return false;
             const float alpha = ggx_alpha(m.roughness);
+            if (is_beckmann(m)) {
+                const float3 h = sample_beckmann(alpha, u);
+                const float wo_h = dot(wo, h);
+                const float3 wi = reflect(wo, h);
+                if (wo_h <= 0.0f || wi.z <= 0.0f) return false;
+                const float pdf = __fdiv_rn(beckmann_pdf(h, alpha), __fmul_rn(4.0f, wo_h));
+                // F D G / (4 cosθo) over D cosθh / (4 wo·h).
+                const float3 weight = conductor_fresnel(m, base_color, wo_h) *
+                                      __fdiv_rn(__fmul_rn(beckmann_g(wo, wi, alpha), wo_h), __fmul_rn(wo.z, h.z));
+                out = make_bsdf_sample(wi, weight, pdf, false);
+                return pdf > 0.0f && is_finite3(weight);
+            }
             const float3 h = sample_ggx_vndf(wo, alpha, u);
             const float3 wi = reflect(wo, h);
             if (wi.z <= 0.0f) return false;
             const float g1 = smith_g1(wo, alpha);
             const float pdf = __fdiv_rn(__fmul_rn(g1, ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
-            const float3 weight = schlick_fresnel(base_color, dot(wo, h)) * __fdiv_rn(smith_g2(wo, wi, alpha), g1);
+            const float3 weight = conductor_fresnel(m, base_color, dot(wo, h)) * __fdiv_rn(smith_g2(wo, wi, alpha), g1);
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f;
         }
         case MATERIAL_ROUGH_DIELECTRIC: {
             if (wo.z == 0.0f) return false;
             const float alpha = ggx_alpha(m.roughness);
+            const bool beckmann = is_beckmann(m);
             const float side = wo.z > 0.0f ? 1.0f : -1.0f;
-            const float3 h = sample_ggx_vndf(wo * side, alpha, u);
-            const FresnelDielectric fr = fresnel_dielectric(dot(wo, h), m.ior);
+            // h faces +z; it is visible from wo's side (Beckmann's D·cos sampling: when it is).
+            const float3 h = beckmann ? sample_beckmann(alpha, u) : sample_ggx_vndf(wo * side, alpha, u);
+            const float wo_h = dot(wo, h);
+            if (beckmann && __fmul_rn(wo_h, wo.z) <= 0.0f) return false;
+            const FresnelDielectric fr = fresnel_dielectric(wo_h, m.ior);
             const float g1 = smith_g1(wo, alpha);
             float3 wi, weight;
             if (u_lobe < fr.reflectance) {
                 wi = reflect(wo, h);
                 if (__fmul_rn(wi.z, wo.z) <= 0.0f) return false;
-                weight = splat3(__fdiv_rn(smith_g2(wo, wi, alpha), g1));
+                weight = splat3(rough_dielectric_g_ratio(beckmann, wo, wi, h, wo_h, g1, alpha));
             } else {
                 wi = normalize(refract(wo, h, fr.cos_theta_t, fr.eta_ti));
                 if (__fmul_rn(wi.z, wo.z) >= 0.0f || __fmul_rn(dot(wi, h), wi.z) <= 0.0f) return false;
-                weight = m.specular *
-                         __fmul_rn(__fmul_rn(__fdiv_rn(smith_g2(wo, wi, alpha), g1), fr.eta_ti), fr.eta_ti);
+                weight = m.specular * __fmul_rn(
+                                          __fmul_rn(rough_dielectric_g_ratio(beckmann, wo, wi, h, wo_h, g1, alpha),
+                                                    fr.eta_ti),
+                                          fr.eta_ti);
             }
-            const float pdf = rough_dielectric_pdf(m.ior, alpha, wo, wi);
+            const float pdf = rough_dielectric_pdf(m.ior, alpha, beckmann, wo, wi);
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f && is_finite3(weight);
         }

@@ -61,7 +61,9 @@ struct Material {
     unsigned int flags;
     float3 emission;
     int normal_texture;  // tangent-space normal map (raw RGB), or -1
-    // MaterialKind::Principled's parameters.
+    // MaterialKind::Principled's parameters; a conductor with flags::CONDUCTOR_ETA_K keeps its
+    // eta in spec_tint, sheen, sheen_tint and its k in clearcoat, clearcoat_gloss, spec_trans
+    // (common/conductor.cuh).
     float metallic;
     float spec_tint;
     float sheen;

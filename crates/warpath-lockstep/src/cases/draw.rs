@@ -3,6 +3,7 @@
 //! roughnesses, out-of-range material kinds).
 
 use super::*;
+use warpath_core::material::flags;
 
 /// A target function's code and a contribution: channels 0 now and then, else spread
 /// over 2^-40 .. 2^40 (the range a light's f·Le·G spans), each channel on its own.
@@ -80,12 +81,25 @@ pub fn color(rng: &mut Rng) -> Vec3 {
     if rng.chance(0.1) { Vec3::ZERO } else { Vec3::new(rng.unit(), rng.unit(), rng.unit()) }
 }
 /// Any material: every kind, Null, Plastic, Principled and ThinDielectric included (and a few unknown kind values),
-/// random parameters and flags (two-sided emission, one-sided BSDF, nonlinear).
+/// random parameters and flags (two-sided emission, one-sided BSDF, nonlinear, exact conductor
+/// Fresnel, Beckmann).
 pub fn material(rng: &mut Rng) -> Material {
     let kind = if rng.chance(0.05) { rng.pick(&[12, 99, u32::MAX]) } else { rng.below(12) };
     // Principled weights: often 0 or 1 (lobes off, metallic, full transmission).
     let mut weight = || if rng.chance(0.3) { rng.pick(&[0.0, 0.0, 1.0]) } else { rng.unit() };
-    let principled = [weight(), weight(), weight(), weight(), weight(), weight(), weight(), weight()];
+    let mut principled = [weight(), weight(), weight(), weight(), weight(), weight(), weight(), weight()];
+    // Two-sided emission, one-sided BSDF, the plastic's nonlinear flag; the exact conductor
+    // Fresnel and the Beckmann distribution.
+    let flags = rng.below(8)
+        | if rng.chance(0.5) { flags::CONDUCTOR_ETA_K } else { 0 }
+        | if rng.chance(0.5) { flags::BECKMANN } else { 0 };
+    // A conductor's eta and k (in spec_tint .. spec_trans) over the named metals' range.
+    if flags & flags::CONDUCTOR_ETA_K != 0 && (kind == 3 || kind == 5) && rng.chance(0.7) {
+        for i in 1..4 {
+            principled[i] = crate::microfacet_cases::conductor_eta(rng);
+            principled[i + 3] = crate::microfacet_cases::conductor_k(rng);
+        }
+    }
     Material {
         kind,
         base_color_texture: -1,
@@ -95,8 +109,7 @@ pub fn material(rng: &mut Rng) -> Material {
         base_color: color(rng),
         exponent: exponent(rng),
         specular: color(rng),
-        // Two-sided emission, one-sided BSDF, the plastic's nonlinear flag.
-        flags: rng.below(8),
+        flags,
         emission: Vec3::ZERO,
         normal_texture: -1,
         metallic: principled[0],

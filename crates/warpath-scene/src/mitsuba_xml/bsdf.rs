@@ -57,25 +57,22 @@ impl Loader {
             "bumpmap" => self.bump_map(src, node, &mut props)?,
             "mask" => self.mask(src, node, &mut props)?,
             "conductor" | "roughconductor" => {
-                let f0 = self.conductor_f0(src, &mut props, node)?;
-                let reflectance = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
-                if reflectance != Vec3::ONE {
-                    // Mitsuba multiplies the Fresnel term by it; warpath's conductors have
-                    // Schlick's Fresnel of F0 alone, which rises to 1 at grazing angles.
-                    self.warn(format!(
-                        "{}: {plugin}: specular_reflectance {reflectance} is rendered as part of Schlick's normal-incidence \
-                         reflectance F0 (Mitsuba scales the Fresnel term by it at every angle: grazing reflections differ)",
-                        src.at(node)
-                    ));
-                }
-                let f0 = check_reflectance(src, node, "specular_reflectance", f0 * reflectance)?;
-                let m = if kind == "conductor" {
-                    Material::mirror(f0)
-                } else {
-                    let (roughness, texture) = self.roughness(src, &mut props, node)?;
-                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) })
+                // The exact Fresnel of eta + ik, times specular_reflectance, as Mitsuba's.
+                let (eta, k) = self.conductor_eta_k(src, &mut props, node)?;
+                let (reflectance, texture) = match self.tex(src, &mut props, "specular_reflectance")? {
+                    None => (Vec3::ONE, -1),
+                    Some(Tex::Color(c)) => (check_reflectance(src, node, "specular_reflectance", c)?, -1),
+                    Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
                 };
-                m.with_one_sided()
+                let m = if kind == "conductor" {
+                    Material::conductor(eta, k, reflectance)
+                } else {
+                    let (roughness, roughness_texture, beckmann) = self.roughness(src, &mut props, node)?;
+                    let m = Material::rough_conductor_eta_k(eta, k, reflectance, roughness);
+                    let m = alpha_texture(Material { roughness_texture, ..m });
+                    if beckmann { m.with_beckmann() } else { m }
+                };
+                Material { base_color_texture: texture, ..m }.with_one_sided()
             }
             "dielectric" | "roughdielectric" | "thindielectric" => {
                 let int_ior = self.ior(src, &mut props, "int_ior", 1.5046)?;
@@ -97,8 +94,12 @@ impl Loader {
                 } else if kind == "thindielectric" {
                     Material::thin_dielectric(ior)
                 } else {
-                    let (roughness, texture) = self.roughness(src, &mut props, node)?;
-                    alpha_texture(Material { roughness_texture: texture, ..Material::rough_dielectric(ior, roughness) })
+                    let (roughness, texture, beckmann) = self.roughness(src, &mut props, node)?;
+                    let m = alpha_texture(Material {
+                        roughness_texture: texture,
+                        ..Material::rough_dielectric(ior, roughness)
+                    });
+                    if beckmann { m.with_beckmann() } else { m }
                 };
                 Material { specular: transmittance, ..m }
             }
@@ -112,8 +113,9 @@ impl Loader {
                 let specular = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
                 let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
-                let (roughness, roughness_texture) =
-                    if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1) };
+                // The rough coat is GGX (its tables are); `roughness` warns for Beckmann.
+                let (roughness, roughness_texture, _) =
+                    if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1, false) };
                 if roughness > 0.0 && !rough_plastic::tabulated(ior) {
                     self.warn(format!(
                         "{}: {plugin}: the rough coat's transmittance is tabulated for a relative index from {} to {}; \
@@ -429,24 +431,38 @@ impl Loader {
         }
     }
 
-    /// A rough BSDF's GGX roughness (warpath's α = roughness²) from Mitsuba's `alpha`, and the
+    /// A rough BSDF's roughness (warpath's α = roughness²) from Mitsuba's `alpha`, the
     /// roughness texture (or -1) when `alpha` is a texture: its luminance, α, read with
-    /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1.
-    pub(super) fn roughness(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<(f32, i32), SceneError> {
-        // Mitsuba's rough BSDFs default to Beckmann: only an explicit "ggx" is exact here.
-        match self.string(src, props, "distribution")? {
-            Some((d, _)) if d == "ggx" => {}
-            Some((d, line)) => self.warn(format!(
-                "{}:{line}: {}: distribution '{d}' is rendered as GGX (warpath's only microfacet distribution)",
-                src.path.display(),
-                props.plugin
-            )),
-            None => self.warn(format!(
-                "{}: {}: no 'distribution': Mitsuba's default, Beckmann, is rendered as GGX (warpath's only \
-                 microfacet distribution; give <string name=\"distribution\" value=\"ggx\"/> for the same image)",
+    /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1; and whether
+    /// the distribution is Beckmann (Mitsuba's default) rather than GGX. `roughplastic`'s coat
+    /// is GGX only: Beckmann there is rendered as GGX, with a warning.
+    pub(super) fn roughness(
+        &mut self,
+        src: &Src,
+        props: &mut Props,
+        node: Node,
+    ) -> Result<(f32, i32, bool), SceneError> {
+        let beckmann = match self.string(src, props, "distribution")? {
+            None => true,
+            Some((d, line)) => match d.to_lowercase().as_str() {
+                "beckmann" => true,
+                "ggx" => false,
+                _ => {
+                    return Err(SceneError::Parse {
+                        path: src.path.to_path_buf(),
+                        line,
+                        message: format!("{}: distribution '{d}' must be 'beckmann' or 'ggx'", props.plugin),
+                    });
+                }
+            },
+        };
+        if beckmann && props.plugin.ends_with("'roughplastic'") {
+            self.warn(format!(
+                "{}: {}: the Beckmann distribution (Mitsuba's default) is rendered as GGX for a rough plastic (its \
+                 coat's tables are GGX's; give <string name=\"distribution\" value=\"ggx\"/> for the same image)",
                 src.at(node),
                 props.plugin
-            )),
+            ));
         }
         if props.plugin.ends_with("'roughplastic'")
             && let Some(at) = props
@@ -462,14 +478,14 @@ impl Loader {
         if let Some(texture) = self.texture_parameter(src, props, "alpha")? {
             if let Some(i) = texture.1 {
                 self.take(props, "sample_visible");
-                return Ok((1.0, self.builder.add_channel_texture(i, None, "", |a: f32| a)));
+                return Ok((1.0, self.builder.add_channel_texture(i, None, "", |a: f32| a), beckmann));
             }
             let alpha = texture.0;
             if !(0.0..=1.0).contains(&alpha) {
                 return Err(src.error(node, format!("alpha = {alpha} must be in [0, 1]")));
             }
             self.take(props, "sample_visible");
-            return Ok((alpha.sqrt(), -1));
+            return Ok((alpha.sqrt(), -1, beckmann));
         }
         let alpha = match self.float(src, props, "alpha")? {
             Some(a) => a,
@@ -494,7 +510,7 @@ impl Loader {
             return Err(src.error(node, format!("alpha = {alpha} must be in [0, 1]")));
         }
         self.take(props, "sample_visible");
-        Ok((alpha.sqrt(), -1))
+        Ok((alpha.sqrt(), -1, beckmann))
     }
 
     /// A float parameter given as a `<texture>` (or a `<ref>` to one): `None` when `name` is
@@ -516,50 +532,37 @@ impl Loader {
         })
     }
 
-    /// A conductor's normal-incidence reflectance: `material = "none"` (Mitsuba's default)
-    /// reflects everything; a named metal or `eta`/`k` becomes its Schlick F0.
-    pub(super) fn conductor_f0(&mut self, src: &Src, props: &mut Props, node: Node) -> Result<Vec3, SceneError> {
+    /// A conductor's complex index (eta, k) per RGB channel, as Mitsuba's `conductor` reads it:
+    /// `eta` (default 0) and `k` (default 1) when `eta` is given or `material` is `none` (the
+    /// default: eta 0, k 1, a perfect mirror); else the named material's RGB values in Mitsuba
+    /// 3.9's `scalar_rgb` ([`crate::conductors`]).
+    pub(super) fn conductor_eta_k(
+        &mut self,
+        src: &Src,
+        props: &mut Props,
+        node: Node,
+    ) -> Result<(Vec3, Vec3), SceneError> {
         let eta = self.color(src, props, "eta")?;
-        let k = self.color(src, props, "k")?;
-        let material = self.string(src, props, "material")?;
-        if let (Some(eta), k) = (eta, k) {
-            if material.is_some() {
-                return Err(src.error(node, "give either 'material' or 'eta'/'k', not both"));
-            }
-            let k = k.unwrap_or(Vec3::ZERO);
-            let f0 = ((eta - Vec3::ONE) * (eta - Vec3::ONE) + k * k) / ((eta + Vec3::ONE) * (eta + Vec3::ONE) + k * k);
-            self.warn(format!(
-                "{}: {}: eta/k are rendered with Schlick's Fresnel of normal-incidence reflectance {f0}",
-                src.at(node),
-                props.plugin
-            ));
-            return Ok(f0);
+        let material = self.string(src, props, "material")?.filter(|(name, _)| name != "none");
+        let Some((name, line)) = material else {
+            let k = self.color(src, props, "k")?;
+            return Ok((eta.unwrap_or(Vec3::ZERO), k.unwrap_or(Vec3::ONE)));
+        };
+        if eta.is_some() || props.entries.iter().any(|(n, _, _)| n == "k") {
+            return Err(src.error(node, format!("give either 'material' ({name}) or 'eta'/'k', not both")));
         }
-        if k.is_some() {
-            return Err(src.error(node, "'k' needs 'eta'"));
-        }
-        let Some((name, line)) = material else { return Ok(Vec3::ONE) };
-        if name == "none" {
-            return Ok(Vec3::ONE);
-        }
-        let Some(&(_, f0)) = CONDUCTOR_F0.iter().find(|(n, _)| *n == name) else {
-            let names: Vec<&str> = CONDUCTOR_F0.iter().map(|(n, _)| *n).collect();
+        let Some((eta, k)) = crate::conductors::named(&name) else {
+            let names: Vec<&str> = crate::conductors::CONDUCTOR_ETA_K.iter().map(|(n, _, _)| *n).collect();
             return Err(SceneError::Parse {
                 path: src.path.to_path_buf(),
                 line,
                 message: format!(
-                    "conductor material '{name}' is not known to warpath (known: none, {}); give eta and k as <rgb>",
+                    "conductor material '{name}' is not one Mitsuba 3 knows (known: none, {}); or give eta and k",
                     names.join(", ")
                 ),
             });
         };
-        let f0 = Vec3::from_array(f0);
-        self.warn(format!(
-            "{}:{line}: {}: material '{name}' is rendered with Schlick's Fresnel of normal-incidence reflectance {f0}",
-            src.path.display(),
-            props.plugin
-        ));
-        Ok(f0)
+        Ok((eta, k))
     }
 
     pub(super) fn ior(&mut self, src: &Src, props: &mut Props, name: &str, default: f32) -> Result<f32, SceneError> {
@@ -625,16 +628,6 @@ const IOR_TABLE: &[(&str, f32)] = &[
     ("amber", 1.55),
     ("pet", 1.575),
     ("diamond", 2.419),
-];
-
-/// Normal-incidence reflectance (linear RGB) of the common conductor presets, for Schlick's
-/// Fresnel (Mitsuba evaluates the full spectral Fresnel of their eta/k).
-const CONDUCTOR_F0: &[(&str, [f32; 3])] = &[
-    ("Cr", [0.549, 0.556, 0.554]),
-    ("Au", [1.0, 0.782, 0.344]),
-    ("Ag", [0.972, 0.960, 0.915]),
-    ("Al", [0.913, 0.922, 0.924]),
-    ("Cu", [0.955, 0.638, 0.538]),
 ];
 
 /// `m` with [`flags::ROUGHNESS_TEXTURE_ALPHA`] when it has a roughness texture (Mitsuba's

@@ -1,7 +1,7 @@
 //! pbrt-v4 materials and textures as warpath materials, each as close as warpath's
 //! material kinds come (docs/scene-format.md, "pbrt-v4", lists the mapping per parameter):
-//! `diffuse` → diffuse; `conductor` → mirror or GGX rough conductor with the Schlick F0 of
-//! its eta/k (named metal spectra included); `dielectric` → glass or rough dielectric;
+//! `diffuse` → diffuse; `conductor` → mirror or GGX rough conductor with the exact Fresnel of
+//! its eta/k (named metal spectra included), or Schlick's of its `reflectance`; `dielectric` → glass or rough dielectric;
 //! `thindielectric` → thin dielectric; `coateddiffuse` → plastic (Mitsuba's `plastic`/`roughplastic`:
 //! a smooth or GGX coat over the diffuse base); `coatedconductor` → car paint whose flakes are the conductor;
 //! `interface` → the null boundary. Textures: `imagemap`, `checkerboard` (baked to an
@@ -196,12 +196,21 @@ impl Loader {
 
     /// A conductor's Schlick F0 from `reflectance`, or `eta`/`k` (pbrt's default: copper).
     fn conductor_f0(&mut self, p: &mut Params, prefix: &str) -> Result<Vec3, SceneError> {
+        match self.conductor_fresnel(p, prefix)? {
+            ConductorFresnel::Reflectance(r) => Ok(r),
+            ConductorFresnel::EtaK(eta, k) => Ok(fresnel_f0(eta, k)),
+        }
+    }
+
+    /// A conductor's Fresnel parameters: `reflectance` (a color, for Schlick's Fresnel), else
+    /// `eta`/`k` (pbrt's default: copper, `metal-Cu-eta`/`metal-Cu-k`).
+    fn conductor_fresnel(&mut self, p: &mut Params, prefix: &str) -> Result<ConductorFresnel, SceneError> {
         if let Some(r) = self.color(p, &format!("{prefix}reflectance"))? {
-            return Ok(r.clamp(Vec3::ZERO, Vec3::ONE));
+            return Ok(ConductorFresnel::Reflectance(r.clamp(Vec3::ZERO, Vec3::ONE)));
         }
         let eta = self.color(p, &format!("{prefix}eta"))?.unwrap_or(named_spectrum("metal-Cu-eta").unwrap());
         let k = self.color(p, &format!("{prefix}k"))?.unwrap_or(named_spectrum("metal-Cu-k").unwrap());
-        Ok(fresnel_f0(eta, k))
+        Ok(ConductorFresnel::EtaK(eta.max(Vec3::ZERO), k.max(Vec3::ZERO)))
     }
 
     /// A dielectric's index: a float, or a named glass spectrum (its value at 550 nm).
@@ -280,13 +289,18 @@ impl Loader {
                 Some(Tex::Image(i, _)) => Material { base_color_texture: i, ..Material::diffuse(Vec3::ONE) },
             },
             "conductor" => {
-                let f0 = self.conductor_f0(&mut p, "")?;
+                let fresnel = self.conductor_fresnel(&mut p, "")?;
                 let (roughness, texture) = self.roughness_textured(&mut p, "", 0.0)?;
-                if texture < 0 && roughness * roughness < 1e-3 {
-                    Material::mirror(f0)
-                } else {
-                    Material { roughness_texture: texture, ..Material::rough_conductor(f0, roughness) }
-                }
+                let smooth = texture < 0 && roughness * roughness < 1e-3;
+                let m = match (fresnel, smooth) {
+                    (ConductorFresnel::Reflectance(f0), true) => Material::mirror(f0),
+                    (ConductorFresnel::Reflectance(f0), false) => Material::rough_conductor(f0, roughness),
+                    (ConductorFresnel::EtaK(eta, k), true) => Material::conductor(eta, k, Vec3::ONE),
+                    (ConductorFresnel::EtaK(eta, k), false) => {
+                        Material::rough_conductor_eta_k(eta, k, Vec3::ONE, roughness)
+                    }
+                };
+                Material { roughness_texture: texture, ..m }
             }
             "dielectric" | "thindielectric" => {
                 let eta = self.eta(&mut p, "eta")?;
@@ -647,30 +661,36 @@ fn blinn_exponent(r: f32) -> f32 {
 
 /// Normal-incidence reflectance of a conductor of index `eta` + i`k`.
 pub(super) fn fresnel_f0(eta: Vec3, k: Vec3) -> Vec3 {
-    let one = Vec3::ONE;
-    (((eta - one) * (eta - one) + k * k) / ((eta + one) * (eta + one) + k * k)).clamp(Vec3::ZERO, one)
+    warpath_core::bsdf::conductor::conductor_f0(eta, k).clamp(Vec3::ZERO, Vec3::ONE)
 }
 
-/// pbrt's named spectra as RGB (R ≈ 650 nm, G ≈ 550 nm, B ≈ 450 nm): the metals' eta and
-/// k, the glasses' index (equal in all channels: warpath renders no dispersion), and the
-/// standard illuminants as white.
+/// How a pbrt `conductor` gives its Fresnel term.
+enum ConductorFresnel {
+    /// `reflectance`: Schlick's Fresnel of this normal-incidence color.
+    Reflectance(Vec3),
+    /// `eta` and `k`: the exact conductor Fresnel.
+    EtaK(Vec3, Vec3),
+}
+
+/// pbrt's named spectra as RGB: the metals' eta and k (`metal-NAME-eta`, `-k`) Mitsuba 3's
+/// RGB values where Mitsuba knows NAME ([`crate::conductors`]: Ag, Al, Au, Cu, MgO, TiO2), else
+/// (CuZn) at R ≈ 650 nm, G ≈ 550 nm, B ≈ 450 nm; the glasses' index (equal in all channels:
+/// warpath renders no dispersion), and the standard illuminants as white.
 pub(super) fn named_spectrum(name: &str) -> Option<Vec3> {
     let v = |r: f32, g: f32, b: f32| Some(Vec3::new(r, g, b));
+    if let Some(metal) = name.strip_prefix("metal-")
+        && let Some((metal, part)) = metal.rsplit_once('-')
+        && let Some((eta, k)) = crate::conductors::named(metal)
+    {
+        match part {
+            "eta" => return Some(eta),
+            "k" => return Some(k),
+            _ => {}
+        }
+    }
     match name {
-        "metal-Ag-eta" => v(0.155, 0.117, 0.138),
-        "metal-Ag-k" => v(4.828, 3.122, 2.147),
-        "metal-Al-eta" => v(1.657, 0.880, 0.521),
-        "metal-Al-k" => v(9.224, 6.270, 4.837),
-        "metal-Au-eta" => v(0.143, 0.374, 1.442),
-        "metal-Au-k" => v(3.983, 2.385, 1.603),
-        "metal-Cu-eta" => v(0.200, 0.924, 1.102),
-        "metal-Cu-k" => v(3.912, 2.452, 2.142),
         "metal-CuZn-eta" => v(0.444, 0.527, 1.094),
         "metal-CuZn-k" => v(3.695, 2.765, 1.829),
-        "metal-MgO-eta" => v(1.732, 1.737, 1.745),
-        "metal-MgO-k" => v(0.0, 0.0, 0.0),
-        "metal-TiO2-eta" => v(2.874, 2.951, 3.118),
-        "metal-TiO2-k" => v(0.0, 0.0, 0.0),
         "glass-BK7" => v(1.5168, 1.5168, 1.5168),
         "glass-BAF10" => v(1.6700, 1.6700, 1.6700),
         "glass-FK51A" => v(1.4866, 1.4866, 1.4866),

@@ -169,6 +169,41 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         }
         _ => Material::black(),
     };
+    if m.eta.is_some() || m.k.is_some() {
+        // The exact conductor Fresnel of eta + ik, multiplied by `specular` (mirror) or
+        // `base_color` (rough conductor), each 1 unless given.
+        let span = m.eta.as_ref().or(m.k.as_ref()).map(|v| v.span()).unwrap_or_default();
+        let tint = match kind {
+            "mirror" => color(&m.specular, "specular", Vec3::ONE)?,
+            "rough-conductor" => color(&m.base_color, "base_color", Vec3::ONE)?,
+            _ => {
+                return Err(source.error_at(span, format!("'eta'/'k' do not apply to material type '{kind}'")));
+            }
+        };
+        let eta = match &m.eta {
+            Some(v) => check_color(source, v, "eta", None)?,
+            None => Vec3::ZERO,
+        };
+        let k = match &m.k {
+            Some(v) => check_color(source, v, "k", None)?,
+            None => Vec3::ONE,
+        };
+        material = Material { base_color: tint, ..material }.with_conductor_eta_k(eta, k);
+    }
+    if let Some(d) = &m.distribution {
+        if !matches!(kind, "rough-conductor" | "rough-dielectric") {
+            return Err(source.error_at(d.span(), format!("'distribution' does not apply to material type '{kind}'")));
+        }
+        match d.get_ref().as_str() {
+            "ggx" => {}
+            "beckmann" => material = material.with_beckmann(),
+            other => {
+                return Err(
+                    source.error_at(d.span(), format!("distribution '{other}' must be \"ggx\" or \"beckmann\""))
+                );
+            }
+        }
+    }
     if kind == "null"
         && let Some(e) = &m.emission
     {

@@ -77,6 +77,12 @@ pub(super) struct MaterialSection {
     pub(super) roughness: Option<Spanned<f32>>,
     /// Plastic: Mitsuba's `nonlinear`.
     pub(super) nonlinear: Option<Spanned<bool>>,
+    /// Mirror and rough conductor: a complex index eta + ik per channel (the exact conductor
+    /// Fresnel; Mitsuba's defaults eta 0, k 1 fill in the one not given).
+    pub(super) eta: Option<Spanned<Triple>>,
+    pub(super) k: Option<Spanned<Triple>>,
+    /// Rough conductor and rough dielectric: "ggx" (default) or "beckmann".
+    pub(super) distribution: Option<Spanned<String>>,
     pub(super) emission: Option<Spanned<Triple>>,
     pub(super) two_sided_emission: Option<bool>,
     pub(super) one_sided: Option<Spanned<bool>>,
