@@ -495,5 +495,13 @@ pub fn test_scenes() -> Vec<HostScene> {
         }
     }
     scenes.push(masked);
+    // Two imported Mitsuba 3 scenes of the oracle's set: named metals by complex index of
+    // refraction (one tinted by a bitmap) and Beckmann rough conductors and glass, under an
+    // environment map and an area light, as the importer lays them out.
+    for name in ["bsdf-conductor-named", "bsdf-beckmann"] {
+        let path = format!("{}/../warpath-scene/tests/data/mitsuba-oracle/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+        let scene = warpath_scene::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        scenes.push(builtin_scene(scene, 300));
+    }
     scenes.into_iter().map(HostScene::new).collect()
 }
