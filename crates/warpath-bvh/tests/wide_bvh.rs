@@ -369,6 +369,40 @@ fn axis_aligned_grid_with_axis_aligned_rays() {
     assert!(hits > 2 * rays.len(), "only {hits} hits of {} rays", rays.len());
 }
 
+/// A ray with a zero direction component visits about the nodes its neighbours do: a row of
+/// small quads spread along x, rays in the plane x = 0 (d.x = 0, as a camera ray through the
+/// image's centre column has) against the same rays tilted by 1e-6 in x. Before the node test
+/// clamped 1/d, the zero component's axis never culled, and these rays visited every node
+/// overlapping them in y and z: about all of them.
+#[test]
+fn zero_direction_components_cull_like_their_neighbours() {
+    let mut tris = Vec::new();
+    for i in -40i32..=40 {
+        for j in 0..20 {
+            let p = Vec3::new(i as f32 * 0.5 + 0.21, j as f32 * 0.25, -5.0 - (i.abs() % 3) as f32);
+            tris.push([p, p + Vec3::new(0.2, 0.0, 0.0), p + Vec3::new(0.2, 0.2, 0.0)]);
+            tris.push([p, p + Vec3::new(0.2, 0.2, 0.0), p + Vec3::new(0.0, 0.2, 0.0)]);
+        }
+    }
+    let (bvh, _) = Bvh::build(&tris, &BuildOptions::default());
+    let (wide, _) = WideBvh::from_binary(&bvh, &tris, Collapse::Optimal);
+    let (mut zero, mut tilted) = (0u64, 0u64);
+    for j in 0..50 {
+        for (sign, dx) in [(1.0f32, 0.0f32), (-1.0, -0.0)] {
+            let d = Vec3::new(dx, (j as f32 - 25.0) * 0.02, -1.0 * sign).normalize();
+            let o = Vec3::new(0.0, 2.5, 0.0);
+            for (ray, total) in
+                [(Ray::new(o, d), &mut zero), (Ray::new(o, (d + Vec3::new(1e-6, 0.0, 0.0)).normalize()), &mut tilted)]
+            {
+                let (hit, counts) = wide.intersect_counted(&tris, &ray);
+                assert_eq!(hit.map(|h| (h.prim, h.t)), brute_force_intersect(&tris, &ray).map(|h| (h.prim, h.t)));
+                *total += counts.nodes as u64;
+            }
+        }
+    }
+    assert!(zero <= tilted * 2 + 100, "rays with d.x = 0 visited {zero} nodes, their tilted neighbours {tilted}");
+}
+
 #[test]
 fn empty_and_tiny_inputs() {
     let (bvh, _) = Bvh::build(&[], &BuildOptions::default());

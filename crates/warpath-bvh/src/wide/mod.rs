@@ -27,7 +27,7 @@ use std::fmt;
 use std::time::Instant;
 use warpath_core::math::Aabb;
 
-pub use traverse::{TraversalCounts, WIDE_STACK_SIZE};
+pub use traverse::{INV_DIRECTION_LIMIT, TraversalCounts, WIDE_STACK_SIZE};
 pub use woop::{WideTriangles, WoopRows, WoopTriangles, intersect_woop, woop_brute_force_intersect, woop_rows};
 
 /// Children a node has at most.

@@ -164,8 +164,15 @@ impl ReferenceTest for WoopTriangles {
 /// rounded and the box is the exact `p + q * 2^e` (the builder bounded the rounded decode), so the
 /// entry offset moves down and the exit offset up by
 /// `2^-21 * (|(p - o) / d| + |1 / d| * (|p| + 2^16 * 2^e))`, at least twice a bound on those
-/// errors; the fused multiply-add's own rounding is covered by the exit widening. An infinite
-/// `1 / d` gives NaN offsets: that axis never culls a child.
+/// errors; the fused multiply-add's own rounding is covered by the exit widening.
+///
+/// `1 / d` is first clamped to `±2^64` ([`INV_DIRECTION_LIMIT`]): an infinite one (a zero
+/// direction component, as a camera ray through the image's centre column has) made every
+/// offset NaN, so that axis never culled a child, and such a ray visited every node whose box
+/// it overlapped in the other two axes (thousands on a row of instanced meshes, where its
+/// neighbours visit tens). With the clamp, the axis culls children farther than the slack from
+/// the ray's origin, and keeps the others: the ray is treated as moving by at most `2^-64 t`
+/// along the axis, far below the slack of `2^-21` of the node's reach.
 struct AxisRay {
     scaled_inv: f32,
     near_offset: f32,
@@ -175,6 +182,7 @@ struct AxisRay {
 impl AxisRay {
     #[inline(always)]
     fn new(node_origin: f32, scale: f32, ray_origin: f32, inv_direction: f32) -> Self {
+        let inv_direction = inv_direction.clamp(-INV_DIRECTION_LIMIT, INV_DIRECTION_LIMIT);
         let scaled_inv = scale * 32768.0 * inv_direction;
         let offset = (node_origin - ray_origin) * inv_direction;
         let reach = 65536.0f32.mul_add(scale, node_origin.abs());
@@ -188,6 +196,10 @@ impl AxisRay {
         f32::from_bits(0x3f80_0000 | (q as u32) << 8).mul_add(self.scaled_inv, offset)
     }
 }
+
+/// `2^64`: the largest `|1 / d|` [`AxisRay`] works with (traversal/wide.cuh's
+/// `WARPATH_WIDE_INV_LIMIT`). With node scales below `2^40` no product overflows.
+pub const INV_DIRECTION_LIMIT: f32 = 18_446_744_073_709_551_616.0;
 
 /// `2^-21`: the relative slack of [`AxisRay`]'s offsets.
 const SLACK_FACTOR: f32 = 4.768_371_6e-7;

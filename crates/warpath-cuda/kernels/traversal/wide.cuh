@@ -31,6 +31,8 @@
 // Levels below the root a tree may have (warpath_cuda::wide_bvh::WIDE_MAX_DEPTH refuses deeper
 // ones): the node groups on the stack, one per level.
 #define WARPATH_WIDE_MAX_DEPTH 64
+// The largest |1/d| a node test works with: 2^64 (warpath_bvh::wide's INV_DIRECTION_LIMIT).
+#define WARPATH_WIDE_INV_LIMIT 18446744073709551616.0f
 // Stack entries per ray: the node groups, and as many postponed triangle groups.
 #define WARPATH_WIDE_STACK_SIZE 128
 // Node-group bits: hit internal children not yet visited.
@@ -97,9 +99,9 @@ __device__ __forceinline__ float wide_byte(unsigned int word, unsigned int index
 // and the box is the exact p + q * 2^e where the builder bounded the rounded decode, so the
 // entry offset moves down and the exit offset up by `slack`, a bound on those errors:
 // 2^-21 (|(p - o) / d| + |1/d| (|p| + 2^16 * 2^e)) covers them at least twice over. The FMA's
-// own rounding is the exit widening's to cover, as in the binary slab test. A zero direction
-// component (1/d infinite) gives NaN offsets, and NaN slabs are dropped: that axis then never
-// culls a child (conservative).
+// own rounding is the exit widening's to cover, as in the binary slab test. 1/d is clamped to
+// ±2^64 first (WARPATH_WIDE_INV_LIMIT): an infinite one (a zero direction component) made every
+// offset NaN, so that axis never culled a child and such rays visited thousands of nodes.
 struct WideAxisRay {
     float scaled_inv;
     float near_offset;
@@ -107,7 +109,8 @@ struct WideAxisRay {
 };
 
 __device__ __forceinline__ WideAxisRay wide_axis_ray(float node_origin, float scale, float ray_origin,
-                                                     float inv_direction) {
+                                                     float inv_direction_unclamped) {
+    const float inv_direction = fminf(fmaxf(inv_direction_unclamped, -WARPATH_WIDE_INV_LIMIT), WARPATH_WIDE_INV_LIMIT);
     WideAxisRay axis;
     axis.scaled_inv = __fmul_rn(__fmul_rn(scale, 32768.0f), inv_direction);
     const float offset = __fmul_rn(__fsub_rn(node_origin, ray_origin), inv_direction);
