@@ -113,8 +113,8 @@ impl Loader {
                 let specular = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
                 let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
-                // The rough coat is GGX (its tables are); `roughness` warns for Beckmann.
-                let (roughness, roughness_texture, _) =
+                // The rough coat's distribution: Beckmann (Mitsuba's default) or GGX.
+                let (roughness, roughness_texture, beckmann) =
                     if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1, false) };
                 if roughness > 0.0 && !rough_plastic::tabulated(ior) {
                     self.warn(format!(
@@ -131,6 +131,7 @@ impl Loader {
                     Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
                 };
                 let m = Material::plastic(diffuse, specular, ior, roughness, nonlinear);
+                let m = if beckmann { m.with_beckmann() } else { m };
                 Material { base_color_texture: texture, roughness_texture, ..m }.with_one_sided()
             }
             "principled" => self.principled(src, &mut props, node)?,
@@ -434,8 +435,7 @@ impl Loader {
     /// A rough BSDF's roughness (warpath's α = roughness²) from Mitsuba's `alpha`, the
     /// roughness texture (or -1) when `alpha` is a texture: its luminance, α, read with
     /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1; and whether
-    /// the distribution is Beckmann (Mitsuba's default) rather than GGX. `roughplastic`'s coat
-    /// is GGX only: Beckmann there is rendered as GGX, with a warning.
+    /// the distribution is Beckmann (Mitsuba's default) rather than GGX.
     pub(super) fn roughness(
         &mut self,
         src: &Src,
@@ -456,14 +456,6 @@ impl Loader {
                 }
             },
         };
-        if beckmann && props.plugin.ends_with("'roughplastic'") {
-            self.warn(format!(
-                "{}: {}: the Beckmann distribution (Mitsuba's default) is rendered as GGX for a rough plastic (its \
-                 coat's tables are GGX's; give <string name=\"distribution\" value=\"ggx\"/> for the same image)",
-                src.at(node),
-                props.plugin
-            ));
-        }
         if props.plugin.ends_with("'roughplastic'")
             && let Some(at) = props
                 .entries
