@@ -21,7 +21,7 @@
 //! - Mitsuba's conductors with the exact Fresnel of eta + ik and its Beckmann rough conductor
 //!   and dielectric, imported from the oracle's XML scenes
 //!   (`mitsuba_conductors_and_beckmann_match_cpu_reference`), and its rough plastics, GGX and
-//!   Beckmann (`mitsuba_rough_plastics_match_cpu_reference`);
+//!   Beckmann, and its blends (`mitsuba_rough_plastics_match_cpu_reference`);
 //! - two GPU renders with the same seed are bit-identical.
 //!
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
@@ -365,12 +365,13 @@ fn oracle_scene_matches_cpu_reference(device: &CudaDevice, name: &str) {
 }
 
 /// Mitsuba's rough plastics, a GGX coat and a Beckmann one (the coat's lobe and its
-/// Beckmann transmittance tables), on the GPU against the CPU reference.
+/// Beckmann transmittance tables), and the blend scene (two blends imported as one material
+/// each: a diffuse floor, a Beckmann plastic ball), on the GPU against the CPU reference.
 #[test]
 #[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
 fn mitsuba_rough_plastics_match_cpu_reference() {
     let Some(device) = device() else { return };
-    for name in ["bsdf-roughplastic", "bsdf-roughplastic-beckmann"] {
+    for name in ["bsdf-roughplastic", "bsdf-roughplastic-beckmann", "bsdf-blend"] {
         oracle_scene_matches_cpu_reference(&device, name);
     }
 }
@@ -397,7 +398,7 @@ fn mitsuba_conductor_scenes_use_eta_k_and_beckmann() {
     assert_eq!(rough.len(), 4);
     assert!(rough.iter().all(|m| m.beckmann()));
     // The rough plastics: GGX as named, Beckmann by Mitsuba's default.
-    for (name, beckmann) in [("bsdf-roughplastic", false), ("bsdf-roughplastic-beckmann", true)] {
+    for (name, beckmann) in [("bsdf-roughplastic", false), ("bsdf-roughplastic-beckmann", true), ("bsdf-blend", true)] {
         let scene = mitsuba_oracle_scene(name);
         let plastics: Vec<_> = scene.materials.iter().filter(|m| m.kind() == MaterialKind::Plastic).collect();
         assert_eq!(plastics.len(), 1, "{name}");
