@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""mitsuba-roughplastic-reference.py: Mitsuba 3's `roughplastic` BSDF (GGX, warpath's one
-microfacet distribution) evaluated point by point, as the reference for warpath's rough
-plastic (crates/warpath-core/tests/rough_plastic.rs, which reads the committed
-crates/warpath-core/tests/data/roughplastic-mitsuba.txt).
+"""mitsuba-roughplastic-reference.py: Mitsuba 3's `roughplastic` BSDF evaluated point by
+point, as the reference for warpath's rough plastic (crates/warpath-core/tests/rough_plastic.rs,
+which reads the committed crates/warpath-core/tests/data/roughplastic-mitsuba.txt for GGX and
+roughplastic-beckmann-mitsuba.txt for Beckmann).
 
     $CARGO_TARGET_DIR/oracle-venv/bin/python scripts/mitsuba-roughplastic-reference.py \\
         crates/warpath-core/tests/data/roughplastic-mitsuba.txt
+    $CARGO_TARGET_DIR/oracle-venv/bin/python scripts/mitsuba-roughplastic-reference.py \\
+        crates/warpath-core/tests/data/roughplastic-beckmann-mitsuba.txt beckmann
+
+Beckmann's coat is evaluated with `sample_visible` false: its pdf is then that of D(h) cos θh
+sampling, which is how warpath samples a Beckmann lobe (the eval, and the coat's tables, do
+not depend on it).
 
 Writes a text file of parameter sets, each a line
 `P alpha eta nonlinear dr dg db sr sg sb` (the diffuse and specular reflectances; eta the
@@ -50,14 +56,16 @@ def cosine_direction(rng, grazing):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["ggx"], ["beckmann"]):
         sys.exit(__doc__)
+    distribution = sys.argv[2] if len(sys.argv) == 3 else "ggx"
     mi.set_variant("scalar_rgb")
     rng = np.random.default_rng(23)
     ctx = mi.BSDFContext()
     lines = []
     for s in parameter_sets(rng):
-        d = {"type": "roughplastic", "distribution": "ggx", "alpha": s["alpha"], "int_ior": s["eta"],
+        d = {"type": "roughplastic", "distribution": distribution, "alpha": s["alpha"], "int_ior": s["eta"],
+             "sample_visible": distribution == "ggx",
              "ext_ior": 1.0, "nonlinear": s.get("nonlinear", False),
              "diffuse_reflectance": {"type": "rgb", "value": s["diffuse"]}}
         if "specular" in s:

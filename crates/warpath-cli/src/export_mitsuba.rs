@@ -349,7 +349,7 @@ pub fn bsdf(m: &Material) -> Result<Value> {
             });
             if m.roughness > 0.0 {
                 b["type"] = json!("roughplastic");
-                b["distribution"] = json!("ggx");
+                b["distribution"] = json!(distribution(m));
                 b["alpha"] = num(ggx_alpha(m.roughness))?;
             }
             opaque(b)

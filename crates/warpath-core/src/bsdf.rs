@@ -40,12 +40,13 @@
 //!   sampling, reflect/refract chosen with the Fresnel term of the sampled microfacet;
 //!   Beckmann as the rough conductor's.
 //! - Plastic: Mitsuba 3's `plastic` (roughness 0: a delta coat lobe) and `roughplastic`
-//!   (a GGX coat lobe with Mitsuba's separable Smith G1·G1, VNDF sampling) over a diffuse
+//!   (a GGX coat lobe with Mitsuba's separable Smith G1·G1, VNDF sampling; with
+//!   `flags::BECKMANN` the Beckmann lobe, D·cos sampling, as the rough conductor's) over a diffuse
 //!   base seen through the coat: T(wo) T(wi) ρ / (π η² (1 − R)) cos θi, the lobe chosen
 //!   with Mitsuba's specular sampling weight. The smooth coat's T is 1 − F(θ) and R Mitsuba's
 //!   fit of the diffuse Fresnel reflectance; the rough coat's are the rough interface's
 //!   transmittance and internal diffuse reflectance, integrated as Mitsuba integrates them
-//!   (tables over roughness, η and cos θ: see [`rough_plastic`]).
+//!   (tables over the distribution, roughness, η and cos θ: see [`rough_plastic`]).
 //!
 //! - Principled: Mitsuba 3's `principled` (see [`principled`]).
 //! - ThinDielectric: Mitsuba's `thindielectric`, a delta reflection of 2R / (1 + R) (every
@@ -431,7 +432,7 @@ fn plastic_is_smooth(m: &Material) -> bool {
 /// The rough coat's place in the tables of [`rough_plastic`], or `None` for the smooth coat
 /// and for an η the tables do not cover (then the smooth interface's values stand in).
 fn plastic_coat_cell(m: &Material) -> Option<rough_plastic::CoatCell> {
-    if plastic_is_smooth(m) { None } else { rough_plastic::coat_cell(m.roughness, m.ior) }
+    if plastic_is_smooth(m) { None } else { rough_plastic::coat_cell(m.roughness, m.ior, m.beckmann()) }
 }
 
 /// The fraction of light the coat lets through at `cos_theta`, going in or out: the smooth
@@ -478,8 +479,13 @@ fn plastic_eval(m: &Material, base_color: Vec3, wo: Vec3, wi: Vec3) -> Vec3 {
     let alpha = ggx_alpha(m.roughness);
     let h = (wo + wi).normalize();
     let fresnel = fresnel_dielectric(wo.dot(h), m.ior).reflectance;
-    let g = smith_g1(wo, alpha) * smith_g1(wi, alpha);
-    m.specular * (fresnel * ggx_d(h, alpha) * g / (4.0 * wo.z)) + base
+    // Mitsuba's separable shadowing-masking G1(wo) G1(wi), of the coat's distribution.
+    let (d, g) = if m.beckmann() {
+        (beckmann_d(h, alpha), beckmann_g(wo, wi, alpha))
+    } else {
+        (ggx_d(h, alpha), smith_g1(wo, alpha) * smith_g1(wi, alpha))
+    };
+    m.specular * (fresnel * d * g / (4.0 * wo.z)) + base
 }
 
 fn plastic_pdf(m: &Material, wo: Vec3, wi: Vec3) -> f32 {
@@ -493,6 +499,12 @@ fn plastic_pdf(m: &Material, wo: Vec3, wi: Vec3) -> f32 {
     }
     let alpha = ggx_alpha(m.roughness);
     let h = (wo + wi).normalize();
+    if m.beckmann() {
+        // D(h) cosθh sampling times the reflection Jacobian 1 / (4 wo·h).
+        let wo_h = wo.dot(h);
+        let coat = if wo_h > 0.0 { beckmann_pdf(h, alpha) / (4.0 * wo_h) } else { 0.0 };
+        return p_coat * coat + base;
+    }
     p_coat * (smith_g1(wo, alpha) * ggx_d(h, alpha) / (4.0 * wo.z)) + base
 }
 
@@ -511,7 +523,17 @@ fn plastic_sample(m: &Material, base_color: Vec3, wo: Vec3, u_lobe: f32, u: Vec2
                 delta: true,
             });
         }
-        reflect(wo, sample_ggx_vndf(wo, ggx_alpha(m.roughness), u))
+        if m.beckmann() {
+            // D·cos sampling can draw a normal facing away from wo: no sample (its pdf counts
+            // only the normals wo sees).
+            let h = sample_beckmann(ggx_alpha(m.roughness), u);
+            if wo.dot(h) <= 0.0 {
+                return None;
+            }
+            reflect(wo, h)
+        } else {
+            reflect(wo, sample_ggx_vndf(wo, ggx_alpha(m.roughness), u))
+        }
     } else {
         warp::square_to_cosine_hemisphere(u)
     };

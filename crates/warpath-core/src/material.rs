@@ -47,7 +47,8 @@ pub enum MaterialKind {
     /// reflection tinted by `specular`. Smooth: a delta coat lobe of Fresnel F(wo) and the
     /// base seen through the coat with internal reflections, (1 − F(wo))(1 − F(wi)) ρ /
     /// (π η² (1 − F_dr)) cos θi (F_dr: the coat's diffuse internal reflectance; ρ F_dr with
-    /// [`flags::NONLINEAR`]). Rough: a GGX coat lobe (α = roughness²) and the same base.
+    /// [`flags::NONLINEAR`]). Rough: a GGX coat lobe (α = roughness²; Beckmann with
+    /// [`flags::BECKMANN`]) and the same base, seen through the rough coat's transmittance.
     Plastic = 9,
     /// Mitsuba 3's `principled` (Burley's Disney BSDF as Mitsuba implements it): a
     /// retro-reflective diffuse lobe of `base_color` (flattened toward a fake subsurface by
@@ -109,9 +110,9 @@ pub mod flags {
     /// (`clearcoat`, `clearcoat_gloss`, `spec_trans`); read them with
     /// [`super::Material::conductor_eta`] and [`super::Material::conductor_k`].
     pub const CONDUCTOR_ETA_K: u32 = 512;
-    /// Rough conductor and rough dielectric: the Beckmann distribution of α = roughness²
-    /// (Mitsuba's default `distribution`) with Mitsuba's separable Smith shadowing, instead of
-    /// GGX. See [`crate::bsdf::beckmann`].
+    /// Rough conductor, rough dielectric and rough plastic: the Beckmann distribution of
+    /// α = roughness² (Mitsuba's default `distribution`) with Mitsuba's separable Smith
+    /// shadowing, instead of GGX. See [`crate::bsdf::beckmann`].
     pub const BECKMANN: u32 = 1024;
 }
 
@@ -348,7 +349,7 @@ impl Material {
         self.flags |= flags::BECKMANN;
         self
     }
-    /// Whether a rough conductor or dielectric uses Beckmann ([`flags::BECKMANN`]).
+    /// Whether a rough conductor, dielectric or plastic uses Beckmann ([`flags::BECKMANN`]).
     pub fn beckmann(&self) -> bool {
         self.flags & flags::BECKMANN != 0
     }

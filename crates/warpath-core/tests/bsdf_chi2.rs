@@ -143,6 +143,9 @@ fn chi2_plastic() {
         let m = Material::plastic(Vec3::new(0.5, 0.4, 0.3), Vec3::ONE, 1.49, roughness, false);
         for theta in [0.0, 45.0, 80.0, 89.0] {
             check_lobes(&format!("roughplastic r={roughness}"), &m, m.base_color, direction(theta));
+            // The Beckmann coat: its D·cos sampling against its pdf.
+            let b = m.with_beckmann();
+            check_lobes(&format!("roughplastic beckmann r={roughness}"), &b, b.base_color, direction(theta));
         }
     }
 }

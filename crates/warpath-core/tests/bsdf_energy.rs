@@ -187,6 +187,7 @@ fn reflection_is_reciprocal() {
         Material::rough_dielectric(1.5, 0.7),
         Material::plastic(Vec3::new(0.7, 0.4, 0.2), Vec3::ONE, 1.49, 0.0, false),
         Material::plastic(Vec3::new(0.7, 0.4, 0.2), Vec3::splat(0.8), 1.6, 0.3, true),
+        Material::plastic(Vec3::new(0.7, 0.4, 0.2), Vec3::splat(0.8), 1.6, 0.5, false).with_beckmann(),
     ];
     let mut rng = Rng::new(99);
     for m in &materials {
@@ -327,6 +328,8 @@ fn white_smooth_plastic_is_nearly_lossless_and_plastics_never_gain_energy() {
             let m = Material::plastic(Vec3::splat(base), Vec3::ONE, 1.5, roughness, false);
             for theta in WO_ANGLES {
                 assert_conserves_energy(&format!("plastic r={roughness} base {base}"), &m, direction(theta));
+                let b = m.with_beckmann();
+                assert_conserves_energy(&format!("beckmann plastic r={roughness} base {base}"), &b, direction(theta));
             }
         }
     }

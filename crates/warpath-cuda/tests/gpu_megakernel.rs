@@ -20,7 +20,8 @@
 //!   (`bump_maps_and_data_textures_match_cpu_reference`);
 //! - Mitsuba's conductors with the exact Fresnel of eta + ik and its Beckmann rough conductor
 //!   and dielectric, imported from the oracle's XML scenes
-//!   (`mitsuba_conductors_and_beckmann_match_cpu_reference`);
+//!   (`mitsuba_conductors_and_beckmann_match_cpu_reference`), and its rough plastics, GGX and
+//!   Beckmann, and its blends (`mitsuba_rough_plastics_match_cpu_reference`);
 //! - two GPU renders with the same seed are bit-identical.
 //!
 //! The GPU tests are `#[ignore]`d (they need a GPU): `cargo test -- --include-ignored` runs
@@ -350,14 +351,32 @@ fn mitsuba_oracle_scene(name: &str) -> Scene {
 fn mitsuba_conductors_and_beckmann_match_cpu_reference() {
     let Some(device) = device() else { return };
     for name in ["bsdf-conductor-named", "bsdf-beckmann"] {
-        let scene = mitsuba_oracle_scene(name);
-        let s = settings(64, 64, 16, 41, SamplerKind::PaddedHalton);
-        let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
-        let (gpu_film, gpu_counters) = render_gpu(&device, &scene, &s);
-        compare_counters(name, &cpu_counters, &gpu_counters);
-        compare_same_seed(name, &cpu_film, &gpu_film);
-        let (other_film, _) = render_gpu(&device, &scene, &RenderSettings { seed: 42, ..s.clone() });
-        compare_images(&format!("{name}/seeds 41 vs 42"), &cpu_film, &other_film);
+        oracle_scene_matches_cpu_reference(&device, name);
+    }
+}
+
+/// An oracle scene on the GPU against the CPU reference: the same seed's counts and image,
+/// another seed's image within the noise.
+fn oracle_scene_matches_cpu_reference(device: &CudaDevice, name: &str) {
+    let scene = mitsuba_oracle_scene(name);
+    let s = settings(64, 64, 16, 41, SamplerKind::PaddedHalton);
+    let (cpu_film, cpu_counters) = render_cpu(&scene, &s);
+    let (gpu_film, gpu_counters) = render_gpu(device, &scene, &s);
+    compare_counters(name, &cpu_counters, &gpu_counters);
+    compare_same_seed(name, &cpu_film, &gpu_film);
+    let (other_film, _) = render_gpu(device, &scene, &RenderSettings { seed: 42, ..s.clone() });
+    compare_images(&format!("{name}/seeds 41 vs 42"), &cpu_film, &other_film);
+}
+
+/// Mitsuba's rough plastics, a GGX coat and a Beckmann one (the coat's lobe and its
+/// Beckmann transmittance tables), and the blend scene (two blends imported as one material
+/// each: a diffuse floor, a Beckmann plastic ball), on the GPU against the CPU reference.
+#[test]
+#[ignore = "needs a CUDA GPU: cargo test -- --include-ignored"]
+fn mitsuba_rough_plastics_match_cpu_reference() {
+    let Some(device) = device() else { return };
+    for name in ["bsdf-roughplastic", "bsdf-roughplastic-beckmann", "bsdf-blend"] {
+        oracle_scene_matches_cpu_reference(&device, name);
     }
 }
 
@@ -382,6 +401,13 @@ fn mitsuba_conductor_scenes_use_eta_k_and_beckmann() {
         .collect();
     assert_eq!(rough.len(), 4);
     assert!(rough.iter().all(|m| m.beckmann()));
+    // The rough plastics: GGX as named, Beckmann by Mitsuba's default.
+    for (name, beckmann) in [("bsdf-roughplastic", false), ("bsdf-roughplastic-beckmann", true), ("bsdf-blend", true)] {
+        let scene = mitsuba_oracle_scene(name);
+        let plastics: Vec<_> = scene.materials.iter().filter(|m| m.kind() == MaterialKind::Plastic).collect();
+        assert_eq!(plastics.len(), 1, "{name}");
+        assert!(plastics[0].roughness > 0.0 && plastics[0].beckmann() == beckmann, "{name}");
+    }
 }
 
 /// The bump-map and data-texture scenes on the CPU (no GPU needed): the textures change many

@@ -247,8 +247,9 @@ void bsdf_fresnel_dielectric(const DeviceScene&, In& in, Out& out) {
 }
 void bsdf_rough_plastic_coat(const DeviceScene&, In& in, Out& out) {
     const float roughness = in.f(), eta = in.f(), cos_theta = in.f();
+    const bool beckmann = in.u() != 0u;
     RoughPlasticCell cell;
-    const bool inside = rough_plastic_coat_cell(roughness, eta, cell);
+    const bool inside = rough_plastic_coat_cell(roughness, eta, beckmann, cell);
     out.flag(inside);
     if (inside) {
         out.u(cell.p_node);

@@ -142,8 +142,8 @@ pub const CASES: &[Case] = &[
         o.f(fr.eta_ti);
     }),
     exact("bsdf_rough_plastic_coat", Needs::Nothing, draw::rough_plastic_coat, |_, r, o| {
-        let (roughness, eta, cos_theta) = (r.f(), r.f(), r.f());
-        let cell = bsdf::rough_plastic::coat_cell(roughness, eta);
+        let (roughness, eta, cos_theta, beckmann) = (r.f(), r.f(), r.f(), r.u() != 0);
+        let cell = bsdf::rough_plastic::coat_cell(roughness, eta, beckmann);
         o.flag(cell.is_some());
         if let Some(cell) = cell {
             o.u(cell.p_node as u32);

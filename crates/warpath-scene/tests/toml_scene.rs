@@ -344,7 +344,11 @@ fn conductors_take_eta_k_and_rough_materials_a_distribution() {
     assert_error_at(&material("type = \"diffuse\"\neta = 1.5"), 4, "'eta'/'k' do not apply");
     assert_error_at(&material("type = \"rough-conductor\"\nk = -1"), 4, "k must be finite and non-negative");
     assert_error_at(&material("type = \"rough-dielectric\"\ndistribution = \"phong\""), 4, "must be \"ggx\" or");
-    assert_error_at(&material("type = \"plastic\"\ndistribution = \"ggx\""), 4, "'distribution' does not apply");
+    assert_error_at(&material("type = \"diffuse\"\ndistribution = \"ggx\""), 4, "'distribution' does not apply");
+    // A rough plastic's coat takes a distribution too.
+    let s = parse(&material("type = \"plastic\"\nroughness = 0.3\ndistribution = \"beckmann\"")).unwrap();
+    let m = material_of(&s, "c");
+    assert!(m.kind() == MaterialKind::Plastic && m.beckmann());
 }
 
 #[test]

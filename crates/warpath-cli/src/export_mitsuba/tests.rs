@@ -309,4 +309,9 @@ fn depth_and_materials_translate() {
     );
     let b = bsdf(&Material::rough_dielectric(1.5, 0.5).with_beckmann()).unwrap();
     assert_eq!(b["distribution"], "beckmann");
+    // A Beckmann rough plastic's coat (a GGX one is checked above).
+    let plastic = Material::plastic(Vec3::splat(0.5), Vec3::ONE, 1.5, 0.5, false).with_beckmann();
+    let b = bsdf(&plastic).unwrap();
+    let b = if b["type"] == "twosided" { &b["bsdf"] } else { &b };
+    assert_eq!((&b["type"], &b["distribution"]), (&json!("roughplastic"), &json!("beckmann")));
 }

@@ -1,7 +1,10 @@
 //! The rough plastic's coat as Mitsuba 3's `roughplastic` has it: the rough interface's
 //! external transmittance T(cos θ) (a table over 64 cosines, linearly interpolated between
 //! them) and its internal diffuse reflectance, both of which Mitsuba integrates per material.
-//! warpath looks them up in tables over the coat's (roughness, η) that
+//! Both depend on the coat's microfacet distribution (GGX, or Beckmann, Mitsuba's default):
+//! the tables hold one block of p nodes per distribution, GGX's first, so a Beckmann coat's
+//! cell is its GGX cell moved by one block along p (`P_NODES + 2` nodes) and everything else
+//! reads alike. warpath looks them up in tables over the coat's (roughness, η) that
 //! `scripts/rough-plastic-table.py` computed once with Mitsuba's integration rule
 //! ([`rough_plastic_table`](super::rough_plastic_table), shared with the GPU through
 //! `common/rough_plastic_table.cuh`): a Catmull–Rom spline across p = √roughness and
@@ -15,7 +18,8 @@
 //! Same operation order as common/bsdf.cuh (the lockstep tests compare them bit for bit).
 
 use super::rough_plastic_table::{
-    COSINES, ETA_MAX, ETA_MIN, INTERNAL_REFLECTANCE, P_MAX, P_MIN, P_NODES, TRANSMITTANCE, X_NODES, XR_NODES,
+    COSINES, DISTRIBUTIONS, ETA_MAX, ETA_MIN, INTERNAL_REFLECTANCE, P_MAX, P_MIN, P_NODES, TRANSMITTANCE, X_NODES,
+    XR_NODES,
 };
 pub use super::rough_plastic_table::{ETA_MAX as TABLE_ETA_MAX, ETA_MIN as TABLE_ETA_MIN};
 
@@ -54,8 +58,9 @@ pub fn tabulated(eta: f32) -> bool {
     eta >= ETA_MIN && eta <= ETA_MAX
 }
 
-/// The coat's place in the tables, or `None` where η is outside them ([`tabulated`]).
-pub fn coat_cell(roughness: f32, eta: f32) -> Option<CoatCell> {
+/// The coat's place in the tables (the Beckmann block with `beckmann`, else GGX's), or `None`
+/// where η is outside them ([`tabulated`]).
+pub fn coat_cell(roughness: f32, eta: f32, beckmann: bool) -> Option<CoatCell> {
     if !tabulated(eta) {
         return None;
     }
@@ -64,6 +69,8 @@ pub fn coat_cell(roughness: f32, eta: f32) -> Option<CoatCell> {
     let x_lo = 1.0 / ETA_MAX;
     let x = (1.0 / eta - x_lo) / (1.0 / ETA_MIN - x_lo);
     let (p_node, p_weights) = axis_cell(u, P_NODES);
+    // The distribution's block: Beckmann's p nodes follow GGX's.
+    let p_node = if beckmann { p_node + (P_NODES + 2) } else { p_node };
     let (x_node, x_weights) = axis_cell(x * (X_NODES - 1) as f32, X_NODES);
     let (r_x_node, r_x_weights) = axis_cell(x * (XR_NODES - 1) as f32, XR_NODES);
     Some(CoatCell { p_node, x_node, r_x_node, p_weights, x_weights, r_x_weights })
@@ -91,6 +98,8 @@ fn spline(
     }
     sum
 }
+
+const _: () = assert!(DISTRIBUTIONS == 2);
 
 /// The coat's external transmittance at `cos_theta` in (0, 1] (Mitsuba's linear
 /// interpolation between its 64 cosines).

@@ -326,8 +326,9 @@ __device__ __forceinline__ unsigned int rough_plastic_axis_cell(float u, unsigne
     return i;
 }
 
-// rough_plastic::coat_cell: false where η is outside the tables.
-__device__ __forceinline__ bool rough_plastic_coat_cell(float roughness, float eta, RoughPlasticCell& cell) {
+// rough_plastic::coat_cell: false where η is outside the tables; a Beckmann coat's p nodes are
+// its GGX ones moved by one block (the tables hold GGX's block, then Beckmann's).
+__device__ __forceinline__ bool rough_plastic_coat_cell(float roughness, float eta, bool beckmann, RoughPlasticCell& cell) {
     if (!(eta >= ROUGH_PLASTIC_ETA_MIN && eta <= ROUGH_PLASTIC_ETA_MAX)) return false;
     const float p = __fsqrt_rn(fminf(fmaxf(roughness, 0.01f), 1.0f));
     const float u = __fmul_rn(__fdiv_rn(__fsub_rn(p, ROUGH_PLASTIC_P_MIN), __fsub_rn(ROUGH_PLASTIC_P_MAX, ROUGH_PLASTIC_P_MIN)),
@@ -335,6 +336,7 @@ __device__ __forceinline__ bool rough_plastic_coat_cell(float roughness, float e
     const float x_lo = __fdiv_rn(1.0f, ROUGH_PLASTIC_ETA_MAX);
     const float x = __fdiv_rn(__fsub_rn(__fdiv_rn(1.0f, eta), x_lo), __fsub_rn(__fdiv_rn(1.0f, ROUGH_PLASTIC_ETA_MIN), x_lo));
     cell.p_node = rough_plastic_axis_cell(u, ROUGH_PLASTIC_P_NODES, cell.p_weights);
+    if (beckmann) cell.p_node += ROUGH_PLASTIC_P_NODES + 2u;
     cell.x_node = rough_plastic_axis_cell(__fmul_rn(x, (float)(ROUGH_PLASTIC_X_NODES - 1u)), ROUGH_PLASTIC_X_NODES, cell.x_weights);
     cell.r_x_node =
         rough_plastic_axis_cell(__fmul_rn(x, (float)(ROUGH_PLASTIC_XR_NODES - 1u)), ROUGH_PLASTIC_XR_NODES, cell.r_x_weights);
@@ -407,7 +409,7 @@ __device__ __forceinline__ bool plastic_is_smooth(const Material& m) { return !(
 
 // bsdf::plastic_coat_cell: false for the smooth coat and an η outside the tables.
 __device__ __forceinline__ bool plastic_coat_cell(const Material& m, RoughPlasticCell& cell) {
-    return !plastic_is_smooth(m) && rough_plastic_coat_cell(m.roughness, m.ior, cell);
+    return !plastic_is_smooth(m) && rough_plastic_coat_cell(m.roughness, m.ior, is_beckmann(m), cell);
 }
 
 // bsdf::plastic_coat_transmittance: 1 − F(θ), or the rough interface's (the table).
@@ -430,6 +432,53 @@ __device__ __forceinline__ float plastic_internal_reflectance(const Material& m,
     return fresnel_diffuse_reflectance(__fdiv_rn(1.0f, m.ior));
 }
 
+// ---- the rough coat's lobe: GGX, or Beckmann with flags::BECKMANN (bsdf::plastic_eval,
+// plastic_pdf, plastic_sample) ----
+
+// F D G1(wo) G1(wi) / (4 cos θo) of the rough coat (Mitsuba's separable shadowing-masking).
+__device__ __forceinline__ float plastic_coat_lobe(const Material& m, float3 wo, float3 wi) {
+    const float alpha = ggx_alpha(m.roughness);
+    const float3 h = normalize(wo + wi);
+    const float fresnel = fresnel_dielectric(dot(wo, h), m.ior).reflectance;
+    float d, g;
+    if (is_beckmann(m)) {
+        d = beckmann_d(h, alpha);
+        g = beckmann_g(wo, wi, alpha);
+    } else {
+        d = ggx_d(h, alpha);
+        g = __fmul_rn(smith_g1(wo, alpha), smith_g1(wi, alpha));
+    }
+    return __fdiv_rn(__fmul_rn(__fmul_rn(fresnel, d), g), __fmul_rn(4.0f, wo.z));
+}
+
+// The rough coat lobe's density of wi: GGX's visible normals, or Beckmann's D(h) cos θh, times
+// the reflection Jacobian.
+__device__ __forceinline__ float plastic_coat_lobe_pdf(const Material& m, float3 wo, float3 wi) {
+    const float alpha = ggx_alpha(m.roughness);
+    const float3 h = normalize(wo + wi);
+    if (is_beckmann(m)) {
+        const float wo_h = dot(wo, h);
+        return wo_h > 0.0f ? __fdiv_rn(beckmann_pdf(h, alpha), __fmul_rn(4.0f, wo_h)) : 0.0f;
+    }
+    return __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z));
+}
+
+// A direction reflected off a normal of the rough coat's distribution; false where Beckmann's
+// D·cos sampling drew a normal facing away from wo.
+__device__ __forceinline__ bool plastic_coat_lobe_sample(const Material& m, float3 wo, float2 u, float3& wi) {
+    const float alpha = ggx_alpha(m.roughness);
+    if (is_beckmann(m)) {
+        const float3 h = sample_beckmann(alpha, u);
+        if (dot(wo, h) <= 0.0f) return false;
+        wi = reflect(wo, h);
+        return true;
+    }
+    wi = reflect(wo, sample_ggx_vndf(wo, alpha, u));
+    return true;
+}
+
+// ---- end of the rough coat's lobe ----
+
 __device__ __forceinline__ float3 plastic_eval(const Material& m, float3 base_color, float3 wo, float3 wi) {
     if (wo.z <= 0.0f || wi.z <= 0.0f) return zero3();
     RoughPlasticCell cell;
@@ -440,11 +489,7 @@ __device__ __forceinline__ float3 plastic_eval(const Material& m, float3 base_co
     const float3 base = plastic_base(m, base_color, plastic_internal_reflectance(m, rough, cell)) *
                         __fmul_rn(__fmul_rn(__fmul_rn(cosine_hemisphere_pdf(wi), inv_eta_2), t_o), t_i);
     if (plastic_is_smooth(m)) return base;
-    const float alpha = ggx_alpha(m.roughness);
-    const float3 h = normalize(wo + wi);
-    const float fresnel = fresnel_dielectric(dot(wo, h), m.ior).reflectance;
-    const float g = __fmul_rn(smith_g1(wo, alpha), smith_g1(wi, alpha));
-    return m.specular * __fdiv_rn(__fmul_rn(__fmul_rn(fresnel, ggx_d(h, alpha)), g), __fmul_rn(4.0f, wo.z)) + base;
+    return m.specular * plastic_coat_lobe(m, wo, wi) + base;
 }
 
 // bsdf::plastic_coat_probability of the coat's reflectance toward wo.
@@ -459,10 +504,7 @@ __device__ __forceinline__ float plastic_pdf(const Material& m, float3 wo, float
     const float p_coat = plastic_coat_probability_at(m, wo.z);
     const float base = __fmul_rn(__fsub_rn(1.0f, p_coat), cosine_hemisphere_pdf(wi));
     if (plastic_is_smooth(m)) return base;
-    const float alpha = ggx_alpha(m.roughness);
-    const float3 h = normalize(wo + wi);
-    return __fadd_rn(
-        __fmul_rn(p_coat, __fdiv_rn(__fmul_rn(smith_g1(wo, alpha), ggx_d(h, alpha)), __fmul_rn(4.0f, wo.z))), base);
+    return __fadd_rn(__fmul_rn(p_coat, plastic_coat_lobe_pdf(m, wo, wi)), base);
 }
 
 #include "common/principled.cuh"
@@ -657,7 +699,7 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
                     out = make_bsdf_sample(reflect_z(wo), m.specular * __fdiv_rn(r_o, p_coat), p_coat, true);
                     return true;
                 }
-                wi = reflect(wo, sample_ggx_vndf(wo, ggx_alpha(m.roughness), u));
+                if (!plastic_coat_lobe_sample(m, wo, u, wi)) return false;
             } else {
                 wi = square_to_cosine_hemisphere(u);
             }

@@ -189,7 +189,7 @@ pub fn cosine_eta(rng: &mut Rng, _: &HostScene, w: &mut Words) {
     w.f(if rng.chance(0.125) { rng.pick(&[0.0, 1.0, -1.0, 1e-7, -1e-7, 1.5]) } else { rng.range(-1.0, 1.0) });
     w.f(eta(rng));
 }
-/// A rough plastic coat's (roughness, η, cos θ): mostly inside the tables (η in [1.1, 3]),
+/// A rough plastic coat's (roughness, η, cos θ, Beckmann?): mostly inside the tables (η in [1.1, 3]),
 /// their edges, and η outside them; cosines in (0, 1] with Mitsuba's table nodes and ends.
 pub fn rough_plastic_coat(rng: &mut Rng, _: &HostScene, w: &mut Words) {
     let (eta_min, eta_max) = (bsdf::rough_plastic::TABLE_ETA_MIN, bsdf::rough_plastic::TABLE_ETA_MAX);
@@ -200,6 +200,8 @@ pub fn rough_plastic_coat(rng: &mut Rng, _: &HostScene, w: &mut Words) {
         rng.range(eta_min, eta_max)
     });
     w.f(if rng.chance(0.125) { rng.pick(&[1.0, 1e-6, 1.0 / 63.0, 0.5, 62.0 / 63.0]) } else { rng.range(1e-6, 1.0) });
+    // GGX's tables or Beckmann's.
+    w.u(rng.below(2));
 }
 pub fn color_cosine(rng: &mut Rng, _: &HostScene, w: &mut Words) {
     w.vec3(color(rng));

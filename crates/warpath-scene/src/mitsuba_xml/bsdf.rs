@@ -1,8 +1,9 @@
 //! Mitsuba BSDFs to warpath materials: `diffuse`, `conductor`/`roughconductor`, `dielectric`/
 //! `roughdielectric`, `thindielectric`, `plastic`/`roughplastic`, `principled`, `twosided`, `null`,
 //! `normalmap` (the nested BSDF with a normal texture), `bumpmap` (with a height texture), `mask`
-//! (the nested BSDF with an opacity, `warpath_core::opacity`), and the grey fallback for the rest (with a
-//! warning).
+//! (the nested BSDF with an opacity, `warpath_core::opacity`), `blendbsdf` (where the blend is
+//! one material, else its heavier component with a warning), and the grey fallback for the rest
+//! (with a warning).
 
 use super::*;
 use warpath_core::bsdf::rough_plastic;
@@ -11,6 +12,33 @@ use warpath_core::material::MaterialKind;
 /// Mitsuba's luminance of linear sRGB (`mitsuba::luminance`).
 fn luminance(c: Vec3) -> f32 {
     if c.x == c.y && c.y == c.z { c.x } else { c.x * 0.212671 + c.y * 0.715160 + c.z * 0.072169 }
+}
+
+/// The blend (1 − w) a + w b as one material, where a and b are the same BSDF except for
+/// colors that it is linear in, or affine in (Schlick's F0: F0 + (1 − F0)(1 − cos θ)⁵; an
+/// affine map keeps a blend whose weights sum to 1): then the blend's BSDF is that BSDF with
+/// the colors blended, for every pair of directions. `None` for any other pair.
+fn linear_blend(a: &Material, b: &Material, w: f32) -> Option<Material> {
+    let linear = match a.kind() {
+        MaterialKind::Diffuse
+        | MaterialKind::Blinn
+        | MaterialKind::Glass
+        | MaterialKind::Mirror
+        | MaterialKind::RoughConductor
+        | MaterialKind::RoughDielectric
+        | MaterialKind::ThinDielectric
+        | MaterialKind::Black => true,
+        // ρ / (1 − R) (linear in ρ) and the coat's lobe tinted by the specular reflectance;
+        // `nonlinear`'s ρ / (1 − ρ R) is not.
+        MaterialKind::Plastic => a.flags & flags::NONLINEAR == 0,
+        MaterialKind::CarPaint | MaterialKind::Principled | MaterialKind::Null => false,
+    };
+    let without_colors = |m: &Material| Material { base_color: Vec3::ZERO, specular: Vec3::ZERO, ..*m };
+    (linear && without_colors(a) == without_colors(b)).then(|| Material {
+        base_color: a.base_color * (1.0 - w) + b.base_color * w,
+        specular: a.specular * (1.0 - w) + b.specular * w,
+        ..*a
+    })
 }
 
 impl Loader {
@@ -56,6 +84,7 @@ impl Loader {
             "normalmap" => self.normal_map(src, node, &mut props)?,
             "bumpmap" => self.bump_map(src, node, &mut props)?,
             "mask" => self.mask(src, node, &mut props)?,
+            "blendbsdf" => self.blend(src, node, &mut props)?,
             "conductor" | "roughconductor" => {
                 // The exact Fresnel of eta + ik, times specular_reflectance, as Mitsuba's.
                 let (eta, k) = self.conductor_eta_k(src, &mut props, node)?;
@@ -113,8 +142,8 @@ impl Loader {
                 let specular = self.color(src, &mut props, "specular_reflectance")?.unwrap_or(Vec3::ONE);
                 let specular = check_reflectance(src, node, "specular_reflectance", specular)?;
                 let nonlinear = self.boolean(src, &mut props, "nonlinear")?.unwrap_or(false);
-                // The rough coat is GGX (its tables are); `roughness` warns for Beckmann.
-                let (roughness, roughness_texture, _) =
+                // The rough coat's distribution: Beckmann (Mitsuba's default) or GGX.
+                let (roughness, roughness_texture, beckmann) =
                     if kind == "roughplastic" { self.roughness(src, &mut props, node)? } else { (0.0, -1, false) };
                 if roughness > 0.0 && !rough_plastic::tabulated(ior) {
                     self.warn(format!(
@@ -131,6 +160,7 @@ impl Loader {
                     Some(Tex::Bitmap(i)) => (Vec3::ONE, i),
                 };
                 let m = Material::plastic(diffuse, specular, ior, roughness, nonlinear);
+                let m = if beckmann { m.with_beckmann() } else { m };
                 Material { base_color_texture: texture, roughness_texture, ..m }.with_one_sided()
             }
             "principled" => self.principled(src, &mut props, node)?,
@@ -158,6 +188,69 @@ impl Loader {
         props.objects.clear();
         self.finish(src, props);
         Ok(Bsdf { material, name, index: None })
+    }
+
+    /// Mitsuba's `blendbsdf`: (1 − w) f₀ + w f₁ of its two nested BSDFs, w its `weight` (a
+    /// float, or a texture's luminance, clipped to [0, 1]). warpath's materials hold one BSDF
+    /// each, so a blend is imported exactly only where it is one material: a weight of 0 or 1
+    /// (the one component), or two components that are the same BSDF except for the colors it
+    /// is linear or affine in ([`linear_blend`]: a diffuse's albedo, a conductor's tint or
+    /// Schlick F0, a dielectric's transmission tint, a plastic's (not `nonlinear`) diffuse
+    /// and specular reflectances), whose blend is that BSDF with the colors blended. Any other
+    /// blend is rendered as its heavier component, with a warning naming the line (a textured
+    /// weight: its mean, with a warning). The general blend needs two materials at a shading
+    /// point: the path tracer could pick one per vertex (component 1 with probability w, then
+    /// NEE, BSDF sampling and MIS all with it: unbiased, since each choice's estimate is
+    /// unbiased for its component and the choice's expectation is the blend), but ReSTIR
+    /// evaluates a reused sample's BSDF at a pixel's shading point with its target function,
+    /// which must then be the exact blend (or a choice fixed per pixel and frame).
+    fn blend(&mut self, src: &Src, node: Node, props: &mut Props) -> Result<Material, SceneError> {
+        let inner: Vec<Node> = props.objects.iter().copied().filter(|n| is_bsdf_node(*n)).collect();
+        props.objects.retain(|n| !is_bsdf_node(*n));
+        let [first, second] = inner[..] else {
+            return Err(src.error(
+                node,
+                format!("a 'blendbsdf' needs exactly two nested <bsdf>s (or <ref>s), not {}", inner.len()),
+            ));
+        };
+        let weight_node = props.entries.iter().find(|(n, _, _)| n == "weight").map(|e| e.1);
+        let weight = match self.texture_parameter(src, props, "weight")? {
+            Some((w, None)) => w,
+            Some((_, Some(texture))) => {
+                let t = &self.builder.scene_mut().textures[texture as usize];
+                let mean = t.pixels.iter().map(|p| luminance(*p)).sum::<f32>() / t.pixels.len().max(1) as f32;
+                self.warn(format!(
+                    "{}: blendbsdf: a textured 'weight' is not supported: its mean {mean} is used everywhere",
+                    src.at(weight_node.unwrap_or(node))
+                ));
+                mean
+            }
+            None => match self.float(src, props, "weight")? {
+                Some(w) => w,
+                None => return Err(src.error(node, "a 'blendbsdf' needs a 'weight' (a <float> or a <texture>)")),
+            },
+        };
+        let weight = weight.clamp(0.0, 1.0);
+        let a = self.bsdf_or_ref(src, first)?.material;
+        let b = self.bsdf_or_ref(src, second)?.material;
+        if weight == 0.0 {
+            return Ok(a);
+        }
+        if weight == 1.0 {
+            return Ok(b);
+        }
+        if let Some(m) = linear_blend(&a, &b, weight) {
+            return Ok(m);
+        }
+        let (heavier, which) = if weight > 0.5 { (b, "second") } else { (a, "first") };
+        self.warn(format!(
+            "{}: blendbsdf: a blend (weight {weight}) of two different BSDFs ({:?} and {:?}) is not supported: \
+             rendered as its heavier, {which}, component",
+            src.at(node),
+            a.kind(),
+            b.kind()
+        ));
+        Ok(heavier)
     }
 
     /// Mitsuba's `normalmap`: the nested BSDF with the `normalmap` texture (a bitmap) as its
@@ -434,8 +527,7 @@ impl Loader {
     /// A rough BSDF's roughness (warpath's α = roughness²) from Mitsuba's `alpha`, the
     /// roughness texture (or -1) when `alpha` is a texture: its luminance, α, read with
     /// [`flags::ROUGHNESS_TEXTURE_ALPHA`] (the callers set it), the scalar then 1; and whether
-    /// the distribution is Beckmann (Mitsuba's default) rather than GGX. `roughplastic`'s coat
-    /// is GGX only: Beckmann there is rendered as GGX, with a warning.
+    /// the distribution is Beckmann (Mitsuba's default) rather than GGX.
     pub(super) fn roughness(
         &mut self,
         src: &Src,
@@ -456,14 +548,6 @@ impl Loader {
                 }
             },
         };
-        if beckmann && props.plugin.ends_with("'roughplastic'") {
-            self.warn(format!(
-                "{}: {}: the Beckmann distribution (Mitsuba's default) is rendered as GGX for a rough plastic (its \
-                 coat's tables are GGX's; give <string name=\"distribution\" value=\"ggx\"/> for the same image)",
-                src.at(node),
-                props.plugin
-            ));
-        }
         if props.plugin.ends_with("'roughplastic'")
             && let Some(at) = props
                 .entries

@@ -191,7 +191,7 @@ pub(super) fn material_from_section(source: &SourceText, m: &MaterialSection) ->
         material = Material { base_color: tint, ..material }.with_conductor_eta_k(eta, k);
     }
     if let Some(d) = &m.distribution {
-        if !matches!(kind, "rough-conductor" | "rough-dielectric") {
+        if !matches!(kind, "rough-conductor" | "rough-dielectric" | "plastic") {
             return Err(source.error_at(d.span(), format!("'distribution' does not apply to material type '{kind}'")));
         }
         match d.get_ref().as_str() {

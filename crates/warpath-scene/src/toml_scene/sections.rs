@@ -81,7 +81,7 @@ pub(super) struct MaterialSection {
     /// Fresnel; Mitsuba's defaults eta 0, k 1 fill in the one not given).
     pub(super) eta: Option<Spanned<Triple>>,
     pub(super) k: Option<Spanned<Triple>>,
-    /// Rough conductor and rough dielectric: "ggx" (default) or "beckmann".
+    /// Rough conductor, rough dielectric and (rough) plastic: "ggx" (default) or "beckmann".
     pub(super) distribution: Option<Spanned<String>>,
     pub(super) emission: Option<Spanned<Triple>>,
     pub(super) two_sided_emission: Option<bool>,
