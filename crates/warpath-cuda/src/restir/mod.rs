@@ -37,7 +37,7 @@ use crate::film::DeviceFilm;
 use crate::kernels::{Program, RESTIR};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceScene, GpuCamera};
-use crate::strategy::StrategyRenderer;
+use crate::strategy::{MaterialFeatures, StrategyRenderer};
 use crate::wide_bvh::BvhLayout;
 use args::RestirArgs;
 use bytemuck::{Pod, Zeroable};
@@ -158,14 +158,26 @@ pub fn program(layout: ReservoirLayout, sample: LightSampleFormat) -> KernelSour
     }
 }
 
-/// [`program`] for a scene uploaded in `bvh`'s layout: the wide one adds `WARPATH_WIDE_BVH`
-/// (traversal/trace.cuh traces the compressed 8-wide BVH) and the suffix `_wide8`.
-pub fn program_for(layout: ReservoirLayout, sample: LightSampleFormat, bvh: BvhLayout) -> KernelSource {
-    if bvh == BvhLayout::Binary {
+/// [`program`] for a scene uploaded in `bvh`'s layout, compiled for the material features
+/// `materials` and with or without initial RIS's BSDF-sampled candidates (what
+/// [`RestirRenderer`] picks: [`compiled_features`]). The wide layout adds
+/// `WARPATH_WIDE_BVH` (traversal/trace.cuh traces the compressed 8-wide BVH) and the suffix
+/// `_wide8`; no BSDF candidates `RESTIR_BSDF_CANDIDATES 0` and `_nobsdf` (initial RIS without
+/// their second traversal); a set of features other than all its `WARPATH_MATERIAL_FEATURES`
+/// and `_basic` (or `_m<bits>`).
+pub fn program_for(
+    layout: ReservoirLayout,
+    sample: LightSampleFormat,
+    bvh: BvhLayout,
+    (materials, bsdf_candidates): (MaterialFeatures, bool),
+) -> KernelSource {
+    if bvh == BvhLayout::Binary && materials == MaterialFeatures::ALL && bsdf_candidates {
         return program(layout, sample);
     }
-    let mut suffix = String::new();
-    let mut prelude = String::from("#define WARPATH_WIDE_BVH 1\n");
+    let (mut suffix, mut prelude) = (String::new(), String::new());
+    if bvh == BvhLayout::Wide8 {
+        prelude += "#define WARPATH_WIDE_BVH 1\n";
+    }
     if layout == ReservoirLayout::Soa {
         suffix += "_soa";
         prelude += "#define RESTIR_SOA 1\n";
@@ -174,7 +186,30 @@ pub fn program_for(layout: ReservoirLayout, sample: LightSampleFormat, bvh: BvhL
         suffix += "_full";
         prelude += "#define RESTIR_FULL_SAMPLE 1\n";
     }
-    RESTIR.with_prelude(&format!("{suffix}_wide8"), &prelude)
+    if bvh == BvhLayout::Wide8 {
+        suffix += "_wide8";
+    }
+    if !bsdf_candidates {
+        suffix += "_nobsdf";
+        prelude += "#define RESTIR_BSDF_CANDIDATES 0\n";
+    }
+    if materials != MaterialFeatures::ALL {
+        suffix += &format!("_{}", materials.suffix());
+        prelude += &materials.define();
+    }
+    RESTIR.with_prelude(&suffix, &prelude)
+}
+
+/// The (material features, BSDF candidates compiled in) of ReSTIR's programs for `scene`
+/// rendered with `options`: the candidates' code only when `options` takes some, and the
+/// basic materials ([`MaterialFeatures::for_scene`]) only without them — ptxas gives the
+/// basic initial RIS with candidates 150 registers instead of the full one's 128 (one block of
+/// 256 threads per SM instead of two; docs/benchmarks/pathtracer-registers.md).
+pub fn compiled_features(scene: &Scene, options: &RestirOptions) -> (MaterialFeatures, bool) {
+    match options.bsdf_candidates {
+        0 => (MaterialFeatures::for_scene(scene), false),
+        _ => (MaterialFeatures::ALL, true),
+    }
 }
 
 /// Every program [`program`] makes other than `restir` itself (for `precompile` and the
@@ -380,6 +415,9 @@ pub struct RestirRenderer<'d> {
     moved_from: Option<Reprojection>,
     /// The program of the reservoir layout and light sample ([`RestirRenderer::set_reservoir_format`]).
     program: KernelSource,
+    /// The material features the programs are compiled for and whether initial RIS has the
+    /// BSDF candidates' code ([`compiled_features`]).
+    features: (MaterialFeatures, bool),
     next_frame: u32,
     /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
@@ -431,6 +469,7 @@ impl<'d> RestirRenderer<'d> {
         let device_scene = DeviceScene::upload_with_layout(device, scene, &lights, &bvh, settings, bvh_layout)?;
         let pixels = settings.width as usize * settings.height as usize;
         let reservoirs = pixels * options.target.reservoirs();
+        let features = compiled_features(scene, options);
         Ok(RestirRenderer {
             device,
             scene: device_scene,
@@ -448,12 +487,18 @@ impl<'d> RestirRenderer<'d> {
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
-            program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout),
+            program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout, features),
+            features,
             next_frame: 0,
             times: None,
             ray_counts: None,
             origins: None,
         })
+    }
+
+    /// The program the frames run (its name tells the reservoir format, layout and materials).
+    pub fn program_name(&self) -> &'static str {
+        self.program.name
     }
 
     /// Compiles (or loads from the cache) the ReSTIR kernels now rather than in the first frame.
@@ -490,7 +535,7 @@ impl<'d> RestirRenderer<'d> {
             self.scratch = Self::reservoirs(self.device, count, sample)?;
             self.previous = Self::reservoirs(self.device, count, sample)?;
         }
-        self.program = program_for(layout, sample, self.scene.bvh.layout());
+        self.program = program_for(layout, sample, self.scene.bvh.layout(), self.features);
         Ok(())
     }
 
@@ -633,7 +678,11 @@ impl<'d> RestirRenderer<'d> {
             reuse_visibility: self.options.reuse_visibility as u32,
             _pad: 0,
             ray_counts: self.ray_counts.as_ref().map_or(0, |b| b.address(d)),
-            bsdf_candidates: self.options.bsdf_candidates,
+            bsdf_candidates: {
+                // Programs without the candidates' code are made only for options without them.
+                debug_assert!(self.features.1 || self.options.bsdf_candidates == 0);
+                self.options.bsdf_candidates
+            },
             boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
             roughness_threshold: self.options.roughness_threshold,
             _pad2: 0,
