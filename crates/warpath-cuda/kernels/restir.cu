@@ -233,6 +233,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                     r, chosen_target);
             }
         }
+#if RESTIR_BSDF_CANDIDATES
         // BSDF-sampled candidates, their random numbers after the light candidates'.
         for (unsigned int b = 0; b < bsdf_candidates; ++b) {
             const unsigned int d = 4u * (a.candidates + b);
@@ -251,6 +252,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                 chosen_target);
             // (every light candidate came before: a reservoir's bit, once set, stays true)
         }
+#endif
 #pragma unroll
         for (unsigned int t = 0; t < Reservoirs; ++t) {
             r[t].m = (float)(a.candidates + bsdf_candidates);
