@@ -2,7 +2,7 @@
 """kernel-registers: ptxas's resource report (registers, stack, spills) of one CUDA program,
 compiled through NVRTC for sm_90 with the runtime compiler's options (warpath-cuda
 src/compiler.rs) plus `-Xptxas -v`; no GPU needed. Needs the NVRTC wheel that .ci/nvrtc-check
-installs (target/nvrtc). The register counts in docs/benchmarks/restir.md come from it.
+installs (target/nvrtc, or $WARPATH_NVRTC_DIR as there). The register counts in docs/benchmarks/restir.md come from it.
 
   python3 scripts/kernel-registers.py crates/warpath-cuda/kernels/restir.cu -DWARPATH_WIDE_BVH=1
   KDIR=/tmp/old/crates/warpath-cuda/kernels python3 scripts/kernel-registers.py /tmp/old/.../restir.cu
@@ -15,7 +15,8 @@ import re
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-libs = glob.glob(os.path.join(root, "target/nvrtc/**/libnvrtc.so.13"), recursive=True)
+nvrtc_dir = os.environ.get("WARPATH_NVRTC_DIR", os.path.join(root, "target/nvrtc"))
+libs = glob.glob(os.path.join(nvrtc_dir, "**/libnvrtc.so.13"), recursive=True)
 if len(sys.argv) < 2 or not libs:
     sys.exit(__doc__ if len(sys.argv) < 2 else "kernel-registers: no NVRTC wheel under target/nvrtc (run .ci/nvrtc-check once)")
 library = os.environ.get("NVRTC", libs[0])

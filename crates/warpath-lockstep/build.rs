@@ -8,6 +8,10 @@
 //!   (the harness's own test: every such one-ulp drift must be caught). The sites are
 //!   listed in `$OUT_DIR/mutation_sites.rs`.
 //!
+//! * `basic`: the headers as they are, compiled for no optional material feature
+//!   (`WARPATH_MATERIAL_FEATURES=0`, the GPU's "basic" programs), which must compute what the
+//!   reference computes on scenes whose materials need none.
+//!
 //! And `wide`: cpp/wide.cpp, traversal/wide.cuh (the 8-wide BVH traversal) as it is.
 //!
 //! The compiler is `$CXX`, else `g++`; a missing compiler fails the build with a message,
@@ -88,8 +92,15 @@ fn main() {
         &[&mutable_include, &cpp, &kernels],
         &["mutable", "WARPATH_LOCKSTEP_MUTABLE"],
     );
+    let basic = compile(
+        &compiler,
+        &source,
+        &out_dir.join("basic.o"),
+        &[&cpp, &kernels],
+        &["basic", "WARPATH_MATERIAL_FEATURES=0"],
+    );
     let wide = compile(&compiler, &cpp.join("wide.cpp"), &out_dir.join("wide.o"), &[&cpp, &kernels], &["wide"]);
-    for (name, child) in [("reference", reference), ("mutable", mutable), ("wide", wide)] {
+    for (name, child) in [("reference", reference), ("mutable", mutable), ("basic", basic), ("wide", wide)] {
         finish(&compiler, name, child);
         archive(&out_dir, name);
         println!("cargo:rustc-link-lib=static=warpath_lockstep_{name}");

@@ -85,6 +85,12 @@ pub fn info(scene: Option<&str>, list: bool, bvh: Option<BvhKind>) -> Result<()>
         );
     }
     println!("  materials: {}", scene.materials.len());
+    let needed = warpath_cuda::MaterialFeatures::of_scene(&scene);
+    println!(
+        "    features: {} (CUDA programs compiled for {})",
+        needed.names(),
+        warpath_cuda::MaterialFeatures::compiled_for(needed)
+    );
     print_media(&scene);
     let lights = scene.light_set();
     println!("  emissive triangles: {}", lights.triangles.len());

@@ -55,12 +55,15 @@ fn parse_capability(text: &str) -> std::result::Result<(i32, i32), String> {
     Ok(capability)
 }
 
-/// `warpath precompile`: the product's programs (warpath-cuda's), with `--variants` also the
-/// variant builds renders make.
+/// `warpath precompile`: the product's programs (warpath-cuda's) and their basic-materials
+/// builds, with `--variants` also the other variant builds renders make.
 pub fn run(args: &PrecompileArgs) -> Result<()> {
     let mut programs = warpath_cuda::programs::programs();
     if args.variants {
         programs.extend(warpath_cuda::programs::variant_programs());
+    } else {
+        // Scenes of basic materials (the Cornell box) render with these.
+        programs.extend(warpath_cuda::programs::basic_material_programs());
     }
     compile(args, programs)
 }

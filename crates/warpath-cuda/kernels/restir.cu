@@ -12,6 +12,13 @@
 // channel on that channel's reservoirs with RestirArgs.target = RESTIR_TARGET_RED + channel. Every kernel takes the one RestirArgs (src/restir/args.rs).
 #include "restir/restir.cuh"
 
+// Initial RIS's BSDF-sampled candidates (RestirArgs.bsdf_candidates): compiled in unless
+// RESTIR_BSDF_CANDIDATES is 0 (the programs of renders that take none, src/restir/mod.rs
+// program_for; their second traversal costs initial RIS registers).
+#ifndef RESTIR_BSDF_CANDIDATES
+#define RESTIR_BSDF_CANDIDATES 1
+#endif
+
 __device__ __forceinline__ EstimatorContext restir_context(const RestirArgs& a) {
     EstimatorContext ctx;
     ctx.scene = a.scene;
@@ -200,7 +207,8 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
         const RestirShading s = restir_shading(g, a.target);
         // With BSDF candidates every candidate's source pdf is the balance heuristic's
         // M_L·p_L + M_B·p_B (restir.rs initial_ris, restir/bsdf_candidates.rs).
-        const bool mis = a.bsdf_candidates > 0u;
+        const unsigned int bsdf_candidates = RESTIR_BSDF_CANDIDATES ? a.bsdf_candidates : 0u;
+        const bool mis = bsdf_candidates > 0u;
         for (unsigned int c = 0; c < a.candidates; ++c) {
             const float u_select = restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, 4u * c);
             RestirLightPoint point;
@@ -217,7 +225,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
             }
             if (point.source_pdf > 0.0f) {
                 const float source =
-                    mis ? restir_mis_source(a.candidates, point.source_pdf, a.bsdf_candidates,
+                    mis ? restir_mis_source(a.candidates, point.source_pdf, bsdf_candidates,
                                             restir_bsdf_area_pdf(scene, s, point))
                         : point.source_pdf;
                 restir_stream_candidate<Reservoirs>(
@@ -225,8 +233,9 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                     r, chosen_target);
             }
         }
+#if RESTIR_BSDF_CANDIDATES
         // BSDF-sampled candidates, their random numbers after the light candidates'.
-        for (unsigned int b = 0; b < a.bsdf_candidates; ++b) {
+        for (unsigned int b = 0; b < bsdf_candidates; ++b) {
             const unsigned int d = 4u * (a.candidates + b);
             RestirLightPoint point;
             if (!restir_bsdf_candidate(scene, s, restir_random(a.seed, pixel, a.frame, RESTIR_STAGE_CANDIDATE, d),
@@ -235,7 +244,7 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                                        bsdf_rays, point)) {
                 continue;
             }
-            const float source = restir_mis_source(a.candidates, point.source_pdf, a.bsdf_candidates,
+            const float source = restir_mis_source(a.candidates, point.source_pdf, bsdf_candidates,
                                                    restir_bsdf_area_pdf(scene, s, point));
             if (!(source > 0.0f)) continue;
             from_bsdf |= restir_stream_candidate<Reservoirs>(
@@ -243,9 +252,10 @@ __device__ __forceinline__ void restir_initial_ris_pass(const RestirArgs& a) {
                 chosen_target);
             // (every light candidate came before: a reservoir's bit, once set, stays true)
         }
+#endif
 #pragma unroll
         for (unsigned int t = 0; t < Reservoirs; ++t) {
-            r[t].m = (float)(a.candidates + a.bsdf_candidates);
+            r[t].m = (float)(a.candidates + bsdf_candidates);
             // (with MIS the weights already hold the 1/M: W = w_sum / p̂)
             restir_finalize(r[t], chosen_target[t], mis ? 1.0f : r[t].m);
         }

@@ -7,6 +7,7 @@ use crate::compiler::KernelSource;
 /// Every header, by the name `#include "..."` uses.
 pub const HEADERS: &[(&str, &str)] = &[
     ("common/layout.cuh", include_str!("../kernels/common/layout.cuh")),
+    ("common/features.cuh", include_str!("../kernels/common/features.cuh")),
     ("common/math.cuh", include_str!("../kernels/common/math.cuh")),
     ("common/film.cuh", include_str!("../kernels/common/film.cuh")),
     ("common/detmath.cuh", include_str!("../kernels/common/detmath.cuh")),

@@ -69,6 +69,6 @@ pub use error::{CudaError, CudaResult};
 pub use layout::{AilaLaineNode, GpuHit, GpuRay, GpuTriangle};
 pub use megakernel::MegakernelRenderer;
 pub use runtime::{CudaDevice, DeviceInfo};
-pub use strategy::{Strategy, StrategyRenderer, WavefrontCompaction};
+pub use strategy::{MaterialFeatures, Strategy, StrategyRenderer, WavefrontCompaction};
 pub use timing::KernelTimes;
 pub use wide_bvh::{DeviceWideBvh, GpuWideBvh};

@@ -2,31 +2,36 @@
 //! [`Program`]'s default build ([`programs`], what renders use and `warpath precompile`
 //! compiles) and the variant builds that renders compile on demand ([`variant_programs`]: the
 //! surface estimator with isosurface shapes, both path tracers over the wide BVH (ReSTIR's is a default build),
-//! ReSTIR's reservoir formats; `precompile --variants`). The kernel compile test checks both.
+//! ReSTIR's reservoir formats, the basic-materials builds; `precompile --variants`). The kernel
+//! compile test checks both. The basic-materials builds ([`basic_material_programs`]: what
+//! scenes without principled, plastic, maps, textures, masks, eta/k or Beckmann render with)
+//! `warpath precompile` compiles with the default ones.
 //! The benchmarks' programs (the traversal kernels, the volumetric estimator's benchmark
 //! variants) are warpath-bench's (`warpath-bench precompile`).
 
 use crate::catalog::kernels_of;
 use crate::compiler::{CompileTarget, KernelCompiler, KernelSource, ModuleImage};
 use crate::kernels::Program;
-use crate::strategy::{KernelVariant, SURFACE, VOLUME};
+use crate::strategy::{KernelVariant, MaterialFeatures, SURFACE, VOLUME};
 
 /// Every program's default build with the kernels it defines, and ReSTIR's build for the
-/// compressed 8-wide BVH (the layout ReSTIR renders trace by default).
+/// compressed 8-wide BVH without BSDF candidates (what ReSTIR renders with default options
+/// trace).
 pub fn programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     Program::all()
         .into_iter()
         .map(|program| (program.source(), kernels_of(program)))
-        .chain(std::iter::once((restir_wide_program(), kernels_of(Program::Restir))))
+        .chain(std::iter::once((restir_wide_program(MaterialFeatures::ALL, false), kernels_of(Program::Restir))))
         .collect()
 }
 
 /// ReSTIR's default reservoirs tracing the compressed 8-wide BVH.
-fn restir_wide_program() -> KernelSource {
+fn restir_wide_program(materials: MaterialFeatures, bsdf_candidates: bool) -> KernelSource {
     crate::restir::program_for(
         crate::restir::ReservoirLayout::Aos,
         crate::restir::LightSampleFormat::Compact,
         crate::wide_bvh::BvhLayout::Wide8,
+        (materials, bsdf_candidates),
     )
 }
 
@@ -38,6 +43,8 @@ pub fn variant_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
     isosurface_shape_programs()
         .into_iter()
         .chain(wide_bvh_programs())
+        .chain(basic_material_programs())
+        .chain(std::iter::once((restir_wide_program(MaterialFeatures::ALL, true), kernels_of(Program::Restir))))
         .chain(crate::restir::variant_programs().into_iter().map(|source| (source, kernels_of(Program::Restir))))
         .collect()
 }
@@ -64,6 +71,31 @@ pub fn wide_bvh_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
         .into_iter()
         .chain(VOLUME.variant(wide).programs())
         .map(|(program, source)| (source, kernels_of(program)))
+        .collect()
+}
+
+/// The builds for scenes whose materials need none of the optional features (the Cornell box;
+/// [`MaterialFeatures::compiled_for`]): both path tracers' programs and ReSTIR's (tracing the
+/// binary and the wide BVH, without BSDF candidates: `restir::compiled_features`), compiled
+/// with `WARPATH_MATERIAL_FEATURES 0`. `warpath precompile`
+/// compiles them with the default builds.
+pub fn basic_material_programs() -> Vec<(KernelSource, Vec<&'static str>)> {
+    let basic = KernelVariant { materials: MaterialFeatures::NONE, ..Default::default() };
+    let restir = [crate::wide_bvh::BvhLayout::Binary, crate::wide_bvh::BvhLayout::Wide8].map(|bvh| {
+        use crate::restir::{LightSampleFormat, ReservoirLayout};
+        let features = (MaterialFeatures::NONE, false);
+        (
+            crate::restir::program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh, features),
+            kernels_of(Program::Restir),
+        )
+    });
+    SURFACE
+        .variant(basic)
+        .programs()
+        .into_iter()
+        .chain(VOLUME.variant(basic).programs())
+        .map(|(program, source)| (source, kernels_of(program)))
+        .chain(restir)
         .collect()
 }
 

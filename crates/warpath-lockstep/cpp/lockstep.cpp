@@ -13,10 +13,11 @@
 // Adding a function: write a case below (read the arguments with `in`, write the results
 // with `out`), add it to CASES, and add its twin to src/cases.rs.
 //
-// build.rs compiles this file twice: WARPATH_LOCKSTEP_VARIANT=reference with the headers as
-// they are, and WARPATH_LOCKSTEP_VARIANT=mutable with copies of the headers in which every
+// build.rs compiles this file three times: WARPATH_LOCKSTEP_VARIANT=reference with the headers
+// as they are, WARPATH_LOCKSTEP_VARIANT=mutable with copies of the headers in which every
 // rounded operation (__fmul_rn, __fadd_rn, ...) goes through lockstep_mutable_*, which
-// moves the result of one chosen operation up by one ulp: the test of the harness itself.
+// moves the result of one chosen operation up by one ulp: the test of the harness itself;
+// and WARPATH_LOCKSTEP_VARIANT=basic with WARPATH_MATERIAL_FEATURES=0 (the basic programs).
 #include <type_traits>
 
 #include "cuda_host_shim.h"

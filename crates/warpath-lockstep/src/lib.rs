@@ -95,6 +95,16 @@ mod ffi {
             out_capacity: usize,
         ) -> i64;
         pub fn warpath_lockstep_mutable_set_mutation(site: c_int);
+        pub fn warpath_lockstep_basic_case_count() -> usize;
+        pub fn warpath_lockstep_basic_case_name(index: usize) -> *const c_char;
+        pub fn warpath_lockstep_basic_run(
+            index: usize,
+            scene: *const DeviceVolumeSceneArgs,
+            in_words: *const u32,
+            in_count: usize,
+            out_words: *mut u32,
+            out_capacity: usize,
+        ) -> i64;
     }
 }
 
@@ -106,6 +116,10 @@ pub enum Port {
     /// The headers with numbered, perturbable rounded operations; without a mutation
     /// ([`set_mutation`]`(None)`) it computes what [`Port::Reference`] computes.
     Mutable,
+    /// The headers compiled without the optional material features
+    /// (`WARPATH_MATERIAL_FEATURES=0`): on a scene whose materials need none of them it
+    /// computes what [`Port::Reference`] computes.
+    Basic,
 }
 
 /// The C++ side's answer to one call.
@@ -125,6 +139,7 @@ impl Port {
                     Port::Mutable => {
                         (ffi::warpath_lockstep_mutable_case_count, ffi::warpath_lockstep_mutable_case_name)
                     }
+                    Port::Basic => (ffi::warpath_lockstep_basic_case_count, ffi::warpath_lockstep_basic_case_name),
                 };
             (0..count()).map(|i| CStr::from_ptr(name(i)).to_string_lossy().into_owned()).collect()
         }
@@ -142,6 +157,7 @@ impl Port {
         let run = match self {
             Port::Reference => ffi::warpath_lockstep_reference_run,
             Port::Mutable => ffi::warpath_lockstep_mutable_run,
+            Port::Basic => ffi::warpath_lockstep_basic_run,
         };
         // SAFETY: `args` points at `scene`'s host arrays, which outlive the call and are laid
         // out as scene.cuh's DeviceScene and volume/estimator.cuh's DeviceVolumeScene read

@@ -70,7 +70,7 @@ fn check_family(family: &str) {
 #[test]
 fn every_case_has_a_twin_on_both_sides_and_a_family() {
     let rust: Vec<&str> = CASES.iter().map(|c| c.name).collect();
-    for port in [Port::Reference, Port::Mutable] {
+    for port in [Port::Reference, Port::Mutable, Port::Basic] {
         assert_eq!(port.case_names(), rust, "cpp/lockstep.cpp's CASES and src/cases.rs's CASES differ ({port:?})");
     }
     for name in rust {
@@ -346,6 +346,33 @@ fn one_ulp_drifts_not_caught(header: &str) -> (usize, usize, Vec<String>) {
     }
     set_mutation(None);
     (tried, left_out, uncaught)
+}
+
+/// The headers compiled without the optional material features (the GPU's basic programs)
+/// trace whole paths bit for bit as the Rust twins (and so as the full build) on every scene
+/// whose materials need none of the features (the Cornell boxes, the furnace, the media).
+#[test]
+fn basic_build_traces_basic_scenes_bit_for_bit() {
+    use warpath_cuda::MaterialFeatures;
+    let basic: Vec<&HostScene> =
+        scenes().iter().filter(|s| MaterialFeatures::of_scene(&s.scene) == MaterialFeatures::NONE).collect();
+    assert!(basic.len() >= 4, "{} basic scenes", basic.len());
+    let mut failures = String::new();
+    let mut compared = 0;
+    for case in CASES.iter().filter(|c| c.name.starts_with("surface_") || c.name.starts_with("volume_path")) {
+        for scene in basic.iter().filter(|s| case.needs.admits(s)) {
+            let report = compare_case(Port::Basic, case, scene, 400, SEED, false);
+            compared += report.items;
+            if !report.passed() {
+                failures.push_str(&report.describe());
+            }
+        }
+    }
+    println!("{compared} whole-path calls of the basic build equal the Rust twins");
+    assert!(compared > 0);
+    assert!(failures.is_empty(), "the basic build differs on a basic scene:\n{failures}");
+    // And a scene with a feature is not one of them: the random scenes hold every kind.
+    assert!(scenes().iter().any(|s| MaterialFeatures::of_scene(&s.scene).contains(MaterialFeatures::PRINCIPLED)));
 }
 
 #[test]

@@ -57,7 +57,8 @@ impl Renderer for CudaPath<'_> {
     fn describe(&self) -> String {
         let estimator =
             if self.renderer.estimator_name() == "volume" { "volumetric path tracer" } else { "path tracer" };
-        format!("{estimator}, strategy {}", self.renderer.strategy())
+        // The programs' material features: "basic materials" or "all material features".
+        format!("{estimator}, strategy {}, {}", self.renderer.strategy(), self.renderer.kernel_variant().materials)
     }
 
     fn pass_size(&self) -> u32 {
@@ -122,7 +123,7 @@ impl<'d> CudaRestir<'d> {
 
 impl Renderer for CudaRestir<'_> {
     fn describe(&self) -> String {
-        format!("ReSTIR DI ({})", crate::restir_summary(&self.settings))
+        format!("ReSTIR DI ({}), program {}", crate::restir_summary(&self.settings), self.renderer.program_name())
     }
 
     fn pass_size(&self) -> u32 {

@@ -6,6 +6,7 @@
 // scaled by (η_o/η_i)² on refraction). Same function names and the same operation order
 // as bsdf.rs, and the same transcendentals (detmath.cuh).
 #pragma once
+#include "common/features.cuh"
 #include "common/layout.cuh"
 #include "common/warp.cuh"
 #include "common/rough_plastic_table.cuh"
@@ -51,7 +52,8 @@ __device__ __forceinline__ bool is_transmissive(const Material& m) {
     const unsigned int k = material_kind(m);
     // A principled material transmits where (1 − metallic) spec_trans > 0.
     return k == MATERIAL_GLASS || k == MATERIAL_ROUGH_DIELECTRIC || k == MATERIAL_THIN_DIELECTRIC ||
-           (k == MATERIAL_PRINCIPLED && __fmul_rn(__fsub_rn(1.0f, m.metallic), m.spec_trans) > 0.0f);
+           (WARPATH_HAS_FEATURE(PRINCIPLED) && k == MATERIAL_PRINCIPLED &&
+            __fmul_rn(__fsub_rn(1.0f, m.metallic), m.spec_trans) > 0.0f);
 }
 
 // Material::one_sided: flags::ONE_SIDED, an opaque BSDF black from behind.
@@ -534,8 +536,12 @@ __device__ __forceinline__ float3 bsdf_eval(const Material& m, float3 base_color
         }
         case MATERIAL_ROUGH_DIELECTRIC:
             return rough_dielectric_eval(m.ior, ggx_alpha(m.roughness), is_beckmann(m), m.specular, wo, wi);
+#if WARPATH_HAS_FEATURE(PLASTIC)
         case MATERIAL_PLASTIC: return plastic_eval(m, base_color, wo, wi);
+#endif
+#if WARPATH_HAS_FEATURE(PRINCIPLED)
         case MATERIAL_PRINCIPLED: return principled_eval(m, base_color, wo, wi);
+#endif
         default: return zero3();
     }
 }
@@ -562,8 +568,12 @@ __device__ __forceinline__ float bsdf_pdf(const Material& m, float3 base_color, 
         }
         case MATERIAL_ROUGH_DIELECTRIC:
             return rough_dielectric_pdf(m.ior, ggx_alpha(m.roughness), is_beckmann(m), wo, wi);
+#if WARPATH_HAS_FEATURE(PLASTIC)
         case MATERIAL_PLASTIC: return plastic_pdf(m, wo, wi);
+#endif
+#if WARPATH_HAS_FEATURE(PRINCIPLED)
         case MATERIAL_PRINCIPLED: return principled_pdf(m, wo, wi);
+#endif
         default: return 0.0f;
     }
 }
@@ -687,6 +697,7 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f && is_finite3(weight);
         }
+#if WARPATH_HAS_FEATURE(PLASTIC)
         case MATERIAL_PLASTIC: {
             if (wo.z <= 0.0f) return false;
             RoughPlasticCell cell;
@@ -709,7 +720,10 @@ __device__ __forceinline__ bool bsdf_sample(const Material& m, float3 base_color
             out = make_bsdf_sample(wi, weight, pdf, false);
             return pdf > 0.0f && is_finite3(weight);
         }
+#endif
+#if WARPATH_HAS_FEATURE(PRINCIPLED)
         case MATERIAL_PRINCIPLED: return principled_sample(m, base_color, wo, u_lobe, u, out);
+#endif
         default: return false;
     }
 }

@@ -10,10 +10,13 @@
 #define MATERIAL_FLAG_CONDUCTOR_ETA_K 512u
 #define MATERIAL_FLAG_BECKMANN 1024u
 
+// Each false in programs compiled without its feature (common/features.cuh).
 __device__ __forceinline__ bool has_conductor_eta_k(const Material& m) {
-    return (m.flags & MATERIAL_FLAG_CONDUCTOR_ETA_K) != 0u;
+    return WARPATH_HAS_FEATURE(CONDUCTOR_ETA_K) && (m.flags & MATERIAL_FLAG_CONDUCTOR_ETA_K) != 0u;
 }
-__device__ __forceinline__ bool is_beckmann(const Material& m) { return (m.flags & MATERIAL_FLAG_BECKMANN) != 0u; }
+__device__ __forceinline__ bool is_beckmann(const Material& m) {
+    return WARPATH_HAS_FEATURE(BECKMANN) && (m.flags & MATERIAL_FLAG_BECKMANN) != 0u;
+}
 
 // conductor::safe_sqrt: √max(x, 0).
 __device__ __forceinline__ float conductor_safe_sqrt(float x) { return __fsqrt_rn(fmaxf(x, 0.0f)); }

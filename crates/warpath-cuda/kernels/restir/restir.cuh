@@ -213,15 +213,19 @@ __device__ __forceinline__ RestirShading restir_shading(const RestirSurface& g, 
     s.roughness = g.roughness;
     s.material_roughness = g.material_roughness;
     s.metallic = g.metallic;
-    s.opacity = g.opacity;
+    // 1 (every unmasked material's α) in programs compiled without masks (common/features.cuh).
+    s.opacity = WARPATH_HAS_FEATURE(OPACITY) ? g.opacity : 1.0f;
     return s;
 }
 
 // restir.rs Surface::shading_material: the material with the pixel's textured roughness and metallic.
 __device__ __forceinline__ Material restir_material(const DeviceScene& scene, const RestirShading& s) {
     Material m = scene.materials[s.material];
-    m.roughness = s.material_roughness;
-    m.metallic = s.metallic;
+    // Without textures compiled in, the pixel's values are the material's own.
+    if (WARPATH_HAS_FEATURE(TEXTURES)) {
+        m.roughness = s.material_roughness;
+        m.metallic = s.metallic;
+    }
     return m;
 }
 

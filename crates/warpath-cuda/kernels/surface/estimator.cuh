@@ -134,6 +134,20 @@ struct SurfaceHit {
     float opacity;  // the opacity mask's α here (1: opaque; common/opacity.cuh)
 };
 
+// What a material reads at a hit, each false in programs compiled without its feature
+// (common/features.cuh): base colour, roughness or metallic textures; a normal or bump map; an
+// opacity texture.
+__device__ __forceinline__ bool material_reads_textures(const Material& m) {
+    return WARPATH_HAS_FEATURE(TEXTURES) &&
+           (m.base_color_texture >= 0 || m.roughness_texture >= 0 || m.metallic_texture >= 0);
+}
+__device__ __forceinline__ bool material_has_surface_map(const Material& m) {
+    return WARPATH_HAS_FEATURE(SURFACE_MAPS) && (m.normal_texture >= 0 || m.bump_texture >= 0);
+}
+__device__ __forceinline__ bool material_reads_opacity_texture(const Material& m) {
+    return WARPATH_HAS_FEATURE(OPACITY) && m.opacity_texture >= 0;
+}
+
 // SurfaceHit::shading_material: the hit's material with its textured roughness and metallic.
 __device__ __forceinline__ Material surface_material(const DeviceScene& scene, const SurfaceHit& surface) {
     Material m = scene.materials[surface.material];
@@ -144,7 +158,8 @@ __device__ __forceinline__ Material surface_material(const DeviceScene& scene, c
 
 // SurfaceHit::normal_map_factor: the normal map's factor on the BSDF toward wi (world space).
 __device__ __forceinline__ float surface_normal_map_factor(const SurfaceHit& surface, float3 wi) {
-    return surface.normal_mapped ? normal_map_factor(surface.normal_map, surface.frame.n, wi) : 1.0f;
+    const bool mapped = WARPATH_HAS_FEATURE(SURFACE_MAPS) && surface.normal_mapped;
+    return mapped ? normal_map_factor(surface.normal_map, surface.frame.n, wi) : 1.0f;
 }
 
 // The closest hit of the scene's geometry (SceneView::intersect): the triangles, then the
@@ -231,15 +246,14 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     if (dot(ns, ng) < 0.0f) ns = -ns;
     const float3 wo = -ray.d;
     float2 uv = make_float2(0.0f, 0.0f);
-    if (params.has_uvs && (material.base_color_texture >= 0 || material.normal_texture >= 0 ||
-                           material.bump_texture >= 0 || material.roughness_texture >= 0 ||
-                           material.metallic_texture >= 0 || material.opacity_texture >= 0)) {
+    if (params.has_uvs && (material_reads_textures(material) || material_has_surface_map(material) ||
+                           material_reads_opacity_texture(material))) {
         uv = load2(scene.uvs, i0) * w + load2(scene.uvs, i1) * u + load2(scene.uvs, i2) * v;
     }
     // The normal map (or else the bump map) perturbs the front face's shading normal (the
     // back face below takes it negated, with the frame).
     SurfaceHit surface;
-    surface.normal_mapped = (material.normal_texture >= 0 || material.bump_texture >= 0) && params.has_uvs;
+    surface.normal_mapped = material_has_surface_map(material) && params.has_uvs;
     surface.normal_map.shading = ns;
     surface.normal_map.alpha2 = 0.0f;
     float3 perturbed = ns;
@@ -266,7 +280,7 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     }
     float3 base_color = material.base_color;
     float roughness = material.roughness, metallic = material.metallic;
-    if (params.has_uvs) {
+    if (WARPATH_HAS_FEATURE(TEXTURES) && params.has_uvs) {
         if (material.base_color_texture >= 0) {
             base_color *= texture_sample(scene, (unsigned int)material.base_color_texture, uv);
         }
@@ -282,7 +296,7 @@ __device__ __forceinline__ SurfaceHit surface_hit(const EstimatorContext& ctx, c
     surface.roughness = roughness;
     surface.metallic = metallic;
     float texel = 1.0f;
-    if (material.opacity_texture >= 0 && params.has_uvs) {
+    if (material_reads_opacity_texture(material) && params.has_uvs) {
         texel = texture_sample(scene, (unsigned int)material.opacity_texture, uv).x;
     }
     surface.opacity = material_opacity(material, texel);
@@ -301,7 +315,7 @@ __device__ __forceinline__ float triangle_opacity(const DeviceScene& scene, cons
     const unsigned int tri = hit.prim;
     const Material& material = scene.materials[scene.triangle_materials[tri]];
     float texel = 1.0f;
-    if (material.opacity_texture >= 0 && scene.params->has_uvs) {
+    if (material_reads_opacity_texture(material) && scene.params->has_uvs) {
         const unsigned int i0 = scene.triangles[3 * (size_t)tri];
         const unsigned int i1 = scene.triangles[3 * (size_t)tri + 1];
         const unsigned int i2 = scene.triangles[3 * (size_t)tri + 2];

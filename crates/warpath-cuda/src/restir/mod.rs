@@ -20,8 +20,10 @@
 //! isosurface shapes are not compiled into these kernels yet (refused with a message).
 
 pub mod args;
+mod programs;
 mod times;
 
+pub use programs::{compiled_features, program, program_for, variant_programs};
 pub use times::RestirTimes;
 
 use crate::buffer::DeviceBuffer;
@@ -34,10 +36,9 @@ use crate::catalog::{
 use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
 use crate::film::DeviceFilm;
-use crate::kernels::{Program, RESTIR};
 use crate::runtime::CudaDevice;
 use crate::scene_upload::{DeviceScene, GpuCamera};
-use crate::strategy::StrategyRenderer;
+use crate::strategy::{MaterialFeatures, StrategyRenderer};
 use crate::wide_bvh::BvhLayout;
 use args::RestirArgs;
 use bytemuck::{Pod, Zeroable};
@@ -143,52 +144,6 @@ impl LightSampleFormat {
             LightSampleFormat::Full => std::mem::size_of::<GpuFullReservoir>(),
         }
     }
-}
-
-/// The program of a reservoir layout and light sample: `restir` (AoS, compact), else
-/// `restir` with the suffixes `_soa` (RESTIR_SOA) and `_full` (RESTIR_FULL_SAMPLE).
-pub fn program(layout: ReservoirLayout, sample: LightSampleFormat) -> KernelSource {
-    match (layout, sample) {
-        (ReservoirLayout::Aos, LightSampleFormat::Compact) => Program::Restir.source(),
-        (ReservoirLayout::Soa, LightSampleFormat::Compact) => RESTIR.with_prelude("_soa", "#define RESTIR_SOA 1"),
-        (ReservoirLayout::Aos, LightSampleFormat::Full) => RESTIR.with_prelude("_full", "#define RESTIR_FULL_SAMPLE 1"),
-        (ReservoirLayout::Soa, LightSampleFormat::Full) => {
-            RESTIR.with_prelude("_soa_full", "#define RESTIR_SOA 1\n#define RESTIR_FULL_SAMPLE 1")
-        }
-    }
-}
-
-/// [`program`] for a scene uploaded in `bvh`'s layout: the wide one adds `WARPATH_WIDE_BVH`
-/// (traversal/trace.cuh traces the compressed 8-wide BVH) and the suffix `_wide8`.
-pub fn program_for(layout: ReservoirLayout, sample: LightSampleFormat, bvh: BvhLayout) -> KernelSource {
-    if bvh == BvhLayout::Binary {
-        return program(layout, sample);
-    }
-    let mut suffix = String::new();
-    let mut prelude = String::from("#define WARPATH_WIDE_BVH 1\n");
-    if layout == ReservoirLayout::Soa {
-        suffix += "_soa";
-        prelude += "#define RESTIR_SOA 1\n";
-    }
-    if sample == LightSampleFormat::Full {
-        suffix += "_full";
-        prelude += "#define RESTIR_FULL_SAMPLE 1\n";
-    }
-    RESTIR.with_prelude(&format!("{suffix}_wide8"), &prelude)
-}
-
-/// Every program [`program`] makes other than `restir` itself (for `precompile` and the
-/// compile test).
-pub fn variant_programs() -> Vec<KernelSource> {
-    let mut programs = Vec::new();
-    for layout in [ReservoirLayout::Aos, ReservoirLayout::Soa] {
-        for sample in [LightSampleFormat::Compact, LightSampleFormat::Full] {
-            if (layout, sample) != (ReservoirLayout::Aos, LightSampleFormat::Compact) {
-                programs.push(program(layout, sample));
-            }
-        }
-    }
-    programs
 }
 
 /// Side of initial RIS's blocks = the light pool's tile (restir.cuh RESTIR_POOL_TILE).
@@ -380,6 +335,11 @@ pub struct RestirRenderer<'d> {
     moved_from: Option<Reprojection>,
     /// The program of the reservoir layout and light sample ([`RestirRenderer::set_reservoir_format`]).
     program: KernelSource,
+    /// The material features the programs are compiled for and whether initial RIS has the
+    /// BSDF candidates' code ([`compiled_features`]); the features the scene needs.
+    features: (MaterialFeatures, bool),
+    materials_needed: MaterialFeatures,
+    reservoir_format: (ReservoirLayout, LightSampleFormat),
     next_frame: u32,
     /// The kernel times of the frames timed so far, while timing is on.
     times: Option<RestirTimes>,
@@ -431,6 +391,7 @@ impl<'d> RestirRenderer<'d> {
         let device_scene = DeviceScene::upload_with_layout(device, scene, &lights, &bvh, settings, bvh_layout)?;
         let pixels = settings.width as usize * settings.height as usize;
         let reservoirs = pixels * options.target.reservoirs();
+        let features = compiled_features(scene, options);
         Ok(RestirRenderer {
             device,
             scene: device_scene,
@@ -448,12 +409,40 @@ impl<'d> RestirRenderer<'d> {
             has_previous: false,
             camera: scene.camera,
             moved_from: None,
-            program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout),
+            program: program_for(ReservoirLayout::Aos, LightSampleFormat::Compact, bvh_layout, features),
+            features,
+            materials_needed: MaterialFeatures::of_scene(scene),
+            reservoir_format: (ReservoirLayout::Aos, LightSampleFormat::Compact),
             next_frame: 0,
             times: None,
             ray_counts: None,
             origins: None,
         })
+    }
+
+    /// The program the frames run (its name tells the reservoir format, layout and materials).
+    pub fn program_name(&self) -> &'static str {
+        self.program.name
+    }
+
+    /// Compiles the programs for the material features `materials` and with or without the
+    /// BSDF candidates' code from the next frame on (the scene's choice: [`compiled_features`]);
+    /// an error when they lack a feature the scene needs, or the candidates' code while the
+    /// options take some.
+    pub fn set_program_features(&mut self, materials: MaterialFeatures, bsdf_candidates: bool) -> CudaResult<()> {
+        let missing = self.materials_needed.missing_from(materials);
+        if !missing.is_empty() || (!bsdf_candidates && self.options.bsdf_candidates > 0) {
+            return Err(CudaError::InvalidArgument(format!(
+                "restir-di: programs for {materials}{} cannot render this scene with these options (missing: {}{})",
+                if bsdf_candidates { "" } else { " without BSDF candidates" },
+                missing.names(),
+                if bsdf_candidates || self.options.bsdf_candidates == 0 { "" } else { ", BSDF candidates" }
+            )));
+        }
+        self.features = (materials, bsdf_candidates);
+        self.program =
+            program_for(self.reservoir_format.0, self.reservoir_format.1, self.scene.bvh.layout(), self.features);
+        Ok(())
     }
 
     /// Compiles (or loads from the cache) the ReSTIR kernels now rather than in the first frame.
@@ -490,7 +479,8 @@ impl<'d> RestirRenderer<'d> {
             self.scratch = Self::reservoirs(self.device, count, sample)?;
             self.previous = Self::reservoirs(self.device, count, sample)?;
         }
-        self.program = program_for(layout, sample, self.scene.bvh.layout());
+        self.program = program_for(layout, sample, self.scene.bvh.layout(), self.features);
+        self.reservoir_format = (layout, sample);
         Ok(())
     }
 
@@ -633,7 +623,11 @@ impl<'d> RestirRenderer<'d> {
             reuse_visibility: self.options.reuse_visibility as u32,
             _pad: 0,
             ray_counts: self.ray_counts.as_ref().map_or(0, |b| b.address(d)),
-            bsdf_candidates: self.options.bsdf_candidates,
+            bsdf_candidates: {
+                // Programs without the candidates' code are made only for options without them.
+                debug_assert!(self.features.1 || self.options.bsdf_candidates == 0);
+                self.options.bsdf_candidates
+            },
             boiling_multiplier: boiling_multiplier(self.options.boiling_filter).unwrap_or(0.0),
             roughness_threshold: self.options.roughness_threshold,
             _pad2: 0,

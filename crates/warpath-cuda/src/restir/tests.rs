@@ -20,3 +20,28 @@ fn ray_lanes_per_mode() {
     assert_eq!(RayLanes::from_count(32).unwrap(), RayLanes::Lanes(32));
     assert!(RayLanes::from_count(33).is_err());
 }
+
+#[test]
+fn restir_programs_follow_the_scene_and_the_bsdf_candidates() {
+    let cornell = warpath_scene::load("cornell").expect("cornell");
+    let mut principled = cornell.clone();
+    principled.materials.push(warpath_core::material::Material::principled(glam::Vec3::ONE, 0.4, 1.5));
+    let light_only = RestirOptions::default();
+    let with_bsdf = RestirOptions { bsdf_candidates: 2, ..RestirOptions::default() };
+    assert_eq!(light_only.bsdf_candidates, 0);
+    // Basic materials only without BSDF candidates; the candidates' code only with some.
+    assert_eq!(compiled_features(&cornell, &light_only), (MaterialFeatures::NONE, false));
+    assert_eq!(compiled_features(&cornell, &with_bsdf), (MaterialFeatures::ALL, true));
+    assert_eq!(compiled_features(&principled, &light_only), (MaterialFeatures::ALL, false));
+    assert_eq!(compiled_features(&principled, &with_bsdf), (MaterialFeatures::ALL, true));
+    let (aos, compact) = (ReservoirLayout::Aos, LightSampleFormat::Compact);
+    let name = |bvh, features| program_for(aos, compact, bvh, features).name;
+    assert_eq!(name(BvhLayout::Binary, (MaterialFeatures::ALL, true)), "restir");
+    assert_eq!(name(BvhLayout::Wide8, (MaterialFeatures::ALL, true)), "restir_wide8");
+    assert_eq!(name(BvhLayout::Wide8, (MaterialFeatures::ALL, false)), "restir_wide8_nobsdf");
+    assert_eq!(name(BvhLayout::Wide8, (MaterialFeatures::NONE, false)), "restir_wide8_nobsdf_basic");
+    let source = program_for(ReservoirLayout::Soa, compact, BvhLayout::Binary, (MaterialFeatures::NONE, false)).source;
+    assert!(source.starts_with(
+        "#define RESTIR_SOA 1\n#define RESTIR_BSDF_CANDIDATES 0\n#define WARPATH_MATERIAL_FEATURES 0x0u\n"
+    ));
+}

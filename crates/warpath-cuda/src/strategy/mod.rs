@@ -34,12 +34,15 @@
 //!   [`crate::catalog::ScheduleKernels`]);
 //! - `renderer`: [`StrategyRenderer`], passes and waves;
 //! - `variant`: an estimator's programs ([`EstimatorKernels`]) and their compilation variants
-//!   ([`GridFetch`]: buffers or 3D textures; register caps; isosurface shapes);
+//!   ([`GridFetch`]: buffers or 3D textures; register caps; isosurface shapes; the material
+//!   features compiled in);
+//! - `features`: [`MaterialFeatures`], what a scene's materials need compiled;
 //! - `wavefront`, `pools`, `multistage`: the host loops with a launch per bounce or step;
 //!   `queues`: the multi-stage wavefront's device arrays.
 
 pub(crate) mod args;
 mod catalog;
+pub(crate) mod features;
 mod launch;
 mod multistage;
 mod pools;
@@ -53,6 +56,7 @@ pub use args::{
     WavefrontBuffers,
 };
 pub use catalog::{Strategy, WavefrontCompaction};
+pub use features::MaterialFeatures;
 pub use launch::SurfaceStage;
 pub use queues::MULTISTAGE_BYTES_PER_PATH;
 pub use renderer::{

@@ -9,6 +9,7 @@
 use super::args::ScheduleArgs;
 use super::catalog::Strategy;
 use super::catalog::WavefrontCompaction;
+use super::features::MaterialFeatures;
 use super::launch::{PersistentKernel, PoolKernel, ScheduleLaunch, SurfaceStage, VolumeStage, wavefront_kernel};
 use super::queues::{MULTISTAGE_BYTES_PER_PATH, MultiStageBuffers};
 use super::variant::{EstimatorKernels, KernelVariant, SURFACE, VOLUME};
@@ -147,8 +148,11 @@ pub struct StrategyRenderer<'d> {
     pub scene: DeviceScene,
     /// The scene's media (the volumetric estimator runs when this is set).
     pub media: Option<DeviceMedia>,
-    /// The kernels of the estimator the scene needs.
+    /// The kernels of the estimator the scene needs, compiled as `variant`.
     pub(super) estimator: &'static EstimatorKernels,
+    pub(super) variant: KernelVariant,
+    /// The material features the scene needs (`variant.materials` contains them).
+    pub(super) materials_needed: MaterialFeatures,
     pub(super) film: DeviceFilm,
     /// `[extension, shadow, paths 0..=D, warps 0..=D, cycles 0..=D]` when instrumentation is on.
     pub(super) counters: Option<DeviceBuffer<u64>>,
@@ -214,11 +218,14 @@ impl<'d> StrategyRenderer<'d> {
         let lights = scene.light_set();
         let media = if scene.needs_volume_estimator() { Some(DeviceMedia::upload(device, scene)?) } else { None };
         let wide_bvh = layout == BvhLayout::Wide8;
-        let estimator = match (&media, scene.isosurfaces.is_empty()) {
-            (Some(_), _) => VOLUME.variant(KernelVariant { wide_bvh, ..Default::default() }),
-            (None, true) => SURFACE.variant(KernelVariant { wide_bvh, ..Default::default() }),
-            (None, false) => SURFACE.variant(KernelVariant { wide_bvh, ..KernelVariant::ISOSURFACE_SHAPES }),
+        // The basic programs when the materials need none of the optional features.
+        let materials_needed = MaterialFeatures::of_scene(scene);
+        let materials = MaterialFeatures::compiled_for(materials_needed);
+        let variant = match scene.isosurfaces.is_empty() {
+            true => KernelVariant { wide_bvh, materials, ..Default::default() },
+            false => KernelVariant { wide_bvh, materials, ..KernelVariant::ISOSURFACE_SHAPES },
         };
+        let estimator = if media.is_some() { VOLUME.variant(variant) } else { SURFACE.variant(variant) };
         let scene = DeviceScene::upload_with_layout(device, scene, &lights, bvh, settings, layout)?;
         let film = DeviceFilm::new(device, settings.width, settings.height)?;
         Ok(StrategyRenderer {
@@ -226,6 +233,8 @@ impl<'d> StrategyRenderer<'d> {
             scene,
             media,
             estimator,
+            variant,
+            materials_needed,
             film,
             counters: None,
             block: DEFAULT_BLOCK,
@@ -257,10 +266,44 @@ impl<'d> StrategyRenderer<'d> {
         self.estimator.name
     }
 
+    /// The variant the estimator's programs are compiled as (its label: `warpath info`, the
+    /// render's progress note).
+    pub fn kernel_variant(&self) -> KernelVariant {
+        self.variant
+    }
+
+    /// The material features the scene's materials need ([`MaterialFeatures::of_scene`]).
+    pub fn material_features_needed(&self) -> MaterialFeatures {
+        self.materials_needed
+    }
+
+    /// Compiles the estimator's programs with the material features `materials` for the next
+    /// passes (the scene's choice is [`MaterialFeatures::compiled_for`] its needs; every
+    /// feature, [`MaterialFeatures::ALL`], is the default programs). An error when `materials`
+    /// lacks a feature the scene needs.
+    pub fn set_material_features(&mut self, materials: MaterialFeatures) -> CudaResult<()> {
+        let missing = self.materials_needed.missing_from(materials);
+        if !missing.is_empty() {
+            return Err(CudaError::InvalidArgument(format!(
+                "programs compiled for {materials} cannot render this scene: its materials need {}",
+                missing.names()
+            )));
+        }
+        self.variant = KernelVariant { materials, ..self.variant };
+        self.estimator = match self.media {
+            Some(_) => VOLUME.variant(self.variant),
+            None => SURFACE.variant(self.variant),
+        };
+        Ok(())
+    }
+
     /// Compiles the volumetric estimator's kernels as `variant` for the next passes (grids
     /// read from 3D textures, a register cap: [`KernelVariant`]); the grids of `scene` (the
     /// scene this renderer was made from) are uploaded again when the fetch changes. Only
-    /// the volumetric estimator has variants: a surface scene accepts only the default.
+    /// the volumetric estimator has variants: a surface scene accepts only the default. The
+    /// material features stay the renderer's unless `variant` names a set other than the
+    /// default (all), which must then contain the scene's needs (as
+    /// [`StrategyRenderer::set_material_features`]).
     pub fn set_kernel_variant(&mut self, scene: &Scene, variant: KernelVariant) -> CudaResult<()> {
         // The wide-BVH define follows the layout the scene was uploaded with.
         let wide_scene = self.scene.bvh.layout() == BvhLayout::Wide8;
@@ -269,15 +312,28 @@ impl<'d> StrategyRenderer<'d> {
                 "the wide-BVH variant is chosen with the scene's BVH layout (upload it with BvhLayout::Wide8)".into(),
             ));
         }
-        let variant = KernelVariant { wide_bvh: wide_scene, ..variant };
+        let materials = match variant.materials {
+            MaterialFeatures::ALL => self.variant.materials,
+            chosen => chosen,
+        };
+        let missing = self.materials_needed.missing_from(materials);
+        if !missing.is_empty() {
+            return Err(CudaError::InvalidArgument(format!(
+                "kernel variant '{}': scene `{}` needs the material features {}",
+                variant.label(),
+                scene.name,
+                missing.names()
+            )));
+        }
+        let variant = KernelVariant { wide_bvh: wide_scene, materials, ..variant };
         if variant.isosurface_shapes {
             return Err(CudaError::InvalidArgument(
                 "the isosurface-shape variant is chosen with the scene (scenes with isosurfaces render with it)".into(),
             ));
         }
         let Some(media) = &self.media else {
-            if (KernelVariant { wide_bvh: false, ..variant }).is_default() {
-                return Ok(());
+            if (KernelVariant { wide_bvh: false, materials: MaterialFeatures::ALL, ..variant }).is_default() {
+                return self.set_material_features(materials);
             }
             return Err(CudaError::InvalidArgument(format!(
                 "kernel variant '{}': variants apply to the volumetric estimator; scene `{}` has no media",
@@ -290,6 +346,7 @@ impl<'d> StrategyRenderer<'d> {
             self.media = Some(DeviceMedia::upload_with(self.device, scene, variant.grid_fetch)?);
         }
         self.estimator = VOLUME.variant(variant);
+        self.variant = variant;
         Ok(())
     }
 

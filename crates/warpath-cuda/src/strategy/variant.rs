@@ -6,12 +6,14 @@
 //! (`wide_bvh`), what scenes uploaded as `BvhLayout::Wide8` render with. The surface
 //! estimator's: with isosurface shapes (`WARPATH_ISOSURFACE_SHAPES`, issue 14), what a scene
 //! with isosurfaces renders with, so that the triangle-only programs keep their code and
-//! registers.
+//! registers. Every estimator's: the material features compiled in ([`MaterialFeatures`],
+//! `WARPATH_MATERIAL_FEATURES`): scenes needing none of them render with the "basic" programs.
 //! A variant is the same sources compiled with `#define`s in front
 //! ([`KernelSource::with_prelude`]), so each is its own module and kernel-cache entry and the
 //! default variant is exactly the programs every render uses. [`EstimatorKernels`] holds an
 //! estimator's programs as one variant compiles them.
 
+use super::features::MaterialFeatures;
 use crate::compiler::KernelSource;
 use crate::error::{CudaError, CudaResult};
 use crate::kernels::{Estimator, Family, Program};
@@ -158,6 +160,9 @@ pub struct KernelVariant {
     /// Trace the compressed 8-wide BVH (`WARPATH_WIDE_BVH`, traversal/trace.cuh): what a scene
     /// uploaded with [`crate::wide_bvh::BvhLayout::Wide8`] renders with.
     pub wide_bvh: bool,
+    /// The material features compiled in (`WARPATH_MATERIAL_FEATURES`): the default is all
+    /// of them; a render picks [`MaterialFeatures::for_scene`].
+    pub materials: MaterialFeatures,
 }
 
 /// The register caps `KernelVariant::max_registers` accepts (ptxas needs at least 16; 255 is
@@ -181,12 +186,20 @@ impl KernelVariant {
         if self.wide_bvh {
             label += ", wide8 BVH";
         }
+        if self.materials != MaterialFeatures::ALL {
+            label += &format!(", {}", self.materials);
+        }
         label
     }
 
     /// The surface estimator's programs for scenes with isosurface shapes.
-    pub const ISOSURFACE_SHAPES: KernelVariant =
-        KernelVariant { grid_fetch: GridFetch::Buffer, max_registers: None, isosurface_shapes: true, wide_bvh: false };
+    pub const ISOSURFACE_SHAPES: KernelVariant = KernelVariant {
+        grid_fetch: GridFetch::Buffer,
+        max_registers: None,
+        isosurface_shapes: true,
+        wide_bvh: false,
+        materials: MaterialFeatures::ALL,
+    };
 
     /// The suffix of the variant's program names (empty for the default).
     pub fn suffix(&self) -> String {
@@ -203,6 +216,9 @@ impl KernelVariant {
         if self.wide_bvh {
             suffix += "-wide8";
         }
+        if self.materials != MaterialFeatures::ALL {
+            suffix += &format!("-{}", self.materials.suffix());
+        }
         suffix
     }
 
@@ -217,6 +233,9 @@ impl KernelVariant {
         }
         if self.wide_bvh {
             prelude += "#define WARPATH_WIDE_BVH 1\n";
+        }
+        if self.materials != MaterialFeatures::ALL {
+            prelude += &self.materials.define();
         }
         prelude
     }
@@ -288,10 +307,32 @@ mod tests {
             KernelVariant { max_registers: Some(128), ..Default::default() },
             KernelVariant { max_registers: Some(64), ..Default::default() },
             KernelVariant { wide_bvh: true, ..Default::default() },
+            KernelVariant { materials: MaterialFeatures::NONE, ..Default::default() },
+            KernelVariant { wide_bvh: true, materials: MaterialFeatures::NONE, ..Default::default() },
         ];
         let keys: std::collections::HashSet<String> =
             variants.iter().map(|&v| compiler.cache_key(&VOLUME.variant(v).streaming, &target)).collect();
         assert_eq!(keys.len(), variants.len());
+    }
+
+    #[test]
+    fn the_basic_variant_names_and_defines_its_features() {
+        let basic = KernelVariant { materials: MaterialFeatures::NONE, ..Default::default() };
+        assert!(!basic.is_default());
+        assert_eq!(basic.suffix(), "-basic");
+        assert_eq!(basic.label(), "buffer, basic materials");
+        let kernels = SURFACE.variant(basic);
+        assert_eq!(kernels.stages.name, "surface_stages-basic");
+        assert!(
+            kernels
+                .megakernel
+                .source
+                .starts_with("#define WARPATH_GRID_FETCH 0\n#define WARPATH_MATERIAL_FEATURES 0x0u\n")
+        );
+        let wide = KernelVariant { wide_bvh: true, ..basic };
+        assert_eq!(SURFACE.variant(wide).wavefront.name, "surface_wavefront-wide8-basic");
+        // The default variant has every feature and no define.
+        assert!(!KernelVariant::default().prelude().contains("WARPATH_MATERIAL_FEATURES"));
     }
 
     #[test]
