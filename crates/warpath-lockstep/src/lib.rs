@@ -73,38 +73,35 @@ include!(concat!(env!("OUT_DIR"), "/mutation_sites.rs"));
 mod ffi {
     use super::*;
 
+    /// The three functions each host build of the headers exports (its case count, a case's
+    /// name, a case's run), declared once per build.
+    macro_rules! port_functions {
+        ($($count:ident, $name:ident, $run:ident;)*) => {
+            unsafe extern "C" {
+                $(
+                    pub fn $count() -> usize;
+                    pub fn $name(index: usize) -> *const c_char;
+                    pub fn $run(
+                        index: usize,
+                        scene: *const DeviceVolumeSceneArgs,
+                        in_words: *const u32,
+                        in_count: usize,
+                        out_words: *mut u32,
+                        out_capacity: usize,
+                    ) -> i64;
+                )*
+            }
+        };
+    }
+
+    port_functions! {
+        warpath_lockstep_reference_case_count, warpath_lockstep_reference_case_name, warpath_lockstep_reference_run;
+        warpath_lockstep_mutable_case_count, warpath_lockstep_mutable_case_name, warpath_lockstep_mutable_run;
+        warpath_lockstep_basic_case_count, warpath_lockstep_basic_case_name, warpath_lockstep_basic_run;
+    }
+
     unsafe extern "C" {
-        pub fn warpath_lockstep_reference_case_count() -> usize;
-        pub fn warpath_lockstep_reference_case_name(index: usize) -> *const c_char;
-        pub fn warpath_lockstep_reference_run(
-            index: usize,
-            scene: *const DeviceVolumeSceneArgs,
-            in_words: *const u32,
-            in_count: usize,
-            out_words: *mut u32,
-            out_capacity: usize,
-        ) -> i64;
-        pub fn warpath_lockstep_mutable_case_count() -> usize;
-        pub fn warpath_lockstep_mutable_case_name(index: usize) -> *const c_char;
-        pub fn warpath_lockstep_mutable_run(
-            index: usize,
-            scene: *const DeviceVolumeSceneArgs,
-            in_words: *const u32,
-            in_count: usize,
-            out_words: *mut u32,
-            out_capacity: usize,
-        ) -> i64;
         pub fn warpath_lockstep_mutable_set_mutation(site: c_int);
-        pub fn warpath_lockstep_basic_case_count() -> usize;
-        pub fn warpath_lockstep_basic_case_name(index: usize) -> *const c_char;
-        pub fn warpath_lockstep_basic_run(
-            index: usize,
-            scene: *const DeviceVolumeSceneArgs,
-            in_words: *const u32,
-            in_count: usize,
-            out_words: *mut u32,
-            out_capacity: usize,
-        ) -> i64;
     }
 }
 
